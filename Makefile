@@ -1,0 +1,60 @@
+# clusteremu: every target works on a fresh clone with only Go installed.
+
+GO         ?= go
+BIN        := $(CURDIR)/.bin
+STATICCHECK_VERSION := v0.8.2
+STATICCHECK := $(BIN)/staticcheck-$(STATICCHECK_VERSION)
+FUZZTIME   ?= 30s
+BENCHTIME  ?= 1s
+BENCHCOUNT ?= 1
+VERSION    := $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS    := -X main.version=$(VERSION)
+
+.PHONY: all build run test bench lint fuzz validate clean
+
+all: lint test
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/clusteremu ./cmd/clusteremu
+
+## run: the main job on the embedded default scenario
+run: build
+	./bin/clusteremu
+
+## test: vet, then every test under the race detector
+test:
+	$(GO) vet ./...
+	$(GO) test -race -count=1 ./...
+
+## bench: every benchmark, with allocations
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) ./...
+
+$(STATICCHECK):
+	mkdir -p $(BIN)
+	GOBIN=$(BIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	mv $(BIN)/staticcheck $@
+
+## lint: formatting, vet and staticcheck
+lint: $(STATICCHECK)
+	@unformatted="$$(gofmt -l $$(git ls-files '*.go') 2>/dev/null)"; \
+	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+	$(STATICCHECK) ./...
+
+## fuzz: every fuzz target for FUZZTIME each
+fuzz:
+	@set -e; for f in $$(grep -rl --include='*_test.go' '^func Fuzz' . | sort); do \
+		dir=$$(dirname $$f); \
+		for t in $$(grep -o '^func Fuzz[A-Za-z0-9_]*' $$f | cut -d' ' -f2); do \
+			echo "== $$dir $$t"; \
+			$(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$dir; \
+		done; \
+	done
+
+## validate: the paper reproductions at full size
+validate:
+	CLUSTEREMU_VALIDATE=1 $(GO) test -count=1 -run 'Validate' ./...
+
+clean:
+	rm -rf bin .bin
