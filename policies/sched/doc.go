@@ -1,3 +1,52 @@
 // Package sched is the task-scheduling policy interface of clusteremu and
 // its policies. It imports nothing from clusteremu.
+//
+// A Policy is owned by the coordinator actor, which feeds it events and asks
+// it for decisions; the policy never sees an actor, a clock or a goroutine.
+// Every call carries the emulated time, so a policy that keeps state (delay
+// scheduling's wait, attained service, time below share) advances it from
+// those arguments alone and replays exactly.
+//
+// The interface was drawn from the five papers the emulator implements, not
+// from FIFO alone:
+//
+//   - Slot offers on heartbeats, one free slot at a time (Assign): Hadoop's
+//     FIFO and Fair schedulers, delay scheduling (Zaharia et al.) and FBQ,
+//     TAGS, SITA and COMP (Ghit & Epema) all pick a job when a slot frees.
+//     Asking per slot, with the view updated after each launch, lets the
+//     coordinator fill one or all of a node's free slots per heartbeat
+//     (Hadoop's assign-multiple) without the policy knowing which.
+//   - Heartbeat: delay scheduling counts a skipped job's wait in the time
+//     between heartbeats, so the policy must see each heartbeat begin.
+//   - Job and task events: fair shares change with demand; FBQ, TAGS and
+//     LAS_MQ (Hu et al.) demote jobs by attained service, which is summed
+//     from launches and ends; COMP ranks a new job against the last
+//     completed ones; Fair preemption kills the most recently launched
+//     attempts, which it learns from Launched.
+//   - Tick: Fair preemption's T_min/T_fair timeouts and LAS_MQ's
+//     re-ordering run on a timer, not on a slot offer.
+//   - Assignment carries a maximum locality rather than a task, so the
+//     coordinator keeps the per-job pending-task indices (pending maps by
+//     node and by rack) and the policy only asks "is there a node-local
+//     task for this node" through View.
+//   - Preemption carries Kill or Suspend: the Fair scheduler kills, while
+//     FBQ and TAGS assume work-conserving pause and resume.
+//
+// The interface:
+//
+//	type Policy interface {
+//		Name() string
+//		Submitted(now time.Duration, job Job)
+//		Ended(now time.Duration, job JobID)
+//		Launched(now time.Duration, l Launch)
+//		Finished(now time.Duration, a Attempt, o Outcome)
+//		Heartbeat(now time.Duration, node NodeID)
+//		Assign(now time.Duration, v View, s Slot) (Assignment, bool)
+//		Tick(now time.Duration, v View) []Preemption
+//	}
+//
+// Calls arrive in emulated-time order. For one heartbeat the coordinator
+// calls Heartbeat, then Assign for each free slot it offers; after each
+// assignment it launches the task, updates the view and calls Launched
+// before the next Assign.
 package sched

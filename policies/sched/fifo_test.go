@@ -1,0 +1,135 @@
+package sched
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func status(id JobID, prio Priority, submit time.Duration, pendingMaps, pendingReduces int) *JobStatus {
+	return &JobStatus{
+		Job:         Job{ID: id, Priority: prio, Submit: submit, Maps: pendingMaps, Reduces: pendingReduces},
+		PendingMaps: pendingMaps, PendingReduces: pendingReduces,
+	}
+}
+
+func TestFIFOAssign(t *testing.T) {
+	mapSlot := Slot{Node: 3, Rack: 0, Kind: Map}
+	reduceSlot := Slot{Node: 3, Rack: 0, Kind: Reduce}
+	tests := []struct {
+		name   string
+		jobs   []*JobStatus
+		ended  []JobID
+		slot   Slot
+		want   JobID
+		wantOK bool
+	}{
+		{
+			name:   "earliest submission first",
+			jobs:   []*JobStatus{status(2, Normal, 5*time.Second, 4, 0), status(1, Normal, time.Second, 4, 0)},
+			slot:   mapSlot,
+			want:   1,
+			wantOK: true,
+		},
+		{
+			name:   "priority before submission time",
+			jobs:   []*JobStatus{status(1, Normal, time.Second, 4, 0), status(2, High, 5*time.Second, 4, 0)},
+			slot:   mapSlot,
+			want:   2,
+			wantOK: true,
+		},
+		{
+			name:   "equal submission broken by id",
+			jobs:   []*JobStatus{status(7, Normal, time.Second, 1, 0), status(4, Normal, time.Second, 1, 0)},
+			slot:   mapSlot,
+			want:   4,
+			wantOK: true,
+		},
+		{
+			name:   "head job without pending maps is passed over",
+			jobs:   []*JobStatus{status(1, Normal, 0, 0, 2), status(2, Normal, time.Second, 3, 0)},
+			slot:   mapSlot,
+			want:   2,
+			wantOK: true,
+		},
+		{
+			name:   "reduce slot goes to the first job with a pending reduce",
+			jobs:   []*JobStatus{status(1, Normal, 0, 5, 0), status(2, Normal, time.Second, 0, 1)},
+			slot:   reduceSlot,
+			want:   2,
+			wantOK: true,
+		},
+		{
+			name:   "ended job is gone",
+			jobs:   []*JobStatus{status(1, Normal, 0, 5, 0), status(2, Normal, time.Second, 5, 0)},
+			ended:  []JobID{1},
+			slot:   mapSlot,
+			want:   2,
+			wantOK: true,
+		},
+		{
+			name: "nothing pending leaves the slot idle",
+			jobs: []*JobStatus{status(1, Normal, 0, 0, 0)},
+			slot: reduceSlot,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := NewFIFO()
+			for _, j := range tt.jobs {
+				f.Submitted(j.Submit, j.Job)
+			}
+			for _, id := range tt.ended {
+				f.Ended(time.Minute, id)
+			}
+			v := &fakeView{jobs: tt.jobs}
+			got, ok := f.Assign(time.Minute, v, tt.slot)
+			require.Equal(t, tt.wantOK, ok)
+			if ok {
+				assert.Equal(t, Assignment{Job: tt.want, Kind: tt.slot.Kind, MaxLocality: OffRack}, got)
+			}
+		})
+	}
+}
+
+func TestFIFOFillsSlotsInQueueOrder(t *testing.T) {
+	// Two jobs of two maps each, four free slots offered one by one with
+	// the view updated after each launch, as the coordinator does: the
+	// head job takes the first two slots, the second job the next two.
+	jobs := []*JobStatus{status(1, Normal, 0, 2, 0), status(2, Normal, time.Second, 2, 0)}
+	f := NewFIFO()
+	for _, j := range jobs {
+		f.Submitted(j.Submit, j.Job)
+	}
+	v := &fakeView{jobs: jobs}
+	var order []JobID
+	for i := range 5 {
+		a, ok := f.Assign(time.Minute, v, Slot{Node: 1, Kind: Map, Index: i})
+		if !ok {
+			break
+		}
+		st := v.Job(a.Job)
+		st.PendingMaps--
+		st.RunningMaps++
+		order = append(order, a.Job)
+	}
+	assert.Equal(t, []JobID{1, 1, 2, 2}, order)
+	assert.Empty(t, f.Tick(time.Minute, v))
+}
+
+func TestNewPolicy(t *testing.T) {
+	p, err := New("fifo", nil)
+	require.NoError(t, err)
+	assert.Equal(t, "fifo", p.Name())
+
+	_, err = New("fifo", map[string]any{"t1": "15s"})
+	assert.EqualError(t, err, "scheduler.t1: fifo takes no parameters")
+
+	_, err = New("lottery", nil)
+	assert.EqualError(t, err, `scheduler.name = "lottery": must be one of fifo`)
+}
