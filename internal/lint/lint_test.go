@@ -12,7 +12,7 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // guarded names the directories whose code runs on emulated time.
-var guarded = []string{"actors", "policies", "netmodel", "scenarios"}
+var guarded = []string{"actors", "policies", "netmodel", "scenarios", "workload"}
 
 func checkTree(t *testing.T, root string) []string {
 	t.Helper()

@@ -1,0 +1,103 @@
+package workload
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// CPUCost is the compute a task spends per byte it processes, in CPU
+// seconds per byte. A task's compute time is its bytes × cost, stretched by
+// the attempt's slowdown factor.
+type CPUCost float64
+
+// PerMiB returns the cost of spending d of CPU on every MiB.
+func PerMiB(d time.Duration) CPUCost { return CPUCost(d.Seconds() / (1 << 20)) }
+
+// Time returns the CPU time for n bytes.
+func (c CPUCost) Time(n int64) time.Duration {
+	return time.Duration(math.Round(float64(c) * float64(n) * 1e9))
+}
+
+// TaskModel says whether a map's input read and its compute overlap.
+type TaskModel uint8
+
+// Task models. Overlapped streams the input through the map function, so a
+// map takes the longer of its read and its compute (Hadoop's record
+// reader); Sequential reads the whole split, then computes.
+const (
+	Overlapped TaskModel = iota
+	Sequential
+)
+
+// JobSpec is one job of a workload. Sizes are bytes; CPU costs are per byte
+// processed (maps: input bytes; reduces: shuffle bytes received).
+type JobSpec struct {
+	Name     string
+	Submit   time.Duration // emulated instant of submission
+	Pool     string        // scheduler pool ("" = the default pool)
+	Priority int           // 0 (very high) … 4 (very low); 2 is normal
+	Weight   float64       // share weight within the pool; 0 means 1
+
+	// InputFile names the file the maps read. Jobs naming the same file
+	// share its blocks (and so its hotspots); "" gives the job a file of
+	// its own.
+	InputFile  string
+	InputBytes int64
+	// Maps is the number of map tasks; 0 derives it from the input as
+	// max(1, ⌈InputBytes / block size⌉), one map per block.
+	Maps         int
+	Reduces      int
+	ShuffleBytes int64 // all map output, split evenly over the reduces
+	OutputBytes  int64 // all reduce output (map output when map-only)
+
+	MapCPU    CPUCost
+	ReduceCPU CPUCost
+	Model     TaskModel
+	// SlowStart is the fraction of maps that must finish before reduces
+	// are scheduled; 0 takes the cluster's default.
+	SlowStart float64
+}
+
+// MapCount returns the job's map tasks for a block size.
+func (j *JobSpec) MapCount(blockSize int64) int {
+	if j.Maps > 0 {
+		return j.Maps
+	}
+	n := (j.InputBytes + blockSize - 1) / blockSize
+	return int(max(1, n))
+}
+
+// Validate checks the spec; the error names the field, its value and what
+// is allowed.
+func (j *JobSpec) Validate() error {
+	switch {
+	case j.Submit < 0:
+		return fmt.Errorf("submit = %v: must be ≥ 0", j.Submit)
+	case j.Priority < 0 || j.Priority > 4:
+		return fmt.Errorf("priority = %d: must be 0 (very high) to 4 (very low)", j.Priority)
+	case j.Weight < 0 || math.IsNaN(j.Weight) || math.IsInf(j.Weight, 0):
+		return fmt.Errorf("weight = %v: must be a finite number ≥ 0", j.Weight)
+	case j.InputBytes < 0:
+		return fmt.Errorf("input_bytes = %d: must be ≥ 0", j.InputBytes)
+	case j.Maps < 0:
+		return fmt.Errorf("maps = %d: must be ≥ 0 (0 = one per block)", j.Maps)
+	case j.Reduces < 0:
+		return fmt.Errorf("reduces = %d: must be ≥ 0", j.Reduces)
+	case j.ShuffleBytes < 0:
+		return fmt.Errorf("shuffle_bytes = %d: must be ≥ 0", j.ShuffleBytes)
+	case j.OutputBytes < 0:
+		return fmt.Errorf("output_bytes = %d: must be ≥ 0", j.OutputBytes)
+	case !(j.MapCPU >= 0) || math.IsInf(float64(j.MapCPU), 0):
+		return fmt.Errorf("map_cpu = %v: must be a finite cost ≥ 0", float64(j.MapCPU))
+	case !(j.ReduceCPU >= 0) || math.IsInf(float64(j.ReduceCPU), 0):
+		return fmt.Errorf("reduce_cpu = %v: must be a finite cost ≥ 0", float64(j.ReduceCPU))
+	case j.Model > Sequential:
+		return fmt.Errorf("model = %d: must be overlapped or sequential", j.Model)
+	case !(j.SlowStart >= 0 && j.SlowStart <= 1):
+		return fmt.Errorf("slow_start = %v: must be in [0, 1]", j.SlowStart)
+	case j.Reduces == 0 && j.ShuffleBytes > 0:
+		return fmt.Errorf("shuffle_bytes = %d: a job without reduces has no shuffle", j.ShuffleBytes)
+	}
+	return nil
+}

@@ -1,0 +1,62 @@
+package workload
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func TestCPUCost(t *testing.T) {
+	// 40 ms per MiB over a 128 MiB block is 5.12 s.
+	assert.Equal(t, 5120*time.Millisecond, PerMiB(40*time.Millisecond).Time(128<<20))
+	assert.Equal(t, time.Duration(0), CPUCost(0).Time(1<<30))
+}
+
+func TestMapCount(t *testing.T) {
+	const block = 128 << 20
+	tests := []struct {
+		spec JobSpec
+		want int
+	}{
+		{JobSpec{InputBytes: 0}, 1},
+		{JobSpec{InputBytes: 1}, 1},
+		{JobSpec{InputBytes: block}, 1},
+		{JobSpec{InputBytes: block + 1}, 2},
+		{JobSpec{InputBytes: 10 * block}, 10},
+		{JobSpec{InputBytes: 10 * block, Maps: 3}, 3},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, tt.spec.MapCount(block), "%+v", tt.spec)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	ok := JobSpec{InputBytes: 1 << 30, Reduces: 2, ShuffleBytes: 1 << 20, SlowStart: 0.05}
+	assert.NoError(t, ok.Validate())
+	tests := []struct {
+		mutate func(*JobSpec)
+		want   string
+	}{
+		{func(j *JobSpec) { j.Submit = -time.Second }, "submit = -1s: must be ≥ 0"},
+		{func(j *JobSpec) { j.Priority = 5 }, "priority = 5: must be 0 (very high) to 4 (very low)"},
+		{func(j *JobSpec) { j.Weight = math.NaN() }, "weight = NaN: must be a finite number ≥ 0"},
+		{func(j *JobSpec) { j.InputBytes = -1 }, "input_bytes = -1: must be ≥ 0"},
+		{func(j *JobSpec) { j.Maps = -2 }, "maps = -2: must be ≥ 0 (0 = one per block)"},
+		{func(j *JobSpec) { j.Reduces = -1 }, "reduces = -1: must be ≥ 0"},
+		{func(j *JobSpec) { j.OutputBytes = -1 }, "output_bytes = -1: must be ≥ 0"},
+		{func(j *JobSpec) { j.MapCPU = CPUCost(math.Inf(1)) }, "map_cpu = +Inf: must be a finite cost ≥ 0"},
+		{func(j *JobSpec) { j.ReduceCPU = -1 }, "reduce_cpu = -1: must be a finite cost ≥ 0"},
+		{func(j *JobSpec) { j.SlowStart = 1.5 }, "slow_start = 1.5: must be in [0, 1]"},
+		{func(j *JobSpec) { j.Reduces = 0 }, "shuffle_bytes = 1048576: a job without reduces has no shuffle"},
+	}
+	for _, tt := range tests {
+		j := ok
+		tt.mutate(&j)
+		assert.EqualError(t, j.Validate(), tt.want)
+	}
+}
