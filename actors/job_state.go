@@ -1,0 +1,293 @@
+package actors
+
+import (
+	"fmt"
+	"slices"
+
+	"clusteremu/policies/sched"
+)
+
+// taskState is where one task of a job stands.
+type taskState uint8
+
+const (
+	taskPending taskState = iota
+	taskRunning
+	taskDone
+)
+
+// task is one map or reduce of a job, as its job manager tracks it.
+type task struct {
+	state    taskState
+	next     int32                  // next attempt number
+	failures int                    // failed attempts (kills do not count)
+	running  map[int32]sched.NodeID // live attempts and their nodes
+	output   sched.NodeID           // maps: the node holding the output
+	outBytes int64                  // maps: output bytes
+}
+
+// jobState is a job manager's bookkeeping, kept apart from the actor so it
+// can be tested on its own. Its methods return what the actor must send as
+// effects; they never send anything themselves.
+type jobState struct {
+	id          sched.JobID
+	maps        []task
+	reduces     []task
+	mapsDone    int
+	reducesDone int
+	slowStart   int // finished maps needed before reduces are released
+	released    bool
+	maxAttempts int
+	outcome     *jobOutcome
+}
+
+// jobOutcome is how a job ended.
+type jobOutcome struct {
+	Succeeded bool
+	Reason    string
+}
+
+// effects is what a jobState event asks the job manager to do.
+type effects struct {
+	requeueMaps    []int32      // maps to make pending again at the coordinator
+	requeueReduces []int32      // reduces to make pending (first release included)
+	announce       []mapOutput  // map outputs to tell running reducers about
+	reducers       []reducerRef // the reducers to tell
+	lost           []int32      // map outputs the reducers must forget
+	ended          *jobOutcome  // the job is over
+}
+
+// mapOutput says where a finished map's output lives.
+type mapOutput struct {
+	Map   int32
+	Node  sched.NodeID
+	Bytes int64
+}
+
+// reducerRef is a running reduce attempt and its node.
+type reducerRef struct {
+	Attempt sched.Attempt
+	Node    sched.NodeID
+}
+
+// newJobState sets up a job of maps and reduces. Reduces are released once
+// ⌈slowStart × maps⌉ maps have finished: at start when slowStart is 0.
+func newJobState(id sched.JobID, maps, reduces int, slowStart float64, maxAttempts int) *jobState {
+	need := int(slowStart*float64(maps) + 0.999999999)
+	return &jobState{
+		id:          id,
+		maps:        make([]task, maps),
+		reduces:     make([]task, reduces),
+		slowStart:   min(need, maps),
+		maxAttempts: maxAttempts,
+	}
+}
+
+// start returns the effects of the job's start: every map pending, and
+// the reduces too when slow-start needs no finished map.
+func (j *jobState) start() effects {
+	fx := effects{requeueMaps: make([]int32, len(j.maps))}
+	for i := range fx.requeueMaps {
+		fx.requeueMaps[i] = int32(i)
+	}
+	fx.requeueReduces = j.maybeRelease()
+	return fx
+}
+
+func (j *jobState) tasks(kind sched.TaskKind) []task {
+	if kind == sched.Map {
+		return j.maps
+	}
+	return j.reduces
+}
+
+// nextAttempt numbers a new attempt of a task about to launch.
+func (j *jobState) nextAttempt(kind sched.TaskKind, t int32) sched.Attempt {
+	tk := &j.tasks(kind)[t]
+	a := sched.Attempt{Job: j.id, Kind: kind, Task: t, Attempt: tk.next}
+	tk.next++
+	return a
+}
+
+// launched records a running attempt; a reduce is told of every map
+// output so far.
+func (j *jobState) launched(a sched.Attempt, node sched.NodeID) (effects, error) {
+	tk, err := j.task(a)
+	if err != nil {
+		return effects{}, err
+	}
+	if tk.running == nil {
+		tk.running = make(map[int32]sched.NodeID)
+	}
+	tk.running[a.Attempt] = node
+	tk.state = taskRunning
+	var fx effects
+	if a.Kind == sched.Reduce {
+		fx.announce = j.outputs()
+		fx.reducers = []reducerRef{{a, node}}
+	}
+	return fx, nil
+}
+
+func (j *jobState) task(a sched.Attempt) (*task, error) {
+	ts := j.tasks(a.Kind)
+	if a.Job != j.id || a.Task < 0 || int(a.Task) >= len(ts) {
+		return nil, fmt.Errorf("attempt %v does not belong to job %d", a, j.id)
+	}
+	return &ts[a.Task], nil
+}
+
+func (j *jobState) outputs() []mapOutput {
+	var out []mapOutput
+	for i := range j.maps {
+		if j.maps[i].state == taskDone {
+			out = append(out, mapOutput{int32(i), j.maps[i].output, j.maps[i].outBytes})
+		}
+	}
+	return out
+}
+
+// succeeded records a finished attempt. A task already done (by a sibling
+// attempt) ignores it.
+func (j *jobState) succeeded(a sched.Attempt, outBytes int64) (effects, error) {
+	tk, err := j.task(a)
+	if err != nil {
+		return effects{}, err
+	}
+	node, ok := tk.running[a.Attempt]
+	if !ok {
+		return effects{}, fmt.Errorf("attempt %v finished but is not running", a)
+	}
+	delete(tk.running, a.Attempt)
+	if tk.state == taskDone {
+		return effects{}, nil
+	}
+	tk.state = taskDone
+	var fx effects
+	if a.Kind == sched.Map {
+		tk.output, tk.outBytes = node, outBytes
+		j.mapsDone++
+		fx.announce = []mapOutput{{a.Task, node, outBytes}}
+		fx.reducers = j.runningReducers()
+		fx.requeueReduces = j.maybeRelease()
+	} else {
+		j.reducesDone++
+	}
+	fx.ended = j.maybeEnd()
+	return fx, nil
+}
+
+func (j *jobState) runningReducers() []reducerRef {
+	var refs []reducerRef
+	for i := range j.reduces {
+		for _, att := range sortedAttempts(j.reduces[i].running) {
+			refs = append(refs, reducerRef{sched.Attempt{Job: j.id, Kind: sched.Reduce, Task: int32(i), Attempt: att}, j.reduces[i].running[att]})
+		}
+	}
+	return refs
+}
+
+func (j *jobState) maybeRelease() []int32 {
+	if j.released || j.mapsDone < j.slowStart || len(j.reduces) == 0 {
+		return nil
+	}
+	j.released = true
+	all := make([]int32, len(j.reduces))
+	for i := range all {
+		all[i] = int32(i)
+	}
+	return all
+}
+
+func (j *jobState) maybeEnd() *jobOutcome {
+	if j.outcome != nil {
+		return nil
+	}
+	if j.mapsDone == len(j.maps) && j.reducesDone == len(j.reduces) {
+		j.outcome = &jobOutcome{Succeeded: true}
+		return j.outcome
+	}
+	return nil
+}
+
+// ended records an attempt that failed or was killed. A failure counts
+// towards the task's attempt limit and fails the job past it; a kill (a
+// preemption, a lost node) never does.
+func (j *jobState) ended(a sched.Attempt, o sched.Outcome, reason string) (effects, error) {
+	tk, err := j.task(a)
+	if err != nil {
+		return effects{}, err
+	}
+	if _, ok := tk.running[a.Attempt]; !ok {
+		return effects{}, fmt.Errorf("attempt %v ended (%v) but is not running", a, o)
+	}
+	delete(tk.running, a.Attempt)
+	var fx effects
+	if o == sched.Failed {
+		tk.failures++
+		if tk.failures >= j.maxAttempts && j.outcome == nil {
+			j.outcome = &jobOutcome{Reason: fmt.Sprintf("task %v failed %d times, last: %s", a, tk.failures, reason)}
+			fx.ended = j.outcome
+			return fx, nil
+		}
+	}
+	if tk.state == taskRunning && len(tk.running) == 0 {
+		tk.state = taskPending
+		j.requeue(&fx, a.Kind, a.Task)
+	}
+	return fx, nil
+}
+
+func (j *jobState) requeue(fx *effects, kind sched.TaskKind, t int32) {
+	if kind == sched.Map {
+		fx.requeueMaps = append(fx.requeueMaps, t)
+	} else if j.released {
+		fx.requeueReduces = append(fx.requeueReduces, t)
+	}
+}
+
+// nodeLost re-queues the attempts that ran on the node and, while any
+// reduce still needs them, the map outputs it held. The attempts are
+// reported back so the job manager can record them as killed.
+func (j *jobState) nodeLost(node sched.NodeID) (effects, []sched.Attempt) {
+	var fx effects
+	var gone []sched.Attempt
+	for _, kind := range []sched.TaskKind{sched.Map, sched.Reduce} {
+		ts := j.tasks(kind)
+		for i := range ts {
+			for _, att := range sortedAttempts(ts[i].running) {
+				if ts[i].running[att] == node {
+					gone = append(gone, sched.Attempt{Job: j.id, Kind: kind, Task: int32(i), Attempt: att})
+				}
+			}
+		}
+	}
+	for _, a := range gone {
+		sub, _ := j.ended(a, sched.Killed, "node lost")
+		fx.requeueMaps = append(fx.requeueMaps, sub.requeueMaps...)
+		fx.requeueReduces = append(fx.requeueReduces, sub.requeueReduces...)
+	}
+	if j.reducesDone < len(j.reduces) {
+		for i := range j.maps {
+			if m := &j.maps[i]; m.state == taskDone && m.output == node {
+				m.state = taskPending
+				j.mapsDone--
+				fx.requeueMaps = append(fx.requeueMaps, int32(i))
+				fx.lost = append(fx.lost, int32(i))
+			}
+		}
+		if len(fx.lost) > 0 {
+			fx.reducers = j.runningReducers()
+		}
+	}
+	return fx, gone
+}
+
+func sortedAttempts(m map[int32]sched.NodeID) []int32 {
+	atts := make([]int32, 0, len(m))
+	for a := range m {
+		atts = append(atts, a)
+	}
+	slices.Sort(atts)
+	return atts
+}

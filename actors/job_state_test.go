@@ -1,0 +1,156 @@
+package actors
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"clusteremu/policies/sched"
+)
+
+func runMap(t *testing.T, j *jobState, task int32, node sched.NodeID) effects {
+	t.Helper()
+	a := j.nextAttempt(sched.Map, task)
+	_, err := j.launched(a, node)
+	require.NoError(t, err)
+	fx, err := j.succeeded(a, 100)
+	require.NoError(t, err)
+	return fx
+}
+
+func TestJobStateSlowStartReleasesReducesOnce(t *testing.T) {
+	// 20 maps at slow-start 0.05: reduces are released after ⌈1⌉ map.
+	j := newJobState(1, 20, 3, 0.05, 4)
+	fx := runMap(t, j, 0, 5)
+	assert.Equal(t, []int32{0, 1, 2}, fx.requeueReduces)
+	fx = runMap(t, j, 1, 5)
+	assert.Empty(t, fx.requeueReduces)
+
+	// 10 maps at 0.25: ⌈2.5⌉ = 3 maps first.
+	j = newJobState(2, 10, 1, 0.25, 4)
+	assert.Equal(t, []int32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, j.start().requeueMaps)
+	assert.Empty(t, runMap(t, j, 0, 1).requeueReduces)
+	assert.Empty(t, runMap(t, j, 1, 1).requeueReduces)
+	assert.Equal(t, []int32{0}, runMap(t, j, 2, 1).requeueReduces)
+}
+
+func TestJobStateSlowStartZeroReleasesAtStart(t *testing.T) {
+	j := newJobState(1, 4, 2, 0, 4)
+	assert.Equal(t, []int32{0, 1}, j.start().requeueReduces)
+	assert.Empty(t, runMap(t, j, 0, 1).requeueReduces)
+}
+
+func TestJobStateMapOnlyEnds(t *testing.T) {
+	j := newJobState(1, 2, 0, 0.05, 4)
+	assert.Nil(t, runMap(t, j, 0, 1).ended)
+	fx := runMap(t, j, 1, 2)
+	require.NotNil(t, fx.ended)
+	assert.True(t, fx.ended.Succeeded)
+}
+
+func TestJobStateReducersHearOfOutputs(t *testing.T) {
+	j := newJobState(1, 3, 2, 0, 4)
+	runMap(t, j, 0, 4)
+	r := j.nextAttempt(sched.Reduce, 1)
+	fx, err := j.launched(r, 9)
+	require.NoError(t, err)
+	assert.Equal(t, []mapOutput{{0, 4, 100}}, fx.announce, "a new reducer learns the outputs so far")
+	assert.Equal(t, []reducerRef{{r, 9}}, fx.reducers)
+
+	fx = runMap(t, j, 2, 6)
+	assert.Equal(t, []mapOutput{{2, 6, 100}}, fx.announce)
+	assert.Equal(t, []reducerRef{{r, 9}}, fx.reducers)
+
+	runMap(t, j, 1, 6)
+	fx, err = j.succeeded(r, 0)
+	require.NoError(t, err)
+	assert.Nil(t, fx.ended, "reduce 0 has not run")
+	r0 := j.nextAttempt(sched.Reduce, 0)
+	_, err = j.launched(r0, 2)
+	require.NoError(t, err)
+	fx, err = j.succeeded(r0, 0)
+	require.NoError(t, err)
+	require.NotNil(t, fx.ended)
+	assert.True(t, fx.ended.Succeeded)
+}
+
+func TestJobStateFailuresAndKills(t *testing.T) {
+	j := newJobState(1, 1, 0, 0, 2)
+	a := j.nextAttempt(sched.Map, 0)
+	_, err := j.launched(a, 1)
+	require.NoError(t, err)
+	fx, err := j.ended(a, sched.Killed, "preempted")
+	require.NoError(t, err)
+	assert.Equal(t, []int32{0}, fx.requeueMaps, "a kill re-queues without counting")
+
+	a = j.nextAttempt(sched.Map, 0)
+	assert.Equal(t, int32(1), a.Attempt)
+	_, err = j.launched(a, 1)
+	require.NoError(t, err)
+	fx, err = j.ended(a, sched.Failed, "disk error")
+	require.NoError(t, err)
+	assert.Equal(t, []int32{0}, fx.requeueMaps)
+	assert.Nil(t, fx.ended)
+
+	a = j.nextAttempt(sched.Map, 0)
+	_, err = j.launched(a, 1)
+	require.NoError(t, err)
+	fx, err = j.ended(a, sched.Failed, "disk error")
+	require.NoError(t, err)
+	require.NotNil(t, fx.ended)
+	assert.False(t, fx.ended.Succeeded)
+	assert.Equal(t, "task j1-map0.2 failed 2 times, last: disk error", fx.ended.Reason)
+
+	_, err = j.ended(a, sched.Failed, "again")
+	assert.EqualError(t, err, "attempt j1-map0.2 ended (failed) but is not running")
+	_, err = j.succeeded(sched.Attempt{Job: 1, Kind: sched.Reduce, Task: 0}, 0)
+	assert.EqualError(t, err, "attempt j1-reduce0.0 does not belong to job 1")
+}
+
+func TestJobStateSecondAttemptOfDoneTaskIsIgnored(t *testing.T) {
+	j := newJobState(1, 1, 1, 0, 4)
+	a0 := j.nextAttempt(sched.Map, 0)
+	a1 := j.nextAttempt(sched.Map, 0)
+	_, _ = j.launched(a0, 1)
+	_, _ = j.launched(a1, 2)
+	fx, err := j.succeeded(a1, 50)
+	require.NoError(t, err)
+	assert.Equal(t, []mapOutput{{0, 2, 50}}, fx.announce)
+	fx, err = j.succeeded(a0, 50)
+	require.NoError(t, err)
+	assert.Empty(t, fx.announce)
+	assert.Equal(t, 1, j.mapsDone)
+}
+
+func TestJobStateNodeLost(t *testing.T) {
+	// Maps 0 and 1 finished on node 3, map 2 runs there, reduce 0 runs on
+	// node 8. Losing node 3 re-runs all three maps and tells the reducer
+	// to forget maps 0 and 1.
+	j := newJobState(1, 4, 1, 0, 4)
+	runMap(t, j, 0, 3)
+	runMap(t, j, 1, 3)
+	runMap(t, j, 3, 5)
+	m2 := j.nextAttempt(sched.Map, 2)
+	_, _ = j.launched(m2, 3)
+	r := j.nextAttempt(sched.Reduce, 0)
+	_, _ = j.launched(r, 8)
+
+	fx, gone := j.nodeLost(3)
+	assert.Equal(t, []sched.Attempt{m2}, gone)
+	assert.Equal(t, []int32{2, 0, 1}, fx.requeueMaps)
+	assert.Equal(t, []int32{0, 1}, fx.lost)
+	assert.Equal(t, []reducerRef{{r, 8}}, fx.reducers)
+	assert.Equal(t, 1, j.mapsDone)
+
+	// Once every reduce is done, a lost node costs nothing.
+	runMap(t, j, 0, 4)
+	runMap(t, j, 1, 4)
+	runMap(t, j, 2, 4)
+	fx, err := j.succeeded(r, 0)
+	require.NoError(t, err)
+	require.NotNil(t, fx.ended)
+	fx, gone = j.nodeLost(4)
+	assert.Empty(t, gone)
+	assert.Empty(t, fx.requeueMaps)
+}
