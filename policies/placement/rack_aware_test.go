@@ -60,7 +60,7 @@ func TestRackAwareSmallClusters(t *testing.T) {
 	assert.ElementsMatch(t, []int{0, 1, 2}, nodes)
 	// More replicas than nodes.
 	_, err = RackAware(rng, racks(2, 1), NoWriter, 3)
-	assert.EqualError(t, err, "replication = 3: must be ≤ the 2 nodes of the cluster")
+	assert.EqualError(t, err, "replication = 3: must be ≤ the 2 live nodes of the cluster")
 	// Rack 1 has a single node: once it holds the second replica, the third
 	// goes to the one node of rack 0 not yet used.
 	lopsided := Topology{RackOf: []int32{0, 0, 1}}
@@ -82,7 +82,22 @@ func TestRackAwareBadInput(t *testing.T) {
 	_, err := RackAware(rng, racks(2, 2), NoWriter, 0)
 	assert.EqualError(t, err, "replication = 0: must be ≥ 1")
 	_, err = RackAware(rng, racks(2, 2), 9, 2)
-	assert.EqualError(t, err, "writer = 9: no such node")
+	assert.EqualError(t, err, "writer = 9: no such live node")
+}
+
+func TestRackAwareSkipsDownNodes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	topo := racks(2, 3)
+	topo.Down = []bool{true, false, true, true, false, false}
+	for range 200 {
+		nodes, err := RackAware(rng, topo, NoWriter, 3)
+		require.NoError(t, err)
+		assert.ElementsMatch(t, []int{1, 4, 5}, nodes)
+	}
+	_, err := RackAware(rng, topo, 0, 2)
+	assert.EqualError(t, err, "writer = 0: no such live node")
+	_, err = RackAware(rng, topo, NoWriter, 4)
+	assert.EqualError(t, err, "replication = 4: must be ≤ the 3 live nodes of the cluster")
 }
 
 func TestRackAwareIsSeeded(t *testing.T) {
