@@ -1,0 +1,140 @@
+package actors
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"clusteremu/policies/placement"
+	"clusteremu/policies/sched"
+)
+
+// blockMap is the coordinator's NameNode: the files of the cluster, split
+// into blocks, and the live nodes holding each block's replicas. Replicas
+// are placed with HDFS's rack-aware policy from the coordinator's seeded
+// stream, so placement replays with the workload seed.
+type blockMap struct {
+	blockSize   int64
+	replication int
+	topo        placement.Topology
+	rng         *rand.Rand
+	files       map[string]*file
+	onNode      map[sched.NodeID][]blockRef // replicas each node holds
+}
+
+// file is a stored file: its blocks, each with its replicas.
+type file struct {
+	size   int64
+	blocks []block
+}
+
+type block struct {
+	bytes    int64
+	replicas []sched.NodeID
+}
+
+type blockRef struct {
+	file  *file
+	index int
+}
+
+func newBlockMap(blockSize int64, replication int, rackOf []sched.RackID, rng *rand.Rand) *blockMap {
+	racks := make([]int32, len(rackOf))
+	for i, r := range rackOf {
+		racks[i] = int32(r)
+	}
+	return &blockMap{
+		blockSize:   blockSize,
+		replication: replication,
+		topo:        placement.Topology{RackOf: racks, Down: make([]bool, len(rackOf))},
+		rng:         rng,
+		files:       make(map[string]*file),
+		onNode:      make(map[sched.NodeID][]blockRef),
+	}
+}
+
+// ensure returns the named file, storing it first when it is new. A file
+// is split into max(1, ⌈size / block size⌉) blocks, the last one short. A
+// file read by several jobs must be the same size for all of them.
+func (b *blockMap) ensure(name string, size int64) (*file, error) {
+	if f, ok := b.files[name]; ok {
+		if f.size != size {
+			return nil, fmt.Errorf("file %q is %d bytes, not %d", name, f.size, size)
+		}
+		return f, nil
+	}
+	n := max(1, (size+b.blockSize-1)/b.blockSize)
+	f := &file{size: size, blocks: make([]block, n)}
+	for i := range f.blocks {
+		bytes := min(b.blockSize, size-int64(i)*b.blockSize)
+		nodes, err := placement.RackAware(b.rng, b.topo, placement.NoWriter, b.replication)
+		if err != nil {
+			return nil, fmt.Errorf("file %q block %d: %w", name, i, err)
+		}
+		f.blocks[i] = block{bytes: max(bytes, 0), replicas: make([]sched.NodeID, len(nodes))}
+		for k, node := range nodes {
+			f.blocks[i].replicas[k] = sched.NodeID(node)
+			b.onNode[sched.NodeID(node)] = append(b.onNode[sched.NodeID(node)], blockRef{f, i})
+		}
+	}
+	b.files[name] = f
+	return f, nil
+}
+
+// source picks the replica a reader on node should read: its own, else one
+// on its rack, else any; ties are broken with the seeded stream. It
+// reports false when no live replica is left.
+func (b *blockMap) source(blk *block, reader sched.NodeID) (sched.NodeID, sched.Locality, bool) {
+	best, bestLoc, seen := sched.NodeID(-1), sched.OffRack, 0
+	for _, n := range blk.replicas {
+		loc := b.locality(n, reader)
+		switch {
+		case seen == 0 || loc < bestLoc:
+			best, bestLoc, seen = n, loc, 1
+		case loc == bestLoc:
+			seen++
+			if b.rng.IntN(seen) == 0 {
+				best = n
+			}
+		}
+	}
+	return best, bestLoc, seen > 0
+}
+
+func (b *blockMap) locality(holder, reader sched.NodeID) sched.Locality {
+	switch {
+	case holder == reader:
+		return sched.NodeLocal
+	case b.topo.RackOf[holder] == b.topo.RackOf[reader]:
+		return sched.RackLocal
+	}
+	return sched.OffRack
+}
+
+// pipeline places the replicas of a block written by node, writer first.
+func (b *blockMap) pipeline(writer sched.NodeID) ([]sched.NodeID, error) {
+	nodes, err := placement.RackAware(b.rng, b.topo, int(writer), b.replication)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]sched.NodeID, len(nodes))
+	for i, n := range nodes {
+		out[i] = sched.NodeID(n)
+	}
+	return out, nil
+}
+
+// nodeDown forgets every replica the node held and keeps new replicas off
+// it. Blocks left without a replica stay in their files with none.
+func (b *blockMap) nodeDown(node sched.NodeID) {
+	b.topo.Down[node] = true
+	for _, ref := range b.onNode[node] {
+		blk := &ref.file.blocks[ref.index]
+		for i, n := range blk.replicas {
+			if n == node {
+				blk.replicas = append(blk.replicas[:i], blk.replicas[i+1:]...)
+				break
+			}
+		}
+	}
+	delete(b.onNode, node)
+}

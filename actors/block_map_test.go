@@ -1,0 +1,101 @@
+package actors
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"clusteremu/policies/sched"
+)
+
+func fourRacksOfTen() []sched.RackID {
+	rackOf := make([]sched.RackID, 40)
+	for i := range rackOf {
+		rackOf[i] = sched.RackID(i / 10)
+	}
+	return rackOf
+}
+
+func TestBlockMapSplitsAndPlaces(t *testing.T) {
+	rackOf := fourRacksOfTen()
+	b := newBlockMap(128, 3, rackOf, rand.New(rand.NewPCG(1, 1)))
+	f, err := b.ensure("logs", 1000) // 7 blocks of 128 and one of 104
+	require.NoError(t, err)
+	require.Len(t, f.blocks, 8)
+	var total int64
+	for _, blk := range f.blocks {
+		total += blk.bytes
+		require.Len(t, blk.replicas, 3)
+		racks := map[sched.RackID]bool{}
+		for _, n := range blk.replicas {
+			racks[rackOf[n]] = true
+		}
+		assert.Len(t, racks, 2, "three replicas on exactly two racks")
+	}
+	assert.Equal(t, int64(1000), total)
+	assert.Equal(t, int64(104), f.blocks[7].bytes)
+
+	again, err := b.ensure("logs", 1000)
+	require.NoError(t, err)
+	assert.Same(t, f, again, "jobs reading one file share its blocks")
+	_, err = b.ensure("logs", 999)
+	assert.EqualError(t, err, `file "logs" is 1000 bytes, not 999`)
+
+	empty, err := b.ensure("empty", 0)
+	require.NoError(t, err)
+	assert.Len(t, empty.blocks, 1)
+}
+
+func TestBlockMapSourcePrefersClosest(t *testing.T) {
+	b := newBlockMap(128, 3, fourRacksOfTen(), rand.New(rand.NewPCG(2, 2)))
+	blk := &block{bytes: 128, replicas: []sched.NodeID{3, 25, 27}}
+	tests := []struct {
+		reader sched.NodeID
+		want   []sched.NodeID
+		loc    sched.Locality
+	}{
+		{3, []sched.NodeID{3}, sched.NodeLocal},
+		{7, []sched.NodeID{3}, sched.RackLocal},
+		{21, []sched.NodeID{25, 27}, sched.RackLocal},
+		{35, []sched.NodeID{3, 25, 27}, sched.OffRack},
+	}
+	for _, tt := range tests {
+		seen := map[sched.NodeID]bool{}
+		for range 100 {
+			n, loc, ok := b.source(blk, tt.reader)
+			require.True(t, ok)
+			assert.Equal(t, tt.loc, loc)
+			seen[n] = true
+		}
+		var got []sched.NodeID
+		for _, n := range tt.want {
+			if seen[n] {
+				got = append(got, n)
+			}
+		}
+		assert.Equal(t, tt.want, got, "reader %d spreads over every closest replica", tt.reader)
+		assert.Len(t, seen, len(tt.want))
+	}
+}
+
+func TestBlockMapNodeDown(t *testing.T) {
+	b := newBlockMap(100, 3, fourRacksOfTen(), rand.New(rand.NewPCG(3, 3)))
+	f, err := b.ensure("in", 5000)
+	require.NoError(t, err)
+	victim := f.blocks[0].replicas[0]
+	b.nodeDown(victim)
+	for _, blk := range f.blocks {
+		assert.NotContains(t, blk.replicas, victim)
+	}
+	assert.Len(t, f.blocks[0].replicas, 2)
+	for range 50 {
+		nodes, err := b.pipeline(sched.NodeID((victim + 1) % 40))
+		require.NoError(t, err)
+		assert.NotContains(t, nodes, victim)
+	}
+	lonely := &block{replicas: nil}
+	_, _, ok := b.source(lonely, 0)
+	assert.False(t, ok)
+}
