@@ -1,0 +1,258 @@
+package scenarios
+
+import (
+	"encoding"
+	"errors"
+	"os"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Document is a parsed TOML file that knows where its keys are. It decodes
+// strictly and turns key paths into line:column positions.
+type Document struct {
+	Name string // the file name used in errors
+	text string
+	tree map[string]any
+}
+
+// DecodeFile reads the TOML file at path and decodes it strictly into v
+// (see Document.Decode). Errors are named after path.
+func DecodeFile(path string, v any) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	return Decode(path, data, v)
+}
+
+// Decode parses data, naming it name in errors, and decodes it strictly
+// into v (see Document.Decode).
+func Decode(name string, data []byte, v any) error {
+	doc, err := Parse(name, data)
+	if err != nil {
+		return err
+	}
+	return doc.Decode(v)
+}
+
+// Parse checks the TOML syntax of data. A syntax error comes back alone as
+// an ErrorList with one positioned Error.
+func Parse(name string, data []byte) (*Document, error) {
+	d := &Document{Name: name, text: string(data), tree: map[string]any{}}
+	if _, err := toml.Decode(d.text, &d.tree); err != nil {
+		return nil, d.decodeError(err, nil)
+	}
+	return d, nil
+}
+
+// Decode decodes the document into v, a pointer to a struct whose fields
+// carry toml tags. A type error or an error from a value's UnmarshalTOML
+// (bad unit, bad duration) stops decoding and comes back alone. Otherwise
+// every key of the document that has no field is reported at once, each
+// with its position, key path and the keys its table allows; a key must
+// match its tag exactly (the decoder alone would accept "Racks" for
+// "racks"). Fields that v already holds and the document leaves out keep
+// their values, so callers decode over DefaultX().
+func (d *Document) Decode(v any) error {
+	md, err := toml.Decode(d.text, v)
+	if err != nil {
+		return d.decodeError(err, reflect.TypeOf(v))
+	}
+	var errs ErrorList
+	walkStruct(d.tree, reflect.TypeOf(v), nil, func(path []seg, allowed []string) {
+		errs = append(errs, d.unknown(path, allowed))
+	})
+	if len(errs) == 0 {
+		for _, k := range md.Undecoded() { // a safety net: walkStruct should see these
+			errs = append(errs, d.unknown(keySegs(k), nil))
+		}
+	}
+	return errs.err()
+}
+
+func (d *Document) unknown(path []seg, allowed []string) *Error {
+	msg := "unknown key"
+	if len(allowed) > 0 {
+		msg += "; allowed: " + strings.Join(allowed, ", ")
+	}
+	return d.at(path, &Error{Key: formatPath(path), Msg: msg})
+}
+
+// Position returns the 1-based line and byte column of the key at path
+// ("cluster.racks", "workload.stream[1].rate"), and false when the
+// document has no such key. In an array of tables the index picks the
+// element.
+func (d *Document) Position(path string) (line, col int, ok bool) {
+	segs, ok := parsePath(path)
+	if !ok {
+		return 0, 0, false
+	}
+	return d.position(segs)
+}
+
+func (d *Document) position(segs []seg) (line, col int, ok bool) {
+	if !lookup(d.tree, segs) {
+		return 0, 0, false
+	}
+	text, tree := d.text, d.tree
+	if slices.ContainsFunc(segs, func(s seg) bool { return s.idx >= 0 }) {
+		text, tree = d.shortestPrefix(segs)
+	}
+	line, col, ok = probe(text, tree, segs)
+	if ok && lineHasKey(text, line, segs[len(segs)-1].name) {
+		return line, col, true
+	}
+	return d.firstChild(segs)
+}
+
+// firstChild positions a table that was created implicitly (by a dotted
+// key or a deeper header), which the decoder places badly: it returns the
+// earliest position of the keys inside it.
+func (d *Document) firstChild(segs []seg) (line, col int, ok bool) {
+	v, _ := value(d.tree, segs)
+	m, isTable := v.(map[string]any)
+	if !isTable {
+		return 0, 0, false
+	}
+	for _, k := range sortedKeys(m) {
+		l, c, found := d.position(append(slices.Clip(segs), seg{name: k, idx: -1}))
+		if found && (!ok || l < line || l == line && c < col) {
+			line, col, ok = l, c, true
+		}
+	}
+	return line, keyColumn(d.text, line, col, segs[len(segs)-1].name), ok
+}
+
+// shortestPrefix returns the shortest run of whole lines from the start
+// of the document that holds the path. The decoder reports the last
+// occurrence of a key in an array of tables, and in that prefix the
+// wanted element is the last one. The cost is O(lines²) in the worst case.
+func (d *Document) shortestPrefix(segs []seg) (string, map[string]any) {
+	end := 0
+	for end < len(d.text) {
+		next := strings.IndexByte(d.text[end:], '\n')
+		if next < 0 {
+			break
+		}
+		end += next + 1
+		tree := map[string]any{}
+		if _, err := toml.Decode(d.text[:end], &tree); err == nil && lookup(tree, segs) {
+			return d.text[:end], tree
+		}
+	}
+	return d.text, d.tree
+}
+
+// at sets e's file and position to those of path, or of its closest
+// ancestor that the document has, or 1:1.
+func (d *Document) at(path []seg, e *Error) *Error {
+	e.File, e.Line, e.Col = d.Name, 1, 1
+	for n := len(path); n > 0; n-- {
+		if line, col, ok := d.position(path[:n]); ok {
+			e.Line, e.Col = line, col
+			break
+		}
+	}
+	return e
+}
+
+// Locate turns a validation error into positioned errors: every
+// FieldError in err (see Prefix) is placed at its key, or at the closest
+// ancestor present when the key is missing; other errors are placed at
+// 1:1. It returns nil for nil and an ErrorList otherwise.
+func (d *Document) Locate(err error) error {
+	var out ErrorList
+	for _, e := range flatten(err) {
+		var pe *Error
+		var fe *FieldError
+		switch {
+		case errors.As(e, &pe):
+			out = append(out, pe)
+		case errors.As(e, &fe):
+			segs, _ := parsePath(fe.Key)
+			out = append(out, d.at(segs, &Error{Key: fe.Key, Value: fe.Value, Msg: fe.Msg}))
+		default:
+			out = append(out, &Error{File: d.Name, Line: 1, Col: 1, Msg: e.Error()})
+		}
+	}
+	return out.err()
+}
+
+// lastKeyRE matches the decoder's plain errors, which carry only a line:
+// `toml: line 3 (last key "cluster.racks"): incompatible types: …`.
+var lastKeyRE = regexp.MustCompile(`(?s)^toml: (?:line (\d+) )?\(last key "((?:[^"\\]|\\.)*)"\): (.*)$`)
+
+// decodeError positions an error of the TOML decoder.
+func (d *Document) decodeError(err error, target reflect.Type) error {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		e := &Error{File: d.Name, Line: max(pe.Position.Line, 1), Col: max(pe.Position.Col, 1), Msg: pe.Message}
+		if p := pe.Position.Start; p > 0 && p <= len(d.text) {
+			// The lexer counts a newline it stops at as the next line.
+			e.Line = strings.Count(d.text[:p], "\n") + 1
+			e.Col = p - strings.LastIndexByte(d.text[:p], '\n')
+		}
+		if target != nil && pe.LastKey != "" {
+			e.Key, e.Value, e.Msg = splitValue(pe.LastKey, pe.Message)
+			e = d.placeDecodeError(splitDotted(pe.LastKey), target, e)
+		}
+		return ErrorList{e}
+	}
+	m := lastKeyRE.FindStringSubmatch(err.Error())
+	if m == nil {
+		return ErrorList{{File: d.Name, Line: 1, Col: 1, Msg: err.Error()}}
+	}
+	key, _ := strconv.Unquote(`"` + m[2] + `"`)
+	line, _ := strconv.Atoi(m[1])
+	e := &Error{File: d.Name, Line: max(line, 1), Col: 1, Key: key, Msg: m[3]}
+	return ErrorList{d.placeDecodeError(splitDotted(key), target, e)}
+}
+
+// splitValue separates the value our unit types put at the start of their
+// messages (`"1 Gbps": must look like …`) from the rule.
+func splitValue(key, msg string) (string, string, string) {
+	if strings.HasPrefix(msg, `"`) {
+		if q, err := strconv.QuotedPrefix(msg); err == nil && strings.HasPrefix(msg[len(q):], ": ") {
+			return key, q, msg[len(q)+2:]
+		}
+	}
+	if i := strings.Index(msg, ": "); i > 0 && (msg[:i] == "true" || msg[:i] == "false" || strings.IndexFunc(msg[:i], notNumeric) < 0) {
+		return key, msg[:i], msg[i+2:]
+	}
+	return key, "", msg
+}
+
+func notNumeric(r rune) bool { return !(r >= '0' && r <= '9' || r == '-' || r == '.' || r == '+') }
+
+// splitDotted splits a dotted key as toml.Key.String prints it.
+func splitDotted(k string) toml.Key {
+	var key toml.Key
+	for k != "" {
+		name, rest, ok := cutKey(k)
+		if !ok {
+			return append(key, k)
+		}
+		key = append(key, name)
+		k = strings.TrimPrefix(rest, ".")
+	}
+	return key
+}
+
+func keySegs(k toml.Key) []seg {
+	segs := make([]seg, len(k))
+	for i, name := range k {
+		segs[i] = seg{name: name, idx: -1}
+	}
+	return segs
+}
+
+var (
+	tomlUnmarshaler = reflect.TypeFor[toml.Unmarshaler]()
+	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
