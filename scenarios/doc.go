@@ -5,4 +5,47 @@
 //
 // It must not import actors or cmd, and it never reads the wall clock:
 // every duration in a scenario is emulated time.
+//
+// # Units
+//
+// Sizes (Bytes) are "128MiB" (2^20-based), "128MB" (10^6-based), "1.5GiB"
+// or a plain integer of bytes. Rates (Rate) are "1Gbps" (bits, 10^9-based)
+// or "125MB/s" / "1GiB/s" (bytes), or an integer of bytes per second.
+// Durations (Duration) are Go durations ("250ms", "1h30m") with optional
+// leading days ("2d", "1d12h"); a bare integer is rejected, since it could
+// mean seconds or nanoseconds.
+//
+// # Strict decoding, worked example
+//
+// Decoding this file into a struct whose [cluster] table has the keys
+// racks, nodes_per_rack and nic:
+//
+//	[cluster]
+//	racks = 4
+//	  rackz = 3
+//	nodes_per_rak = 10
+//
+// fails with both unknown keys at once, each at its key:
+//
+//	scenario.toml:3:3: cluster.rackz: unknown key; allowed: racks, nodes_per_rack, nic
+//	scenario.toml:4:1: cluster.nodes_per_rak: unknown key; allowed: racks, nodes_per_rack, nic
+//
+// A syntax error, a wrong type or a bad unit ("1 Gbps") stops decoding and
+// is reported alone, also with its position. Validation reports through
+// FieldError: a Validate method returns Invalid("racks", -2, "must be ≥
+// 1"), the caller places it with Prefix("cluster", err), and
+// Document.Locate turns it into "scenario.toml:2:1: cluster.racks = -2:
+// must be ≥ 1". Positions come from decoding the text again into a probe
+// type holding only the key's path and ending in a value that always
+// fails: the decoder then reports where that key is (the decoder keeps key
+// positions private). In an array of tables the decoder knows only the
+// last occurrence of a key, so Position decodes the shortest prefix of the
+// file that holds the wanted element.
+//
+// # Workloads
+//
+// A Stream (SWIMStream, SyntheticStream or JobsStream) turns its
+// configuration into workload.JobSpec values sorted by submit time. The
+// SWIM Facebook traces are read from ../shared/traces and never copied
+// into the repository.
 package scenarios

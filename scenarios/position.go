@@ -119,7 +119,7 @@ func value(tree map[string]any, segs []seg) (any, bool) {
 // lineHasKey reports whether line (1-based) of text mentions key.
 func lineHasKey(text string, line int, key string) bool {
 	lines := strings.SplitN(text, "\n", line+1)
-	return line <= len(lines) && strings.Contains(lines[line-1], key)
+	return line >= 1 && line <= len(lines) && strings.Contains(lines[line-1], key)
 }
 
 func element(v any, i int) (any, bool) {
@@ -202,7 +202,7 @@ func probe(text string, tree map[string]any, segs []seg) (line, col int, ok bool
 // line, so positions point at the key ("  rackz = 3" → column 3).
 func keyColumn(text string, line, col int, key string) int {
 	lines := strings.SplitN(text, "\n", line+1)
-	if line > len(lines) {
+	if line < 1 || line > len(lines) {
 		return col
 	}
 	l := lines[line-1]

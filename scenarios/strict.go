@@ -126,7 +126,10 @@ func (d *Document) firstChild(segs []seg) (line, col int, ok bool) {
 			line, col, ok = l, c, true
 		}
 	}
-	return line, keyColumn(d.text, line, col, segs[len(segs)-1].name), ok
+	if !ok {
+		return 0, 0, false
+	}
+	return line, keyColumn(d.text, line, col, segs[len(segs)-1].name), true
 }
 
 // shortestPrefix returns the shortest run of whole lines from the start

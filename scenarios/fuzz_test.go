@@ -1,0 +1,80 @@
+package scenarios
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// fuzzTarget nests the stream structs the way a scenario will: tables,
+// arrays of tables and plain keys at several depths.
+type fuzzTarget struct {
+	Seed     int64 `toml:"seed"`
+	Workload struct {
+		SWIM      []SWIMStream      `toml:"swim"`
+		Synthetic []SyntheticStream `toml:"synthetic"`
+		Jobs      JobsStream        `toml:"jobs"`
+	} `toml:"workload"`
+	Test testConfig `toml:"test"`
+}
+
+// FuzzDecode checks that the strict decoder never panics and that every
+// rejection, by decoding or by validation, is an ErrorList whose entries
+// all have the file name and a position inside the document.
+func FuzzDecode(f *testing.F) {
+	for _, seed := range []string{
+		testDoc, jobsDoc, "",
+		"[[workload.swim]]\ntrace = \"t.tsv\"\ntime_scale = 0.5\nbytes_per_reduce = \"64MiB\"\nbogus = 1\n",
+		"[[workload.synthetic]]\njobs = 10\nload = 0.7\nslots = 40\ntask_time = \"20s\"\nsizes = \"pareto\"\n",
+		"workload.jobs.job = [{name = \"a\", submit = \"1s\"}, {nam = 1}]\n",
+		"[test.cluster]\nnic = \"1 Gbps\"\n[[test.workload.stream]]\nrate = 3\n",
+		"seed = \"x\"\n[workload]\njobs.job = 3\n",
+		"[[workload.synthetic]]\n[workload.synthetic.x]\ny = 1\n",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, doc string) {
+		var v fuzzTarget
+		err := Decode("f.toml", []byte(doc), &v)
+		if err == nil {
+			parsed, perr := Parse("f.toml", []byte(doc))
+			if perr != nil {
+				t.Fatalf("Decode accepted what Parse rejects: %v", perr)
+			}
+			err = parsed.Locate(validateAll(&v))
+		}
+		checkPositioned(t, doc, err)
+	})
+}
+
+func validateAll(v *fuzzTarget) error {
+	var errs []error
+	for i := range v.Workload.SWIM {
+		errs = append(errs, Prefix(fmt.Sprintf("workload.swim[%d]", i), v.Workload.SWIM[i].Validate()))
+	}
+	for i := range v.Workload.Synthetic {
+		errs = append(errs, Prefix(fmt.Sprintf("workload.synthetic[%d]", i), v.Workload.Synthetic[i].Validate()))
+	}
+	if len(v.Workload.Jobs.Jobs) > 0 {
+		errs = append(errs, Prefix("workload.jobs", v.Workload.Jobs.Validate()))
+	}
+	return errors.Join(errs...)
+}
+
+func checkPositioned(t *testing.T, doc string, err error) {
+	t.Helper()
+	if err == nil {
+		return
+	}
+	var list ErrorList
+	if !errors.As(err, &list) || len(list) == 0 {
+		t.Fatalf("rejection without positions: %T %v", err, err)
+	}
+	lines := strings.Count(doc, "\n") + 1
+	for _, e := range list {
+		if e.File != "f.toml" || e.Line < 1 || e.Line > lines || e.Col < 1 {
+			t.Fatalf("bad position in %q (document of %d lines)", e.Error(), lines)
+		}
+	}
+}

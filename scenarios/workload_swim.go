@@ -1,0 +1,232 @@
+package scenarios
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"clusteremu/workload"
+)
+
+// SWIMStream replays a SWIM workload trace (TSV, one job a line: job id,
+// submit time s, inter-arrival gap s, map input bytes, shuffle bytes,
+// reduce output bytes), as in the SWIM Facebook traces.
+//
+// Each record becomes one job:
+//   - maps: one per HDFS block of the (scaled) input, at least one — the
+//     spec leaves Maps at 0 so the cluster's block size decides;
+//   - reduces: 0 when the shuffle is empty, else
+//     ⌈shuffle / bytes_per_reduce⌉, at least 1 and at most max_reduces
+//     (when set), as SWIM's replay script derives them;
+//   - bytes: input, shuffle and output multiplied by size_scale;
+//   - submit: (t − start) × time_scale, for the records with
+//     start ≤ t < start + duration (all from start when duration is 0),
+//     then only the first max_jobs of them (all when 0).
+//
+// TOML keys and defaults: trace (required; relative to the scenario's
+// directory), bytes_per_reduce = "64MiB", max_reduces = 0 (no cap),
+// time_scale = 1.0 (0.5 replays twice as fast), size_scale = 1.0,
+// start = "0s", duration = "0s" (to the end), max_jobs = 0 (all),
+// pool = "" (the default pool), map_cpu_per_mib and reduce_cpu_per_mib
+// (see CPUCosts).
+type SWIMStream struct {
+	Trace          string   `toml:"trace"`
+	BytesPerReduce Bytes    `toml:"bytes_per_reduce"`
+	MaxReduces     int      `toml:"max_reduces"`
+	TimeScale      float64  `toml:"time_scale"`
+	SizeScale      float64  `toml:"size_scale"`
+	Start          Duration `toml:"start"`
+	Length         Duration `toml:"duration"`
+	MaxJobs        int      `toml:"max_jobs"`
+	Pool           string   `toml:"pool"`
+	CPUCosts
+}
+
+// DefaultBytesPerReduce is the shuffle one reduce task receives when a
+// SWIM stream does not say: 64 MiB, the figure in SWIM's own README.
+const DefaultBytesPerReduce = Bytes(64 << 20)
+
+// DefaultSWIMStream returns a SWIMStream with every default filled in
+// and no trace.
+func DefaultSWIMStream() SWIMStream {
+	return SWIMStream{BytesPerReduce: DefaultBytesPerReduce, TimeScale: 1, SizeScale: 1}
+}
+
+// withDefaults returns s with zero fields replaced by their defaults.
+func (s SWIMStream) withDefaults() SWIMStream { return fillZero(s, DefaultSWIMStream()) }
+
+// Validate checks the configuration without reading the trace.
+func (s *SWIMStream) Validate() error {
+	v := s.withDefaults()
+	var c checks
+	c.add(v.Trace == "", Missing("trace", `give the path of a SWIM trace TSV, e.g. "../shared/traces/FB-2009_samples_24_times_1hr_0.tsv"`))
+	c.add(v.BytesPerReduce < 0, Invalid("bytes_per_reduce", v.BytesPerReduce, "must be > 0"))
+	c.add(v.MaxReduces < 0, Invalid("max_reduces", v.MaxReduces, "must be ≥ 0 (0 = no cap)"))
+	c.add(!(v.TimeScale > 0) || !finite(v.TimeScale), Invalid("time_scale", v.TimeScale, "must be a finite number > 0"))
+	c.add(!(v.SizeScale > 0) || !finite(v.SizeScale), Invalid("size_scale", v.SizeScale, "must be a finite number > 0"))
+	c.add(v.MaxJobs < 0, Invalid("max_jobs", v.MaxJobs, "must be ≥ 0 (0 = all)"))
+	return c.err()
+}
+
+// Generate reads the trace (relative to env.Dir) and converts it; the
+// seed is not used.
+func (s *SWIMStream) Generate(env Env) ([]workload.JobSpec, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	path := s.Trace
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(env.Dir, path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	recs, err := ReadSWIM(path, f)
+	if err != nil {
+		return nil, err
+	}
+	return s.Convert(recs), nil
+}
+
+// SWIMRecord is one line of a SWIM trace. Times are seconds.
+type SWIMRecord struct {
+	Line                   int // 1-based line in the trace
+	ID                     string
+	Submit, Gap            float64
+	Input, Shuffle, Output int64
+}
+
+// swimColumns names the columns in errors.
+var swimColumns = [6]string{"job id", "submit time", "inter-arrival gap", "map input bytes", "shuffle bytes", "reduce output bytes"}
+
+// ReadSWIM parses a SWIM trace, naming it name in errors. Every line must
+// have six tab-separated columns: a job id (unique, not empty), a submit
+// time ≥ the previous one, a gap equal to the difference from the
+// previous submit time (from 0 for the first line) within 1 ms, and three
+// whole byte counts ≥ 0. Empty lines and lines starting with # are
+// skipped. An error names name:line and the column.
+func ReadSWIM(name string, r io.Reader) ([]SWIMRecord, error) {
+	var recs []SWIMRecord
+	seen := map[string]int{}
+	prev := 0.0
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSuffix(sc.Text(), "\r")
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		rec, err := parseSWIMLine(line, n, prev)
+		if err == nil && seen[rec.ID] > 0 {
+			err = fmt.Errorf("column 1 (job id) = %q: repeats line %d", rec.ID, seen[rec.ID])
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, n, err)
+		}
+		seen[rec.ID], prev = n, rec.Submit
+		recs = append(recs, rec)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return recs, nil
+}
+
+func parseSWIMLine(line string, n int, prev float64) (SWIMRecord, error) {
+	cols := strings.Split(line, "\t")
+	if len(cols) != len(swimColumns) {
+		return SWIMRecord{}, fmt.Errorf("%d tab-separated columns; want 6: %s", len(cols), strings.Join(swimColumns[:], ", "))
+	}
+	rec := SWIMRecord{Line: n, ID: cols[0]}
+	if rec.ID == "" {
+		return rec, fmt.Errorf("column 1 (job id) is empty")
+	}
+	var err error
+	if rec.Submit, err = swimSeconds(cols, 1); err != nil {
+		return rec, err
+	}
+	if rec.Gap, err = swimSeconds(cols, 2); err != nil {
+		return rec, err
+	}
+	if math.Abs(rec.Submit-prev-rec.Gap) > 1e-3 {
+		return rec, fmt.Errorf("column 3 (%s) = %s: the submit times say %g (%g − %g)",
+			swimColumns[2], cols[2], rec.Submit-prev, rec.Submit, prev)
+	}
+	for i, dst := range []*int64{&rec.Input, &rec.Shuffle, &rec.Output} {
+		if *dst, err = swimBytes(cols, 3+i); err != nil {
+			return rec, err
+		}
+	}
+	return rec, nil
+}
+
+func swimSeconds(cols []string, i int) (float64, error) {
+	f, err := strconv.ParseFloat(cols[i], 64)
+	if err != nil || !finite(f) || f < 0 || f > float64(math.MaxInt64/int64(time.Second)) {
+		return 0, fmt.Errorf("column %d (%s) = %q: must be seconds ≥ 0", i+1, swimColumns[i], cols[i])
+	}
+	return f, nil
+}
+
+func swimBytes(cols []string, i int) (int64, error) {
+	b, err := strconv.ParseInt(cols[i], 10, 64)
+	if err != nil || b < 0 {
+		return 0, fmt.Errorf("column %d (%s) = %q: must be a whole number of bytes ≥ 0", i+1, swimColumns[i], cols[i])
+	}
+	return b, nil
+}
+
+// Convert turns trace records into jobs by the rules in SWIMStream's
+// documentation. s must be valid.
+func (s *SWIMStream) Convert(recs []SWIMRecord) []workload.JobSpec {
+	v := s.withDefaults()
+	mapCPU, reduceCPU := v.CPUCosts.costs()
+	start, end := v.Start.Std().Seconds(), math.Inf(1)
+	if v.Length > 0 {
+		end = start + v.Length.Std().Seconds()
+	}
+	var jobs []workload.JobSpec
+	for _, r := range recs {
+		if r.Submit < start || r.Submit >= end || (v.MaxJobs > 0 && len(jobs) == v.MaxJobs) {
+			continue
+		}
+		shuffle := v.scale(r.Shuffle)
+		jobs = append(jobs, workload.JobSpec{
+			Name: r.ID, Submit: seconds((r.Submit - start) * v.TimeScale), Pool: v.Pool, Priority: 2,
+			InputBytes: v.scale(r.Input), Reduces: v.reduces(shuffle), ShuffleBytes: shuffle,
+			OutputBytes: v.scale(r.Output), MapCPU: mapCPU, ReduceCPU: reduceCPU,
+		})
+	}
+	sortBySubmit(jobs)
+	return jobs
+}
+
+// scale multiplies a byte count by size_scale, rounding and saturating.
+func (s *SWIMStream) scale(b int64) int64 {
+	f := math.Round(float64(b) * s.SizeScale)
+	if f >= math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return int64(f)
+}
+
+// reduces applies the reduce-count rule to a (scaled) shuffle size.
+func (s *SWIMStream) reduces(shuffle int64) int {
+	if shuffle == 0 {
+		return 0
+	}
+	per := int64(s.BytesPerReduce)
+	n := shuffle/per + min(shuffle%per, 1)
+	if s.MaxReduces > 0 {
+		n = min(n, int64(s.MaxReduces))
+	}
+	return int(max(n, 1))
+}

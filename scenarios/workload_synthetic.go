@@ -1,0 +1,216 @@
+package scenarios
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"clusteremu/workload"
+)
+
+// SyntheticStream generates jobs with Poisson arrivals and random sizes.
+//
+// Arrivals: exponential gaps with mean interarrival, or, when load is
+// given instead, with the mean that offers that load. The offered load is
+// ρ = λ·W̄ / slots, where λ is the arrival rate, slots the cluster's map
+// plus reduce slots and W̄ the mean work of a job in slot-seconds, taken
+// as (maps + reduces) × task_time averaged over the jobs this stream
+// generates; so the mean gap is W̄ / (ρ·slots). The first job arrives one
+// gap after start.
+//
+// Sizes (the number of maps): "facebook" picks a bin of Zaharia et al.'s
+// Table 2 with its Facebook fraction (FacebookBins), then draws maps
+// log-uniformly within the bin; "pareto" draws from a bounded Pareto
+// with shape pareto_alpha on [min_maps, max_maps]; "lognormal" draws
+// exp(N(lognormal_mu, lognormal_sigma²)) rounded and clamped to
+// [min_maps, max_maps]. Reduces are max(1, round(f·maps)) with f uniform
+// in [min_reduce_fraction, max_reduce_fraction] (map-only jobs when
+// max_reduce_fraction is 0). A job reads maps × block_size bytes, shuffles
+// shuffle_ratio of its input and writes output_ratio of its shuffle (of
+// its input when map-only).
+//
+// Sizes and arrivals use separate generators derived from the seed, so
+// changing the rate or load moves the arrivals but keeps the jobs.
+//
+// TOML keys and defaults: jobs (required, ≥ 1), interarrival or load
+// (exactly one), slots (required with load), task_time = "30s",
+// start = "0s", sizes = "facebook", pareto_alpha = 1.1, min_maps = 1,
+// max_maps = 12800, lognormal_mu = 2.5, lognormal_sigma = 1.5,
+// min_reduce_fraction = 0.05, max_reduce_fraction = 0.25,
+// block_size = "128MiB", shuffle_ratio = 1.0, output_ratio = 1.0,
+// pool = "", map_cpu_per_mib and reduce_cpu_per_mib (see CPUCosts).
+// A zero or absent value takes the default.
+type SyntheticStream struct {
+	Jobs              int      `toml:"jobs"`
+	Interarrival      Duration `toml:"interarrival"`
+	Load              float64  `toml:"load"`
+	Slots             int      `toml:"slots"`
+	TaskTime          Duration `toml:"task_time"`
+	Start             Duration `toml:"start"`
+	Sizes             string   `toml:"sizes"`
+	ParetoAlpha       float64  `toml:"pareto_alpha"`
+	MinMaps           int      `toml:"min_maps"`
+	MaxMaps           int      `toml:"max_maps"`
+	LognormalMu       float64  `toml:"lognormal_mu"`
+	LognormalSigma    float64  `toml:"lognormal_sigma"`
+	MinReduceFraction *float64 `toml:"min_reduce_fraction"`
+	MaxReduceFraction *float64 `toml:"max_reduce_fraction"`
+	BlockSize         Bytes    `toml:"block_size"`
+	ShuffleRatio      float64  `toml:"shuffle_ratio"`
+	OutputRatio       float64  `toml:"output_ratio"`
+	Pool              string   `toml:"pool"`
+	CPUCosts
+}
+
+// SizeBin is a range of map counts [Lo, Hi] and the fraction of jobs in it.
+type SizeBin struct {
+	Lo, Hi   int
+	Fraction float64
+}
+
+// FacebookBins are the job-size bins of Zaharia et al. 2009, Table 2, with
+// the share of Facebook's jobs in each. The paper's edges overlap ("1-25",
+// "25-50"); here a bin holds the counts above the previous bin's top, and
+// the open last bin ("> 3200") ends at 12800 maps.
+var FacebookBins = []SizeBin{
+	{1, 25, 0.58}, {26, 50, 0.096}, {51, 100, 0.086}, {101, 200, 0.084}, {201, 400, 0.056},
+	{401, 800, 0.043}, {801, 1600, 0.025}, {1601, 3200, 0.013}, {3201, 12800, 0.017},
+}
+
+// DefaultSyntheticStream returns a SyntheticStream with every default
+// filled in; Jobs and the arrival process are left for the scenario.
+func DefaultSyntheticStream() SyntheticStream {
+	minFrac, maxFrac := 0.05, 0.25
+	return SyntheticStream{
+		TaskTime: Duration(30 * time.Second), Sizes: "facebook", ParetoAlpha: 1.1,
+		MinMaps: 1, MaxMaps: 12800, LognormalMu: 2.5, LognormalSigma: 1.5,
+		MinReduceFraction: &minFrac, MaxReduceFraction: &maxFrac,
+		BlockSize: 128 << 20, ShuffleRatio: 1, OutputRatio: 1,
+	}
+}
+
+// withDefaults returns s with zero fields replaced by their defaults.
+func (s SyntheticStream) withDefaults() SyntheticStream {
+	return fillZero(s, DefaultSyntheticStream())
+}
+
+// Validate checks the configuration.
+func (s *SyntheticStream) Validate() error {
+	v := s.withDefaults()
+	var c checks
+	c.add(v.Jobs < 1, Invalid("jobs", v.Jobs, "must be ≥ 1"))
+	c.add(v.Interarrival == 0 && v.Load == 0, Missing("interarrival", `give the mean gap (e.g. interarrival = "30s") or a target load (e.g. load = 0.7)`))
+	c.add(v.Interarrival != 0 && v.Load != 0, Invalid("load", v.Load, "give either interarrival or load, not both"))
+	c.add(!(v.Load >= 0) || !finite(v.Load), Invalid("load", v.Load, "must be a finite number > 0"))
+	c.add(v.Load > 0 && v.Slots < 1, Missing("slots", "load needs the cluster's map + reduce slots, ≥ 1"))
+	c.add(v.Slots < 0, Invalid("slots", v.Slots, "must be ≥ 1"))
+	c.add(v.Sizes != "facebook" && v.Sizes != "pareto" && v.Sizes != "lognormal",
+		Invalid("sizes", v.Sizes, `must be "facebook", "pareto" or "lognormal"`))
+	c.add(!(v.ParetoAlpha > 0) || !finite(v.ParetoAlpha), Invalid("pareto_alpha", v.ParetoAlpha, "must be a finite number > 0"))
+	c.add(v.MinMaps < 1, Invalid("min_maps", v.MinMaps, "must be ≥ 1"))
+	c.add(v.MaxMaps < v.MinMaps || v.MaxMaps > 1e7, Invalid("max_maps", v.MaxMaps, "must be in [min_maps = %d, 10000000]", v.MinMaps))
+	c.add(!finite(v.LognormalMu), Invalid("lognormal_mu", v.LognormalMu, "must be finite"))
+	c.add(!(v.LognormalSigma > 0) || !finite(v.LognormalSigma), Invalid("lognormal_sigma", v.LognormalSigma, "must be a finite number > 0"))
+	minf, maxf := *v.MinReduceFraction, *v.MaxReduceFraction
+	c.add(!(minf >= 0 && minf <= 1), Invalid("min_reduce_fraction", minf, "must be in [0, 1]"))
+	c.add(!(maxf >= minf && maxf <= 1), Invalid("max_reduce_fraction", maxf, "must be in [min_reduce_fraction = %g, 1]", minf))
+	c.add(v.BlockSize < 1, Invalid("block_size", v.BlockSize, "must be > 0"))
+	c.add(!(v.ShuffleRatio >= 0) || !finite(v.ShuffleRatio), Invalid("shuffle_ratio", v.ShuffleRatio, "must be a finite number ≥ 0"))
+	c.add(!(v.OutputRatio >= 0) || !finite(v.OutputRatio), Invalid("output_ratio", v.OutputRatio, "must be a finite number ≥ 0"))
+	c.add(v.Jobs > 10_000_000, Invalid("jobs", v.Jobs, "must be at most 10000000"))
+	return c.err()
+}
+
+// Generate draws the jobs from env.Seed; equal seeds give equal jobs.
+func (s *SyntheticStream) Generate(env Env) ([]workload.JobSpec, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	v := s.withDefaults()
+	sizes := rand.New(rand.NewPCG(env.Seed, 0x73697a6573))    // "sizes"
+	arrivals := rand.New(rand.NewPCG(env.Seed, 0x6172726976)) // "arriv"
+	jobs := make([]workload.JobSpec, v.Jobs)
+	work := 0.0
+	for i := range jobs {
+		jobs[i] = v.job(i, sizes)
+		work += float64(jobs[i].Maps+jobs[i].Reduces) * v.TaskTime.Std().Seconds()
+	}
+	gap := v.meanGap(work / float64(len(jobs)))
+	t := v.Start.Std().Seconds()
+	for i := range jobs {
+		t += arrivals.ExpFloat64() * gap
+		jobs[i].Submit = seconds(t)
+	}
+	sortBySubmit(jobs)
+	return jobs, nil
+}
+
+// meanGap returns the mean inter-arrival time in seconds for a mean job
+// work in slot-seconds.
+func (s *SyntheticStream) meanGap(meanWork float64) float64 {
+	if s.Load > 0 {
+		return meanWork / (s.Load * float64(s.Slots))
+	}
+	return s.Interarrival.Std().Seconds()
+}
+
+// job draws the size of job i.
+func (s *SyntheticStream) job(i int, r *rand.Rand) workload.JobSpec {
+	maps := s.drawMaps(r)
+	f := *s.MinReduceFraction + r.Float64()*(*s.MaxReduceFraction-*s.MinReduceFraction)
+	reduces := 0
+	if *s.MaxReduceFraction > 0 {
+		reduces = max(1, int(math.Round(f*float64(maps))))
+	}
+	input := int64(maps) * int64(s.BlockSize)
+	shuffle, output := int64(0), ratio(input, s.OutputRatio)
+	if reduces > 0 {
+		shuffle = ratio(input, s.ShuffleRatio)
+		output = ratio(shuffle, s.OutputRatio)
+	}
+	mapCPU, reduceCPU := s.CPUCosts.costs()
+	return workload.JobSpec{
+		Name: fmt.Sprintf("job%d", i), Pool: s.Pool, Priority: 2,
+		InputBytes: input, Maps: maps, Reduces: reduces, ShuffleBytes: shuffle, OutputBytes: output,
+		MapCPU: mapCPU, ReduceCPU: reduceCPU,
+	}
+}
+
+func ratio(b int64, r float64) int64 {
+	return int64(min(math.Round(float64(b)*r), math.MaxInt64/2))
+}
+
+// drawMaps draws a job's number of maps from the size distribution.
+func (s *SyntheticStream) drawMaps(r *rand.Rand) int {
+	switch s.Sizes {
+	case "pareto":
+		return boundedPareto(r, s.ParetoAlpha, s.MinMaps, s.MaxMaps)
+	case "lognormal":
+		x := math.Round(math.Exp(s.LognormalMu + s.LognormalSigma*r.NormFloat64()))
+		return int(min(max(x, float64(s.MinMaps)), float64(s.MaxMaps)))
+	}
+	u, bin := r.Float64(), FacebookBins[len(FacebookBins)-1]
+	for _, b := range FacebookBins {
+		if u < b.Fraction {
+			bin = b
+			break
+		}
+		u -= b.Fraction
+	}
+	return logUniform(r, bin.Lo, bin.Hi)
+}
+
+// logUniform draws an integer in [lo, hi] whose logarithm is uniform.
+func logUniform(r *rand.Rand, lo, hi int) int {
+	a, b := math.Log(float64(lo)), math.Log(float64(hi)+1)
+	return min(int(math.Exp(a+r.Float64()*(b-a))), hi)
+}
+
+// boundedPareto draws an integer in [lo, hi] by inverting the CDF of a
+// Pareto with shape alpha truncated to [lo, hi+1).
+func boundedPareto(r *rand.Rand, alpha float64, lo, hi int) int {
+	l, h := float64(lo), float64(hi)+1
+	x := l * math.Pow(1-r.Float64()*(1-math.Pow(l/h, alpha)), -1/alpha)
+	return min(max(int(x), lo), hi)
+}

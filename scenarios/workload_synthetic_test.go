@@ -1,0 +1,197 @@
+package scenarios
+
+import (
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"clusteremu/workload"
+)
+
+func generate(t *testing.T, s SyntheticStream, seed uint64) []workload.JobSpec {
+	t.Helper()
+	jobs, err := s.Generate(Env{Seed: seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(jobs) != s.Jobs {
+		t.Fatalf("%d jobs; want %d", len(jobs), s.Jobs)
+	}
+	for i, j := range jobs {
+		if err := j.Validate(); err != nil {
+			t.Fatalf("%s: %v", j.Name, err)
+		}
+		if i > 0 && j.Submit < jobs[i-1].Submit {
+			t.Fatalf("%s submitted at %v, before %s at %v", j.Name, j.Submit, jobs[i-1].Name, jobs[i-1].Submit)
+		}
+	}
+	return jobs
+}
+
+// within fails unless |got − want| ≤ 4 standard errors.
+func within(t *testing.T, what string, got, want, stderr float64) {
+	t.Helper()
+	if math.Abs(got-want) > 4*stderr {
+		t.Errorf("%s = %.4f; want %.4f ± %.4f (4σ)", what, got, want, 4*stderr)
+	}
+}
+
+func TestSyntheticIsDeterministic(t *testing.T) {
+	s := SyntheticStream{Jobs: 200, Interarrival: Duration(30 * time.Second)}
+	a, b := generate(t, s, 7), generate(t, s, 7)
+	if !reflect.DeepEqual(a, b) {
+		t.Fatal("the same seed gave different jobs")
+	}
+	if reflect.DeepEqual(a, generate(t, s, 8)) {
+		t.Fatal("seeds 7 and 8 gave the same jobs")
+	}
+	s.Interarrival = Duration(time.Minute)
+	c := generate(t, s, 7)
+	for i := range a { // the sizes stream is independent of the arrivals
+		a[i].Submit, c[i].Submit = 0, 0
+	}
+	if !reflect.DeepEqual(sortedByName(a), sortedByName(c)) {
+		t.Error("changing the arrival rate changed the job sizes")
+	}
+}
+
+func sortedByName(jobs []workload.JobSpec) map[string]workload.JobSpec {
+	m := map[string]workload.JobSpec{}
+	for _, j := range jobs {
+		m[j.Name] = j
+	}
+	return m
+}
+
+func TestSyntheticPoissonArrivals(t *testing.T) {
+	const n, mean = 20000, 30.0
+	s := SyntheticStream{Jobs: n, Interarrival: Duration(30 * time.Second), Start: Duration(time.Hour)}
+	jobs := generate(t, s, 1)
+	if jobs[0].Submit <= time.Hour {
+		t.Errorf("first arrival %v; want after start = 1h", jobs[0].Submit)
+	}
+	gaps, long := 0.0, 0
+	prev := time.Hour
+	for _, j := range jobs {
+		g := (j.Submit - prev).Seconds()
+		gaps += g
+		if g > mean {
+			long++
+		}
+		prev = j.Submit
+	}
+	// Exponential gaps: the mean is 30 s (standard error 30/√n) and a gap
+	// exceeds its mean with probability 1/e.
+	within(t, "mean gap (s)", gaps/n, mean, mean/math.Sqrt(n))
+	p := math.Exp(-1)
+	within(t, "P(gap > mean)", float64(long)/n, p, math.Sqrt(p*(1-p)/n))
+}
+
+func TestSyntheticFacebookBins(t *testing.T) {
+	const n = 20000
+	jobs := generate(t, SyntheticStream{Jobs: n, Interarrival: Duration(time.Second)}, 2)
+	counts := make([]int, len(FacebookBins))
+	for _, j := range jobs {
+		bin := -1
+		for i, b := range FacebookBins {
+			if j.Maps >= b.Lo && j.Maps <= b.Hi {
+				bin = i
+			}
+		}
+		if bin < 0 {
+			t.Fatalf("%s has %d maps, in no bin", j.Name, j.Maps)
+		}
+		counts[bin]++
+		lo, hi := max(1, int(math.Round(0.05*float64(j.Maps)))), max(1, int(math.Round(0.25*float64(j.Maps))))
+		if j.Reduces < lo || j.Reduces > hi || j.InputBytes != int64(j.Maps)<<27 || j.ShuffleBytes != j.InputBytes {
+			t.Fatalf("%s: %d maps, %d reduces, %d input, %d shuffle", j.Name, j.Maps, j.Reduces, j.InputBytes, j.ShuffleBytes)
+		}
+	}
+	sum := 0.0
+	for i, b := range FacebookBins {
+		sum += b.Fraction
+		within(t, "fraction in bin "+string(rune('0'+i)), float64(counts[i])/n, b.Fraction, math.Sqrt(b.Fraction*(1-b.Fraction)/n))
+	}
+	if math.Abs(sum-1) > 1e-9 {
+		t.Errorf("bin fractions sum to %v", sum)
+	}
+}
+
+func TestSyntheticTargetLoad(t *testing.T) {
+	const n = 20000
+	s := SyntheticStream{Jobs: n, Load: 0.7, Slots: 600, TaskTime: Duration(20 * time.Second)}
+	jobs := generate(t, s, 3)
+	work := 0.0
+	for _, j := range jobs {
+		work += float64(j.Maps+j.Reduces) * 20
+	}
+	// Offered load = work / (span × slots); the span is a sum of n
+	// exponential gaps, so its relative standard error is 1/√n.
+	span := jobs[n-1].Submit.Seconds()
+	within(t, "offered load", work/(span*600), 0.7, 0.7/math.Sqrt(n))
+}
+
+func TestSyntheticHeavyTails(t *testing.T) {
+	const n = 20000
+	jobs := generate(t, SyntheticStream{Jobs: n, Interarrival: Duration(time.Second), Sizes: "pareto", MaxMaps: 5000}, 4)
+	ones := 0
+	for _, j := range jobs {
+		if j.Maps < 1 || j.Maps > 5000 {
+			t.Fatalf("%s has %d maps; want [1, 5000]", j.Name, j.Maps)
+		}
+		if j.Maps == 1 {
+			ones++
+		}
+	}
+	// Bounded Pareto(α = 1.1) on [1, 5001): P(maps = 1) = P(X < 2).
+	p := (1 - math.Pow(0.5, 1.1)) / (1 - math.Pow(1.0/5001, 1.1))
+	within(t, "P(maps = 1)", float64(ones)/n, p, math.Sqrt(p*(1-p)/n))
+
+	jobs = generate(t, SyntheticStream{Jobs: n, Interarrival: Duration(time.Second), Sizes: "lognormal", LognormalMu: 3, LognormalSigma: 1}, 5)
+	below := 0
+	for _, j := range jobs {
+		if j.Maps < 20 { // e^3 ≈ 20.09 is the median
+			below++
+		}
+	}
+	within(t, "P(maps < median)", float64(below)/n, 0.5, 0.5/math.Sqrt(n))
+}
+
+func TestSyntheticMapOnly(t *testing.T) {
+	zero := 0.0
+	jobs := generate(t, SyntheticStream{Jobs: 50, Interarrival: Duration(time.Second), MinReduceFraction: &zero, MaxReduceFraction: &zero, OutputRatio: 0.5}, 6)
+	for _, j := range jobs {
+		if j.Reduces != 0 || j.ShuffleBytes != 0 || j.OutputBytes != j.InputBytes/2 {
+			t.Fatalf("%s: %d reduces, %d shuffle, %d output of %d input", j.Name, j.Reduces, j.ShuffleBytes, j.OutputBytes, j.InputBytes)
+		}
+	}
+}
+
+func TestSyntheticValidate(t *testing.T) {
+	bad := 2.0
+	for _, tc := range []struct {
+		s    SyntheticStream
+		msgs []string
+	}{
+		{SyntheticStream{}, []string{"jobs = 0: must be ≥ 1", "interarrival: missing"}},
+		{SyntheticStream{Jobs: 1, Load: 0.5}, []string{"slots: missing"}},
+		{SyntheticStream{Jobs: 1, Load: 0.5, Slots: 4, Interarrival: 1}, []string{"load = 0.5: give either"}},
+		{SyntheticStream{Jobs: 1, Load: math.NaN(), Slots: 4}, []string{"load = NaN"}},
+		{SyntheticStream{Jobs: 1, Load: 1, Slots: 1, Sizes: "zipf"}, []string{`sizes = "zipf": must be`}},
+		{SyntheticStream{Jobs: 1, Load: 1, Slots: 1, MinMaps: 10, MaxMaps: 5}, []string{"max_maps = 5: must be in [min_maps = 10"}},
+		{SyntheticStream{Jobs: 1, Load: 1, Slots: 1, MaxReduceFraction: &bad}, []string{"max_reduce_fraction = 2"}},
+		{SyntheticStream{Jobs: 1, Load: 1, Slots: 1, BlockSize: -1, ShuffleRatio: -1}, []string{"block_size", "shuffle_ratio = -1"}},
+	} {
+		err := tc.s.Validate()
+		for _, m := range tc.msgs {
+			if err == nil || !strings.Contains(err.Error(), m) {
+				t.Errorf("%+v: Validate() = %v; want it to mention %q", tc.s, err, m)
+			}
+		}
+		if _, gerr := tc.s.Generate(Env{}); gerr == nil {
+			t.Errorf("%+v: Generate succeeded", tc.s)
+		}
+	}
+}
