@@ -43,9 +43,10 @@ type ErrorList []*Error
 
 // Error prints the errors one per line in position order.
 func (l ErrorList) Error() string {
-	l.Sort()
+	sorted := slices.Clone(l)
+	sorted.Sort()
 	lines := make([]string, len(l))
-	for i, e := range l {
+	for i, e := range sorted {
 		lines[i] = e.Error()
 	}
 	return strings.Join(lines, "\n")

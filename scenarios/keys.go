@@ -10,8 +10,8 @@ import (
 // it was decoded into and calls report for every key the type has no
 // field for, with the indexed path and the keys the table allows. Values
 // whose type decodes itself (toml.Unmarshaler, encoding.TextUnmarshaler),
-// interfaces and maps of such values are not looked into. Keys are
-// visited in sorted order.
+// toml.Primitive (decoded later by its owner), interfaces and maps of such
+// values are not looked into. Keys are visited in sorted order.
 func walkStruct(table map[string]any, t reflect.Type, path []seg, report func([]seg, []string)) {
 	t = deref(t)
 	if decodesItself(t) {
@@ -74,7 +74,7 @@ func deref(t reflect.Type) reflect.Type {
 
 func decodesItself(t reflect.Type) bool {
 	p := reflect.PointerTo(t)
-	return t.Kind() == reflect.Interface || p.Implements(tomlUnmarshaler) || p.Implements(textUnmarshaler)
+	return t.Kind() == reflect.Interface || t == tomlPrimitive || p.Implements(tomlUnmarshaler) || p.Implements(textUnmarshaler)
 }
 
 // tomlFields lists the keys a struct type accepts, in declaration order,

@@ -116,6 +116,20 @@ func value(tree map[string]any, segs []seg) (any, bool) {
 	return v, true
 }
 
+// keyLineBefore finds the last line at or before line that assigns key
+// ("key =" after optional text such as a dotted prefix) and returns its
+// line and the key's column.
+func keyLineBefore(text string, line int, key string) (int, int, bool) {
+	lines := strings.SplitN(text, "\n", line+1)
+	for l := min(line, len(lines)); l >= 1; l-- {
+		lt := lines[l-1]
+		if i := strings.Index(lt, key); i >= 0 && strings.HasPrefix(strings.TrimLeft(lt[i+len(key):], " \t\""), "=") {
+			return l, i + 1, true
+		}
+	}
+	return 0, 0, false
+}
+
 // lineHasKey reports whether line (1-based) of text mentions key.
 func lineHasKey(text string, line int, key string) bool {
 	lines := strings.SplitN(text, "\n", line+1)

@@ -60,19 +60,16 @@ func Parse(name string, data []byte) (*Document, error) {
 // "racks"). Fields that v already holds and the document leaves out keep
 // their values, so callers decode over DefaultX().
 func (d *Document) Decode(v any) error {
-	md, err := toml.Decode(d.text, v)
-	if err != nil {
+	if _, err := toml.Decode(d.text, v); err != nil {
 		return d.decodeError(err, reflect.TypeOf(v))
 	}
+	// MetaData.Undecoded would list the keys under map[string]any and
+	// toml.Primitive fields too, and none of the keys matched only
+	// case-insensitively; walking the type finds exactly the unknown ones.
 	var errs ErrorList
 	walkStruct(d.tree, reflect.TypeOf(v), nil, func(path []seg, allowed []string) {
 		errs = append(errs, d.unknown(path, allowed))
 	})
-	if len(errs) == 0 {
-		for _, k := range md.Undecoded() { // a safety net: walkStruct should see these
-			errs = append(errs, d.unknown(keySegs(k), nil))
-		}
-	}
 	return errs.err()
 }
 
@@ -105,10 +102,22 @@ func (d *Document) position(segs []seg) (line, col int, ok bool) {
 		text, tree = d.shortestPrefix(segs)
 	}
 	line, col, ok = probe(text, tree, segs)
-	if ok && lineHasKey(text, line, segs[len(segs)-1].name) {
+	key := segs[len(segs)-1].name
+	switch v, _ := value(d.tree, segs); {
+	case ok && lineHasKey(text, line, key):
 		return line, col, true
+	case isTable(v):
+		return d.firstChild(segs)
+	case ok:
+		// The decoder places a multi-line value at its last line.
+		return keyLineBefore(text, line, key)
 	}
-	return d.firstChild(segs)
+	return 0, 0, false
+}
+
+func isTable(v any) bool {
+	_, ok := v.(map[string]any)
+	return ok
 }
 
 // firstChild positions a table that was created implicitly (by a dotted
@@ -133,23 +142,54 @@ func (d *Document) firstChild(segs []seg) (line, col int, ok bool) {
 }
 
 // shortestPrefix returns the shortest run of whole lines from the start
-// of the document that holds the path. The decoder reports the last
-// occurrence of a key in an array of tables, and in that prefix the
-// wanted element is the last one. The cost is O(lines²) in the worst case.
+// of the document that parses and holds the path. The decoder reports the
+// last occurrence of a key in an array of tables, and in that prefix the
+// wanted element is the last one. A prefix that holds the path keeps
+// holding it as lines are added, so a binary search finds it with
+// O(log lines) decodes, plus one per line of a multi-line value it lands
+// in.
 func (d *Document) shortestPrefix(segs []seg) (string, map[string]any) {
-	end := 0
-	for end < len(d.text) {
-		next := strings.IndexByte(d.text[end:], '\n')
-		if next < 0 {
-			break
-		}
-		end += next + 1
-		tree := map[string]any{}
-		if _, err := toml.Decode(d.text[:end], &tree); err == nil && lookup(tree, segs) {
-			return d.text[:end], tree
+	ends := lineEnds(d.text)
+	lo, hi := 0, len(ends)-1
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if k, tree := d.parseableFrom(ends, mid); k >= 0 && lookup(tree, segs) {
+			hi = mid
+		} else {
+			lo = mid + 1
 		}
 	}
+	if k, tree := d.parseableFrom(ends, lo); k >= 0 && lookup(tree, segs) {
+		return d.text[:ends[k]], tree
+	}
 	return d.text, d.tree
+}
+
+// parseableFrom returns the first k ≥ from whose prefix of k+1 lines
+// parses, with its tree, or -1.
+func (d *Document) parseableFrom(ends []int, from int) (int, map[string]any) {
+	for k := from; k < len(ends); k++ {
+		tree := map[string]any{}
+		if _, err := toml.Decode(d.text[:ends[k]], &tree); err == nil {
+			return k, tree
+		}
+	}
+	return -1, nil
+}
+
+// lineEnds returns the offset just past each line of text; the last is
+// len(text).
+func lineEnds(text string) []int {
+	var ends []int
+	for i := range len(text) {
+		if text[i] == '\n' {
+			ends = append(ends, i+1)
+		}
+	}
+	if len(ends) == 0 || ends[len(ends)-1] != len(text) {
+		ends = append(ends, len(text))
+	}
+	return ends
 }
 
 // at sets e's file and position to those of path, or of its closest
@@ -258,4 +298,5 @@ func keySegs(k toml.Key) []seg {
 var (
 	tomlUnmarshaler = reflect.TypeFor[toml.Unmarshaler]()
 	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
+	tomlPrimitive   = reflect.TypeFor[toml.Primitive]()
 )

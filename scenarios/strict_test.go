@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/BurntSushi/toml"
 )
 
 type testStream struct {
@@ -182,5 +184,41 @@ func TestDecodeFile(t *testing.T) {
 	}
 	if err := DecodeFile(filepath.Join(t.TempDir(), "absent.toml"), &c); err == nil {
 		t.Error("DecodeFile of a missing file succeeded")
+	}
+}
+
+func TestDecodeLeavesOpenTablesAlone(t *testing.T) {
+	var c struct {
+		Scheduler struct {
+			Name   string         `toml:"name"`
+			Params map[string]any `toml:"params"`
+			Later  toml.Primitive `toml:"later"`
+		} `toml:"scheduler"`
+		Pools map[string]struct {
+			Weight float64 `toml:"weight"`
+		} `toml:"pools"`
+	}
+	doc := "[scheduler]\nname = \"fair\"\nparams = {delay = \"10s\", levels = 2}\n[scheduler.later]\nx = 1\n[pools.a]\nweight = 2.0\n[pools.b]\nweigth = 1.0\n"
+	err := Decode("s.toml", []byte(doc), &c)
+	if want := "s.toml:9:1: pools.b.weigth: unknown key; allowed: weight"; err == nil || err.Error() != want {
+		t.Errorf("got %v; want %s", err, want)
+	}
+	if c.Scheduler.Params["levels"] != int64(2) || c.Pools["a"].Weight != 2 {
+		t.Errorf("decoded %+v", c)
+	}
+}
+
+func TestPositionAcrossMultilineValues(t *testing.T) {
+	doc := "[[workload.stream]]\nname = \"\"\"\nx\ny\n\"\"\"\nratez = 1\n[[workload.stream]]\nname = '''\nz'''\n  ratez = 2\n"
+	var c testConfig
+	err := Decode("s.toml", []byte(doc), &c)
+	want := "s.toml:6:1: workload.stream[0].ratez: unknown key; allowed: name, rate\n" +
+		"s.toml:10:3: workload.stream[1].ratez: unknown key; allowed: name, rate"
+	if err == nil || err.Error() != want {
+		t.Errorf("got:\n%v\nwant:\n%s", err, want)
+	}
+	parsed, _ := Parse("s.toml", []byte(doc))
+	if line, col, ok := parsed.Position("workload.stream[1].name"); !ok || line != 8 || col != 1 {
+		t.Errorf("Position(workload.stream[1].name) = %d:%d %v; want 8:1", line, col, ok)
 	}
 }

@@ -118,7 +118,7 @@ func (s *SyntheticStream) Validate() error {
 	c.add(v.BlockSize < 1, Invalid("block_size", v.BlockSize, "must be > 0"))
 	c.add(!(v.ShuffleRatio >= 0) || !finite(v.ShuffleRatio), Invalid("shuffle_ratio", v.ShuffleRatio, "must be a finite number ≥ 0"))
 	c.add(!(v.OutputRatio >= 0) || !finite(v.OutputRatio), Invalid("output_ratio", v.OutputRatio, "must be a finite number ≥ 0"))
-	c.add(v.Jobs > 10_000_000, Invalid("jobs", v.Jobs, "must be at most 10000000"))
+	c.add(v.Jobs > 1_000_000, Invalid("jobs", v.Jobs, "must be at most 1000000"))
 	return c.err()
 }
 
