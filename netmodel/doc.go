@@ -6,4 +6,121 @@
 // The package is pure. It imports nothing from clusteremu, starts no
 // goroutine and reads no clock: time is passed in by the caller, which asks
 // "when does the next flow finish" and "advance to t".
+//
+// # Units
+//
+// Emulated time is a time.Duration since the run's start (int64
+// nanoseconds). Sizes and delivered bytes are int64 bytes. Capacities and
+// rates are float64 bytes per second.
+//
+// # Worked example
+//
+// Two hosts in one rack with 125 MB/s NICs; host 0 sends 250 MB and 125 MB
+// to host 1 from memory (Transfer). Both flows cross host 0's NIC-up and
+// host 1's NIC-down, so each gets 62.5 MB/s. The small one finishes at 2 s
+// (125 MB / 62.5 MB/s); the big one has 125 MB left and now gets the whole
+// 125 MB/s, so it finishes at 3 s:
+//
+//	n, _ := netmodel.NewNetwork(netmodel.DefaultConfig())
+//	topo, _ := netmodel.BuildTopology(n, netmodel.TopologySpec{
+//		Racks: 1, HostsPerRack: 2, NICUp: 125e6, NICDown: 125e6})
+//	path, _ := topo.Path(0, 1, netmodel.Transfer)
+//	big, _ := n.Start(0, netmodel.FlowSpec{Size: 250e6, Path: path, Owner: 7})
+//	small, _ := n.Start(0, netmodel.FlowSpec{Size: 125e6, Path: path, Owner: 8})
+//	at, _ := n.NextCompletion()   // 2s
+//	done, _ := n.AdvanceTo(at)    // [{small 8 125e6 2s}]
+//	at, _ = n.NextCompletion()    // 3s
+//	done, _ = n.AdvanceTo(at)     // [{big 7 250e6 3s}]
+//
+// # The allocation
+//
+// Rates are found by progressive filling. Classes are served in increasing
+// order (strict priority); within a class all unfixed flows rise together,
+// flow f at rate λ×weight(f), until a link saturates; its unfixed flows of
+// the class are fixed at that rate and the level of every other link they
+// cross is updated in an indexed heap. A lower class then fills what is
+// left. Every flow thus ends either stalled (rate 0: a link of its path has
+// capacity 0 or was taken entirely by higher classes) or with a saturated
+// bottleneck on which no flow of its class has a higher rate per weight.
+//
+// # Paths of a Topology
+//
+// For src and dst hosts (rack links and core only when the racks differ;
+// links the TopologySpec leaves out, with capacity 0, are skipped):
+//
+//	LocalDiskRead    src disk-read                          (src == dst)
+//	LocalDiskWrite   src disk-write                         (src == dst)
+//	MemoryRead       src memory                             (src == dst)
+//	RemoteRead       src disk-read, src NIC-up, [src rack up, core, dst rack down], dst NIC-down
+//	RemoteMemoryRead src memory,    src NIC-up, [...], dst NIC-down
+//	Transfer                        src NIC-up, [...], dst NIC-down
+//	RemoteWrite                     src NIC-up, [...], dst NIC-down, dst disk-write
+//
+// Transfer is for bytes already in memory or the page cache, as a shuffle
+// fetch of recently written map output usually is: the source disk is not
+// charged. A shuffle that must read spilled output from disk uses
+// RemoteRead.
+//
+// # Batching and incremental re-solves
+//
+// Start, Cancel and SetCapacity only record the change and mark the links
+// it touches dirty. The next read (NextCompletion, AdvanceTo, Rate, Load,
+// Utilisation, or an explicit Solve) re-solves once, and only the connected
+// components of the dirty links: the links and flows reachable from them
+// through flows that share links. All changes at one instant therefore
+// share one re-solve, and a rack-local change costs the rack, not the
+// fabric. A change naming a later instant than Now() first re-solves the
+// pending changes at Now(), and fails with ErrPendingFinish if a flow would
+// complete in between: the caller calls AdvanceTo first. AdvanceTo removes
+// all flows completing at one instant before re-solving.
+//
+// # Floating point and byte accounting
+//
+// There is one tolerance, Epsilon (1e-9, relative to a link's capacity): a
+// link with at most Epsilon×capacity left is saturated. The remaining
+// capacities and weight sums are recomputed from the capacities at every
+// re-solve and never carried across re-solves, so rounding does not
+// accumulate over a run. Weights are limited to [MinWeight, MaxWeight].
+//
+// Each flow keeps its delivered bytes as a float64, settled only when its
+// rate changes (delivered += rate × elapsed). Its completion instant is the
+// first whole nanosecond at which it has delivered its size,
+// ceil(remaining / rate × 1e9) after the settlement; there a completing
+// flow's delivered bytes are set to its size exactly. Before completion,
+// Delivered, Cancel and Carried report whole bytes, floor(delivered),
+// capped at size-1. Bytes carried per link are int64 and are credited from
+// those whole bytes, so a link's carried bytes are exactly the sum over
+// the flows that crossed it of what each delivered.
+//
+// Flows of size 0 are accepted and complete at the instant they start,
+// reported by the next AdvanceTo; they take no bandwidth, even on a link
+// of capacity 0. Negative sizes, empty paths, repeated or unknown links,
+// negative, NaN or infinite capacities and weights outside [MinWeight,
+// MaxWeight] are errors naming the field and value. Nothing panics.
+//
+// # Completion window
+//
+// Config.CompletionWindow w > 0 trades exactness for speed: when the
+// earliest flow completes at t, every flow due by t+w completes at t as
+// well, with one re-solve for the batch. Each such flow is reported up to
+// w early, and the up to rate×w bytes it still had to send are delivered
+// instantaneously; the capacity it frees is given to the others up to w
+// early, so their completions can also move earlier, by at most w per
+// batched completion they depend on. With w = 0 (the default) completion
+// instants are exact to the nanosecond.
+//
+// # Cost
+//
+// With F flows, L links and P the mean path length, for a component of F'
+// flows and L' links:
+//   - Start, Cancel, SetCapacity: O(P) plus a map update; no solve.
+//   - re-solve: O(F'·P·log L') with no allocation in steady state (the
+//     heap of link levels is indexed and updated in place); a re-solve
+//     with several classes in one component also sorts its flows by class.
+//   - each rate that changes: O(log F) in the indexed completion heap.
+//   - NextCompletion: O(1) plus the pending re-solve.
+//   - AdvanceTo: O(k·(P + log F)) for k completions, plus one re-solve per
+//     distinct completion instant.
+//   - Rate, Delivered: O(1); Load, Utilisation, Carried: O(flows on the
+//     link).
 package netmodel

@@ -1,0 +1,154 @@
+package netmodel
+
+import (
+	"math"
+	"math/rand"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// diffSeeds is the number of random cases TestDifferential runs:
+// 2,000 by default, NETMODEL_DIFF_SEEDS to change it (e.g. 100000 for a
+// long soak).
+func diffSeeds(t *testing.T) int {
+	if s := os.Getenv("NETMODEL_DIFF_SEEDS"); s != "" {
+		n, err := strconv.Atoi(s)
+		require.NoError(t, err, "NETMODEL_DIFF_SEEDS")
+		return n
+	}
+	if testing.Short() {
+		return 200
+	}
+	return 2000
+}
+
+// randCapacity is mostly a capacity between 1 kB/s and 1 GB/s, spread
+// over six decades, sometimes 0 (a cut link).
+func randCapacity(r *rand.Rand) float64 {
+	if r.Intn(12) == 0 {
+		return 0
+	}
+	return math.Round(math.Pow(10, 3+6*r.Float64()))
+}
+
+func randSpec(r *rand.Rand, links int) FlowSpec {
+	weights := []float64{0, 1, 2, 0.5, 3.7, MinWeight, 10}
+	k := 1 + r.Intn(min(4, links))
+	path := make([]LinkID, 0, k)
+	for _, l := range r.Perm(links)[:k] {
+		path = append(path, LinkID(l))
+	}
+	size := int64(1 + r.Intn(1<<20))
+	if r.Intn(20) == 0 {
+		size = 0
+	}
+	return FlowSpec{Size: size, Path: path, Weight: weights[r.Intn(len(weights))], Class: r.Intn(3), Owner: r.Uint64()}
+}
+
+// runRandomCase drives one seeded random network through events, checking
+// after every one.
+func runRandomCase(t *testing.T, seed int64) {
+	r := rand.New(rand.NewSource(seed))
+	caps := make([]float64, 1+r.Intn(10))
+	for i := range caps {
+		caps[i] = randCapacity(r)
+	}
+	cfg := DefaultConfig()
+	if r.Intn(4) == 0 {
+		cfg.CompletionWindow = time.Duration(r.Intn(1e6))
+	}
+	d, err := newDriver(cfg, caps)
+	require.NoError(t, err)
+	for range 10 + r.Intn(40) {
+		switch op := r.Intn(20); {
+		case op < 8:
+			err = d.start(randSpec(r, len(caps)))
+		case op < 11:
+			err = d.cancel(r.Intn(1 << 10))
+		case op < 13:
+			err = d.setCapacity(LinkID(r.Intn(len(caps))), randCapacity(r))
+		case op < 18:
+			err = d.advance(0)
+		default:
+			err = d.advance(time.Duration(1 + r.Intn(1e9)))
+		}
+		require.NoError(t, err, "seed %d after %d events", seed, d.events)
+	}
+	for d.n.NumFlows() > 0 {
+		if _, ok := d.n.NextCompletion(); !ok {
+			break // the rest is stalled
+		}
+		require.NoError(t, d.advance(0), "seed %d draining", seed)
+	}
+}
+
+// TestDifferential runs the incremental solver against referenceRates on
+// thousands of random networks and event sequences.
+func TestDifferential(t *testing.T) {
+	for seed := range int64(diffSeeds(t)) {
+		runRandomCase(t, seed)
+	}
+}
+
+// TestDifferentialTopology does the same on random rack topologies with
+// the Topology's paths, where components are large and shared uplinks
+// couple racks.
+func TestDifferentialTopology(t *testing.T) {
+	seeds := max(1, diffSeeds(t)/10)
+	for seed := range int64(seeds) {
+		r := rand.New(rand.NewSource(seed))
+		n, err := NewNetwork(DefaultConfig())
+		require.NoError(t, err)
+		spec := TopologySpec{
+			Racks: 1 + r.Intn(4), HostsPerRack: 1 + r.Intn(4),
+			DiskRead: 100e6, DiskWrite: 80e6, NICUp: 125e6, NICDown: 125e6, Memory: 1e9,
+			Oversubscription: 1 + 4*r.Float64(), Core: 1e9 * r.Float64(),
+		}
+		topo, err := BuildTopology(n, spec)
+		require.NoError(t, err)
+		d, err := newDriver(DefaultConfig(), nil)
+		require.NoError(t, err)
+		d.n = n
+		d.carried = make([]int64, n.NumLinks())
+		for range 60 {
+			src, dst := HostID(r.Intn(topo.NumHosts())), HostID(r.Intn(topo.NumHosts()))
+			kind := TransferKind(r.Intn(len(kindNames)))
+			path, perr := topo.Path(src, dst, kind)
+			switch {
+			case perr != nil:
+				continue
+			case r.Intn(3) == 0:
+				err = d.advance(0)
+			default:
+				err = d.start(FlowSpec{Size: 1 + r.Int63n(1e9), Path: path, Class: r.Intn(2)})
+			}
+			require.NoError(t, err, "seed %d", seed)
+		}
+		for d.n.NumFlows() > 0 {
+			require.NoError(t, d.advance(0), "seed %d draining", seed)
+		}
+	}
+}
+
+// TestDifferentialCatchesWrongRates shows the comparison can fail: a
+// rate nudged by 1 % is reported.
+func TestDifferentialCatchesWrongRates(t *testing.T) {
+	n, err := NewNetwork(DefaultConfig())
+	require.NoError(t, err)
+	l, _ := n.AddLink(100)
+	_, err = n.Start(0, FlowSpec{Size: 10, Path: []LinkID{l}})
+	require.NoError(t, err)
+	_, err = n.Start(0, FlowSpec{Size: 10, Path: []LinkID{l}})
+	require.NoError(t, err)
+	require.NoError(t, compareWithReference(n))
+	require.NoError(t, checkInvariants(n))
+	n.flows[0].rate *= 1.01
+	require.Error(t, compareWithReference(n))
+	require.Error(t, checkInvariants(n), "over capacity")
+	n.flows[0].rate, n.flows[1].rate = 40, 40
+	require.Error(t, checkInvariants(n), "no bottleneck")
+}

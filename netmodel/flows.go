@@ -1,0 +1,227 @@
+package netmodel
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// Start adds a flow at instant now (≥ Now()) and returns its id. The flow
+// gets its rate at the next re-solve (see Network); until then its rate is
+// 0. Cost: O(len(Path)) plus, amortised, the deferred re-solve.
+func (n *Network) Start(now time.Duration, spec FlowSpec) (FlowID, error) {
+	weight, err := n.checkSpec(spec)
+	if err != nil {
+		return 0, err
+	}
+	if err := n.moveTo(now); err != nil {
+		return 0, err
+	}
+	slot := n.allocSlot()
+	f := &n.flows[slot]
+	id := n.nextID
+	n.nextID++
+	*f = flow{
+		id: id, owner: spec.Owner, size: spec.Size, weight: weight, class: spec.Class,
+		path: append(f.path[:0], spec.Path...), back: f.back[:0],
+		last: now, live: true, solvable: spec.Size > 0,
+	}
+	n.index[id] = slot
+	n.live++
+	if !f.solvable {
+		f.finish = now
+		n.finishes.set(slot, uint64(now), uint64(id))
+		return id, nil
+	}
+	for hop, l := range f.path {
+		lk := &n.links[l]
+		f.back = append(f.back, int32(len(lk.flows)))
+		lk.flows = append(lk.flows, linkFlow{slot: slot, hop: int32(hop)})
+		n.markDirty(l)
+	}
+	return id, nil
+}
+
+// checkSpec validates a flow and returns its effective weight.
+func (n *Network) checkSpec(spec FlowSpec) (float64, error) {
+	if spec.Size < 0 {
+		return 0, fmt.Errorf("%w: FlowSpec.Size = %d: must be ≥ 0 bytes", ErrInvalid, spec.Size)
+	}
+	w := spec.Weight
+	if w == 0 {
+		w = 1
+	} else if !(w >= MinWeight && w <= MaxWeight) {
+		return 0, fmt.Errorf("%w: FlowSpec.Weight = %v: must be 0 (meaning 1) or in [%v, %v]",
+			ErrInvalid, spec.Weight, MinWeight, MaxWeight)
+	}
+	if len(spec.Path) == 0 {
+		return 0, fmt.Errorf("%w: FlowSpec.Path is empty", ErrInvalid)
+	}
+	for i, l := range spec.Path {
+		if err := n.checkLink(fmt.Sprintf("FlowSpec.Path[%d]", i), l); err != nil {
+			return 0, err
+		}
+		for j := range i {
+			if spec.Path[j] == l {
+				return 0, fmt.Errorf("%w: FlowSpec.Path[%d] = %d repeats FlowSpec.Path[%d]", ErrInvalid, i, l, j)
+			}
+		}
+	}
+	return w, nil
+}
+
+func (n *Network) allocSlot() int32 {
+	if k := len(n.free); k > 0 {
+		slot := n.free[k-1]
+		n.free = n.free[:k-1]
+		return slot
+	}
+	n.flows = append(n.flows, flow{})
+	n.finishes.grow(len(n.flows))
+	return int32(len(n.flows) - 1)
+}
+
+// Cancel aborts a flow at instant now (≥ Now()) and returns the whole bytes
+// it delivered, which are credited to its links; they are less than its
+// size. Cost: O(len(Path)) plus the deferred re-solve.
+func (n *Network) Cancel(now time.Duration, id FlowID) (int64, error) {
+	slot, err := n.lookup(id)
+	if err != nil {
+		return 0, err
+	}
+	if err := n.moveTo(now); err != nil {
+		return 0, err
+	}
+	f := &n.flows[slot]
+	n.settle(f, n.now)
+	delivered := f.credited
+	n.release(slot)
+	n.stats.Cancelations++
+	return delivered, nil
+}
+
+// release detaches a flow from its links (marking them dirty) and frees
+// its slot for reuse.
+func (n *Network) release(slot int32) {
+	f := &n.flows[slot]
+	if f.solvable {
+		for hop, l := range f.path {
+			n.unlink(l, f.back[hop])
+			n.markDirty(l)
+		}
+	}
+	n.finishes.remove(slot)
+	delete(n.index, f.id)
+	f.live = false
+	f.rate = 0
+	n.live--
+	n.free = append(n.free, slot)
+}
+
+// unlink swap-removes entry i of link l's flow list.
+func (n *Network) unlink(l LinkID, i int32) {
+	lk := &n.links[l]
+	last := int32(len(lk.flows) - 1)
+	if i != last {
+		moved := lk.flows[last]
+		lk.flows[i] = moved
+		n.flows[moved.slot].back[moved.hop] = i
+	}
+	lk.flows = lk.flows[:last]
+}
+
+// deliveredAt returns the fractional bytes a flow has delivered at t ≥
+// last, below its size while it is not complete.
+func (f *flow) deliveredAt(t time.Duration) float64 {
+	d := f.done
+	if dt := t - f.last; dt > 0 && f.rate > 0 {
+		d += f.rate * dt.Seconds()
+	}
+	return math.Min(d, float64(f.size))
+}
+
+// wholeBytes is the integer byte count credited for d fractional bytes of
+// an incomplete flow: at most size-1, since reaching size is a completion.
+func (f *flow) wholeBytes(d float64) int64 {
+	b := int64(d)
+	return max(0, min(b, f.size-1))
+}
+
+// settle moves a flow's delivered bytes to t at its current rate and
+// credits the new whole bytes to its links.
+func (n *Network) settle(f *flow, t time.Duration) {
+	f.done = f.deliveredAt(t)
+	f.last = t
+	n.credit(f, f.wholeBytes(f.done))
+}
+
+func (n *Network) credit(f *flow, total int64) {
+	if delta := total - f.credited; delta != 0 {
+		for _, l := range f.path {
+			n.links[l].carried += delta
+		}
+		f.credited = total
+	}
+}
+
+// Rate returns a flow's current rate in bytes/s (0 while stalled), after
+// any deferred re-solve.
+func (n *Network) Rate(id FlowID) (float64, error) {
+	slot, err := n.lookup(id)
+	if err != nil {
+		return 0, err
+	}
+	n.solve()
+	return n.flows[slot].rate, nil
+}
+
+// Delivered returns the whole bytes a flow has delivered at Now(); it is
+// below the flow's size until the flow completes.
+func (n *Network) Delivered(id FlowID) (int64, error) {
+	slot, err := n.lookup(id)
+	if err != nil {
+		return 0, err
+	}
+	f := &n.flows[slot]
+	return f.wholeBytes(f.deliveredAt(n.now)), nil
+}
+
+// Load returns the sum of the rates of the flows crossing a link, in
+// bytes/s, after any deferred re-solve. O(flows on the link).
+func (n *Network) Load(l LinkID) (float64, error) {
+	if err := n.checkLink("link", l); err != nil {
+		return 0, err
+	}
+	n.solve()
+	sum := 0.0
+	for _, lf := range n.links[l].flows {
+		sum += n.flows[lf.slot].rate
+	}
+	return sum, nil
+}
+
+// Utilisation returns Load/Capacity of a link, in [0, 1] up to Epsilon; 0
+// for a zero-capacity link.
+func (n *Network) Utilisation(l LinkID) (float64, error) {
+	load, err := n.Load(l)
+	if err != nil || n.links[l].capacity == 0 {
+		return 0, err
+	}
+	return load / n.links[l].capacity, nil
+}
+
+// Carried returns the whole bytes that flows crossing a link have moved
+// over it since the network was made, at Now(): completed flows count
+// their size, canceled flows what Cancel returned, live flows what
+// Delivered returns. O(flows on the link).
+func (n *Network) Carried(l LinkID) (int64, error) {
+	if err := n.checkLink("link", l); err != nil {
+		return 0, err
+	}
+	total := n.links[l].carried
+	for _, lf := range n.links[l].flows {
+		f := &n.flows[lf.slot]
+		total += f.wholeBytes(f.deliveredAt(n.now)) - f.credited
+	}
+	return total, nil
+}

@@ -1,0 +1,136 @@
+package netmodel
+
+// indexedHeap is a binary min-heap over small integer items (link ids or
+// flow slots) whose key can be changed in place. Entries are ordered by
+// (key, tie); pos[item] is the item's index in es plus one, or 0 when the
+// item is absent, so set, remove and contains cost O(log n), O(log n) and
+// O(1) without allocating once pos has grown to the item range.
+//
+// The solver stores a link's level as math.Float64bits of a non-negative
+// float64, whose unsigned order equals the numeric order, and a flow's
+// completion instant as a non-negative int64; one key type serves both.
+type indexedHeap struct {
+	es  []heapEntry
+	pos []int32
+}
+
+type heapEntry struct {
+	key  uint64
+	tie  uint64
+	item int32
+}
+
+func (a heapEntry) before(b heapEntry) bool {
+	if a.key != b.key {
+		return a.key < b.key
+	}
+	return a.tie < b.tie
+}
+
+// grow makes room for items in [0, n).
+func (h *indexedHeap) grow(n int) {
+	for len(h.pos) < n {
+		h.pos = append(h.pos, 0)
+	}
+}
+
+func (h *indexedHeap) len() int { return len(h.es) }
+
+func (h *indexedHeap) contains(item int32) bool { return h.pos[item] != 0 }
+
+// min returns the first entry; the heap must not be empty.
+func (h *indexedHeap) min() heapEntry { return h.es[0] }
+
+// set inserts item or changes its key in place.
+func (h *indexedHeap) set(item int32, key, tie uint64) {
+	e := heapEntry{key: key, tie: tie, item: item}
+	if p := h.pos[item]; p != 0 {
+		i := int(p - 1)
+		old := h.es[i]
+		h.es[i] = e
+		if e.before(old) {
+			h.up(i)
+		} else {
+			h.down(i)
+		}
+		return
+	}
+	h.es = append(h.es, e)
+	h.pos[item] = int32(len(h.es))
+	h.up(len(h.es) - 1)
+}
+
+// remove deletes item if it is present.
+func (h *indexedHeap) remove(item int32) {
+	p := h.pos[item]
+	if p == 0 {
+		return
+	}
+	i := int(p - 1)
+	h.pos[item] = 0
+	last := len(h.es) - 1
+	if i == last {
+		h.es = h.es[:last]
+		return
+	}
+	moved := h.es[last]
+	h.es = h.es[:last]
+	h.es[i] = moved
+	h.pos[moved.item] = int32(i + 1)
+	h.up(i)
+	h.down(int(h.pos[moved.item] - 1))
+}
+
+// pop removes and returns the first entry; the heap must not be empty.
+func (h *indexedHeap) pop() heapEntry {
+	e := h.es[0]
+	h.remove(e.item)
+	return e
+}
+
+// clear empties the heap in O(n).
+func (h *indexedHeap) clear() {
+	for _, e := range h.es {
+		h.pos[e.item] = 0
+	}
+	h.es = h.es[:0]
+}
+
+func (h *indexedHeap) up(i int) {
+	e := h.es[i]
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !e.before(h.es[parent]) {
+			break
+		}
+		h.put(i, h.es[parent])
+		i = parent
+	}
+	h.put(i, e)
+}
+
+func (h *indexedHeap) down(i int) {
+	e := h.es[i]
+	n := len(h.es)
+	for {
+		child := 2*i + 1
+		if child >= n {
+			break
+		}
+		if right := child + 1; right < n && h.es[right].before(h.es[child]) {
+			child = right
+		}
+		if !h.es[child].before(e) {
+			break
+		}
+		h.put(i, h.es[child])
+		i = child
+	}
+	h.put(i, e)
+}
+
+// put stores e at index i and records its position.
+func (h *indexedHeap) put(i int, e heapEntry) {
+	h.es[i] = e
+	h.pos[e.item] = int32(i + 1)
+}

@@ -1,0 +1,280 @@
+package netmodel
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+)
+
+// LinkID names a link of one Network. Ids are dense, starting at 0, in the
+// order the links were added.
+type LinkID int32
+
+// FlowID names a flow of one Network. Ids are assigned in start order,
+// starting at 1, and never reused, so ordering by FlowID is ordering by
+// start.
+type FlowID uint64
+
+// Errors returned by Network and Topology. Each is wrapped with the field
+// and value at fault; test with errors.Is.
+var (
+	ErrInvalid       = errors.New("netmodel: invalid argument")
+	ErrUnknownLink   = errors.New("netmodel: unknown link")
+	ErrUnknownFlow   = errors.New("netmodel: unknown flow")
+	ErrTimeBackwards = errors.New("netmodel: time goes backwards")
+	ErrPendingFinish = errors.New("netmodel: flows finish before this instant")
+	ErrUnknownHost   = errors.New("netmodel: unknown host")
+	ErrNoPath        = errors.New("netmodel: no path")
+)
+
+// Weight bounds: a FlowSpec.Weight of 0 means 1; any other weight must lie
+// in [MinWeight, MaxWeight], which keeps the sums of weights the solver
+// forms free of cancellation beyond about 1e-10 relative.
+const (
+	MinWeight = 1e-3
+	MaxWeight = 1e3
+)
+
+// FlowSpec describes a flow to start.
+type FlowSpec struct {
+	// Size is the number of bytes to move, ≥ 0. A zero-size flow completes
+	// at the instant it starts (it is reported by the next AdvanceTo).
+	Size int64
+	// Path lists the links the flow crosses, each at most once; not empty.
+	Path []LinkID
+	// Weight is the flow's share relative to others of its class on a
+	// common bottleneck; 0 means 1, otherwise in [MinWeight, MaxWeight].
+	Weight float64
+	// Class is the priority class: a lower class has strict priority over
+	// a higher one; flows of one class share max-min fairly what the lower
+	// classes leave.
+	Class int
+	// Owner is an opaque tag returned with the flow's completion.
+	Owner uint64
+}
+
+// Completed reports a flow that delivered all its bytes.
+type Completed struct {
+	ID    FlowID
+	Owner uint64
+	// Size is the flow's size; the bytes it delivered equal it exactly.
+	Size int64
+	// At is the emulated instant the flow completed.
+	At time.Duration
+}
+
+// Config holds a Network's options.
+type Config struct {
+	// CompletionWindow, when positive, lets flows whose exact completion
+	// lies within the window after the earliest pending completion complete
+	// together with it, so they share one re-solve. 0 is exact. See the
+	// package documentation for the error it introduces.
+	CompletionWindow time.Duration
+}
+
+// DefaultConfig returns the exact model: no completion window.
+func DefaultConfig() Config { return Config{} }
+
+// Validate reports a negative completion window.
+func (c Config) Validate() error {
+	if c.CompletionWindow < 0 {
+		return fmt.Errorf("%w: Config.CompletionWindow = %v: must be ≥ 0", ErrInvalid, c.CompletionWindow)
+	}
+	return nil
+}
+
+// Stats counts the solver's work since the Network was made.
+type Stats struct {
+	Solves       int64 // re-solves of at least one connected component
+	FlowsSolved  int64 // flows whose rate was recomputed, summed over solves
+	RateChanges  int64 // flows whose rate actually changed, summed over solves
+	Completions  int64 // flows completed
+	Cancelations int64 // flows canceled
+}
+
+type link struct {
+	capacity float64
+	flows    []linkFlow // flows crossing the link, in no particular order
+	carried  int64      // bytes settled by flows crossing the link
+
+	// Solver scratch, valid during one solve.
+	rem     float64 // capacity not yet given to fixed flows
+	usage   float64 // sum of weights of unfixed flows of the current class
+	unfixed int32   // number of those flows
+	mark    uint32  // component epoch
+	dirty   bool    // in Network.dirty
+}
+
+// linkFlow is one entry of a link's flow list; hop is the index of the
+// link in the flow's path, so swap-removal can fix the moved flow's back
+// index in O(1).
+type linkFlow struct {
+	slot int32
+	hop  int32
+}
+
+type flow struct {
+	id     FlowID
+	owner  uint64
+	size   int64
+	weight float64
+	class  int
+	path   []LinkID
+	back   []int32 // back[i] is the flow's index in links[path[i]].flows
+
+	rate     float64       // bytes/s since last
+	done     float64       // bytes delivered at last, ≤ size
+	credited int64         // bytes already added to the links' carried
+	last     time.Duration // instant done was settled
+	finish   time.Duration // completion instant when rate > 0
+
+	mark     uint32 // component epoch
+	fixed    uint32 // solve epoch in which the rate was fixed
+	newRate  float64
+	live     bool
+	solvable bool // false for zero-size flows, which never join links
+}
+
+// Network is the fluid model: links, flows, and their weighted max-min
+// fair rates with strict priority between classes. Time is emulated and
+// passed in by the caller; it starts at 0 and never goes backwards.
+//
+// Changes (Start, Cancel, SetCapacity) only mark the touched links dirty;
+// the rates are recomputed once, for the connected components of the
+// dirty links, when something reads them (NextCompletion, AdvanceTo, Rate,
+// Load, Solve) or when a change names a later instant. Any number of
+// changes at one instant thus cost one re-solve.
+//
+// A Network is not safe for concurrent use.
+type Network struct {
+	cfg    Config
+	links  []link
+	flows  []flow
+	free   []int32
+	index  map[FlowID]int32
+	nextID FlowID
+	now    time.Duration
+	live   int
+
+	dirty    []LinkID
+	levels   indexedHeap // links of the current solve by level
+	finishes indexedHeap // flow slots by completion instant
+	epoch    uint32
+
+	compLinks []LinkID
+	compFlows []int32
+	batch     []int32
+	completed []Completed
+	stats     Stats
+}
+
+// NewNetwork returns an empty network with the given options.
+func NewNetwork(cfg Config) (*Network, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Network{cfg: cfg, index: make(map[FlowID]int32), nextID: 1}, nil
+}
+
+// Now returns the network's current emulated instant.
+func (n *Network) Now() time.Duration { return n.now }
+
+// NumLinks returns the number of links.
+func (n *Network) NumLinks() int { return len(n.links) }
+
+// NumFlows returns the number of flows started and not yet completed or
+// canceled.
+func (n *Network) NumFlows() int { return n.live }
+
+// Stats returns the solver's work counters.
+func (n *Network) Stats() Stats { return n.stats }
+
+// AddLink adds a link of the given capacity in bytes/s (finite, ≥ 0) and
+// returns its id. O(1) amortised.
+func (n *Network) AddLink(capacity float64) (LinkID, error) {
+	if err := checkCapacity("capacity", capacity); err != nil {
+		return 0, err
+	}
+	if len(n.links) >= math.MaxInt32 {
+		return 0, fmt.Errorf("%w: too many links", ErrInvalid)
+	}
+	n.links = append(n.links, link{capacity: capacity})
+	n.levels.grow(len(n.links))
+	return LinkID(len(n.links) - 1), nil
+}
+
+func checkCapacity(field string, c float64) error {
+	if math.IsNaN(c) || math.IsInf(c, 0) || c < 0 {
+		return fmt.Errorf("%w: %s = %v: must be finite and ≥ 0 bytes/s", ErrInvalid, field, c)
+	}
+	return nil
+}
+
+func (n *Network) checkLink(field string, l LinkID) error {
+	if l < 0 || int(l) >= len(n.links) {
+		return fmt.Errorf("%w: %s = %d: the network has %d links", ErrUnknownLink, field, l, len(n.links))
+	}
+	return nil
+}
+
+// Capacity returns a link's capacity in bytes/s.
+func (n *Network) Capacity(l LinkID) (float64, error) {
+	if err := n.checkLink("link", l); err != nil {
+		return 0, err
+	}
+	return n.links[l].capacity, nil
+}
+
+// SetCapacity changes a link's capacity at instant now (≥ Now()). A
+// capacity of 0 stalls the flows crossing the link until it is raised
+// again. The re-solve is deferred (see Network).
+func (n *Network) SetCapacity(now time.Duration, l LinkID, capacity float64) error {
+	if err := n.checkLink("link", l); err != nil {
+		return err
+	}
+	if err := checkCapacity("capacity", capacity); err != nil {
+		return err
+	}
+	if err := n.moveTo(now); err != nil {
+		return err
+	}
+	n.links[l].capacity = capacity
+	n.markDirty(l)
+	return nil
+}
+
+// moveTo advances the network to a change's instant. Moving past a
+// pending completion would lose it, so that is an error: the caller must
+// AdvanceTo first.
+func (n *Network) moveTo(now time.Duration) error {
+	if now < n.now {
+		return fmt.Errorf("%w: now = %v, network is at %v", ErrTimeBackwards, now, n.now)
+	}
+	if now == n.now {
+		return nil
+	}
+	n.solve()
+	if n.finishes.len() > 0 {
+		if at := time.Duration(n.finishes.min().key); at < now {
+			return fmt.Errorf("%w: now = %v, a flow finishes at %v: call AdvanceTo first", ErrPendingFinish, now, at)
+		}
+	}
+	n.now = now
+	return nil
+}
+
+func (n *Network) markDirty(l LinkID) {
+	if !n.links[l].dirty {
+		n.links[l].dirty = true
+		n.dirty = append(n.dirty, l)
+	}
+}
+
+func (n *Network) lookup(id FlowID) (int32, error) {
+	slot, ok := n.index[id]
+	if !ok {
+		return 0, fmt.Errorf("%w: flow = %d (never started, completed or canceled)", ErrUnknownFlow, id)
+	}
+	return slot, nil
+}

@@ -1,0 +1,203 @@
+package netmodel
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"time"
+)
+
+// Epsilon is the solver's one tolerance, relative to a link's capacity: a
+// link whose capacity left for unfixed flows is at most Epsilon×capacity is
+// saturated, and its unfixed flows get rate 0 (they stall). It absorbs the
+// rounding residue of subtracting fixed rates from a capacity, which would
+// otherwise appear as a phantom sliver of bandwidth.
+const Epsilon = 1e-9
+
+// Solve performs any deferred re-solve now. Reads do it implicitly; Solve
+// lets a caller choose when the cost is paid.
+func (n *Network) Solve() { n.solve() }
+
+// solve recomputes the rates of the connected components of the dirty
+// links: progressive filling, class by class in priority order.
+func (n *Network) solve() {
+	if len(n.dirty) == 0 {
+		return
+	}
+	n.collectComponent()
+	n.stats.Solves++
+	n.stats.FlowsSolved += int64(len(n.compFlows))
+	for _, l := range n.compLinks {
+		lk := &n.links[l]
+		lk.rem, lk.usage, lk.unfixed = lk.capacity, 0, 0
+	}
+	n.sortByClass()
+	for start := 0; start < len(n.compFlows); {
+		end := start + 1
+		class := n.flows[n.compFlows[start]].class
+		for end < len(n.compFlows) && n.flows[n.compFlows[end]].class == class {
+			end++
+		}
+		n.fill(n.compFlows[start:end], class)
+		start = end
+	}
+	n.applyRates()
+}
+
+// collectComponent gathers, from the dirty links, every link and flow
+// reachable through flows crossing links (depth-first, epoch marks, no
+// allocation once the scratch slices have grown).
+func (n *Network) collectComponent() {
+	n.epoch++
+	n.compLinks, n.compFlows = n.compLinks[:0], n.compFlows[:0]
+	for _, l := range n.dirty {
+		n.links[l].dirty = false
+		if n.links[l].mark != n.epoch {
+			n.links[l].mark = n.epoch
+			n.compLinks = append(n.compLinks, l)
+		}
+	}
+	n.dirty = n.dirty[:0]
+	for i := 0; i < len(n.compLinks); i++ {
+		for _, lf := range n.links[n.compLinks[i]].flows {
+			f := &n.flows[lf.slot]
+			if f.mark == n.epoch {
+				continue
+			}
+			f.mark = n.epoch
+			n.compFlows = append(n.compFlows, lf.slot)
+			for _, pl := range f.path {
+				if n.links[pl].mark != n.epoch {
+					n.links[pl].mark = n.epoch
+					n.compLinks = append(n.compLinks, pl)
+				}
+			}
+		}
+	}
+}
+
+// sortByClass orders the component's flows by class when it holds more
+// than one, so each class is filled in one contiguous run.
+func (n *Network) sortByClass() {
+	fs := n.compFlows
+	mixed := false
+	for _, s := range fs {
+		if n.flows[s].class != n.flows[fs[0]].class {
+			mixed = true
+			break
+		}
+	}
+	if mixed {
+		slices.SortFunc(fs, n.cmpClass)
+	}
+}
+
+func (n *Network) cmpClass(a, b int32) int {
+	if c := cmp.Compare(n.flows[a].class, n.flows[b].class); c != 0 {
+		return c
+	}
+	return cmp.Compare(a, b)
+}
+
+// fill runs progressive filling for one class on the capacity the lower
+// classes left: all its flows rise together in proportion to their weights
+// until a link saturates; the flows through it are fixed; repeat.
+func (n *Network) fill(group []int32, class int) {
+	for _, s := range group {
+		f := &n.flows[s]
+		for _, l := range f.path {
+			lk := &n.links[l]
+			lk.usage += f.weight
+			lk.unfixed++
+		}
+	}
+	for _, s := range group {
+		for _, l := range n.flows[s].path {
+			if !n.levels.contains(int32(l)) {
+				n.levels.set(int32(l), levelKey(&n.links[l]), uint64(l))
+			}
+		}
+	}
+	for n.levels.len() > 0 {
+		e := n.levels.pop()
+		level := math.Float64frombits(e.key)
+		bottleneck := LinkID(e.item)
+		for _, lf := range n.links[bottleneck].flows {
+			f := &n.flows[lf.slot]
+			if f.class == class && f.fixed != n.epoch {
+				n.fix(f, level*f.weight, bottleneck)
+			}
+		}
+	}
+}
+
+// fix gives a flow its final rate for this solve and updates the levels
+// of the links it crosses, except the bottleneck being processed.
+func (n *Network) fix(f *flow, rate float64, bottleneck LinkID) {
+	f.newRate = rate
+	f.fixed = n.epoch
+	for _, l := range f.path {
+		lk := &n.links[l]
+		lk.rem -= rate
+		lk.unfixed--
+		if lk.unfixed == 0 {
+			lk.usage = 0
+			n.levels.remove(int32(l))
+			continue
+		}
+		lk.usage -= f.weight
+		if l != bottleneck {
+			n.levels.set(int32(l), levelKey(lk), uint64(l))
+		}
+	}
+}
+
+// levelKey is the heap key of a link's level: the rate per unit weight at
+// which it saturates, 0 when it is saturated within Epsilon.
+func levelKey(lk *link) uint64 {
+	if lk.rem <= Epsilon*lk.capacity || lk.usage <= 0 {
+		return 0
+	}
+	return math.Float64bits(lk.rem / lk.usage)
+}
+
+// applyRates settles every re-solved flow whose rate changed and
+// reschedules its completion.
+func (n *Network) applyRates() {
+	for _, s := range n.compFlows {
+		f := &n.flows[s]
+		if f.newRate == f.rate {
+			continue
+		}
+		n.stats.RateChanges++
+		n.settle(f, n.now)
+		f.rate = f.newRate
+		n.schedule(s, f)
+	}
+}
+
+// schedule puts a flow's completion instant in the heap: the first
+// integer nanosecond at which its remaining bytes are delivered. A stalled
+// flow has none.
+func (n *Network) schedule(slot int32, f *flow) {
+	if f.rate <= 0 {
+		n.finishes.remove(slot)
+		return
+	}
+	ns := math.Ceil((float64(f.size) - f.done) / f.rate * 1e9)
+	f.finish = n.now
+	switch {
+	case ns >= float64(math.MaxInt64-n.now):
+		f.finish = math.MaxInt64
+	case ns > 0:
+		f.finish += time.Duration(ns)
+	}
+	n.finishes.set(slot, uint64(f.finish), uint64(f.id))
+}
+
+// invalidateAll marks every link dirty, so the next solve is a full one.
+func (n *Network) invalidateAll() {
+	for l := range n.links {
+		n.markDirty(LinkID(l))
+	}
+}
