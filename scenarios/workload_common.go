@@ -25,6 +25,12 @@ type Stream interface {
 	Generate(env Env) ([]workload.JobSpec, error)
 }
 
+var (
+	_ Stream = (*SWIMStream)(nil)
+	_ Stream = (*SyntheticStream)(nil)
+	_ Stream = (*JobsStream)(nil)
+)
+
 // Env is what a stream may draw on when it generates jobs.
 type Env struct {
 	// Dir is the directory relative file names (SWIM traces) are
