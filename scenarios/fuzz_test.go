@@ -19,9 +19,10 @@ type fuzzTarget struct {
 	Test testConfig `toml:"test"`
 }
 
-// FuzzDecode checks that the strict decoder never panics and that every
-// rejection, by decoding or by validation, is an ErrorList whose entries
-// all have the file name and a position inside the document.
+// FuzzDecode checks that the strict decoder (Decode and DecodeAt) never
+// panics and that every rejection, by decoding or by validation, is an
+// ErrorList whose entries all have the file name and a position inside
+// the document.
 func FuzzDecode(f *testing.F) {
 	for _, seed := range []string{
 		testDoc, jobsDoc, "",
@@ -35,6 +36,11 @@ func FuzzDecode(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, doc string) {
+		if parsed, err := Parse("f.toml", []byte(doc)); err == nil {
+			checkPositioned(t, doc, parsed.DecodeAt("test", &testConfig{}, "seed"))
+			checkPositioned(t, doc, parsed.DecodeAt("workload.swim[0]", &SWIMStream{}))
+			checkPositioned(t, doc, parsed.DecodeAt("workload.jobs", &JobsStream{}))
+		}
 		var v fuzzTarget
 		err := Decode("f.toml", []byte(doc), &v)
 		if err == nil {

@@ -233,24 +233,34 @@ func keyColumn(text string, line, col int, key string) int {
 }
 
 // placeDecodeError positions an error the decoder reported for key, which
-// it names without array indexes: it finds the first element, in document
-// order, whose value fails to decode on its own, and points at it.
+// it names without array indexes.
 func (d *Document) placeDecodeError(key toml.Key, target reflect.Type, e *Error) *Error {
-	segs := keySegs(key)
-	if t := fieldType(target, segs); t != nil {
-		candidates(d.tree, segs, nil, func(p []seg) bool {
-			v, _ := value(d.tree, p)
-			if failsAlone(v, t) {
-				segs = p
-				return false
-			}
-			return true
-		})
-	}
+	segs := failingPath(d.tree, keySegs(key), target)
 	if line, col, ok := d.position(segs); ok {
 		e.Line, e.Col, e.Key = line, col, formatPath(segs)
 	}
 	return e
+}
+
+// failingPath returns the indexed form of segs (a key the decoder names
+// without array indexes) for the first element, in document order, whose
+// value fails to decode on its own into the type segs has in target; segs
+// itself when there is none.
+func failingPath(tree map[string]any, segs []seg, target reflect.Type) []seg {
+	t := fieldType(target, segs)
+	if t == nil {
+		return segs
+	}
+	found := segs
+	candidates(tree, segs, nil, func(p []seg) bool {
+		v, _ := value(tree, p)
+		if failsAlone(v, t) {
+			found = p
+			return false
+		}
+		return true
+	})
+	return found
 }
 
 // candidates calls yield with every indexed path that matches the

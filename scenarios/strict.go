@@ -130,7 +130,11 @@ func (d *Document) firstChild(segs []seg) (line, col int, ok bool) {
 		return 0, 0, false
 	}
 	for _, k := range sortedKeys(m) {
-		l, c, found := d.position(append(slices.Clip(segs), seg{name: k, idx: -1}))
+		child := seg{name: k, idx: -1}
+		if arrayLen(m[k]) > 0 { // an array of tables starts at its first element
+			child.idx = 0
+		}
+		l, c, found := d.position(append(slices.Clip(segs), child))
 		if found && (!ok || l < line || l == line && c < col) {
 			line, col, ok = l, c, true
 		}
