@@ -22,7 +22,8 @@ type Document struct {
 }
 
 // DecodeFile reads the TOML file at path and decodes it strictly into v
-// (see Document.Decode). Errors are named after path.
+// (see Document.Decode). Errors are named after path; all but a failure to
+// read the file are an ErrorList.
 func DecodeFile(path string, v any) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -58,13 +59,14 @@ func Parse(name string, data []byte) (*Document, error) {
 // with its position, key path and the keys its table allows; a key must
 // match its tag exactly (the decoder alone would accept "Racks" for
 // "racks"). Fields that v already holds and the document leaves out keep
-// their values, so callers decode over DefaultX().
+// their values, so callers decode over DefaultX(). Every error is an
+// ErrorList.
 func (d *Document) Decode(v any) error {
 	if _, err := toml.Decode(d.text, v); err != nil {
 		return d.decodeError(err, reflect.TypeOf(v))
 	}
-	// MetaData.Undecoded would list the keys under map[string]any and
-	// toml.Primitive fields too, and none of the keys matched only
+	// MetaData.Undecoded would also list the keys under map[string]any
+	// and toml.Primitive fields, and would miss keys the decoder matched
 	// case-insensitively; walking the type finds exactly the unknown ones.
 	var errs ErrorList
 	walkStruct(d.tree, reflect.TypeOf(v), nil, func(path []seg, allowed []string) {
