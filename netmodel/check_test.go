@@ -37,11 +37,11 @@ func checkInvariants(n *Network) error {
 	n.Solve()
 	type lc struct {
 		l     LinkID
-		class int
+		class int32
 	}
 	upTo := map[lc]float64{}   // load of classes ≤ class on link
 	maxPer := map[lc]float64{} // highest rate/weight of class on link
-	classes := map[int]bool{}
+	classes := map[int32]bool{}
 	slots := liveSlots(n)
 	for _, s := range slots {
 		f := &n.flows[s]
@@ -49,14 +49,14 @@ func checkInvariants(n *Network) error {
 			return fmt.Errorf("flow %d: rate %v", f.id, f.rate)
 		}
 		classes[f.class] = true
-		for _, l := range f.path {
+		for _, l := range f.hops() {
 			k := lc{l, f.class}
 			maxPer[k] = math.Max(maxPer[k], f.rate/f.weight)
 		}
 	}
 	for _, s := range slots {
 		f := &n.flows[s]
-		for _, l := range f.path {
+		for _, l := range f.hops() {
 			for c := range classes {
 				if c >= f.class {
 					upTo[lc{l, c}] += f.rate
@@ -77,14 +77,14 @@ func checkInvariants(n *Network) error {
 		if !hasBottleneck(n, f, func(l LinkID) (float64, float64) {
 			return upTo[lc{l, f.class}], maxPer[lc{l, f.class}]
 		}) {
-			return fmt.Errorf("flow %d (class %d, weight %v, rate %v, path %v): no bottleneck", f.id, f.class, f.weight, f.rate, f.path)
+			return fmt.Errorf("flow %d (class %d, weight %v, rate %v, path %v): no bottleneck", f.id, f.class, f.weight, f.rate, f.hops())
 		}
 	}
 	return nil
 }
 
 func hasBottleneck(n *Network, f *flow, at func(LinkID) (load, maxPer float64)) bool {
-	for _, l := range f.path {
+	for _, l := range f.hops() {
 		capa := n.links[l].capacity
 		load, maxPer := at(l)
 		saturated := capa-load <= checkTol*capa
@@ -105,11 +105,11 @@ func referenceRates(n *Network) map[FlowID]float64 {
 	slots := liveSlots(n)
 	used := make([]float64, len(n.links))
 	rates := map[FlowID]float64{}
-	classSet := map[int]bool{}
+	classSet := map[int32]bool{}
 	for _, s := range slots {
 		classSet[n.flows[s].class] = true
 	}
-	var classes []int
+	var classes []int32
 	for c := range classSet {
 		classes = append(classes, c)
 	}
@@ -125,12 +125,12 @@ func referenceRates(n *Network) map[FlowID]float64 {
 			l, level := lowestLevel(n, used, unfixed)
 			var rest []*flow
 			for _, f := range unfixed {
-				if !slices.Contains(f.path, l) {
+				if !slices.Contains(f.hops(), l) {
 					rest = append(rest, f)
 					continue
 				}
 				rates[f.id] = level * f.weight
-				for _, pl := range f.path {
+				for _, pl := range f.hops() {
 					used[pl] += level * f.weight
 				}
 			}
@@ -143,7 +143,7 @@ func referenceRates(n *Network) map[FlowID]float64 {
 func lowestLevel(n *Network, used []float64, unfixed []*flow) (LinkID, float64) {
 	weights := make([]float64, len(n.links))
 	for _, f := range unfixed {
-		for _, l := range f.path {
+		for _, l := range f.hops() {
 			weights[l] += f.weight
 		}
 	}
@@ -172,12 +172,12 @@ func compareWithReference(n *Network) error {
 	for _, s := range liveSlots(n) {
 		f := &n.flows[s]
 		scale := 0.0
-		for _, l := range f.path {
+		for _, l := range f.hops() {
 			scale = math.Max(scale, n.links[l].capacity)
 		}
 		if math.Abs(f.rate-want[f.id]) > checkTol*scale+1e-9 {
 			return fmt.Errorf("flow %d (class %d, weight %v, path %v): rate %v, reference %v",
-				f.id, f.class, f.weight, f.path, f.rate, want[f.id])
+				f.id, f.class, f.weight, f.hops(), f.rate, want[f.id])
 		}
 	}
 	return nil

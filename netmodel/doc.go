@@ -37,9 +37,10 @@
 // Rates are found by progressive filling. Classes are served in increasing
 // order (strict priority); within a class all unfixed flows rise together,
 // flow f at rate λ×weight(f), until a link saturates; its unfixed flows of
-// the class are fixed at that rate and the level of every other link they
-// cross is updated in an indexed heap. A lower class then fills what is
-// left. Every flow thus ends either stalled (rate 0: a link of its path has
+// the class are fixed at that rate. Link levels live in an indexed heap
+// keyed by lower bounds: fixing flows only raises the other links' levels,
+// so a link is re-keyed (in place) only when it reaches the top. A lower
+// class then fills what is left. Every flow thus ends either stalled (rate 0: a link of its path has
 // capacity 0 or was taken entirely by higher classes) or with a saturated
 // bottleneck on which no flow of its class has a higher rate per weight.
 //
@@ -69,7 +70,11 @@
 // components of the dirty links: the links and flows reachable from them
 // through flows that share links. All changes at one instant therefore
 // share one re-solve, and a rack-local change costs the rack, not the
-// fabric. A change naming a later instant than Now() first re-solves the
+// fabric. Within a component the rate-threshold rule (threshold.go) then
+// re-fills only the flows whose rate per weight is at or above the lowest
+// level any change of the batch can affect, keeping the others' rates as
+// background load; a capacity change, or a component or batch mixing
+// classes, re-fills the whole component. A change naming a later instant than Now() first re-solves the
 // pending changes at Now(), and fails with ErrPendingFinish if a flow would
 // complete in between: the caller calls AdvanceTo first. AdvanceTo removes
 // all flows completing at one instant before re-solving.
@@ -114,9 +119,10 @@
 // With F flows, L links and P the mean path length, for a component of F'
 // flows and L' links:
 //   - Start, Cancel, SetCapacity: O(P) plus a map update; no solve.
-//   - re-solve: O(F'·P·log L') with no allocation in steady state (the
-//     heap of link levels is indexed and updated in place); a re-solve
-//     with several classes in one component also sorts its flows by class.
+//   - re-solve: O(F'·P) to collect the component, then O(K·P·log L')
+//     for the K flows the threshold rule keeps, with no allocation in
+//     steady state; a re-solve with several classes in one component also
+//     sorts its flows by class (O(F' log F')).
 //   - each rate that changes: O(log F) in the indexed completion heap.
 //   - NextCompletion: O(1) plus the pending re-solve.
 //   - AdvanceTo: O(k·(P + log F)) for k completions, plus one re-solve per

@@ -22,10 +22,10 @@ func (n *Network) Start(now time.Duration, spec FlowSpec) (FlowID, error) {
 	id := n.nextID
 	n.nextID++
 	*f = flow{
-		id: id, owner: spec.Owner, size: spec.Size, weight: weight, class: spec.Class,
-		path: append(f.path[:0], spec.Path...), back: f.back[:0],
-		last: now, live: true, solvable: spec.Size > 0,
+		id: id, owner: spec.Owner, size: spec.Size, weight: weight, class: int32(spec.Class),
+		long: f.long, back: f.back[:0], last: now, live: true, solvable: spec.Size > 0,
 	}
+	f.setPath(spec.Path)
 	n.index[id] = slot
 	n.live++
 	if !f.solvable {
@@ -33,7 +33,9 @@ func (n *Network) Start(now time.Duration, spec FlowSpec) (FlowID, error) {
 		n.finishes.set(slot, uint64(now), uint64(id))
 		return id, nil
 	}
-	for hop, l := range f.path {
+	n.arrivals = append(n.arrivals, slot)
+	n.noteClass(f.class)
+	for hop, l := range f.hops() {
 		lk := &n.links[l]
 		f.back = append(f.back, int32(len(lk.flows)))
 		lk.flows = append(lk.flows, linkFlow{slot: slot, hop: int32(hop)})
@@ -54,12 +56,15 @@ func (n *Network) checkSpec(spec FlowSpec) (float64, error) {
 		return 0, fmt.Errorf("%w: FlowSpec.Weight = %v: must be 0 (meaning 1) or in [%v, %v]",
 			ErrInvalid, spec.Weight, MinWeight, MaxWeight)
 	}
+	if spec.Class < math.MinInt32 || spec.Class > math.MaxInt32 {
+		return 0, fmt.Errorf("%w: FlowSpec.Class = %d: must fit in 32 bits", ErrInvalid, spec.Class)
+	}
 	if len(spec.Path) == 0 {
 		return 0, fmt.Errorf("%w: FlowSpec.Path is empty", ErrInvalid)
 	}
 	for i, l := range spec.Path {
-		if err := n.checkLink(fmt.Sprintf("FlowSpec.Path[%d]", i), l); err != nil {
-			return 0, err
+		if l < 0 || int(l) >= len(n.links) {
+			return 0, fmt.Errorf("%w: FlowSpec.Path[%d] = %d: the network has %d links", ErrUnknownLink, i, l, len(n.links))
 		}
 		for j := range i {
 			if spec.Path[j] == l {
@@ -105,7 +110,8 @@ func (n *Network) Cancel(now time.Duration, id FlowID) (int64, error) {
 func (n *Network) release(slot int32) {
 	f := &n.flows[slot]
 	if f.solvable {
-		for hop, l := range f.path {
+		n.noteDeparture(f)
+		for hop, l := range f.hops() {
 			n.unlink(l, f.back[hop])
 			n.markDirty(l)
 		}
@@ -157,8 +163,8 @@ func (n *Network) settle(f *flow, t time.Duration) {
 
 func (n *Network) credit(f *flow, total int64) {
 	if delta := total - f.credited; delta != 0 {
-		for _, l := range f.path {
-			n.links[l].carried += delta
+		for _, l := range f.hops() {
+			n.carried[l] += delta
 		}
 		f.credited = total
 	}
@@ -218,7 +224,7 @@ func (n *Network) Carried(l LinkID) (int64, error) {
 	if err := n.checkLink("link", l); err != nil {
 		return 0, err
 	}
-	total := n.links[l].carried
+	total := n.carried[l]
 	for _, lf := range n.links[l].flows {
 		f := &n.flows[lf.slot]
 		total += f.wholeBytes(f.deliveredAt(n.now)) - f.credited

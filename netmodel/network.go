@@ -93,10 +93,10 @@ type Stats struct {
 	Cancelations int64 // flows canceled
 }
 
+// link is laid out in one 64-byte cache line: everything a solve reads.
 type link struct {
 	capacity float64
 	flows    []linkFlow // flows crossing the link, in no particular order
-	carried  int64      // bytes settled by flows crossing the link
 
 	// Solver scratch, valid during one solve.
 	rem     float64 // capacity not yet given to fixed flows
@@ -114,26 +114,55 @@ type linkFlow struct {
 	hop  int32
 }
 
-type flow struct {
-	id     FlowID
-	owner  uint64
-	size   int64
-	weight float64
-	class  int
-	path   []LinkID
-	back   []int32 // back[i] is the flow's index in links[path[i]].flows
+// inlineHops is the longest path stored inside a flow's first cache line;
+// every path of a Topology fits.
+const inlineHops = 6
 
-	rate     float64       // bytes/s since last
+// flow keeps what a solve reads in its first 64 bytes, path included when
+// it has at most inlineHops links, and is padded to three cache lines, so
+// in the (large, page-aligned) flow slice a solve touches one line per
+// flow.
+type flow struct {
+	inline  [inlineHops]LinkID
+	nhops   int32
+	class   int32
+	weight  float64
+	newRate float64
+	rate    float64 // bytes/s since last
+	mark    uint32  // component epoch
+	fixed   uint32  // solve epoch in which the rate was fixed
+
+	long     []LinkID // the path when longer than inlineHops
+	id       FlowID
+	owner    uint64
+	size     int64
+	back     []int32       // back[i] is the flow's index in links[path[i]].flows
 	done     float64       // bytes delivered at last, ≤ size
 	credited int64         // bytes already added to the links' carried
 	last     time.Duration // instant done was settled
 	finish   time.Duration // completion instant when rate > 0
-
-	mark     uint32 // component epoch
-	fixed    uint32 // solve epoch in which the rate was fixed
-	newRate  float64
 	live     bool
 	solvable bool // false for zero-size flows, which never join links
+	_        [22]byte
+}
+
+// hops returns the flow's path.
+func (f *flow) hops() []LinkID {
+	if f.nhops <= inlineHops {
+		return f.inline[:f.nhops]
+	}
+	return f.long
+}
+
+// setPath stores path inline when it fits, else in long (reusing its
+// array).
+func (f *flow) setPath(path []LinkID) {
+	f.nhops = int32(len(path))
+	if len(path) <= inlineHops {
+		copy(f.inline[:], path)
+		return
+	}
+	f.long = append(f.long[:0], path...)
 }
 
 // Network is the fluid model: links, flows, and their weighted max-min
@@ -148,25 +177,32 @@ type flow struct {
 //
 // A Network is not safe for concurrent use.
 type Network struct {
-	cfg    Config
-	links  []link
-	flows  []flow
-	free   []int32
-	index  map[FlowID]int32
-	nextID FlowID
-	now    time.Duration
-	live   int
+	cfg     Config
+	links   []link
+	carried []int64 // per link: bytes settled by flows crossing it
+	flows   []flow
+	free    []int32
+	index   map[FlowID]int32
+	nextID  FlowID
+	now     time.Duration
+	live    int
 
 	dirty    []LinkID
 	levels   indexedHeap // links of the current solve by level
 	finishes indexedHeap // flow slots by completion instant
 	epoch    uint32
 
-	compLinks []LinkID
-	compFlows []int32
-	batch     []int32
-	completed []Completed
-	stats     Stats
+	threshold    float64 // θ of the pending batch (see threshold.go)
+	arrivals     []int32 // flows started in the pending batch
+	batchClass   int32   // class of the batch's first arrival or departure
+	batchClasses int     // arrivals and departures in the batch
+	round        uint32  // fill round, for link.touched
+	touched      []LinkID
+	compLinks    []LinkID
+	compFlows    []int32
+	batch        []int32
+	completed    []Completed
+	stats        Stats
 }
 
 // NewNetwork returns an empty network with the given options.
@@ -174,7 +210,7 @@ func NewNetwork(cfg Config) (*Network, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Network{cfg: cfg, index: make(map[FlowID]int32), nextID: 1}, nil
+	return &Network{cfg: cfg, index: make(map[FlowID]int32), nextID: 1, threshold: math.Inf(1)}, nil
 }
 
 // Now returns the network's current emulated instant.
@@ -200,6 +236,7 @@ func (n *Network) AddLink(capacity float64) (LinkID, error) {
 		return 0, fmt.Errorf("%w: too many links", ErrInvalid)
 	}
 	n.links = append(n.links, link{capacity: capacity})
+	n.carried = append(n.carried, 0)
 	n.levels.grow(len(n.links))
 	return LinkID(len(n.links) - 1), nil
 }
@@ -240,6 +277,7 @@ func (n *Network) SetCapacity(now time.Duration, l LinkID, capacity float64) err
 		return err
 	}
 	n.links[l].capacity = capacity
+	n.threshold = 0
 	n.markDirty(l)
 	return nil
 }

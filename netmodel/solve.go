@@ -24,14 +24,18 @@ func (n *Network) solve() {
 	if len(n.dirty) == 0 {
 		return
 	}
+	thr := n.batchThreshold()
 	n.collectComponent()
-	n.stats.Solves++
-	n.stats.FlowsSolved += int64(len(n.compFlows))
 	for _, l := range n.compLinks {
 		lk := &n.links[l]
 		lk.rem, lk.usage, lk.unfixed = lk.capacity, 0, 0
 	}
-	n.sortByClass()
+	mixed := n.sortByClass()
+	if single := !mixed && len(n.compFlows) > 0; n.thresholdApplies(n.classOfComponent()) && single && thr > 0 {
+		n.freezeBelow(thr)
+	}
+	n.stats.Solves++
+	n.stats.FlowsSolved += int64(len(n.compFlows))
 	for start := 0; start < len(n.compFlows); {
 		end := start + 1
 		class := n.flows[n.compFlows[start]].class
@@ -66,7 +70,7 @@ func (n *Network) collectComponent() {
 			}
 			f.mark = n.epoch
 			n.compFlows = append(n.compFlows, lf.slot)
-			for _, pl := range f.path {
+			for _, pl := range f.hops() {
 				if n.links[pl].mark != n.epoch {
 					n.links[pl].mark = n.epoch
 					n.compLinks = append(n.compLinks, pl)
@@ -78,9 +82,8 @@ func (n *Network) collectComponent() {
 
 // sortByClass orders the component's flows by class when it holds more
 // than one, so each class is filled in one contiguous run.
-func (n *Network) sortByClass() {
+func (n *Network) sortByClass() (mixed bool) {
 	fs := n.compFlows
-	mixed := false
 	for _, s := range fs {
 		if n.flows[s].class != n.flows[fs[0]].class {
 			mixed = true
@@ -90,6 +93,15 @@ func (n *Network) sortByClass() {
 	if mixed {
 		slices.SortFunc(fs, n.cmpClass)
 	}
+	return mixed
+}
+
+// classOfComponent is the class of the component's first flow.
+func (n *Network) classOfComponent() int32 {
+	if len(n.compFlows) == 0 {
+		return 0
+	}
+	return n.flows[n.compFlows[0]].class
 }
 
 func (n *Network) cmpClass(a, b int32) int {
@@ -102,52 +114,69 @@ func (n *Network) cmpClass(a, b int32) int {
 // fill runs progressive filling for one class on the capacity the lower
 // classes left: all its flows rise together in proportion to their weights
 // until a link saturates; the flows through it are fixed; repeat.
-func (n *Network) fill(group []int32, class int) {
+func (n *Network) fill(group []int32, class int32) {
 	for _, s := range group {
 		f := &n.flows[s]
-		for _, l := range f.path {
+		for _, l := range f.hops() {
 			lk := &n.links[l]
 			lk.usage += f.weight
 			lk.unfixed++
 		}
 	}
 	for _, s := range group {
-		for _, l := range n.flows[s].path {
+		for _, l := range n.flows[s].hops() {
 			if !n.levels.contains(int32(l)) {
 				n.levels.set(int32(l), levelKey(&n.links[l]), uint64(l))
 			}
 		}
 	}
 	for n.levels.len() > 0 {
-		e := n.levels.pop()
-		level := math.Float64frombits(e.key)
-		bottleneck := LinkID(e.item)
-		for _, lf := range n.links[bottleneck].flows {
-			f := &n.flows[lf.slot]
-			if f.class == class && f.fixed != n.epoch {
-				n.fix(f, level*f.weight, bottleneck)
+		if level, ok := n.nextBottleneck(); ok {
+			for _, lf := range n.links[n.levels.pop().item].flows {
+				f := &n.flows[lf.slot]
+				if f.class == class && f.fixed != n.epoch {
+					n.fix(f, level*f.weight)
+				}
 			}
 		}
 	}
 }
 
-// fix gives a flow its final rate for this solve and updates the levels
-// of the links it crosses, except the bottleneck being processed.
-func (n *Network) fix(f *flow, rate float64, bottleneck LinkID) {
+// nextBottleneck checks the heap's first link. Keys are lower bounds:
+// fixing flows at the current level only raises the levels of the other
+// links they cross (exactly; by rounding, at most negligibly lowers
+// them), so fix does not touch the heap and a link is re-keyed only when
+// it comes first. It returns the level when the first link is the
+// bottleneck; otherwise it drops or re-keys the link and returns false.
+func (n *Network) nextBottleneck() (float64, bool) {
+	e := n.levels.min()
+	lk := &n.links[e.item]
+	if lk.unfixed == 0 {
+		n.levels.pop()
+		return 0, false
+	}
+	if key := levelKey(lk); key != e.key {
+		if key > e.key {
+			n.levels.set(e.item, key, e.tie)
+			return 0, false
+		}
+		return math.Float64frombits(key), true
+	}
+	return math.Float64frombits(e.key), true
+}
+
+// fix gives a flow its final rate for this solve and takes it off the
+// links it crosses.
+func (n *Network) fix(f *flow, rate float64) {
 	f.newRate = rate
 	f.fixed = n.epoch
-	for _, l := range f.path {
+	for _, l := range f.hops() {
 		lk := &n.links[l]
 		lk.rem -= rate
+		lk.usage -= f.weight
 		lk.unfixed--
 		if lk.unfixed == 0 {
 			lk.usage = 0
-			n.levels.remove(int32(l))
-			continue
-		}
-		lk.usage -= f.weight
-		if l != bottleneck {
-			n.levels.set(int32(l), levelKey(lk), uint64(l))
 		}
 	}
 }
@@ -178,20 +207,19 @@ func (n *Network) applyRates() {
 
 // schedule puts a flow's completion instant in the heap: the first
 // integer nanosecond at which its remaining bytes are delivered. A stalled
-// flow has none.
+// flow has none, nor has a flow that would finish after the largest
+// time.Duration (about 292 years).
 func (n *Network) schedule(slot int32, f *flow) {
 	if f.rate <= 0 {
 		n.finishes.remove(slot)
 		return
 	}
 	ns := math.Ceil((float64(f.size) - f.done) / f.rate * 1e9)
-	f.finish = n.now
-	switch {
-	case ns >= float64(math.MaxInt64-n.now):
-		f.finish = math.MaxInt64
-	case ns > 0:
-		f.finish += time.Duration(ns)
+	if ns >= float64(math.MaxInt64-n.now) {
+		n.finishes.remove(slot) // beyond the last representable instant: never
+		return
 	}
+	f.finish = n.now + time.Duration(max(ns, 0))
 	n.finishes.set(slot, uint64(f.finish), uint64(f.id))
 }
 
@@ -200,4 +228,5 @@ func (n *Network) invalidateAll() {
 	for l := range n.links {
 		n.markDirty(LinkID(l))
 	}
+	n.threshold = 0
 }

@@ -1,0 +1,90 @@
+package netmodel
+
+import "math"
+
+// The rate-threshold rule. Progressive filling fixes flows in increasing
+// order of rate per weight. If no link on the path of a changed flow can
+// saturate below some level θ, the filling below θ is the same before and
+// after the change, so every flow whose rate per weight was below θ keeps
+// its rate. For a departing flow θ is its rate per weight; for an arriving
+// flow, any link l of its path has level at least capacity(l) / Σ weights
+// of the flows on l, and the minimum over its path bounds θ. A re-solve
+// then freezes the flows below the batch's θ (the minimum over its
+// changes) as background load and re-fills only the rest. Flows at rate 0
+// are always re-filled: they may have been starved by a class that left.
+// Capacity changes, components with several classes, and batches whose
+// flows are of another class than the component's use θ = 0: a full
+// re-solve of the component.
+
+// thresholdSlack keeps flows within a relative 1e-9 of θ in the re-fill,
+// so rounding cannot freeze a flow that sits exactly at θ.
+const thresholdSlack = 1 - 1e-9
+
+// noteDeparture lowers the batch's θ to a leaving flow's rate per weight.
+func (n *Network) noteDeparture(f *flow) {
+	n.threshold = math.Min(n.threshold, f.rate/f.weight)
+	n.noteClass(f.class)
+}
+
+// noteClass records the class of a flow that arrives or leaves.
+func (n *Network) noteClass(c int32) {
+	if n.batchClasses == 0 {
+		n.batchClass = c
+	}
+	if n.batchClass != c {
+		n.threshold = 0
+	}
+	n.batchClasses++
+}
+
+// thresholdApplies reports whether θ may be used for a component of one
+// class c: every flow that arrived or left in the batch had class c.
+func (n *Network) thresholdApplies(c int32) bool {
+	applies := n.batchClasses == 0 || n.batchClass == c
+	n.batchClasses = 0
+	return applies
+}
+
+// batchThreshold returns the batch's θ, with the arrivals' bounds taken
+// on the links as they are now, after every change of the batch.
+func (n *Network) batchThreshold() float64 {
+	thr := n.threshold
+	for _, slot := range n.arrivals {
+		f := &n.flows[slot]
+		if !f.live {
+			continue
+		}
+		for _, l := range f.hops() {
+			weights := 0.0
+			for _, lf := range n.links[l].flows {
+				weights += n.flows[lf.slot].weight
+			}
+			thr = math.Min(thr, n.links[l].capacity/weights)
+		}
+	}
+	n.arrivals = n.arrivals[:0]
+	n.threshold = math.Inf(1)
+	if math.IsInf(thr, 1) {
+		return 0
+	}
+	return thr
+}
+
+// freezeBelow removes from the component the flows whose rate per weight
+// is below θ, subtracting their rates from their links' capacity left.
+// Flows at rate 0 (new, or stalled) always stay.
+func (n *Network) freezeBelow(thr float64) {
+	kept := n.compFlows[:0]
+	for _, s := range n.compFlows {
+		f := &n.flows[s]
+		if f.rate == 0 || f.rate >= thr*f.weight*thresholdSlack {
+			kept = append(kept, s)
+			continue
+		}
+		f.fixed = n.epoch // so fill does not re-fix it
+		for _, l := range f.hops() {
+			n.links[l].rem -= f.rate
+		}
+	}
+	n.compFlows = kept
+}
