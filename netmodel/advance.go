@@ -59,15 +59,15 @@ func (n *Network) completeBatch(at time.Duration) {
 	}
 	slices.SortFunc(n.batch, n.cmpID)
 	for _, slot := range n.batch {
-		f := &n.flows[slot]
-		f.done, f.last = float64(f.size), at
-		n.credit(f, f.size)
-		n.completed = append(n.completed, Completed{ID: f.id, Owner: f.owner, Size: f.size, At: at})
+		st := &n.states[slot]
+		st.done, st.last = float64(st.size), at
+		n.credit(slot, st.size)
+		n.completed = append(n.completed, Completed{ID: st.id, Owner: st.owner, Size: st.size, At: at})
 		n.release(slot)
 		n.stats.Completions++
 	}
 }
 
 func (n *Network) cmpID(a, b int32) int {
-	return cmp.Compare(n.flows[a].id, n.flows[b].id)
+	return cmp.Compare(n.states[a].id, n.states[b].id)
 }

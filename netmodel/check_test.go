@@ -19,12 +19,32 @@ const checkTol = 1e-6
 // order.
 func liveSlots(n *Network) []int32 {
 	var out []int32
-	for s := range n.flows {
-		if f := &n.flows[s]; f.live && f.solvable {
+	for s := range n.states {
+		if st := &n.states[s]; st.live && st.solvable {
 			out = append(out, int32(s))
 		}
 	}
 	slices.SortFunc(out, n.cmpID)
+	return out
+}
+
+// flowView is what the checks read of a flow.
+type flowView struct {
+	id     FlowID
+	class  int32
+	weight float64
+	rate   float64
+	path   []LinkID
+}
+
+// liveFlows returns views of the live flows that take bandwidth, in id
+// order.
+func liveFlows(n *Network) []*flowView {
+	var out []*flowView
+	for _, s := range liveSlots(n) {
+		f := &n.flows[s]
+		out = append(out, &flowView{id: n.states[s].id, class: f.class, weight: f.weight, rate: f.rate, path: n.hops(s)})
+	}
 	return out
 }
 
@@ -42,21 +62,19 @@ func checkInvariants(n *Network) error {
 	upTo := map[lc]float64{}   // load of classes ≤ class on link
 	maxPer := map[lc]float64{} // highest rate/weight of class on link
 	classes := map[int32]bool{}
-	slots := liveSlots(n)
-	for _, s := range slots {
-		f := &n.flows[s]
+	flows := liveFlows(n)
+	for _, f := range flows {
 		if math.IsNaN(f.rate) || math.IsInf(f.rate, 0) || f.rate < 0 {
 			return fmt.Errorf("flow %d: rate %v", f.id, f.rate)
 		}
 		classes[f.class] = true
-		for _, l := range f.hops() {
+		for _, l := range f.path {
 			k := lc{l, f.class}
 			maxPer[k] = math.Max(maxPer[k], f.rate/f.weight)
 		}
 	}
-	for _, s := range slots {
-		f := &n.flows[s]
-		for _, l := range f.hops() {
+	for _, f := range flows {
+		for _, l := range f.path {
 			for c := range classes {
 				if c >= f.class {
 					upTo[lc{l, c}] += f.rate
@@ -72,19 +90,18 @@ func checkInvariants(n *Network) error {
 			}
 		}
 	}
-	for _, s := range slots {
-		f := &n.flows[s]
+	for _, f := range flows {
 		if !hasBottleneck(n, f, func(l LinkID) (float64, float64) {
 			return upTo[lc{l, f.class}], maxPer[lc{l, f.class}]
 		}) {
-			return fmt.Errorf("flow %d (class %d, weight %v, rate %v, path %v): no bottleneck", f.id, f.class, f.weight, f.rate, f.hops())
+			return fmt.Errorf("flow %d (class %d, weight %v, rate %v, path %v): no bottleneck", f.id, f.class, f.weight, f.rate, f.path)
 		}
 	}
 	return nil
 }
 
-func hasBottleneck(n *Network, f *flow, at func(LinkID) (load, maxPer float64)) bool {
-	for _, l := range f.hops() {
+func hasBottleneck(n *Network, f *flowView, at func(LinkID) (load, maxPer float64)) bool {
+	for _, l := range f.path {
 		capa := n.links[l].capacity
 		load, maxPer := at(l)
 		saturated := capa-load <= checkTol*capa
@@ -102,12 +119,12 @@ func hasBottleneck(n *Network, f *flow, at func(LinkID) (load, maxPer float64)) 
 // flows crossing that link at level × weight. It shares nothing with the
 // solver but Epsilon.
 func referenceRates(n *Network) map[FlowID]float64 {
-	slots := liveSlots(n)
+	flows := liveFlows(n)
 	used := make([]float64, len(n.links))
 	rates := map[FlowID]float64{}
 	classSet := map[int32]bool{}
-	for _, s := range slots {
-		classSet[n.flows[s].class] = true
+	for _, f := range flows {
+		classSet[f.class] = true
 	}
 	var classes []int32
 	for c := range classSet {
@@ -115,22 +132,22 @@ func referenceRates(n *Network) map[FlowID]float64 {
 	}
 	slices.Sort(classes)
 	for _, c := range classes {
-		var unfixed []*flow
-		for _, s := range slots {
-			if n.flows[s].class == c {
-				unfixed = append(unfixed, &n.flows[s])
+		var unfixed []*flowView
+		for _, f := range flows {
+			if f.class == c {
+				unfixed = append(unfixed, f)
 			}
 		}
 		for len(unfixed) > 0 {
 			l, level := lowestLevel(n, used, unfixed)
-			var rest []*flow
+			var rest []*flowView
 			for _, f := range unfixed {
-				if !slices.Contains(f.hops(), l) {
+				if !slices.Contains(f.path, l) {
 					rest = append(rest, f)
 					continue
 				}
 				rates[f.id] = level * f.weight
-				for _, pl := range f.hops() {
+				for _, pl := range f.path {
 					used[pl] += level * f.weight
 				}
 			}
@@ -140,10 +157,10 @@ func referenceRates(n *Network) map[FlowID]float64 {
 	return rates
 }
 
-func lowestLevel(n *Network, used []float64, unfixed []*flow) (LinkID, float64) {
+func lowestLevel(n *Network, used []float64, unfixed []*flowView) (LinkID, float64) {
 	weights := make([]float64, len(n.links))
 	for _, f := range unfixed {
-		for _, l := range f.hops() {
+		for _, l := range f.path {
 			weights[l] += f.weight
 		}
 	}
@@ -169,15 +186,14 @@ func lowestLevel(n *Network, used []float64, unfixed []*flow) (LinkID, float64) 
 func compareWithReference(n *Network) error {
 	n.Solve()
 	want := referenceRates(n)
-	for _, s := range liveSlots(n) {
-		f := &n.flows[s]
+	for _, f := range liveFlows(n) {
 		scale := 0.0
-		for _, l := range f.hops() {
+		for _, l := range f.path {
 			scale = math.Max(scale, n.links[l].capacity)
 		}
 		if math.Abs(f.rate-want[f.id]) > checkTol*scale+1e-9 {
 			return fmt.Errorf("flow %d (class %d, weight %v, path %v): rate %v, reference %v",
-				f.id, f.class, f.weight, f.hops(), f.rate, want[f.id])
+				f.id, f.class, f.weight, f.path, f.rate, want[f.id])
 		}
 	}
 	return nil

@@ -18,26 +18,27 @@ func (n *Network) Start(now time.Duration, spec FlowSpec) (FlowID, error) {
 		return 0, err
 	}
 	slot := n.allocSlot()
-	f := &n.flows[slot]
+	f, st := &n.flows[slot], &n.states[slot]
 	id := n.nextID
 	n.nextID++
-	*f = flow{
-		id: id, owner: spec.Owner, size: spec.Size, weight: weight, class: int32(spec.Class),
-		long: f.long, back: f.back[:0], last: now, live: true, solvable: spec.Size > 0,
+	*f = flow{weight: weight, class: int32(spec.Class)}
+	*st = flowState{
+		id: id, owner: spec.Owner, size: spec.Size,
+		long: st.long, back: st.back[:0], last: now, live: true, solvable: spec.Size > 0,
 	}
-	f.setPath(spec.Path)
+	n.setPath(slot, spec.Path)
 	n.index[id] = slot
 	n.live++
-	if !f.solvable {
-		f.finish = now
+	if !st.solvable {
+		st.finish = now
 		n.finishes.set(slot, uint64(now), uint64(id))
 		return id, nil
 	}
 	n.arrivals = append(n.arrivals, slot)
 	n.noteClass(f.class)
-	for hop, l := range f.hops() {
+	for hop, l := range n.hops(slot) {
 		lk := &n.links[l]
-		f.back = append(f.back, int32(len(lk.flows)))
+		st.back = append(st.back, int32(len(lk.flows)))
 		lk.flows = append(lk.flows, linkFlow{slot: slot, hop: int32(hop)})
 		n.markDirty(l)
 	}
@@ -82,6 +83,7 @@ func (n *Network) allocSlot() int32 {
 		return slot
 	}
 	n.flows = append(n.flows, flow{})
+	n.states = append(n.states, flowState{})
 	n.finishes.grow(len(n.flows))
 	return int32(len(n.flows) - 1)
 }
@@ -97,9 +99,9 @@ func (n *Network) Cancel(now time.Duration, id FlowID) (int64, error) {
 	if err := n.moveTo(now); err != nil {
 		return 0, err
 	}
-	f := &n.flows[slot]
-	n.settle(f, n.now)
-	delivered := f.credited
+	n.settle(slot, n.now)
+	delivered := n.states[slot].wholeBytes(n.states[slot].done)
+	n.credit(slot, delivered)
 	n.release(slot)
 	n.stats.Cancelations++
 	return delivered, nil
@@ -108,17 +110,17 @@ func (n *Network) Cancel(now time.Duration, id FlowID) (int64, error) {
 // release detaches a flow from its links (marking them dirty) and frees
 // its slot for reuse.
 func (n *Network) release(slot int32) {
-	f := &n.flows[slot]
-	if f.solvable {
+	f, st := &n.flows[slot], &n.states[slot]
+	if st.solvable {
 		n.noteDeparture(f)
-		for hop, l := range f.hops() {
-			n.unlink(l, f.back[hop])
+		for hop, l := range n.hops(slot) {
+			n.unlink(l, st.back[hop])
 			n.markDirty(l)
 		}
 	}
 	n.finishes.remove(slot)
-	delete(n.index, f.id)
-	f.live = false
+	delete(n.index, st.id)
+	st.live = false
 	f.rate = 0
 	n.live--
 	n.free = append(n.free, slot)
@@ -131,42 +133,42 @@ func (n *Network) unlink(l LinkID, i int32) {
 	if i != last {
 		moved := lk.flows[last]
 		lk.flows[i] = moved
-		n.flows[moved.slot].back[moved.hop] = i
+		n.states[moved.slot].back[moved.hop] = i
 	}
 	lk.flows = lk.flows[:last]
 }
 
-// deliveredAt returns the fractional bytes a flow has delivered at t ≥
-// last, below its size while it is not complete.
-func (f *flow) deliveredAt(t time.Duration) float64 {
-	d := f.done
-	if dt := t - f.last; dt > 0 && f.rate > 0 {
-		d += f.rate * dt.Seconds()
+// deliveredAt returns the fractional bytes the flow in slot s has
+// delivered at t ≥ last.
+func (n *Network) deliveredAt(s int32, t time.Duration) float64 {
+	st, rate := &n.states[s], n.flows[s].rate
+	d := st.done
+	if dt := t - st.last; dt > 0 && rate > 0 {
+		d += rate * dt.Seconds()
 	}
-	return math.Min(d, float64(f.size))
+	return math.Min(d, float64(st.size))
 }
 
 // wholeBytes is the integer byte count credited for d fractional bytes of
 // an incomplete flow: at most size-1, since reaching size is a completion.
-func (f *flow) wholeBytes(d float64) int64 {
+func (f *flowState) wholeBytes(d float64) int64 {
 	b := int64(d)
 	return max(0, min(b, f.size-1))
 }
 
-// settle moves a flow's delivered bytes to t at its current rate and
-// credits the new whole bytes to its links.
-func (n *Network) settle(f *flow, t time.Duration) {
-	f.done = f.deliveredAt(t)
-	f.last = t
-	n.credit(f, f.wholeBytes(f.done))
+// settle moves a flow's delivered bytes to t at its current rate.
+func (n *Network) settle(s int32, t time.Duration) {
+	st := &n.states[s]
+	st.done = n.deliveredAt(s, t)
+	st.last = t
 }
 
-func (n *Network) credit(f *flow, total int64) {
-	if delta := total - f.credited; delta != 0 {
-		for _, l := range f.hops() {
-			n.carried[l] += delta
-		}
-		f.credited = total
+// credit adds the bytes a flow delivered, when it ends, to the links of
+// its path. Live flows are counted by Carried as it is asked, so a rate
+// change costs no per-link work.
+func (n *Network) credit(s int32, delivered int64) {
+	for _, l := range n.hops(s) {
+		n.carried[l] += delivered
 	}
 }
 
@@ -188,8 +190,7 @@ func (n *Network) Delivered(id FlowID) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	f := &n.flows[slot]
-	return f.wholeBytes(f.deliveredAt(n.now)), nil
+	return n.states[slot].wholeBytes(n.deliveredAt(slot, n.now)), nil
 }
 
 // Load returns the sum of the rates of the flows crossing a link, in
@@ -226,8 +227,8 @@ func (n *Network) Carried(l LinkID) (int64, error) {
 	}
 	total := n.carried[l]
 	for _, lf := range n.links[l].flows {
-		f := &n.flows[lf.slot]
-		total += f.wholeBytes(f.deliveredAt(n.now)) - f.credited
+		st := &n.states[lf.slot]
+		total += st.wholeBytes(n.deliveredAt(lf.slot, n.now))
 	}
 	return total, nil
 }

@@ -1,6 +1,7 @@
 package netmodel
 
-// indexedHeap is a binary min-heap over small integer items (link ids or
+// indexedHeap is a 4-ary min-heap (half the depth of a binary one, and
+// a node's children share a cache line) over small integer items (link ids or
 // flow slots) whose key can be changed in place. Entries are ordered by
 // (key, tie); pos[item] is the item's index in es plus one, or 0 when the
 // item is absent, so set, remove and contains cost O(log n), O(log n) and
@@ -13,6 +14,8 @@ type indexedHeap struct {
 	es  []heapEntry
 	pos []int32
 }
+
+const arity = 4
 
 type heapEntry struct {
 	key  uint64
@@ -99,7 +102,7 @@ func (h *indexedHeap) clear() {
 func (h *indexedHeap) up(i int) {
 	e := h.es[i]
 	for i > 0 {
-		parent := (i - 1) / 2
+		parent := (i - 1) / arity
 		if !e.before(h.es[parent]) {
 			break
 		}
@@ -113,12 +116,15 @@ func (h *indexedHeap) down(i int) {
 	e := h.es[i]
 	n := len(h.es)
 	for {
-		child := 2*i + 1
-		if child >= n {
+		first := arity*i + 1
+		if first >= n {
 			break
 		}
-		if right := child + 1; right < n && h.es[right].before(h.es[child]) {
-			child = right
+		child := first
+		for c := first + 1; c < min(first+arity, n); c++ {
+			if h.es[c].before(h.es[child]) {
+				child = c
+			}
 		}
 		if !h.es[child].before(e) {
 			break

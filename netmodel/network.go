@@ -114,55 +114,57 @@ type linkFlow struct {
 	hop  int32
 }
 
-// inlineHops is the longest path stored inside a flow's first cache line;
-// every path of a Topology fits.
+// inlineHops is the longest path stored inside a flow's cache line; every
+// path of a Topology fits.
 const inlineHops = 6
 
-// flow keeps what a solve reads in its first 64 bytes, path included when
-// it has at most inlineHops links, and is padded to three cache lines, so
-// in the (large, page-aligned) flow slice a solve touches one line per
-// flow.
+// flow is the part of a flow a solve reads, in one 64-byte cache line, so
+// the flows of a component are read with one miss each; the rest is in
+// flowState.
 type flow struct {
-	inline  [inlineHops]LinkID
+	inline  [inlineHops]LinkID // the path, when it fits
 	nhops   int32
 	class   int32
 	weight  float64
 	newRate float64
-	rate    float64 // bytes/s since last
+	rate    float64 // bytes/s since flowState.last
 	mark    uint32  // component epoch
 	fixed   uint32  // solve epoch in which the rate was fixed
+}
 
+// flowState is the rest of a flow: identity, progress, bookkeeping.
+type flowState struct {
 	long     []LinkID // the path when longer than inlineHops
 	id       FlowID
 	owner    uint64
 	size     int64
 	back     []int32       // back[i] is the flow's index in links[path[i]].flows
 	done     float64       // bytes delivered at last, ≤ size
-	credited int64         // bytes already added to the links' carried
 	last     time.Duration // instant done was settled
 	finish   time.Duration // completion instant when rate > 0
 	live     bool
 	solvable bool // false for zero-size flows, which never join links
-	_        [22]byte
 }
 
-// hops returns the flow's path.
-func (f *flow) hops() []LinkID {
+// hops returns the path of the flow in slot s.
+func (n *Network) hops(s int32) []LinkID {
+	f := &n.flows[s]
 	if f.nhops <= inlineHops {
 		return f.inline[:f.nhops]
 	}
-	return f.long
+	return n.states[s].long
 }
 
-// setPath stores path inline when it fits, else in long (reusing its
-// array).
-func (f *flow) setPath(path []LinkID) {
+// setPath stores a path inline when it fits, else in flowState.long
+// (reusing its array).
+func (n *Network) setPath(s int32, path []LinkID) {
+	f := &n.flows[s]
 	f.nhops = int32(len(path))
 	if len(path) <= inlineHops {
 		copy(f.inline[:], path)
 		return
 	}
-	f.long = append(f.long[:0], path...)
+	n.states[s].long = append(n.states[s].long[:0], path...)
 }
 
 // Network is the fluid model: links, flows, and their weighted max-min
@@ -179,8 +181,9 @@ func (f *flow) setPath(path []LinkID) {
 type Network struct {
 	cfg     Config
 	links   []link
-	carried []int64 // per link: bytes settled by flows crossing it
-	flows   []flow
+	carried []int64     // per link: bytes of the ended flows that crossed it
+	flows   []flow      // by slot
+	states  []flowState // by slot
 	free    []int32
 	index   map[FlowID]int32
 	nextID  FlowID

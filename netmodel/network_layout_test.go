@@ -10,7 +10,6 @@ import (
 // TestLayout keeps the solver's data in whole cache lines (see flow and
 // link).
 func TestLayout(t *testing.T) {
-	assert.Equal(t, uintptr(64), unsafe.Offsetof(flow{}.long), "hot part of flow")
-	assert.Equal(t, uintptr(192), unsafe.Sizeof(flow{}))
+	assert.Equal(t, uintptr(64), unsafe.Sizeof(flow{}))
 	assert.Equal(t, uintptr(64), unsafe.Sizeof(link{}))
 }

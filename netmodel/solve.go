@@ -70,7 +70,7 @@ func (n *Network) collectComponent() {
 			}
 			f.mark = n.epoch
 			n.compFlows = append(n.compFlows, lf.slot)
-			for _, pl := range f.hops() {
+			for _, pl := range n.hops(lf.slot) {
 				if n.links[pl].mark != n.epoch {
 					n.links[pl].mark = n.epoch
 					n.compLinks = append(n.compLinks, pl)
@@ -117,14 +117,14 @@ func (n *Network) cmpClass(a, b int32) int {
 func (n *Network) fill(group []int32, class int32) {
 	for _, s := range group {
 		f := &n.flows[s]
-		for _, l := range f.hops() {
+		for _, l := range n.hops(s) {
 			lk := &n.links[l]
 			lk.usage += f.weight
 			lk.unfixed++
 		}
 	}
 	for _, s := range group {
-		for _, l := range n.flows[s].hops() {
+		for _, l := range n.hops(s) {
 			if !n.levels.contains(int32(l)) {
 				n.levels.set(int32(l), levelKey(&n.links[l]), uint64(l))
 			}
@@ -135,7 +135,7 @@ func (n *Network) fill(group []int32, class int32) {
 			for _, lf := range n.links[n.levels.pop().item].flows {
 				f := &n.flows[lf.slot]
 				if f.class == class && f.fixed != n.epoch {
-					n.fix(f, level*f.weight)
+					n.fix(lf.slot, level*f.weight)
 				}
 			}
 		}
@@ -167,10 +167,11 @@ func (n *Network) nextBottleneck() (float64, bool) {
 
 // fix gives a flow its final rate for this solve and takes it off the
 // links it crosses.
-func (n *Network) fix(f *flow, rate float64) {
+func (n *Network) fix(s int32, rate float64) {
+	f := &n.flows[s]
 	f.newRate = rate
 	f.fixed = n.epoch
-	for _, l := range f.hops() {
+	for _, l := range n.hops(s) {
 		lk := &n.links[l]
 		lk.rem -= rate
 		lk.usage -= f.weight
@@ -199,9 +200,9 @@ func (n *Network) applyRates() {
 			continue
 		}
 		n.stats.RateChanges++
-		n.settle(f, n.now)
+		n.settle(s, n.now)
 		f.rate = f.newRate
-		n.schedule(s, f)
+		n.schedule(s)
 	}
 }
 
@@ -209,18 +210,19 @@ func (n *Network) applyRates() {
 // integer nanosecond at which its remaining bytes are delivered. A stalled
 // flow has none, nor has a flow that would finish after the largest
 // time.Duration (about 292 years).
-func (n *Network) schedule(slot int32, f *flow) {
+func (n *Network) schedule(slot int32) {
+	f, st := &n.flows[slot], &n.states[slot]
 	if f.rate <= 0 {
 		n.finishes.remove(slot)
 		return
 	}
-	ns := math.Ceil((float64(f.size) - f.done) / f.rate * 1e9)
+	ns := math.Ceil((float64(st.size) - st.done) / f.rate * 1e9)
 	if ns >= float64(math.MaxInt64-n.now) {
 		n.finishes.remove(slot) // beyond the last representable instant: never
 		return
 	}
-	f.finish = n.now + time.Duration(max(ns, 0))
-	n.finishes.set(slot, uint64(f.finish), uint64(f.id))
+	st.finish = n.now + time.Duration(max(ns, 0))
+	n.finishes.set(slot, uint64(st.finish), uint64(st.id))
 }
 
 // invalidateAll marks every link dirty, so the next solve is a full one.

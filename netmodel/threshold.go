@@ -50,11 +50,10 @@ func (n *Network) thresholdApplies(c int32) bool {
 func (n *Network) batchThreshold() float64 {
 	thr := n.threshold
 	for _, slot := range n.arrivals {
-		f := &n.flows[slot]
-		if !f.live {
+		if !n.states[slot].live {
 			continue
 		}
-		for _, l := range f.hops() {
+		for _, l := range n.hops(slot) {
 			weights := 0.0
 			for _, lf := range n.links[l].flows {
 				weights += n.flows[lf.slot].weight
@@ -82,7 +81,7 @@ func (n *Network) freezeBelow(thr float64) {
 			continue
 		}
 		f.fixed = n.epoch // so fill does not re-fix it
-		for _, l := range f.hops() {
+		for _, l := range n.hops(s) {
 			n.links[l].rem -= f.rate
 		}
 	}
