@@ -35,7 +35,7 @@ func randCapacity(r *rand.Rand) float64 {
 	return math.Round(math.Pow(10, 3+6*r.Float64()))
 }
 
-func randSpec(r *rand.Rand, links int) FlowSpec {
+func randSpec(r *rand.Rand, links, classes int) FlowSpec {
 	weights := []float64{0, 1, 2, 0.5, 3.7, MinWeight, 10}
 	k := 1 + r.Intn(min(4, links))
 	path := make([]LinkID, 0, k)
@@ -46,7 +46,7 @@ func randSpec(r *rand.Rand, links int) FlowSpec {
 	if r.Intn(20) == 0 {
 		size = 0
 	}
-	return FlowSpec{Size: size, Path: path, Weight: weights[r.Intn(len(weights))], Class: r.Intn(3), Owner: r.Uint64()}
+	return FlowSpec{Size: size, Path: path, Weight: weights[r.Intn(len(weights))], Class: r.Intn(classes), Owner: r.Uint64()}
 }
 
 // runRandomCase drives one seeded random network through events, checking
@@ -63,10 +63,11 @@ func runRandomCase(t *testing.T, seed int64) {
 	}
 	d, err := newDriver(cfg, caps)
 	require.NoError(t, err)
+	classes := 1 + int(seed%3) // one class in a third of the cases: the threshold rule applies there
 	for range 10 + r.Intn(40) {
 		switch op := r.Intn(20); {
 		case op < 8:
-			err = d.start(randSpec(r, len(caps)))
+			err = d.start(randSpec(r, len(caps), classes))
 		case op < 11:
 			err = d.cancel(r.Intn(1 << 10))
 		case op < 13:

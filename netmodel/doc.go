@@ -119,10 +119,10 @@
 // With F flows, L links and P the mean path length, for a component of F'
 // flows and L' links:
 //   - Start, Cancel, SetCapacity: O(P) plus a map update; no solve.
-//   - re-solve: O(F'·P) to collect the component, then O(K·P·log L')
-//     for the K flows the threshold rule keeps, with no allocation in
-//     steady state; a re-solve with several classes in one component also
-//     sorts its flows by class (O(F' log F')).
+//   - re-solve: O(K·P·log L' + flows on the K flows' links) for the K
+//     flows the threshold rule re-fills (K ≤ F'), with no allocation in
+//     steady state; a re-solve with several classes in one component
+//     re-fills all F' and sorts them by class (O(F' log F')).
 //   - each rate that changes: O(log F) in the indexed completion heap.
 //   - NextCompletion: O(1) plus the pending re-solve.
 //   - AdvanceTo: O(k·(P + log F)) for k completions, plus one re-solve per

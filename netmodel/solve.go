@@ -24,16 +24,14 @@ func (n *Network) solve() {
 	if len(n.dirty) == 0 {
 		return
 	}
-	thr := n.batchThreshold()
-	n.collectComponent()
-	for _, l := range n.compLinks {
-		lk := &n.links[l]
-		lk.rem, lk.usage, lk.unfixed = lk.capacity, 0, 0
+	if thr := n.batchThreshold(); thr == 0 || !n.collect(thr) {
+		n.collect(0)
 	}
-	mixed := n.sortByClass()
-	if single := !mixed && len(n.compFlows) > 0; n.thresholdApplies(n.classOfComponent()) && single && thr > 0 {
-		n.freezeBelow(thr)
+	for _, l := range n.dirty {
+		n.links[l].dirty = false
 	}
+	n.dirty = n.dirty[:0]
+	n.sortByClass()
 	n.stats.Solves++
 	n.stats.FlowsSolved += int64(len(n.compFlows))
 	for start := 0; start < len(n.compFlows); {
@@ -48,35 +46,51 @@ func (n *Network) solve() {
 	n.applyRates()
 }
 
-// collectComponent gathers, from the dirty links, every link and flow
-// reachable through flows crossing links (depth-first, epoch marks, no
-// allocation once the scratch slices have grown).
-func (n *Network) collectComponent() {
+// collect gathers, from the dirty links, the links and flows to re-fill,
+// and sets each link's capacity left for them. With θ = 0 that is every
+// link and flow reachable through flows crossing links (the connected
+// components; depth-first, epoch marks, no allocation once the scratch
+// slices have grown). With θ > 0 the walk does not pass through flows
+// below θ: they stay fixed, as background load on the links reached, and
+// the parts of the component reachable only through them keep their rates
+// too (their re-fill, on unchanged capacity left, would give the same).
+// Meeting a flow of another class than the batch's, it gives up and
+// returns false.
+func (n *Network) collect(thr float64) bool {
 	n.epoch++
 	n.compLinks, n.compFlows = n.compLinks[:0], n.compFlows[:0]
 	for _, l := range n.dirty {
-		n.links[l].dirty = false
-		if n.links[l].mark != n.epoch {
-			n.links[l].mark = n.epoch
-			n.compLinks = append(n.compLinks, l)
-		}
+		n.reach(l)
 	}
-	n.dirty = n.dirty[:0]
 	for i := 0; i < len(n.compLinks); i++ {
-		for _, lf := range n.links[n.compLinks[i]].flows {
+		lk := &n.links[n.compLinks[i]]
+		for _, lf := range lk.flows {
 			f := &n.flows[lf.slot]
-			if f.mark == n.epoch {
-				continue
-			}
-			f.mark = n.epoch
-			n.compFlows = append(n.compFlows, lf.slot)
-			for _, pl := range n.hops(lf.slot) {
-				if n.links[pl].mark != n.epoch {
-					n.links[pl].mark = n.epoch
-					n.compLinks = append(n.compLinks, pl)
+			switch {
+			case thr > 0 && f.class != n.batchClass:
+				return false
+			case thr > 0 && f.rate > 0 && f.rate < thr*f.weight*thresholdSlack:
+				lk.rem -= f.rate
+				f.fixed = n.epoch // background: fill must not fix it
+			case f.mark != n.epoch:
+				f.mark = n.epoch
+				n.compFlows = append(n.compFlows, lf.slot)
+				for _, pl := range n.hops(lf.slot) {
+					n.reach(pl)
 				}
 			}
 		}
+	}
+	return true
+}
+
+// reach adds a link to the links to re-fill, once per solve.
+func (n *Network) reach(l LinkID) {
+	lk := &n.links[l]
+	if lk.mark != n.epoch {
+		lk.mark = n.epoch
+		lk.rem, lk.usage, lk.unfixed = lk.capacity, 0, 0
+		n.compLinks = append(n.compLinks, l)
 	}
 }
 
@@ -94,14 +108,6 @@ func (n *Network) sortByClass() (mixed bool) {
 		slices.SortFunc(fs, n.cmpClass)
 	}
 	return mixed
-}
-
-// classOfComponent is the class of the component's first flow.
-func (n *Network) classOfComponent() int32 {
-	if len(n.compFlows) == 0 {
-		return 0
-	}
-	return n.flows[n.compFlows[0]].class
 }
 
 func (n *Network) cmpClass(a, b int32) int {

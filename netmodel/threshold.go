@@ -10,7 +10,7 @@ import "math"
 // flow, any link l of its path has level at least capacity(l) / Σ weights
 // of the flows on l, and the minimum over its path bounds θ. A re-solve
 // then freezes the flows below the batch's θ (the minimum over its
-// changes) as background load and re-fills only the rest. Flows at rate 0
+// changes) as background load and re-fills only the rest (see collect). Flows at rate 0
 // are always re-filled: they may have been starved by a class that left.
 // Capacity changes, components with several classes, and batches whose
 // flows are of another class than the component's use θ = 0: a full
@@ -37,14 +37,6 @@ func (n *Network) noteClass(c int32) {
 	n.batchClasses++
 }
 
-// thresholdApplies reports whether θ may be used for a component of one
-// class c: every flow that arrived or left in the batch had class c.
-func (n *Network) thresholdApplies(c int32) bool {
-	applies := n.batchClasses == 0 || n.batchClass == c
-	n.batchClasses = 0
-	return applies
-}
-
 // batchThreshold returns the batch's θ, with the arrivals' bounds taken
 // on the links as they are now, after every change of the batch.
 func (n *Network) batchThreshold() float64 {
@@ -63,27 +55,9 @@ func (n *Network) batchThreshold() float64 {
 	}
 	n.arrivals = n.arrivals[:0]
 	n.threshold = math.Inf(1)
+	n.batchClasses = 0
 	if math.IsInf(thr, 1) {
 		return 0
 	}
 	return thr
-}
-
-// freezeBelow removes from the component the flows whose rate per weight
-// is below θ, subtracting their rates from their links' capacity left.
-// Flows at rate 0 (new, or stalled) always stay.
-func (n *Network) freezeBelow(thr float64) {
-	kept := n.compFlows[:0]
-	for _, s := range n.compFlows {
-		f := &n.flows[s]
-		if f.rate == 0 || f.rate >= thr*f.weight*thresholdSlack {
-			kept = append(kept, s)
-			continue
-		}
-		f.fixed = n.epoch // so fill does not re-fix it
-		for _, l := range n.hops(s) {
-			n.links[l].rem -= f.rate
-		}
-	}
-	n.compFlows = kept
 }
