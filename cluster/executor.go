@@ -1,0 +1,190 @@
+package cluster
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"clusteremu/actors"
+)
+
+// Event is one delivery of a user message, in delivery order.
+type Event struct {
+	At       time.Duration `json:"at"`
+	Sender   string        `json:"sender"` // "clock" for timers, "root" from outside the actors
+	Receiver string        `json:"receiver"`
+	Type     string        `json:"type"`
+}
+
+// Choice is one scheduling decision of a deterministic run: which ready
+// actor received the next message (user or system). Its address, stable
+// across runs that agree up to it, is the emulated instant, the receiver
+// and the number of messages that receiver had received before.
+type Choice struct {
+	At       time.Duration `json:"at"`
+	Receiver string        `json:"receiver"`
+	Count    uint64        `json:"count"`
+}
+
+// executor runs every actor of a deterministic run on one goroutine. Each
+// step delivers one message from a ready mailbox chosen with the schedule
+// seed (or by a replayed choice log); when no mailbox is ready, the clock
+// jumps to the earliest timer and posts every timer due then, in the order
+// they were set.
+type executor struct {
+	sys     *actor.ActorSystem
+	rng     *rand.Rand
+	now     time.Duration
+	timers  *timers
+	ready   []*mailbox
+	running string // the actor being run, for event senders
+
+	recordChoices bool
+	choices       []Choice
+	replay        []Choice // choices to follow; past its end, the seed decides
+	diverged      int      // replayed choices that could not be followed
+	events        []Event
+	recordEvents  bool
+
+	steps  uint64
+	failed error
+}
+
+func newExecutor(scheduleSeed uint64) *executor {
+	return &executor{
+		rng:     rand.New(rand.NewPCG(scheduleSeed, 0x636c75737465726d)),
+		timers:  newTimers(),
+		running: "root",
+	}
+}
+
+func (ex *executor) newMailbox() actor.Mailbox { return &mailbox{ex: ex, ready: -1} }
+
+func (ex *executor) markReady(m *mailbox) {
+	if m.ready < 0 {
+		m.ready = len(ex.ready)
+		ex.ready = append(ex.ready, m)
+	}
+}
+
+func (ex *executor) unready(m *mailbox) {
+	last := ex.ready[len(ex.ready)-1]
+	ex.ready[m.ready] = last
+	last.ready = m.ready
+	ex.ready = ex.ready[:len(ex.ready)-1]
+	m.ready = -1
+}
+
+// step delivers one message; it reports false when no mailbox is ready.
+func (ex *executor) step() bool {
+	if len(ex.ready) == 0 {
+		return false
+	}
+	m := ex.choose()
+	ex.steps++
+	if ex.recordChoices || len(ex.replay) > 0 {
+		ex.choices = append(ex.choices, Choice{At: ex.now, Receiver: m.name, Count: m.steps})
+	}
+	m.steps++
+	prev := ex.running
+	ex.running = m.name
+	m.deliver()
+	ex.running = prev
+	if m.empty() && m.ready >= 0 {
+		ex.unready(m)
+	}
+	return true
+}
+
+// choose picks the next mailbox: the replayed choice when it names a
+// ready actor, otherwise one drawn with the schedule seed. A lone ready
+// mailbox costs no draw.
+func (ex *executor) choose() *mailbox {
+	i := len(ex.choices)
+	if i < len(ex.replay) {
+		want := ex.replay[i]
+		for _, m := range ex.ready {
+			if m.name == want.Receiver && want.At == ex.now {
+				return m
+			}
+		}
+		ex.diverged++
+	}
+	if len(ex.ready) == 1 {
+		return ex.ready[0]
+	}
+	return ex.ready[ex.rng.IntN(len(ex.ready))]
+}
+
+// delivered logs a user message about to be handled.
+func (ex *executor) delivered(m *mailbox, env envelope) {
+	if ex.recordEvents {
+		ex.events = append(ex.events, Event{At: ex.now, Sender: env.sender, Receiver: m.name, Type: typeName(env.msg)})
+	}
+}
+
+func (ex *executor) panicked(m *mailbox, msg any, r any) {
+	if ex.failed == nil {
+		ex.failed = fmt.Errorf("actor %s panicked at %v handling %s: %v", m.name, ex.now, typeName(msg), r)
+	}
+}
+
+// fireDue advances the clock to the earliest timer, no further than limit,
+// and posts every timer due then. It reports false when no timer is due by
+// limit.
+func (ex *executor) fireDue(limit time.Duration) bool {
+	at, ok := ex.timers.next()
+	if !ok || at > limit {
+		return false
+	}
+	if at > ex.now {
+		ex.now = at
+	}
+	prev := ex.running
+	ex.running = "clock"
+	ex.timers.popDue(ex.now, func(t *timer) {
+		if _, alive := ex.sys.ProcessRegistry.GetLocal(t.to.Id); alive {
+			ex.sys.Root.Send(t.to, t.msg)
+		}
+	})
+	ex.running = prev
+	return true
+}
+
+func typeName(msg any) string {
+	if msg == nil {
+		return "nil"
+	}
+	t := reflect.TypeOf(msg)
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.String()
+}
+
+// The clock of a deterministic run: it reads and sets timers on the
+// executor, which only its own goroutine touches.
+
+func (ex *executor) Now() time.Duration { return ex.now }
+
+func (ex *executor) After(d time.Duration, to *actor.PID, msg any) actors.TimerID {
+	return ex.timers.add(ex.now+max(d, 0), 0, to, msg)
+}
+
+func (ex *executor) At(t time.Duration, to *actor.PID, msg any) actors.TimerID {
+	return ex.timers.add(max(t, ex.now), 0, to, msg)
+}
+
+func (ex *executor) Every(first, period time.Duration, to *actor.PID, msg any) actors.TimerID {
+	if period <= 0 {
+		panic(fmt.Sprintf("cluster: Every with period %v: must be > 0", period))
+	}
+	return ex.timers.add(max(first, ex.now), period, to, msg)
+}
+
+func (ex *executor) Cancel(id actors.TimerID) bool { return ex.timers.cancel(id) }
+
+var _ actors.Clock = (*executor)(nil)

@@ -1,0 +1,225 @@
+package cluster
+
+import (
+	"fmt"
+	"hash/fnv"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/asynkron/protoactor-go/eventstream"
+
+	"clusteremu/actors"
+)
+
+// RunOptions configure a deterministic virtual-time run.
+type RunOptions struct {
+	// WorkloadSeed seeds everything the run generates, through per-actor
+	// streams (see Runtime.Rand).
+	WorkloadSeed uint64
+	// ScheduleSeed seeds only the order in which messages ready at the
+	// same instant are delivered.
+	ScheduleSeed uint64
+	// Until stops the run at this emulated instant; 0 runs until the work
+	// is done or nothing is left to happen.
+	Until time.Duration
+	// StallAfter fails the run when no actor reports progress for this
+	// long in emulated time although timers keep firing; 0 never does.
+	StallAfter time.Duration
+	// Events records every delivery (Result.Events).
+	Events bool
+	// Choices records every scheduling choice (Result.Choices).
+	Choices bool
+	// Replay follows a recorded choice log: the run makes the same
+	// choices while they name a ready actor at the same instant, and
+	// draws from the schedule seed past the log's end or where it
+	// diverged.
+	Replay []Choice
+}
+
+// EndReason says why a run ended.
+type EndReason string
+
+// End reasons.
+const (
+	EndDone     EndReason = "done"     // an actor declared the work done
+	EndIdle     EndReason = "idle"     // nothing left to deliver and no timer pending
+	EndDeadline EndReason = "deadline" // the emulated deadline was reached
+	EndFailed   EndReason = "failed"   // an actor failed, panicked or the run stalled
+)
+
+// Result is how a run ended.
+type Result struct {
+	Reason      EndReason
+	End         time.Duration // emulated time at the end
+	Err         error         // why a failed run failed
+	Steps       uint64        // messages delivered, system messages included
+	DeadLetters int           // messages sent to actors that no longer exist
+	Diverged    int           // replayed choices that could not be followed
+	Events      []Event
+	Choices     []Choice
+}
+
+// Runtime is one deterministic run: a protoactor system whose actors all
+// use the executor's mailbox, so one goroutine (the one that calls Run)
+// delivers every message and the clock is virtual.
+type Runtime struct {
+	opts     RunOptions
+	sys      *actor.ActorSystem
+	ex       *executor
+	top      []*actor.PID
+	done     bool
+	progress time.Duration
+	dead     int
+	sub      *eventstream.Subscription
+}
+
+// NewRuntime creates an idle run.
+func NewRuntime(opts RunOptions) *Runtime {
+	sys := actor.NewActorSystem(
+		actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+			return slog.New(slog.NewTextHandler(io.Discard, nil))
+		}),
+		// The dead-letter throttle starts a goroutine that lives one
+		// interval; a short interval lets it end before leak checks.
+		actor.WithDeadLetterThrottleInterval(time.Millisecond),
+	)
+	ex := newExecutor(opts.ScheduleSeed)
+	ex.sys = sys
+	ex.recordEvents = opts.Events
+	ex.recordChoices = opts.Choices
+	ex.replay = opts.Replay
+	r := &Runtime{opts: opts, sys: sys, ex: ex}
+	r.sub = sys.EventStream.Subscribe(func(evt any) {
+		if _, ok := evt.(*actor.DeadLetterEvent); ok {
+			r.dead++
+		}
+	})
+	return r
+}
+
+// Clock returns the run's clock.
+func (r *Runtime) Clock() actors.Clock { return r.ex }
+
+// Props returns props for an actor of this run: the executor's mailbox and
+// a supervisor that never restarts (a panic fails the run instead).
+func (r *Runtime) Props(producer actor.Producer) *actor.Props {
+	return actor.PropsFromProducer(producer,
+		actor.WithMailbox(r.ex.newMailbox),
+		actor.WithSupervisor(actor.NewOneForOneStrategy(0, 0, func(any) actor.Directive { return actor.StopDirective })),
+	)
+}
+
+// Spawn starts a top-level actor under a name unique in the run.
+func (r *Runtime) Spawn(name string, producer actor.Producer) (*actor.PID, error) {
+	pid, err := r.sys.Root.SpawnNamed(r.Props(producer), name)
+	if err != nil {
+		return nil, fmt.Errorf("spawn %s: %w", name, err)
+	}
+	r.top = append(r.top, pid)
+	return pid, nil
+}
+
+// Send posts a message from outside the actors, before or between runs.
+func (r *Runtime) Send(to *actor.PID, msg any) { r.sys.Root.Send(to, msg) }
+
+// Rand returns the seeded stream of the named actor: derived from the
+// workload seed and the name alone, so adding an actor shifts no other
+// actor's numbers.
+func (r *Runtime) Rand(name string) *rand.Rand {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(name))
+	return rand.New(rand.NewPCG(r.opts.WorkloadSeed, h.Sum64()))
+}
+
+// Done ends the run after the message being handled: the work is done.
+func (r *Runtime) Done() { r.done = true }
+
+// Fail ends the run with an error after the message being handled.
+func (r *Runtime) Fail(err error) {
+	if r.ex.failed == nil {
+		r.ex.failed = fmt.Errorf("at %v: %w", r.ex.now, err)
+	}
+}
+
+// Progress tells the stall watchdog that the run's state changed.
+func (r *Runtime) Progress() { r.progress = r.ex.now }
+
+// Run delivers messages until the work is done, the deadline passes, an
+// actor fails or nothing is left to happen; then it stops every actor and
+// returns. It must be called once, on the goroutine that built the run.
+func (r *Runtime) Run() Result {
+	reason := r.loop()
+	end := r.ex.now
+	r.stop()
+	res := Result{
+		Reason: reason, End: end, Err: r.ex.failed, Steps: r.ex.steps, DeadLetters: r.dead,
+		Diverged: r.ex.diverged, Events: r.ex.events, Choices: r.ex.choices,
+	}
+	if res.Err != nil {
+		res.Reason = EndFailed
+	}
+	return res
+}
+
+func (r *Runtime) loop() EndReason {
+	limit := time.Duration(1<<63 - 1)
+	if r.opts.Until > 0 {
+		limit = r.opts.Until
+	}
+	for {
+		switch {
+		case r.ex.failed != nil:
+			return EndFailed
+		case r.done:
+			return EndDone
+		case r.ex.step():
+		case r.stalled():
+			return EndFailed
+		case !r.ex.fireDue(limit):
+			if _, pending := r.ex.timers.next(); pending {
+				r.ex.now = limit
+				return EndDeadline
+			}
+			return EndIdle
+		}
+	}
+}
+
+// stalled reports, before the clock moves, whether it would move past the
+// watchdog's limit with no progress, and fails the run listing what is
+// pending.
+func (r *Runtime) stalled() bool {
+	next, ok := r.ex.timers.next()
+	if r.opts.StallAfter <= 0 || !ok || next-r.progress <= r.opts.StallAfter {
+		return false
+	}
+	pending := r.ex.timers.pending()
+	keys := make([]string, 0, len(pending))
+	for k, n := range pending {
+		keys = append(keys, fmt.Sprintf("%s ×%d", k, n))
+	}
+	slices.Sort(keys)
+	r.ex.failed = fmt.Errorf("stalled: no progress since %v, next timer at %v; pending timers: %s",
+		r.progress, next, strings.Join(keys, ", "))
+	return true
+}
+
+// stop stops every actor, children first as protoactor does, delivering
+// the stop messages on this goroutine; timers are dropped.
+func (r *Runtime) stop() {
+	r.ex.timers.clear()
+	for _, pid := range r.top {
+		if _, alive := r.sys.ProcessRegistry.GetLocal(pid.Id); alive {
+			r.sys.Root.Stop(pid)
+		}
+	}
+	for r.ex.step() {
+	}
+	r.sys.EventStream.Unsubscribe(r.sub)
+	r.sys.Shutdown()
+}

@@ -1,0 +1,252 @@
+package cluster
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"clusteremu/actors"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// recorderActor logs what it receives with the emulated time.
+type recorderActor struct {
+	clock actors.Clock
+	log   *[]string
+	name  string
+}
+
+type note struct{ text string }
+
+func (a *recorderActor) Receive(ctx actor.Context) {
+	if n, ok := ctx.Message().(*note); ok {
+		*a.log = append(*a.log, fmt.Sprintf("%v %s %s", a.clock.Now(), a.name, n.text))
+	}
+}
+
+func spawnRecorder(t *testing.T, r *Runtime, name string, log *[]string) *actor.PID {
+	t.Helper()
+	pid, err := r.Spawn(name, func() actor.Actor { return &recorderActor{clock: r.Clock(), log: log, name: name} })
+	require.NoError(t, err)
+	return pid
+}
+
+func TestTimersFireInDeadlineThenSetOrder(t *testing.T) {
+	r := NewRuntime(RunOptions{})
+	var log []string
+	a := spawnRecorder(t, r, "a", &log)
+	c := r.Clock()
+	c.After(3*time.Second, a, &note{"third"})
+	c.At(time.Second, a, &note{"first"})
+	c.After(3*time.Second, a, &note{"fourth, set after third"})
+	c.After(2*time.Second, a, &note{"second"})
+	cancelled := c.After(2*time.Second, a, &note{"cancelled"})
+	assert.True(t, c.Cancel(cancelled))
+	assert.False(t, c.Cancel(cancelled), "a timer cancels once")
+	res := r.Run()
+	require.NoError(t, res.Err)
+	assert.Equal(t, EndIdle, res.Reason)
+	assert.Equal(t, 3*time.Second, res.End)
+	assert.Equal(t, []string{"1s a first", "2s a second", "3s a third", "3s a fourth, set after third"}, log)
+}
+
+func TestPeriodicTimersUseAbsoluteDeadlines(t *testing.T) {
+	r := NewRuntime(RunOptions{Until: 10 * time.Second})
+	var log []string
+	a := spawnRecorder(t, r, "a", &log)
+	r.Clock().Every(500*time.Millisecond, 3*time.Second, a, &note{"tick"})
+	res := r.Run()
+	require.NoError(t, res.Err)
+	assert.Equal(t, EndDeadline, res.Reason)
+	assert.Equal(t, 10*time.Second, res.End)
+	assert.Equal(t, []string{"500ms a tick", "3.5s a tick", "6.5s a tick", "9.5s a tick"}, log)
+}
+
+// cascade handles a chain of messages and checks the clock stands still
+// while any of them is in flight, although a timer is due meanwhile.
+type cascade struct {
+	clock actors.Clock
+	seen  []time.Duration
+}
+
+type hop struct{ left int }
+
+func (c *cascade) Receive(ctx actor.Context) {
+	if h, ok := ctx.Message().(*hop); ok {
+		c.seen = append(c.seen, c.clock.Now())
+		if h.left > 0 {
+			ctx.Send(ctx.Self(), &hop{h.left - 1})
+		}
+	}
+}
+
+func TestVirtualTimeHoldsWhileMessagesAreInFlight(t *testing.T) {
+	r := NewRuntime(RunOptions{})
+	c := &cascade{clock: r.Clock()}
+	pid, err := r.Spawn("cascade", func() actor.Actor { return c })
+	require.NoError(t, err)
+	r.Clock().At(time.Second, pid, &hop{left: 100})
+	r.Clock().After(0, pid, &hop{left: 0}) // due at 0, fires at once
+	res := r.Run()
+	require.NoError(t, res.Err)
+	require.Len(t, c.seen, 102)
+	assert.Equal(t, time.Duration(0), c.seen[0])
+	for _, at := range c.seen[1:] {
+		assert.Equal(t, time.Second, at)
+	}
+}
+
+// fan sends to many peers at once; the peers all answer the sink, so the
+// order in which the sink hears them is the schedule's choice.
+type fan struct{ peers []*actor.PID }
+
+type ping struct{ from int }
+
+func (f *fan) Receive(ctx actor.Context) {
+	if _, ok := ctx.Message().(*note); ok {
+		for i, p := range f.peers {
+			ctx.Send(p, &ping{from: i})
+		}
+	}
+}
+
+type echo struct{ sink *actor.PID }
+
+func (e *echo) Receive(ctx actor.Context) {
+	if p, ok := ctx.Message().(*ping); ok {
+		ctx.Send(e.sink, &note{fmt.Sprint(p.from)})
+	}
+}
+
+func runFan(t *testing.T, seed uint64, replay []Choice) ([]string, Result) {
+	t.Helper()
+	r := NewRuntime(RunOptions{ScheduleSeed: seed, Events: true, Choices: true, Replay: replay})
+	var log []string
+	sink := spawnRecorder(t, r, "sink", &log)
+	var peers []*actor.PID
+	for i := range 20 {
+		pid, err := r.Spawn(fmt.Sprintf("peer-%02d", i), func() actor.Actor { return &echo{sink: sink} })
+		require.NoError(t, err)
+		peers = append(peers, pid)
+	}
+	src, err := r.Spawn("fan", func() actor.Actor { return &fan{peers: peers} })
+	require.NoError(t, err)
+	r.Clock().At(time.Second, src, &note{"go"})
+	res := r.Run()
+	require.NoError(t, res.Err)
+	return log, res
+}
+
+func TestSameSeedSameInterleaving(t *testing.T) {
+	a, resA := runFan(t, 7, nil)
+	b, resB := runFan(t, 7, nil)
+	assert.Equal(t, a, b)
+	assert.Equal(t, resA.Events, resB.Events)
+	require.Len(t, a, 20)
+
+	c, resC := runFan(t, 8, nil)
+	assert.ElementsMatch(t, a, c)
+	assert.NotEqual(t, a, c, "another schedule seed explores another order")
+	assert.NotEqual(t, resA.Events, resC.Events)
+}
+
+func TestChoiceLogReplays(t *testing.T) {
+	want, rec := runFan(t, 11, nil)
+	got, res := runFan(t, 99, rec.Choices)
+	assert.Equal(t, want, got, "the choice log overrides the schedule seed")
+	assert.Equal(t, rec.Events, res.Events)
+	assert.Zero(t, res.Diverged)
+
+	// Override one choice: the sink's first delivery goes to another
+	// ready peer, and the run differs from there on.
+	edited := append([]Choice(nil), rec.Choices...)
+	for i, ch := range edited {
+		if ch.Receiver == "sink" && ch.Count > 0 {
+			for _, other := range edited[i+1:] {
+				if other.Receiver != "sink" && other.At == ch.At {
+					edited[i] = Choice{At: ch.At, Receiver: other.Receiver}
+					break
+				}
+			}
+			break
+		}
+	}
+	changed, _ := runFan(t, 11, edited)
+	assert.NotEqual(t, want, changed)
+}
+
+type bomb struct{}
+
+func (bomb) Receive(ctx actor.Context) {
+	if _, ok := ctx.Message().(*note); ok {
+		panic("boom")
+	}
+}
+
+func TestPanicFailsTheRun(t *testing.T) {
+	r := NewRuntime(RunOptions{})
+	pid, err := r.Spawn("bomb", func() actor.Actor { return bomb{} })
+	require.NoError(t, err)
+	r.Clock().At(5*time.Second, pid, &note{"x"})
+	r.Clock().At(time.Hour, pid, &note{"never"})
+	res := r.Run()
+	assert.Equal(t, EndFailed, res.Reason)
+	assert.EqualError(t, res.Err, "actor bomb panicked at 5s handling cluster.note: boom")
+	assert.Equal(t, 5*time.Second, res.End)
+}
+
+func TestStallWatchdog(t *testing.T) {
+	r := NewRuntime(RunOptions{StallAfter: time.Minute})
+	var log []string
+	a := spawnRecorder(t, r, "a", &log)
+	r.Clock().Every(3*time.Second, 3*time.Second, a, &note{"heartbeat"})
+	res := r.Run()
+	assert.Equal(t, EndFailed, res.Reason)
+	assert.EqualError(t, res.Err, "stalled: no progress since 0s, next timer at 1m3s; pending timers: a cluster.note ×1")
+	assert.Len(t, log, 20, "heartbeats at 3 s … 60 s")
+}
+
+func TestTimerToStoppedActorIsDropped(t *testing.T) {
+	r := NewRuntime(RunOptions{})
+	var log []string
+	a := spawnRecorder(t, r, "a", &log)
+	r.Clock().At(time.Second, a, &note{"before"})
+	r.Clock().At(2*time.Second, a, &note{"after"})
+	stopper, err := r.Spawn("stopper", func() actor.Actor {
+		return actor.ReceiveFunc(func(ctx actor.Context) {
+			if _, ok := ctx.Message().(*note); ok {
+				ctx.Stop(a)
+			}
+		})
+	})
+	require.NoError(t, err)
+	r.Clock().At(1500*time.Millisecond, stopper, &note{"stop a"})
+	res := r.Run()
+	require.NoError(t, res.Err)
+	assert.Equal(t, []string{"1s a before"}, log)
+	assert.Zero(t, res.DeadLetters)
+}
+
+func TestRandStreamsArePerName(t *testing.T) {
+	draw := func(seed uint64, names ...string) map[string]uint64 {
+		r := NewRuntime(RunOptions{WorkloadSeed: seed})
+		defer r.Run()
+		out := map[string]uint64{}
+		for _, n := range names {
+			out[n] = r.Rand(n).Uint64()
+		}
+		return out
+	}
+	a := draw(1, "node-1", "node-2")
+	b := draw(1, "node-0", "node-2", "node-1")
+	assert.Equal(t, a["node-1"], b["node-1"], "adding an actor shifts no other stream")
+	assert.Equal(t, a["node-2"], b["node-2"])
+	assert.NotEqual(t, a["node-1"], a["node-2"])
+	assert.NotEqual(t, a["node-1"], draw(2, "node-1")["node-1"])
+}
