@@ -18,7 +18,7 @@ type queue[T any] struct {
 }
 
 func (q *queue[T]) push(v T) { q.items = append(q.items, v) }
-func (q *queue[T]) len() int  { return len(q.items) - q.head }
+func (q *queue[T]) len() int { return len(q.items) - q.head }
 func (q *queue[T]) pop() T {
 	var zero T
 	v := q.items[q.head]
