@@ -93,9 +93,11 @@
 // ceil(remaining / rate × 1e9) after the settlement; there a completing
 // flow's delivered bytes are set to its size exactly. Before completion,
 // Delivered, Cancel and Carried report whole bytes, floor(delivered),
-// capped at size-1. Bytes carried per link are int64 and are credited from
-// those whole bytes, so a link's carried bytes are exactly the sum over
-// the flows that crossed it of what each delivered.
+// capped at size-1. Bytes carried per link are int64: a flow that ends
+// adds its size (completed) or the whole bytes Cancel returned to each link
+// of its path, and Carried adds the whole bytes of the live flows, so a
+// link's carried bytes are exactly the sum over the flows that crossed it
+// of what each delivered.
 //
 // Flows of size 0 are accepted and complete at the instant they start,
 // reported by the next AdvanceTo; they take no bandwidth, even on a link

@@ -91,14 +91,6 @@ func (h *indexedHeap) pop() heapEntry {
 	return e
 }
 
-// clear empties the heap in O(n).
-func (h *indexedHeap) clear() {
-	for _, e := range h.es {
-		h.pos[e.item] = 0
-	}
-	h.es = h.es[:0]
-}
-
 func (h *indexedHeap) up(i int) {
 	e := h.es[i]
 	for i > 0 {

@@ -199,8 +199,6 @@ type Network struct {
 	arrivals     []int32 // flows started in the pending batch
 	batchClass   int32   // class of the batch's first arrival or departure
 	batchClasses int     // arrivals and departures in the batch
-	round        uint32  // fill round, for link.touched
-	touched      []LinkID
 	compLinks    []LinkID
 	compFlows    []int32
 	batch        []int32
