@@ -53,19 +53,19 @@ func newBlockMap(blockSize int64, replication int, rackOf []sched.RackID, rng *r
 }
 
 // ensure returns the named file, storing it first when it is new. A file
-// is split into max(1, ⌈size / block size⌉) blocks, the last one short. A
+// is split into max(1, ⌈size / blockSize⌉) blocks, the last one short. A
 // file read by several jobs must be the same size for all of them.
-func (b *blockMap) ensure(name string, size int64) (*file, error) {
+func (b *blockMap) ensure(name string, size, blockSize int64) (*file, error) {
 	if f, ok := b.files[name]; ok {
 		if f.size != size {
 			return nil, fmt.Errorf("file %q is %d bytes, not %d", name, f.size, size)
 		}
 		return f, nil
 	}
-	n := max(1, (size+b.blockSize-1)/b.blockSize)
+	n := max(1, (size+blockSize-1)/blockSize)
 	f := &file{size: size, blocks: make([]block, n)}
 	for i := range f.blocks {
-		bytes := min(b.blockSize, size-int64(i)*b.blockSize)
+		bytes := min(blockSize, size-int64(i)*blockSize)
 		nodes, err := placement.RackAware(b.rng, b.topo, placement.NoWriter, b.replication)
 		if err != nil {
 			return nil, fmt.Errorf("file %q block %d: %w", name, i, err)

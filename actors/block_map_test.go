@@ -21,7 +21,7 @@ func fourRacksOfTen() []sched.RackID {
 func TestBlockMapSplitsAndPlaces(t *testing.T) {
 	rackOf := fourRacksOfTen()
 	b := newBlockMap(128, 3, rackOf, rand.New(rand.NewPCG(1, 1)))
-	f, err := b.ensure("logs", 1000) // 7 blocks of 128 and one of 104
+	f, err := b.ensure("logs", 1000, 128) // 7 blocks of 128 and one of 104
 	require.NoError(t, err)
 	require.Len(t, f.blocks, 8)
 	var total int64
@@ -37,13 +37,13 @@ func TestBlockMapSplitsAndPlaces(t *testing.T) {
 	assert.Equal(t, int64(1000), total)
 	assert.Equal(t, int64(104), f.blocks[7].bytes)
 
-	again, err := b.ensure("logs", 1000)
+	again, err := b.ensure("logs", 1000, 128)
 	require.NoError(t, err)
 	assert.Same(t, f, again, "jobs reading one file share its blocks")
-	_, err = b.ensure("logs", 999)
+	_, err = b.ensure("logs", 999, 128)
 	assert.EqualError(t, err, `file "logs" is 1000 bytes, not 999`)
 
-	empty, err := b.ensure("empty", 0)
+	empty, err := b.ensure("empty", 0, 128)
 	require.NoError(t, err)
 	assert.Len(t, empty.blocks, 1)
 }
@@ -82,7 +82,7 @@ func TestBlockMapSourcePrefersClosest(t *testing.T) {
 
 func TestBlockMapNodeDown(t *testing.T) {
 	b := newBlockMap(100, 3, fourRacksOfTen(), rand.New(rand.NewPCG(3, 3)))
-	f, err := b.ensure("in", 5000)
+	f, err := b.ensure("in", 5000, 100)
 	require.NoError(t, err)
 	victim := f.blocks[0].replicas[0]
 	b.nodeDown(victim)

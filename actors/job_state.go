@@ -19,7 +19,6 @@ const (
 // task is one map or reduce of a job, as its job manager tracks it.
 type task struct {
 	state    taskState
-	next     int32                  // next attempt number
 	failures int                    // failed attempts (kills do not count)
 	running  map[int32]sched.NodeID // live attempts and their nodes
 	output   sched.NodeID           // maps: the node holding the output
@@ -99,14 +98,6 @@ func (j *jobState) tasks(kind sched.TaskKind) []task {
 		return j.maps
 	}
 	return j.reduces
-}
-
-// nextAttempt numbers a new attempt of a task about to launch.
-func (j *jobState) nextAttempt(kind sched.TaskKind, t int32) sched.Attempt {
-	tk := &j.tasks(kind)[t]
-	a := sched.Attempt{Job: j.id, Kind: kind, Task: t, Attempt: tk.next}
-	tk.next++
-	return a
 }
 
 // launched records a running attempt; a reduce is told of every map

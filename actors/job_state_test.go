@@ -9,9 +9,23 @@ import (
 	"clusteremu/policies/sched"
 )
 
+// attemptsMade numbers each test job's attempts per task, as the
+// coordinator does in a run.
+var attemptsMade = map[*jobState]map[[2]int32]int32{}
+
+func nextAttempt(j *jobState, kind sched.TaskKind, task int32) sched.Attempt {
+	if attemptsMade[j] == nil {
+		attemptsMade[j] = map[[2]int32]int32{}
+	}
+	key := [2]int32{int32(kind), task}
+	a := sched.Attempt{Job: j.id, Kind: kind, Task: task, Attempt: attemptsMade[j][key]}
+	attemptsMade[j][key]++
+	return a
+}
+
 func runMap(t *testing.T, j *jobState, task int32, node sched.NodeID) effects {
 	t.Helper()
-	a := j.nextAttempt(sched.Map, task)
+	a := nextAttempt(j, sched.Map, task)
 	_, err := j.launched(a, node)
 	require.NoError(t, err)
 	fx, err := j.succeeded(a, 100)
@@ -52,7 +66,7 @@ func TestJobStateMapOnlyEnds(t *testing.T) {
 func TestJobStateReducersHearOfOutputs(t *testing.T) {
 	j := newJobState(1, 3, 2, 0, 4)
 	runMap(t, j, 0, 4)
-	r := j.nextAttempt(sched.Reduce, 1)
+	r := nextAttempt(j, sched.Reduce, 1)
 	fx, err := j.launched(r, 9)
 	require.NoError(t, err)
 	assert.Equal(t, []mapOutput{{0, 4, 100}}, fx.announce, "a new reducer learns the outputs so far")
@@ -66,7 +80,7 @@ func TestJobStateReducersHearOfOutputs(t *testing.T) {
 	fx, err = j.succeeded(r, 0)
 	require.NoError(t, err)
 	assert.Nil(t, fx.ended, "reduce 0 has not run")
-	r0 := j.nextAttempt(sched.Reduce, 0)
+	r0 := nextAttempt(j, sched.Reduce, 0)
 	_, err = j.launched(r0, 2)
 	require.NoError(t, err)
 	fx, err = j.succeeded(r0, 0)
@@ -77,14 +91,14 @@ func TestJobStateReducersHearOfOutputs(t *testing.T) {
 
 func TestJobStateFailuresAndKills(t *testing.T) {
 	j := newJobState(1, 1, 0, 0, 2)
-	a := j.nextAttempt(sched.Map, 0)
+	a := nextAttempt(j, sched.Map, 0)
 	_, err := j.launched(a, 1)
 	require.NoError(t, err)
 	fx, err := j.ended(a, sched.Killed, "preempted")
 	require.NoError(t, err)
 	assert.Equal(t, []int32{0}, fx.requeueMaps, "a kill re-queues without counting")
 
-	a = j.nextAttempt(sched.Map, 0)
+	a = nextAttempt(j, sched.Map, 0)
 	assert.Equal(t, int32(1), a.Attempt)
 	_, err = j.launched(a, 1)
 	require.NoError(t, err)
@@ -93,7 +107,7 @@ func TestJobStateFailuresAndKills(t *testing.T) {
 	assert.Equal(t, []int32{0}, fx.requeueMaps)
 	assert.Nil(t, fx.ended)
 
-	a = j.nextAttempt(sched.Map, 0)
+	a = nextAttempt(j, sched.Map, 0)
 	_, err = j.launched(a, 1)
 	require.NoError(t, err)
 	fx, err = j.ended(a, sched.Failed, "disk error")
@@ -110,8 +124,8 @@ func TestJobStateFailuresAndKills(t *testing.T) {
 
 func TestJobStateSecondAttemptOfDoneTaskIsIgnored(t *testing.T) {
 	j := newJobState(1, 1, 1, 0, 4)
-	a0 := j.nextAttempt(sched.Map, 0)
-	a1 := j.nextAttempt(sched.Map, 0)
+	a0 := nextAttempt(j, sched.Map, 0)
+	a1 := nextAttempt(j, sched.Map, 0)
 	_, _ = j.launched(a0, 1)
 	_, _ = j.launched(a1, 2)
 	fx, err := j.succeeded(a1, 50)
@@ -131,9 +145,9 @@ func TestJobStateNodeLost(t *testing.T) {
 	runMap(t, j, 0, 3)
 	runMap(t, j, 1, 3)
 	runMap(t, j, 3, 5)
-	m2 := j.nextAttempt(sched.Map, 2)
+	m2 := nextAttempt(j, sched.Map, 2)
 	_, _ = j.launched(m2, 3)
-	r := j.nextAttempt(sched.Reduce, 0)
+	r := nextAttempt(j, sched.Reduce, 0)
 	_, _ = j.launched(r, 8)
 
 	fx, gone := j.nodeLost(3)

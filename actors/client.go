@@ -1,0 +1,61 @@
+package actors
+
+import (
+	"fmt"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"clusteremu/policies/sched"
+	"clusteremu/workload"
+)
+
+// Client submits a workload stream's jobs at their arrival times. It keeps
+// one timer at a time, for the next arrival, so a long trace costs no more
+// timers than a short one.
+type Client struct {
+	jobs        []workload.JobSpec // sorted by Submit
+	firstID     sched.JobID
+	coordinator *actor.PID
+	deps        Deps
+	next        int
+}
+
+// submitDue fires at the next arrival.
+type submitDue struct{}
+
+// NewClient returns a client actor's state. Its jobs must be sorted by
+// submission time; they get the IDs firstID, firstID+1, ... in that order.
+func NewClient(jobs []workload.JobSpec, firstID sched.JobID, coordinator *actor.PID, deps Deps) *Client {
+	return &Client{jobs: jobs, firstID: firstID, coordinator: coordinator, deps: deps}
+}
+
+// Receive implements actor.Actor.
+func (c *Client) Receive(ctx actor.Context) {
+	switch msg := ctx.Message().(type) {
+	case *actor.Started:
+		c.schedule(ctx)
+	case *submitDue:
+		c.submitDue(ctx)
+	case *actor.Stopping, *actor.Stopped, *actor.Restarting:
+	default:
+		c.deps.Fail(fmt.Errorf("client: unhandled message %T", msg))
+	}
+}
+
+// submitDue submits every job due now, then waits for the next.
+func (c *Client) submitDue(ctx actor.Context) {
+	now := c.deps.Clock.Now()
+	for c.next < len(c.jobs) && c.jobs[c.next].Submit <= now {
+		ctx.Send(c.coordinator, &SubmitJob{ID: c.firstID + sched.JobID(c.next), Spec: c.jobs[c.next]})
+		c.next++
+	}
+	c.schedule(ctx)
+}
+
+func (c *Client) schedule(ctx actor.Context) {
+	if c.next == len(c.jobs) {
+		ctx.Send(c.coordinator, &WorkloadSubmitted{Jobs: len(c.jobs)})
+		return
+	}
+	c.deps.Clock.At(max(c.jobs[c.next].Submit, c.deps.Clock.Now()), ctx.Self(), &submitDue{})
+}

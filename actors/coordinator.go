@@ -1,0 +1,192 @@
+package actors
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"clusteremu/policies/sched"
+	"clusteremu/workload"
+)
+
+// CoordinatorConfig is the master's configuration.
+type CoordinatorConfig struct {
+	RackOf      []sched.RackID // by node ID
+	BlockSize   int64
+	Replication int
+	Heartbeat   time.Duration
+	// DeadAfter declares a node dead after this long without a heartbeat;
+	// 0 never does.
+	DeadAfter time.Duration
+	// AssignMultiple fills every free slot of a heartbeating node; when
+	// false a heartbeat gets at most one task of each kind.
+	AssignMultiple bool
+	// PolicyTick is the period of the policy's Tick (preemption, share
+	// updates); 0 never ticks.
+	PolicyTick  time.Duration
+	SlowStart   float64 // default reduce slow-start fraction
+	MaxAttempts int     // failed attempts after which a task fails its job
+	Streams     int     // workload streams that will say WorkloadSubmitted
+	Fabric      *actor.PID
+	Directory   *Directory
+}
+
+// Coordinator is the cluster master (JobTracker/ResourceManager and
+// NameNode): it registers nodes, answers heartbeats with launches chosen
+// by the scheduling policy, keeps the block map, spawns a job manager per
+// job and declares silent nodes dead.
+type Coordinator struct {
+	cfg      CoordinatorConfig
+	deps     Deps
+	policy   sched.Policy
+	table    *jobTable
+	blocks   *blockMap
+	nodes    []nodeEntry
+	jobs     map[sched.JobID]*coordJob
+	running  map[sched.Attempt]sched.NodeID
+	streams  int
+	finished bool
+}
+
+// nodeEntry is the coordinator's record of one node.
+type nodeEntry struct {
+	registered, dead bool
+	slots            [2]int
+	last             time.Duration // last heartbeat
+	sent             [2]int64      // launches sent, by kind
+}
+
+// coordJob is what the coordinator keeps of a job.
+type coordJob struct {
+	spec     workload.JobSpec
+	jm       *actor.PID
+	input    *file
+	maps     int
+	attempts [2][]int32 // next attempt number by kind and task
+}
+
+// livenessTick checks for nodes that stopped heartbeating.
+type livenessTick struct{}
+
+// policyTick runs the policy's periodic work.
+type policyTick struct{}
+
+// NewCoordinator returns the coordinator actor's state.
+func NewCoordinator(cfg CoordinatorConfig, policy sched.Policy, deps Deps) *Coordinator {
+	return &Coordinator{
+		cfg: cfg, deps: deps, policy: policy,
+		table:   newJobTable(cfg.RackOf),
+		blocks:  newBlockMap(cfg.BlockSize, cfg.Replication, cfg.RackOf, deps.Rand),
+		nodes:   make([]nodeEntry, len(cfg.RackOf)),
+		jobs:    make(map[sched.JobID]*coordJob),
+		running: make(map[sched.Attempt]sched.NodeID),
+		streams: cfg.Streams,
+	}
+}
+
+// Receive implements actor.Actor.
+func (c *Coordinator) Receive(ctx actor.Context) {
+	switch msg := ctx.Message().(type) {
+	case *actor.Started:
+		c.handleStarted(ctx)
+	case *RegisterNode:
+		c.handleRegister(msg)
+	case *SubmitJob:
+		c.handleSubmit(ctx, msg)
+	case *WorkloadSubmitted:
+		c.streams--
+		c.maybeFinish()
+	case *RequeueTasks:
+		c.handleRequeue(ctx, msg)
+	case *Heartbeat:
+		c.handleHeartbeat(ctx, msg)
+	case *JobEnded:
+		c.handleJobEnded(ctx, msg)
+	case *livenessTick:
+		c.checkLiveness(ctx)
+	case *policyTick:
+		c.preempt(ctx, c.policy.Tick(c.deps.Clock.Now(), c.table))
+	case *actor.Stopping, *actor.Stopped, *actor.Restarting, *actor.Terminated:
+	default:
+		c.deps.Fail(fmt.Errorf("coordinator: unhandled message %T", msg))
+	}
+}
+
+func (c *Coordinator) handleStarted(ctx actor.Context) {
+	if c.cfg.DeadAfter > 0 {
+		c.deps.Clock.Every(c.cfg.Heartbeat, c.cfg.Heartbeat, ctx.Self(), &livenessTick{})
+	}
+	if c.cfg.PolicyTick > 0 {
+		c.deps.Clock.Every(c.cfg.PolicyTick, c.cfg.PolicyTick, ctx.Self(), &policyTick{})
+	}
+	c.maybeFinish()
+}
+
+func (c *Coordinator) handleRegister(msg *RegisterNode) {
+	n := &c.nodes[msg.Node]
+	n.registered = true
+	n.slots = [2]int{msg.MapSlots, msg.ReduceSlots}
+	n.last = c.deps.Clock.Now()
+	c.updateSlots()
+}
+
+func (c *Coordinator) updateSlots() {
+	var total [2]int
+	for i := range c.nodes {
+		if n := &c.nodes[i]; n.registered && !n.dead {
+			total[sched.Map] += n.slots[sched.Map]
+			total[sched.Reduce] += n.slots[sched.Reduce]
+		}
+	}
+	c.table.setSlots(total[sched.Map], total[sched.Reduce])
+}
+
+// handleSubmit stores the job's input, registers the job with the table
+// and the policy, and spawns its job manager, which asks for its tasks.
+func (c *Coordinator) handleSubmit(ctx actor.Context, msg *SubmitJob) {
+	now := c.deps.Clock.Now()
+	spec := msg.Spec
+	c.deps.Metrics.JobSubmitted(msg.ID, spec.Name, now)
+	maps := spec.MapCount(c.cfg.BlockSize)
+	job := &coordJob{spec: spec, maps: maps}
+	job.attempts = [2][]int32{make([]int32, maps), make([]int32, spec.Reduces)}
+	c.jobs[msg.ID] = job
+	c.table.add(sched.Job{
+		ID: msg.ID, Name: spec.Name, Pool: spec.Pool, Priority: sched.Priority(spec.Priority),
+		Weight: spec.Weight, Submit: now, Maps: maps, Reduces: spec.Reduces, InputBytes: spec.InputBytes,
+	})
+	c.policy.Submitted(now, c.table.Job(msg.ID).Job)
+	slowStart := spec.SlowStart
+	if slowStart == 0 {
+		slowStart = c.cfg.SlowStart
+	}
+	jm := NewJobManager(msg.ID, spec, maps, slowStart, c.cfg.MaxAttempts, ctx.Self(), c.cfg.Directory, c.deps)
+	var err error
+	job.jm, err = ctx.SpawnNamed(c.deps.Props(func() actor.Actor { return jm }), fmt.Sprintf("job-%d", msg.ID))
+	if err != nil {
+		c.deps.Fail(fmt.Errorf("coordinator: %w", err))
+		return
+	}
+	job.input, err = c.blocks.ensure(inputName(msg.ID, spec), spec.InputBytes, blockSizeFor(spec, maps, c.cfg.BlockSize))
+	if err != nil {
+		ctx.Send(job.jm, &FailJob{Job: msg.ID, Reason: err.Error()})
+	}
+}
+
+// inputName names a job's input file: its own unless it shares one.
+func inputName(id sched.JobID, spec workload.JobSpec) string {
+	if spec.InputFile != "" {
+		return spec.InputFile
+	}
+	return fmt.Sprintf("input-%d", id)
+}
+
+// blockSizeFor is the cluster's block size, or the size that splits a
+// private input into exactly the job's explicit map count.
+func blockSizeFor(spec workload.JobSpec, maps int, cluster int64) int64 {
+	if spec.Maps == 0 || spec.InputFile != "" || spec.InputBytes == 0 {
+		return cluster
+	}
+	return max(1, (spec.InputBytes+int64(maps)-1)/int64(maps))
+}

@@ -1,0 +1,77 @@
+package actors
+
+import (
+	"github.com/asynkron/protoactor-go/actor"
+	"math/rand/v2"
+	"time"
+
+	"clusteremu/policies/sched"
+)
+
+// Deps is what an actor needs from its run besides messages: the clock,
+// its own seeded random stream, where to record what happened, and how to
+// fail the run when an invariant breaks.
+type Deps struct {
+	Clock   Clock
+	Rand    *rand.Rand
+	Metrics Recorder
+	// Fail stops the run with err; the actor goes on as if nothing
+	// happened until the run stops it.
+	Fail func(err error)
+	// Done tells the run the work is finished.
+	Done func()
+	// Progress tells the run's stall watchdog that work moved forward.
+	Progress func()
+	// Props gives the props of an actor spawned by another (a job
+	// manager by the coordinator), set up for the run's dispatcher.
+	Props func(actor.Producer) *actor.Props
+}
+
+// Recorder receives the run's records. The cluster package implements it;
+// it must be safe for use from several actors at once.
+type Recorder interface {
+	JobSubmitted(id sched.JobID, name string, at time.Duration)
+	JobEnded(r JobRecord)
+	AttemptEnded(r AttemptRecord)
+	FlowEnded(r FlowRecord)
+}
+
+// JobRecord is a job's line in the run's results.
+type JobRecord struct {
+	ID           sched.JobID
+	Name         string
+	Pool         string
+	Submit       time.Duration
+	Start        time.Duration // first attempt launched; -1 when none was
+	Finish       time.Duration
+	Maps         int
+	Reduces      int
+	InputBytes   int64
+	ShuffleBytes int64
+	OutputBytes  int64
+	Succeeded    bool
+	Reason       string
+}
+
+// AttemptRecord is an attempt's line in the run's results.
+type AttemptRecord struct {
+	Attempt     sched.Attempt
+	Node        sched.NodeID
+	Locality    sched.Locality
+	Start, End  time.Duration
+	LocalBytes  int64 // input read from the node's own disk
+	RemoteBytes int64 // input read or fetched over the network
+	Outcome     sched.Outcome
+	Reason      string
+}
+
+// FlowRecord accounts for one flow: its size and what it delivered.
+type FlowRecord struct {
+	Key        FlowKey
+	Src, Dst   sched.NodeID
+	Transfer   Transfer
+	Bytes      int64
+	Delivered  int64
+	Start, End time.Duration
+	Completed  bool
+}

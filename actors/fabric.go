@@ -1,0 +1,222 @@
+package actors
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"clusteremu/netmodel"
+	"clusteremu/policies/sched"
+)
+
+// Fabric owns the cluster's links and the one netmodel solver for every
+// data flow (max-min fairness couples all racks, so there is one). Owners
+// start and cancel flows with messages; the fabric keeps a single clock
+// timer for the next completion and tells each owner when its flow is done.
+//
+// Changes within one emulated instant are batched: a start or cancel marks
+// the rates stale and asks the clock for an end-of-instant tick (a timer
+// due now, which fires after every message already queued for the
+// instant), so a wave of flows starting together costs one re-solve.
+type Fabric struct {
+	net     *netmodel.Network
+	topo    *netmodel.Topology
+	deps    Deps
+	self    *actor.PID
+	flows   map[FlowKey]*fabricFlow
+	byID    map[netmodel.FlowID]FlowKey
+	timer   TimerID
+	timerAt time.Duration
+	armed   bool
+	stale   bool
+}
+
+type fabricFlow struct {
+	id    netmodel.FlowID
+	start *StartFlow
+	at    time.Duration
+}
+
+// settle re-solves rates at the end of an instant that changed them.
+type settle struct{}
+
+// flowsDue fires when the earliest flow is due to complete.
+type flowsDue struct{}
+
+// NewFabric returns the fabric actor's state for a topology.
+func NewFabric(topo *netmodel.Topology, net *netmodel.Network, deps Deps) *Fabric {
+	return &Fabric{
+		net: net, topo: topo, deps: deps,
+		flows: make(map[FlowKey]*fabricFlow),
+		byID:  make(map[netmodel.FlowID]FlowKey),
+	}
+}
+
+// Receive implements actor.Actor.
+func (f *Fabric) Receive(ctx actor.Context) {
+	switch msg := ctx.Message().(type) {
+	case *actor.Started:
+		f.self = ctx.Self()
+	case *StartFlow:
+		f.handleStart(msg)
+	case *CancelFlow:
+		f.handleCancel(msg)
+	case *NodeLost:
+		f.handleNodeLost(ctx, msg)
+	case *settle:
+		f.stale = false
+		f.rearm()
+	case *flowsDue:
+		f.handleDue(ctx)
+	case *actor.Stopping, *actor.Stopped, *actor.Restarting:
+	default:
+		f.deps.Fail(fmt.Errorf("fabric: unhandled message %T", msg))
+	}
+}
+
+func (f *Fabric) handleStart(msg *StartFlow) {
+	if _, dup := f.flows[msg.Key]; dup {
+		f.deps.Fail(fmt.Errorf("fabric: flow %v started twice", msg.Key))
+		return
+	}
+	now := f.deps.Clock.Now()
+	path, err := f.topo.Path(netmodel.HostID(msg.Src), netmodel.HostID(msg.Dst), transferKind(msg))
+	if err == nil {
+		var id netmodel.FlowID
+		id, err = f.net.Start(now, netmodel.FlowSpec{Size: msg.Bytes, Path: path})
+		if err == nil {
+			f.flows[msg.Key] = &fabricFlow{id: id, start: msg, at: now}
+			f.byID[id] = msg.Key
+			f.markStale()
+			return
+		}
+	}
+	f.deps.Fail(fmt.Errorf("fabric: flow %v: %w", msg.Key, err))
+}
+
+// transferKind maps a transfer between two nodes to the links it uses.
+func transferKind(msg *StartFlow) netmodel.TransferKind {
+	local := msg.Src == msg.Dst
+	switch {
+	case msg.Transfer == DiskRead && local:
+		return netmodel.LocalDiskRead
+	case msg.Transfer == DiskRead:
+		return netmodel.RemoteRead
+	case local:
+		return netmodel.LocalDiskWrite
+	}
+	return netmodel.RemoteWrite
+}
+
+func (f *Fabric) markStale() {
+	if !f.stale {
+		f.stale = true
+		f.deps.Clock.After(0, f.self, &settle{})
+	}
+}
+
+func (f *Fabric) handleCancel(msg *CancelFlow) {
+	ff := f.flows[msg.Key]
+	if ff == nil {
+		return // it completed while the cancel was on its way
+	}
+	f.abort(ff)
+}
+
+// abort removes a flow before completion and records what it carried.
+func (f *Fabric) abort(ff *fabricFlow) int64 {
+	now := f.deps.Clock.Now()
+	delivered, err := f.net.Cancel(now, ff.id)
+	if err != nil {
+		f.deps.Fail(fmt.Errorf("fabric: cancel %v: %w", ff.start.Key, err))
+	}
+	f.forget(ff)
+	f.record(ff, delivered, now, false)
+	f.markStale()
+	return delivered
+}
+
+func (f *Fabric) forget(ff *fabricFlow) {
+	delete(f.flows, ff.start.Key)
+	delete(f.byID, ff.id)
+}
+
+func (f *Fabric) record(ff *fabricFlow, delivered int64, now time.Duration, completed bool) {
+	s := ff.start
+	f.deps.Metrics.FlowEnded(FlowRecord{
+		Key: s.Key, Src: s.Src, Dst: s.Dst, Transfer: s.Transfer, Bytes: s.Bytes,
+		Delivered: delivered, Start: ff.at, End: now, Completed: completed,
+	})
+}
+
+// handleNodeLost aborts every flow to or from the lost node and tells the
+// owners that are still alive.
+func (f *Fabric) handleNodeLost(ctx actor.Context, msg *NodeLost) {
+	var keys []FlowKey
+	for k, ff := range f.flows {
+		if ff.start.Src == msg.Node || ff.start.Dst == msg.Node {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, compareFlowKeys)
+	for _, k := range keys {
+		ff := f.flows[k]
+		delivered := f.abort(ff)
+		if ff.start.OwnerNode != msg.Node {
+			ctx.Send(ff.start.Owner, &FlowFailed{Key: k, Delivered: delivered, Reason: fmt.Sprintf("node %d lost", msg.Node)})
+		}
+	}
+}
+
+// handleDue completes the flows due now and tells their owners, in flow
+// order.
+func (f *Fabric) handleDue(ctx actor.Context) {
+	f.armed = false
+	now := f.deps.Clock.Now()
+	done, err := f.net.AdvanceTo(now)
+	if err != nil {
+		f.deps.Fail(fmt.Errorf("fabric: %w", err))
+	}
+	for _, c := range done {
+		key, ok := f.byID[c.ID]
+		if !ok {
+			f.deps.Fail(fmt.Errorf("fabric: unknown flow %d completed", c.ID))
+			continue
+		}
+		ff := f.flows[key]
+		f.forget(ff)
+		f.record(ff, ff.start.Bytes, now, true)
+		ctx.Send(ff.start.Owner, &FlowDone{Key: key, Bytes: ff.start.Bytes, Started: ff.at})
+	}
+	f.rearm()
+}
+
+// rearm keeps the one completion timer on the earliest completion.
+func (f *Fabric) rearm() {
+	next, ok := f.net.NextCompletion()
+	if f.armed && (!ok || next != f.timerAt) {
+		f.deps.Clock.Cancel(f.timer)
+		f.armed = false
+	}
+	if ok && !f.armed {
+		f.timer = f.deps.Clock.At(next, f.self, &flowsDue{})
+		f.timerAt, f.armed = next, true
+	}
+}
+
+func compareFlowKeys(a, b FlowKey) int {
+	return cmp.Or(CompareAttempts(a.Attempt, b.Attempt), cmp.Compare(a.Part, b.Part))
+}
+
+// CompareAttempts orders attempts by job, kind, task and attempt number.
+func CompareAttempts(a, b sched.Attempt) int {
+	return cmp.Or(cmp.Compare(a.Job, b.Job), cmp.Compare(a.Kind, b.Kind),
+		cmp.Compare(a.Task, b.Task), cmp.Compare(a.Attempt, b.Attempt))
+}
+
+func sortAttempts(as []sched.Attempt) { slices.SortFunc(as, CompareAttempts) }
+
+func sortJobIDs(ids []sched.JobID) { slices.Sort(ids) }

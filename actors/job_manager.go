@@ -1,0 +1,161 @@
+package actors
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"clusteremu/policies/sched"
+	"clusteremu/workload"
+)
+
+// Directory tells master-side actors how to reach the workers: each
+// node's actor and the rack switch its control messages cross.
+type Directory struct {
+	Nodes    []*actor.PID // by node ID
+	Switches []*actor.PID // by node ID: the node's rack switch
+}
+
+// relay sends msg to a node through its rack switch.
+func (d *Directory) relay(ctx actor.Context, node sched.NodeID, msg any) {
+	ctx.Send(d.Switches[node], &Relay{To: d.Nodes[node], Msg: msg})
+}
+
+// JobManager runs one job (the ApplicationMaster): it tracks the job's
+// tasks and attempts, releases reduces at slow-start, tells reducers where
+// map outputs are, re-runs what a lost node took with it, and reports the
+// job's end. It lives until the run stops, idle once the job is over (an
+// idle actor holds no goroutine), so that reports of attempts killed after
+// the job ended still reach it instead of becoming dead letters.
+type JobManager struct {
+	id          sched.JobID
+	spec        workload.JobSpec
+	coordinator *actor.PID
+	dir         *Directory
+	deps        Deps
+	state       *jobState
+	first       time.Duration // first launch; -1 before
+}
+
+// FailJob ends a job as failed, for a reason outside its attempts (its
+// input lost with every replica).
+type FailJob struct {
+	Job    sched.JobID
+	Reason string
+}
+
+// NewJobManager returns a job manager's state. Maps is the job's map count
+// at the cluster's block size.
+func NewJobManager(id sched.JobID, spec workload.JobSpec, maps int, slowStart float64, maxAttempts int,
+	coordinator *actor.PID, dir *Directory, deps Deps) *JobManager {
+	return &JobManager{
+		id: id, spec: spec, coordinator: coordinator, dir: dir, deps: deps,
+		state: newJobState(id, maps, spec.Reduces, slowStart, maxAttempts),
+		first: -1,
+	}
+}
+
+// Receive implements actor.Actor.
+func (m *JobManager) Receive(ctx actor.Context) {
+	switch msg := ctx.Message().(type) {
+	case *actor.Started:
+		m.apply(ctx, m.state.start())
+	case *TaskLaunched:
+		m.handleLaunched(ctx, msg)
+	case *TaskFinished:
+		m.handleFinished(ctx, msg)
+	case *NodeLost:
+		m.handleNodeLost(ctx, msg)
+	case *FailJob:
+		m.fail(ctx, msg.Reason)
+	case *actor.Stopping, *actor.Stopped, *actor.Restarting:
+	default:
+		m.deps.Fail(fmt.Errorf("job manager %d: unhandled message %T", m.id, msg))
+	}
+}
+
+func (m *JobManager) handleLaunched(ctx actor.Context, msg *TaskLaunched) {
+	if m.first < 0 {
+		m.first = m.deps.Clock.Now()
+	}
+	fx, err := m.state.launched(msg.Attempt, msg.Node)
+	m.check(err)
+	m.apply(ctx, fx)
+}
+
+func (m *JobManager) handleFinished(ctx actor.Context, msg *TaskFinished) {
+	var fx effects
+	var err error
+	if msg.Outcome == sched.Succeeded {
+		fx, err = m.state.succeeded(msg.Attempt, msg.OutputBytes)
+	} else {
+		fx, err = m.state.ended(msg.Attempt, msg.Outcome, msg.Reason)
+	}
+	m.check(err)
+	m.apply(ctx, fx)
+}
+
+func (m *JobManager) handleNodeLost(ctx actor.Context, msg *NodeLost) {
+	fx, gone := m.state.nodeLost(msg.Node)
+	now := m.deps.Clock.Now()
+	for _, a := range gone {
+		// The node took the attempt with it and will never report it.
+		m.deps.Metrics.AttemptEnded(AttemptRecord{
+			Attempt: a, Node: msg.Node, Start: -1, End: now, Outcome: sched.Killed, Reason: "node lost",
+		})
+	}
+	m.apply(ctx, fx)
+}
+
+func (m *JobManager) check(err error) {
+	if err != nil {
+		m.deps.Fail(fmt.Errorf("job manager %d: %w", m.id, err))
+	}
+}
+
+// apply carries out a state change's effects as messages. Once the job is
+// over, re-runs are no longer asked for.
+func (m *JobManager) apply(ctx actor.Context, fx effects) {
+	over := m.state.outcome != nil && fx.ended == nil
+	if !over && (len(fx.requeueMaps) > 0 || len(fx.requeueReduces) > 0) {
+		ctx.Send(m.coordinator, &RequeueTasks{Job: m.id, Maps: fx.requeueMaps, Reduces: fx.requeueReduces})
+	}
+	if !over && (len(fx.announce) > 0 || len(fx.lost) > 0) {
+		for _, r := range fx.reducers {
+			m.dir.relay(ctx, r.Node, &MapOutputs{Reduce: r.Attempt, Outputs: toMessages(fx.announce), Lost: fx.lost})
+		}
+	}
+	if fx.ended != nil {
+		m.end(ctx, fx.ended)
+	}
+}
+
+func toMessages(outs []mapOutput) []MapOutput {
+	msgs := make([]MapOutput, len(outs))
+	for i, o := range outs {
+		msgs[i] = MapOutput(o)
+	}
+	return msgs
+}
+
+func (m *JobManager) fail(ctx actor.Context, reason string) {
+	if m.state.outcome != nil {
+		return
+	}
+	m.state.outcome = &jobOutcome{Reason: reason}
+	m.end(ctx, m.state.outcome)
+}
+
+// end records the job and tells the coordinator, which kills whatever of
+// the job still runs.
+func (m *JobManager) end(ctx actor.Context, o *jobOutcome) {
+	m.deps.Metrics.JobEnded(JobRecord{
+		ID: m.id, Name: m.spec.Name, Pool: m.spec.Pool, Submit: m.spec.Submit,
+		Start: m.first, Finish: m.deps.Clock.Now(),
+		Maps: len(m.state.maps), Reduces: len(m.state.reduces),
+		InputBytes: m.spec.InputBytes, ShuffleBytes: m.spec.ShuffleBytes, OutputBytes: m.spec.OutputBytes,
+		Succeeded: o.Succeeded, Reason: o.Reason,
+	})
+	ctx.Send(m.coordinator, &JobEnded{Job: m.id, Succeeded: o.Succeeded, Reason: o.Reason})
+}

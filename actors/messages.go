@@ -1,0 +1,207 @@
+package actors
+
+import (
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"clusteremu/policies/sched"
+	"clusteremu/workload"
+)
+
+// Messages are plain data, sent as pointers and never changed after
+// sending. Commands are VerbNoun, facts are past tense. Control messages
+// between a node and the master (coordinator or job manager) travel through
+// the node's rack switch inside a Relay, which adds the hop's latency.
+
+// ---- Workload: client → coordinator.
+
+// SubmitJob submits a job; IDs are assigned by the run in workload order.
+type SubmitJob struct {
+	ID   sched.JobID
+	Spec workload.JobSpec
+}
+
+// WorkloadSubmitted says the client has submitted its last job.
+type WorkloadSubmitted struct {
+	Jobs int
+}
+
+// ---- Membership and heartbeats: node ⇄ coordinator.
+
+// RegisterNode announces a node and its slots when it starts.
+type RegisterNode struct {
+	Node        sched.NodeID
+	Rack        sched.RackID
+	MapSlots    int
+	ReduceSlots int
+	PID         *actor.PID
+}
+
+// Heartbeat is a node's periodic status. Launches counts the LaunchTask
+// messages the node has received, so the coordinator knows how many of its
+// launches are still on the way and does not offer their slots twice.
+type Heartbeat struct {
+	Node        sched.NodeID
+	Seq         int64
+	FreeMaps    int
+	FreeReduces int
+	Launches    [2]int64 // by sched.TaskKind
+	Ended       []AttemptEnded
+}
+
+// AttemptEnded reports an attempt that left its slot since the previous
+// heartbeat.
+type AttemptEnded struct {
+	Attempt sched.Attempt
+	Outcome sched.Outcome
+}
+
+// LaunchTask starts an attempt in a free slot of the node.
+type LaunchTask struct {
+	Attempt    sched.Attempt
+	JobManager *actor.PID
+	Task       TaskSpec
+}
+
+// TaskSpec is what a node needs to run an attempt.
+type TaskSpec struct {
+	Locality sched.Locality
+	// Maps: the input block's size and the replica to read it from (the
+	// node itself for a node-local map).
+	InputBytes int64
+	Source     sched.NodeID
+	// Map output to the local disk for the reduces; 0 for a map-only job.
+	SpillBytes int64
+	// Reduces: the job's maps, whose outputs the reduce fetches, and its
+	// reduces, which split every map output between them.
+	Maps    int
+	Reduces int
+	// Job output written through a replication pipeline, writer first.
+	OutputBytes int64
+	Pipeline    []sched.NodeID
+	CPU         workload.CPUCost
+	Model       workload.TaskModel
+	Slowdown    float64 // stretches the compute phase; 1 = nominal
+}
+
+// KillTask stops an attempt; the node frees its slot and cancels its flows.
+type KillTask struct {
+	Attempt sched.Attempt
+	Reason  string
+}
+
+// ---- Job manager protocol.
+
+// TaskLaunched tells a job manager one of its attempts was launched.
+type TaskLaunched struct {
+	Attempt  sched.Attempt
+	Node     sched.NodeID
+	Locality sched.Locality
+}
+
+// TaskFinished reports an attempt's end to its job manager.
+type TaskFinished struct {
+	Attempt     sched.Attempt
+	Node        sched.NodeID
+	Outcome     sched.Outcome
+	Reason      string
+	OutputBytes int64
+}
+
+// MapOutputs tells the node running a reduce attempt where map outputs
+// are, and which earlier announced outputs were lost with their node.
+type MapOutputs struct {
+	Reduce  sched.Attempt
+	Outputs []MapOutput
+	Lost    []int32
+}
+
+// MapOutput is where one finished map's output lives.
+type MapOutput struct {
+	Map   int32
+	Node  sched.NodeID
+	Bytes int64
+}
+
+// RequeueTasks makes tasks of a job pending again at the coordinator:
+// the initial tasks, released reduces and re-runs after failures.
+type RequeueTasks struct {
+	Job     sched.JobID
+	Maps    []int32
+	Reduces []int32
+}
+
+// JobEnded tells the coordinator a job is over.
+type JobEnded struct {
+	Job       sched.JobID
+	Succeeded bool
+	Reason    string
+}
+
+// NodeLost tells job managers and the fabric that a node was declared
+// dead.
+type NodeLost struct {
+	Node sched.NodeID
+}
+
+// ---- Data: owners ⇄ fabric.
+
+// Transfer says which links a flow crosses.
+type Transfer uint8
+
+// The transfers of the emulated cluster.
+const (
+	// DiskRead reads a block from the source's disk into a task on the
+	// destination (the same node for a local read).
+	DiskRead Transfer = iota
+	// DiskWrite writes to the destination's disk from a task on the source
+	// (the same node for a local write).
+	DiskWrite
+)
+
+// FlowKey names a flow uniquely within a run: the attempt it serves and
+// its part (an input read, one shuffle fetch, one pipeline hop).
+type FlowKey struct {
+	Attempt sched.Attempt
+	Part    int32
+}
+
+// StartFlow asks the fabric to move Bytes from Src to Dst for the owner,
+// an actor on node OwnerNode.
+type StartFlow struct {
+	Key       FlowKey
+	Src, Dst  sched.NodeID
+	Transfer  Transfer
+	Bytes     int64
+	Owner     *actor.PID
+	OwnerNode sched.NodeID
+}
+
+// CancelFlow aborts a flow; the fabric accounts for what it carried.
+type CancelFlow struct {
+	Key FlowKey
+}
+
+// FlowDone tells the owner its flow delivered all its bytes.
+type FlowDone struct {
+	Key     FlowKey
+	Bytes   int64
+	Started time.Duration
+}
+
+// FlowFailed tells the owner its flow was aborted because a node on its
+// path was lost; Delivered bytes were carried before.
+type FlowFailed struct {
+	Key       FlowKey
+	Delivered int64
+	Reason    string
+}
+
+// ---- Rack switch.
+
+// Relay asks a rack switch to deliver Msg to To after the hop's latency.
+type Relay struct {
+	To  *actor.PID
+	Msg any
+}

@@ -1,0 +1,314 @@
+package actors
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"clusteremu/policies/sched"
+	"clusteremu/workload"
+)
+
+// NodeConfig describes one worker node (TaskTracker and DataNode).
+type NodeConfig struct {
+	ID          sched.NodeID
+	Rack        sched.RackID
+	MapSlots    int
+	ReduceSlots int
+	Heartbeat   time.Duration
+	// ParallelCopies caps a reduce attempt's concurrent shuffle fetches
+	// (Hadoop's mapred.reduce.parallel.copies).
+	ParallelCopies int
+	// OutOfBand sends a heartbeat as soon as an attempt ends, as Hadoop's
+	// out-of-band heartbeat does, besides the periodic ones.
+	OutOfBand   bool
+	Switch      *actor.PID // the node's rack switch
+	Coordinator *actor.PID
+	Fabric      *actor.PID
+}
+
+// Node runs attempts in its map and reduce slots. An attempt moves through
+// phases; each phase waits for a set of flows and possibly a compute timer,
+// and the attempt moves on when the set is empty:
+//
+//	map:    read input (+ compute when overlapped) → [compute] → spill or
+//	        write output → finished
+//	reduce: fetch every map output → compute → write output → finished
+type Node struct {
+	cfg   NodeConfig
+	deps  Deps
+	self  *actor.PID
+	free  [2]int // by sched.TaskKind
+	seq   int64
+	got   [2]int64 // LaunchTask messages received, by kind
+	ended []AttemptEnded
+	runs  map[sched.Attempt]*run
+}
+
+// heartbeatTick fires the node's periodic heartbeat.
+type heartbeatTick struct{}
+
+// computeDone ends an attempt's compute phase.
+type computeDone struct {
+	Attempt sched.Attempt
+}
+
+// NewNode returns a node actor's state; the cluster spawns it.
+func NewNode(cfg NodeConfig, deps Deps) *Node {
+	return &Node{
+		cfg:  cfg,
+		deps: deps,
+		free: [2]int{cfg.MapSlots, cfg.ReduceSlots},
+		runs: make(map[sched.Attempt]*run),
+	}
+}
+
+// Receive implements actor.Actor.
+func (n *Node) Receive(ctx actor.Context) {
+	switch msg := ctx.Message().(type) {
+	case *actor.Started:
+		n.handleStarted(ctx)
+	case *heartbeatTick:
+		n.sendHeartbeat(ctx)
+	case *LaunchTask:
+		n.handleLaunch(ctx, msg)
+	case *KillTask:
+		n.handleKill(ctx, msg)
+	case *MapOutputs:
+		n.handleMapOutputs(ctx, msg)
+	case *computeDone:
+		n.handleComputeDone(ctx, msg)
+	case *FlowDone:
+		n.handleFlowDone(ctx, msg)
+	case *FlowFailed:
+		n.handleFlowFailed(ctx, msg)
+	case *actor.Stopping, *actor.Stopped, *actor.Restarting:
+	default:
+		n.deps.Fail(fmt.Errorf("node %d: unhandled message %T", n.cfg.ID, msg))
+	}
+}
+
+func (n *Node) handleStarted(ctx actor.Context) {
+	n.self = ctx.Self()
+	n.relay(ctx, n.cfg.Coordinator, &RegisterNode{
+		Node: n.cfg.ID, Rack: n.cfg.Rack,
+		MapSlots: n.cfg.MapSlots, ReduceSlots: n.cfg.ReduceSlots, PID: n.self,
+	})
+	// Nodes start their heartbeats at a random phase so that a cluster's
+	// heartbeats spread over the interval instead of arriving together.
+	phase := time.Duration(n.deps.Rand.Int64N(int64(n.cfg.Heartbeat)))
+	n.deps.Clock.Every(phase, n.cfg.Heartbeat, n.self, &heartbeatTick{})
+}
+
+// relay sends a control message through the node's rack switch.
+func (n *Node) relay(ctx actor.Context, to *actor.PID, msg any) {
+	ctx.Send(n.cfg.Switch, &Relay{To: to, Msg: msg})
+}
+
+func (n *Node) sendHeartbeat(ctx actor.Context) {
+	n.seq++
+	n.relay(ctx, n.cfg.Coordinator, &Heartbeat{
+		Node: n.cfg.ID, Seq: n.seq,
+		FreeMaps: n.free[sched.Map], FreeReduces: n.free[sched.Reduce],
+		Launches: n.got, Ended: n.ended,
+	})
+	n.ended = nil
+}
+
+func (n *Node) handleLaunch(ctx actor.Context, msg *LaunchTask) {
+	kind := msg.Attempt.Kind
+	n.got[kind]++
+	if n.free[kind] <= 0 {
+		n.deps.Fail(fmt.Errorf("node %d: %v launched with no free %v slot", n.cfg.ID, msg.Attempt, kind))
+		return
+	}
+	if _, dup := n.runs[msg.Attempt]; dup {
+		n.deps.Fail(fmt.Errorf("node %d: %v launched twice", n.cfg.ID, msg.Attempt))
+		return
+	}
+	n.free[kind]--
+	r := newRun(msg, n.deps.Clock.Now())
+	n.runs[msg.Attempt] = r
+	if kind == sched.Map {
+		n.startMap(ctx, r)
+	}
+	n.advance(ctx, r) // a reduce of a job whose maps output nothing, an empty map
+}
+
+func (n *Node) startMap(ctx actor.Context, r *run) {
+	spec := &r.launch.Task
+	n.startFlow(ctx, r, partInput, spec.Source, n.cfg.ID, DiskRead, spec.InputBytes)
+	if spec.Model == workload.Overlapped {
+		n.startCompute(r, spec.InputBytes)
+	}
+}
+
+func (n *Node) startCompute(r *run, bytes int64) {
+	d := time.Duration(float64(r.launch.Task.CPU.Time(bytes)) * max(r.launch.Task.Slowdown, 1e-9))
+	r.computing = true
+	r.timer = n.deps.Clock.After(d, n.self, &computeDone{Attempt: r.launch.Attempt})
+}
+
+// startFlow asks the fabric for a flow of the attempt; an empty transfer
+// needs no flow and is done at once.
+func (n *Node) startFlow(ctx actor.Context, r *run, part int32, src, dst sched.NodeID, t Transfer, bytes int64) {
+	if bytes == 0 {
+		return
+	}
+	key := FlowKey{Attempt: r.launch.Attempt, Part: part}
+	r.flows[part] = flowInfo{src: src, bytes: bytes}
+	ctx.Send(n.cfg.Fabric, &StartFlow{Key: key, Src: src, Dst: dst, Transfer: t, Bytes: bytes, Owner: n.self, OwnerNode: n.cfg.ID})
+}
+
+func (n *Node) handleComputeDone(ctx actor.Context, msg *computeDone) {
+	r := n.runs[msg.Attempt]
+	if r == nil || !r.computing {
+		return // the attempt was killed after its timer fired
+	}
+	r.computing = false
+	n.advance(ctx, r)
+}
+
+func (n *Node) handleFlowDone(ctx actor.Context, msg *FlowDone) {
+	r := n.runs[msg.Key.Attempt]
+	if r == nil {
+		return // killed while the fabric reported completion
+	}
+	info, ok := r.flows[msg.Key.Part]
+	if !ok {
+		n.deps.Fail(fmt.Errorf("node %d: FlowDone for unknown flow %v", n.cfg.ID, msg.Key))
+		return
+	}
+	delete(r.flows, msg.Key.Part)
+	r.account(n.cfg.ID, msg.Key.Part, info)
+	if msg.Key.Part >= partFetch {
+		r.fetchDone(msg.Key.Part-partFetch, info.bytes)
+		n.fetchMore(ctx, r)
+	}
+	n.advance(ctx, r)
+}
+
+// advance moves an attempt to its next phase once the current one has
+// nothing outstanding.
+func (n *Node) advance(ctx actor.Context, r *run) {
+	if r.waiting() {
+		return
+	}
+	spec := &r.launch.Task
+	switch r.phase {
+	case phaseInput:
+		r.phase = phaseCompute
+		if r.launch.Attempt.Kind == sched.Reduce {
+			n.startCompute(r, r.fetched)
+			return
+		}
+		if spec.Model == workload.Sequential {
+			n.startCompute(r, spec.InputBytes)
+			return
+		}
+		n.advance(ctx, r)
+	case phaseCompute:
+		r.phase = phaseOutput
+		n.startOutput(ctx, r)
+		n.advance(ctx, r)
+	case phaseOutput:
+		n.finish(ctx, r, sched.Succeeded, "")
+	}
+}
+
+// startOutput writes a map's spill to the local disk, or a job's output
+// through the replication pipeline: writer's disk, then hop by hop.
+func (n *Node) startOutput(ctx actor.Context, r *run) {
+	spec := &r.launch.Task
+	if spec.SpillBytes > 0 {
+		n.startFlow(ctx, r, partSpill, n.cfg.ID, n.cfg.ID, DiskWrite, spec.SpillBytes)
+	}
+	if spec.OutputBytes == 0 {
+		return
+	}
+	prev := n.cfg.ID
+	for i, node := range spec.Pipeline {
+		n.startFlow(ctx, r, partPipeline+int32(i), prev, node, DiskWrite, spec.OutputBytes)
+		prev = node
+	}
+}
+
+func (n *Node) handleKill(ctx actor.Context, msg *KillTask) {
+	if r := n.runs[msg.Attempt]; r != nil {
+		n.finish(ctx, r, sched.Killed, msg.Reason)
+	}
+}
+
+func (n *Node) handleFlowFailed(ctx actor.Context, msg *FlowFailed) {
+	r := n.runs[msg.Key.Attempt]
+	if r == nil {
+		return
+	}
+	info, ok := r.flows[msg.Key.Part]
+	if !ok {
+		return
+	}
+	delete(r.flows, msg.Key.Part)
+	if msg.Key.Part >= partFetch {
+		// The map output is gone with its node; the job manager re-runs
+		// the map and announces the new output.
+		r.fetchLost(msg.Key.Part-partFetch, info)
+		n.fetchMore(ctx, r)
+		return
+	}
+	n.finish(ctx, r, sched.Killed, msg.Reason)
+}
+
+// finish ends an attempt: cancels what it still has running, frees its
+// slot, records it and reports it to its job manager.
+func (n *Node) finish(ctx actor.Context, r *run, o sched.Outcome, reason string) {
+	a := r.launch.Attempt
+	for _, part := range sortedParts(r.flows) {
+		ctx.Send(n.cfg.Fabric, &CancelFlow{Key: FlowKey{Attempt: a, Part: part}})
+	}
+	if r.computing {
+		n.deps.Clock.Cancel(r.timer)
+	}
+	delete(n.runs, a)
+	n.free[a.Kind]++
+	now := n.deps.Clock.Now()
+	n.deps.Metrics.AttemptEnded(AttemptRecord{
+		Attempt: a, Node: n.cfg.ID, Locality: r.launch.Task.Locality,
+		Start: r.start, End: now, LocalBytes: r.localBytes, RemoteBytes: r.remoteBytes,
+		Outcome: o, Reason: reason,
+	})
+	n.ended = append(n.ended, AttemptEnded{Attempt: a, Outcome: o})
+	n.relay(ctx, r.launch.JobManager, &TaskFinished{
+		Attempt: a, Node: n.cfg.ID, Outcome: o, Reason: reason, OutputBytes: r.launch.Task.SpillBytes,
+	})
+	if n.cfg.OutOfBand {
+		n.sendHeartbeat(ctx)
+	}
+}
+
+func (n *Node) handleMapOutputs(ctx actor.Context, msg *MapOutputs) {
+	r := n.runs[msg.Reduce]
+	if r == nil {
+		return // the reduce ended before the news arrived
+	}
+	for _, m := range msg.Lost {
+		r.forget(m)
+	}
+	for _, out := range msg.Outputs {
+		r.learn(out, r.launch.Task.Reduces, int(msg.Reduce.Task))
+	}
+	n.fetchMore(ctx, r)
+	n.advance(ctx, r)
+}
+
+// fetchMore starts queued shuffle fetches up to the parallel-copies cap.
+func (n *Node) fetchMore(ctx actor.Context, r *run) {
+	for r.fetching < n.cfg.ParallelCopies && len(r.queue) > 0 {
+		out := r.queue[0]
+		r.queue = r.queue[1:]
+		r.fetching++
+		r.state[out.Map] = fetchRunning
+		n.startFlow(ctx, r, partFetch+out.Map, out.Node, n.cfg.ID, DiskRead, out.Bytes)
+	}
+}

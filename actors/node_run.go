@@ -1,0 +1,146 @@
+package actors
+
+import (
+	"slices"
+	"time"
+
+	"clusteremu/policies/sched"
+)
+
+// Flow parts of an attempt: its input read, its spill, one per pipeline
+// hop, and one per shuffle fetch (partFetch + the map's index).
+const (
+	partInput    int32 = 0
+	partSpill    int32 = 1
+	partPipeline int32 = 2
+	partFetch    int32 = 1 << 16
+)
+
+// phase is where an attempt stands.
+type phase uint8
+
+const (
+	phaseInput   phase = iota // maps read their input; reduces fetch map outputs
+	phaseCompute              // the compute timer runs (maps: unless overlapped)
+	phaseOutput               // spill or pipeline writes
+)
+
+// fetch states of one map output, for a reduce attempt.
+type fetchState uint8
+
+const (
+	fetchUnknown fetchState = iota // not announced, or lost with its node
+	fetchQueued
+	fetchRunning
+	fetchDone
+)
+
+// flowInfo remembers what a live flow carries, for byte accounting.
+type flowInfo struct {
+	src   sched.NodeID
+	bytes int64
+}
+
+// run is one attempt in progress on a node.
+type run struct {
+	launch      *LaunchTask
+	start       time.Duration
+	phase       phase
+	flows       map[int32]flowInfo
+	computing   bool
+	timer       TimerID
+	localBytes  int64
+	remoteBytes int64
+
+	// Reduces only: every map's fetch state, the announced outputs not
+	// yet fetched, and the fetched bytes, which the compute phase reads.
+	state    []fetchState
+	queue    []MapOutput
+	fetching int
+	done     int
+	fetched  int64
+}
+
+func newRun(l *LaunchTask, now time.Duration) *run {
+	r := &run{launch: l, start: now, flows: make(map[int32]flowInfo)}
+	if l.Attempt.Kind == sched.Reduce {
+		r.state = make([]fetchState, l.Task.Maps)
+	}
+	return r
+}
+
+// waiting reports whether the attempt's current phase has work left.
+func (r *run) waiting() bool {
+	if len(r.flows) > 0 || r.computing {
+		return true
+	}
+	return r.phase == phaseInput && r.launch.Attempt.Kind == sched.Reduce && r.done < len(r.state)
+}
+
+// account adds a finished input flow's bytes to the local or remote
+// count; writes are not input.
+func (r *run) account(self sched.NodeID, part int32, f flowInfo) {
+	if part != partInput && part < partFetch {
+		return
+	}
+	if f.src == self {
+		r.localBytes += f.bytes
+	} else {
+		r.remoteBytes += f.bytes
+	}
+}
+
+// share is reduce r's part of a map output of total bytes split over n
+// reduces; the parts of all reduces add up to total exactly.
+func share(total int64, n, r int) int64 {
+	return total*int64(r+1)/int64(n) - total*int64(r)/int64(n)
+}
+
+// learn queues a newly announced map output, unless it is already fetched
+// or on its way.
+func (r *run) learn(out MapOutput, reduces, index int) {
+	if out.Map < 0 || int(out.Map) >= len(r.state) || r.state[out.Map] != fetchUnknown {
+		return
+	}
+	out.Bytes = share(out.Bytes, reduces, index)
+	if out.Bytes == 0 {
+		r.state[out.Map] = fetchDone
+		r.done++
+		return
+	}
+	r.state[out.Map] = fetchQueued
+	r.queue = append(r.queue, out)
+}
+
+// forget drops a queued output that was lost with its node.
+func (r *run) forget(m int32) {
+	if m < 0 || int(m) >= len(r.state) || r.state[m] != fetchQueued {
+		return
+	}
+	r.state[m] = fetchUnknown
+	r.queue = slices.DeleteFunc(r.queue, func(o MapOutput) bool { return o.Map == m })
+}
+
+func (r *run) fetchDone(m int32, bytes int64) {
+	r.state[m] = fetchDone
+	r.fetching--
+	r.done++
+	r.fetched += bytes
+}
+
+// fetchLost returns a failed fetch's map to unknown until its re-run is
+// announced; what the flow delivered before it failed stays counted by
+// the fabric, not by the attempt.
+func (r *run) fetchLost(m int32, _ flowInfo) {
+	r.state[m] = fetchUnknown
+	r.fetching--
+}
+
+func sortedParts(m map[int32]flowInfo) []int32 {
+	parts := make([]int32, 0, len(m))
+	for p := range m {
+		parts = append(parts, p)
+	}
+	slices.Sort(parts)
+	return parts
+}

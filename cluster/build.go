@@ -1,0 +1,159 @@
+package cluster
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"clusteremu/actors"
+	"clusteremu/netmodel"
+	"clusteremu/policies/sched"
+)
+
+// Cluster is a built, not yet running, emulated cluster.
+type Cluster struct {
+	cfg     Config
+	rt      *Runtime
+	rec     *recorder
+	network *netmodel.Network
+	nodes   []*actor.PID
+}
+
+// Report is what a run produced.
+type Report struct {
+	Result  Result
+	Results *Results
+	Summary Summary
+	// Network holds the solver's work counters.
+	Network netmodel.Stats
+}
+
+// Build validates the configuration and spawns the cluster's actors:
+// the fabric, one rack switch per rack, the coordinator, one node per
+// host and one client per workload stream. Nothing runs until Run.
+func Build(cfg Config) (*Cluster, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	policy, err := sched.New(cfg.Scheduler, cfg.SchedulerParams)
+	if err != nil {
+		return nil, err
+	}
+	net, err := netmodel.NewNetwork(netmodel.Config{CompletionWindow: cfg.CompletionWindow})
+	if err != nil {
+		return nil, err
+	}
+	topo, err := netmodel.BuildTopology(net, netmodel.TopologySpec{
+		Racks: cfg.Racks, HostsPerRack: cfg.NodesPerRack,
+		DiskRead: cfg.DiskRead, DiskWrite: cfg.DiskWrite, NICUp: cfg.NIC, NICDown: cfg.NIC,
+		RackUp: cfg.RackUplink, RackDown: cfg.RackUplink, Oversubscription: cfg.Oversubscription, Core: cfg.Core,
+	})
+	if err != nil {
+		return nil, err
+	}
+	c := &Cluster{
+		cfg: cfg, network: net, rec: newRecorder(),
+		rt: NewRuntime(RunOptions{
+			WorkloadSeed: cfg.Seed, ScheduleSeed: cfg.ScheduleSeed, Until: cfg.Until,
+			StallAfter: cfg.StallAfter, Events: cfg.Events, Choices: cfg.Choices,
+		}),
+	}
+	if err := c.spawn(topo, policy); err != nil {
+		c.rt.Run() // stops what was spawned
+		return nil, err
+	}
+	return c, nil
+}
+
+// deps gives the named actor its clock, stream and sinks.
+func (c *Cluster) deps(name string) actors.Deps {
+	return actors.Deps{
+		Clock: c.rt.Clock(), Rand: c.rt.Rand(name), Metrics: c.rec,
+		Fail: c.rt.Fail, Done: c.rt.Done, Progress: c.rt.Progress, Props: c.rt.Props,
+	}
+}
+
+func (c *Cluster) spawnActor(name string, a actor.Actor) (*actor.PID, error) {
+	return c.rt.Spawn(name, func() actor.Actor { return a })
+}
+
+func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
+	cfg := &c.cfg
+	fabric, err := c.spawnActor("fabric", actors.NewFabric(topo, c.network, c.deps("fabric")))
+	if err != nil {
+		return err
+	}
+	n := cfg.Nodes()
+	dir := &actors.Directory{Nodes: make([]*actor.PID, n), Switches: make([]*actor.PID, n)}
+	rackOf := make([]sched.RackID, n)
+	switches := make([]*actor.PID, cfg.Racks)
+	for r := range cfg.Racks {
+		name := fmt.Sprintf("rack-%d", r)
+		if switches[r], err = c.spawnActor(name, actors.NewRackSwitch(sched.RackID(r), cfg.ControlLatency, c.deps(name))); err != nil {
+			return err
+		}
+	}
+	for i := range n {
+		rackOf[i] = sched.RackID(i / cfg.NodesPerRack)
+		dir.Switches[i] = switches[rackOf[i]]
+	}
+	coordinator, err := c.spawnActor("coordinator", actors.NewCoordinator(actors.CoordinatorConfig{
+		RackOf: rackOf, BlockSize: cfg.BlockSize, Replication: cfg.Replication,
+		Heartbeat: cfg.Heartbeat, DeadAfter: time.Duration(cfg.DeadAfter) * cfg.Heartbeat,
+		AssignMultiple: cfg.AssignMultiple, PolicyTick: cfg.PolicyTick,
+		SlowStart: cfg.SlowStart, MaxAttempts: cfg.MaxAttempts, Streams: len(cfg.Workload),
+		Fabric: fabric, Directory: dir,
+	}, policy, c.deps("coordinator")))
+	if err != nil {
+		return err
+	}
+	for i := range n {
+		name := fmt.Sprintf("node-%d", i)
+		node := actors.NewNode(actors.NodeConfig{
+			ID: sched.NodeID(i), Rack: rackOf[i], MapSlots: cfg.MapSlots, ReduceSlots: cfg.ReduceSlots,
+			Heartbeat: cfg.Heartbeat, ParallelCopies: cfg.ParallelCopies, OutOfBand: cfg.OutOfBand,
+			Switch: dir.Switches[i], Coordinator: coordinator, Fabric: fabric,
+		}, c.deps(name))
+		if dir.Nodes[i], err = c.spawnActor(name, node); err != nil {
+			return err
+		}
+	}
+	c.nodes = dir.Nodes
+	first := sched.JobID(1)
+	for s, jobs := range cfg.Workload {
+		name := fmt.Sprintf("client-%d", s)
+		if _, err := c.spawnActor(name, actors.NewClient(jobs, first, coordinator, c.deps(name))); err != nil {
+			return err
+		}
+		first += sched.JobID(len(jobs))
+	}
+	return nil
+}
+
+// Node returns a node's actor, so tests can stop one to emulate a crash.
+func (c *Cluster) Node(i int) *actor.PID { return c.nodes[i] }
+
+// Runtime exposes the run, for tests that script extra events.
+func (c *Cluster) Runtime() *Runtime { return c.rt }
+
+// Run runs the cluster to its end and assembles the report. The error is a
+// broken invariant or a failed run; the report is filled either way.
+func (c *Cluster) Run() (*Report, error) {
+	res := c.rt.Run()
+	results, err := c.rec.results(res.End)
+	rep := &Report{
+		Result: res, Results: results, Network: c.network.Stats(),
+		Summary: Summarize(results, [2]int{c.cfg.MapSlots * c.cfg.Nodes(), c.cfg.ReduceSlots * c.cfg.Nodes()}, res.End),
+	}
+	if res.Err != nil {
+		return rep, res.Err
+	}
+	if err != nil {
+		return rep, fmt.Errorf("invariant: %w", err)
+	}
+	if res.Reason != EndDone && res.Reason != EndDeadline {
+		return rep, fmt.Errorf("run ended %s at %v with %v jobs unfinished", res.Reason, res.End, rep.Summary["jobs.cut_off"])
+	}
+	return rep, nil
+}

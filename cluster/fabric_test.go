@@ -1,0 +1,97 @@
+package cluster
+
+import (
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"clusteremu/actors"
+	"clusteremu/netmodel"
+	"clusteremu/policies/sched"
+)
+
+// flowProbe starts flows at scripted instants and logs when each is done.
+type flowProbe struct {
+	clock  actors.Clock
+	fabric *actor.PID
+	done   map[int32]time.Duration
+}
+
+type startAt struct{ flow *actors.StartFlow }
+
+func (p *flowProbe) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *startAt:
+		m.flow.Owner = ctx.Self()
+		ctx.Send(p.fabric, m.flow)
+	case *actors.FlowDone:
+		p.done[m.Key.Part] = p.clock.Now()
+	}
+}
+
+// fabricRun runs flows on a two-rack topology and returns when each ended.
+func fabricRun(t *testing.T, spec netmodel.TopologySpec, flows map[time.Duration][]*actors.StartFlow) map[int32]time.Duration {
+	t.Helper()
+	rt := NewRuntime(RunOptions{})
+	net, err := netmodel.NewNetwork(netmodel.DefaultConfig())
+	require.NoError(t, err)
+	topo, err := netmodel.BuildTopology(net, spec)
+	require.NoError(t, err)
+	rec := newRecorder()
+	deps := actors.Deps{Clock: rt.Clock(), Metrics: rec, Fail: rt.Fail}
+	fabric, err := rt.Spawn("fabric", func() actor.Actor { return actors.NewFabric(topo, net, deps) })
+	require.NoError(t, err)
+	probe := &flowProbe{clock: rt.Clock(), fabric: fabric, done: map[int32]time.Duration{}}
+	pid, err := rt.Spawn("probe", func() actor.Actor { return probe })
+	require.NoError(t, err)
+	for at, fs := range flows {
+		for _, f := range fs {
+			rt.Clock().At(at, pid, &startAt{f})
+		}
+	}
+	res := rt.Run()
+	require.NoError(t, res.Err)
+	_, err = rec.results(res.End)
+	require.NoError(t, err, "every completed flow delivered its size")
+	return probe.done
+}
+
+func flow(part int32, src, dst sched.NodeID, t actors.Transfer, bytes int64) *actors.StartFlow {
+	return &actors.StartFlow{Key: actors.FlowKey{Part: part}, Src: src, Dst: dst, Transfer: t, Bytes: bytes, OwnerNode: dst}
+}
+
+func TestRemoteReadTakesBytesOverNarrowestLink(t *testing.T) {
+	// Host 0 (rack 0) reads 100 MB from host 2 (rack 1): disk 200 MB/s,
+	// NICs 125 MB/s, rack links 50 MB/s (2 hosts × 125 / 5). The narrowest
+	// link is the rack link: 100 MB / 50 MB/s = 2 s.
+	spec := netmodel.TopologySpec{Racks: 2, HostsPerRack: 2, DiskRead: 200e6, DiskWrite: 200e6,
+		NICUp: 125e6, NICDown: 125e6, Oversubscription: 5}
+	done := fabricRun(t, spec, map[time.Duration][]*actors.StartFlow{
+		time.Second: {flow(1, 2, 0, actors.DiskRead, 100e6)},
+	})
+	assert.InDelta(t, (3 * time.Second).Seconds(), done[1].Seconds(), 1e-3)
+}
+
+func TestCrossRackShuffleSharesTheUplink(t *testing.T) {
+	// Two fetches from rack 0 (hosts 0, 1) to rack 1 (hosts 2, 3) share
+	// rack 0's uplink of 2 × 125 MB/s / 2.5 = 100 MB/s: 50 MB/s each, the
+	// NICs (125) and disks (1 GB/s) being wider. The 100 MB fetch ends at
+	// 100/50 = 2 s; the 300 MB one then has 200 MB left at the full
+	// 100 MB/s: 2 s more, ending at 4 s. A local read on host 3 meanwhile
+	// uses only its disk and is not slowed: 500 MB at 1 GB/s = 0.5 s.
+	spec := netmodel.TopologySpec{Racks: 2, HostsPerRack: 2, DiskRead: 1e9, DiskWrite: 1e9,
+		NICUp: 125e6, NICDown: 125e6, Oversubscription: 2.5}
+	done := fabricRun(t, spec, map[time.Duration][]*actors.StartFlow{
+		0: {
+			flow(1, 0, 2, actors.DiskRead, 100e6),
+			flow(2, 1, 3, actors.DiskRead, 300e6),
+			flow(3, 3, 3, actors.DiskRead, 500e6),
+		},
+	})
+	assert.InDelta(t, 2.0, done[1].Seconds(), 1e-3)
+	assert.InDelta(t, 4.0, done[2].Seconds(), 1e-3)
+	assert.InDelta(t, 0.5, done[3].Seconds(), 1e-3)
+}

@@ -1,0 +1,154 @@
+package cluster
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"clusteremu/actors"
+	"clusteremu/policies/sched"
+)
+
+// JobStatus is how a job ended: succeeded, failed with a reason, or cut
+// off by the run's deadline while it was still running.
+type JobStatus string
+
+// Job statuses.
+const (
+	JobSucceeded JobStatus = "succeeded"
+	JobFailed    JobStatus = "failed"
+	JobCutOff    JobStatus = "cut-off"
+)
+
+// JobResult is one job's line in the results.
+type JobResult struct {
+	actors.JobRecord
+	Status JobStatus
+}
+
+// Results are a run's records, sorted: jobs by ID, attempts by attempt.
+type Results struct {
+	Jobs     []JobResult
+	Attempts []actors.AttemptRecord
+	Flows    FlowTotals
+}
+
+// FlowTotals accounts for every byte the fabric carried.
+type FlowTotals struct {
+	Completed, Aborted       int
+	Bytes                    int64 // sizes of completed flows
+	Delivered                int64 // bytes carried by all flows
+	AbortedBytes, AbortedDue int64 // carried by aborted flows, and their sizes
+}
+
+// recorder collects records from the actors (actors.Recorder). It checks
+// the run's record invariants as they arrive: an attempt ends once, a job
+// ends once, a completed flow delivered exactly its size.
+type recorder struct {
+	mu        sync.Mutex
+	submitted map[sched.JobID]submission
+	jobs      map[sched.JobID]actors.JobRecord
+	attempts  map[sched.Attempt]actors.AttemptRecord
+	flows     FlowTotals
+	errs      []error
+}
+
+type submission struct {
+	name string
+	at   time.Duration
+}
+
+func newRecorder() *recorder {
+	return &recorder{
+		submitted: make(map[sched.JobID]submission),
+		jobs:      make(map[sched.JobID]actors.JobRecord),
+		attempts:  make(map[sched.Attempt]actors.AttemptRecord),
+	}
+}
+
+func (r *recorder) violate(format string, args ...any) {
+	r.errs = append(r.errs, fmt.Errorf(format, args...))
+}
+
+// JobSubmitted implements actors.Recorder.
+func (r *recorder) JobSubmitted(id sched.JobID, name string, at time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, dup := r.submitted[id]; dup {
+		r.violate("job %d submitted twice", id)
+	}
+	r.submitted[id] = submission{name, at}
+}
+
+// JobEnded implements actors.Recorder.
+func (r *recorder) JobEnded(rec actors.JobRecord) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, dup := r.jobs[rec.ID]; dup {
+		r.violate("job %d ended twice", rec.ID)
+	}
+	if _, ok := r.submitted[rec.ID]; !ok {
+		r.violate("job %d ended but was never submitted", rec.ID)
+	}
+	r.jobs[rec.ID] = rec
+}
+
+// AttemptEnded implements actors.Recorder.
+func (r *recorder) AttemptEnded(rec actors.AttemptRecord) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if prev, dup := r.attempts[rec.Attempt]; dup {
+		r.violate("attempt %v ended twice (%v at %v, then %v at %v)", rec.Attempt, prev.Outcome, prev.End, rec.Outcome, rec.End)
+	}
+	r.attempts[rec.Attempt] = rec
+}
+
+// FlowEnded implements actors.Recorder.
+func (r *recorder) FlowEnded(rec actors.FlowRecord) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.flows.Delivered += rec.Delivered
+	if rec.Completed {
+		r.flows.Completed++
+		r.flows.Bytes += rec.Bytes
+		if rec.Delivered != rec.Bytes {
+			r.violate("flow %v completed with %d of %d bytes", rec.Key, rec.Delivered, rec.Bytes)
+		}
+		return
+	}
+	r.flows.Aborted++
+	r.flows.AbortedBytes += rec.Delivered
+	r.flows.AbortedDue += rec.Bytes
+	if rec.Delivered < 0 || rec.Delivered > rec.Bytes {
+		r.violate("flow %v aborted with %d of %d bytes", rec.Key, rec.Delivered, rec.Bytes)
+	}
+}
+
+// results assembles the sorted records; jobs submitted but not ended by
+// the run's end are cut off at end.
+func (r *recorder) results(end time.Duration) (*Results, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	res := &Results{Flows: r.flows}
+	for id, sub := range r.submitted {
+		rec, ok := r.jobs[id]
+		status := JobCutOff
+		switch {
+		case !ok:
+			rec = actors.JobRecord{ID: id, Name: sub.name, Submit: sub.at, Start: -1, Finish: end}
+		case rec.Succeeded:
+			status = JobSucceeded
+		default:
+			status = JobFailed
+		}
+		res.Jobs = append(res.Jobs, JobResult{JobRecord: rec, Status: status})
+	}
+	slices.SortFunc(res.Jobs, func(a, b JobResult) int { return int(a.ID - b.ID) })
+	for _, a := range r.attempts {
+		res.Attempts = append(res.Attempts, a)
+	}
+	slices.SortFunc(res.Attempts, func(a, b actors.AttemptRecord) int { return actors.CompareAttempts(a.Attempt, b.Attempt) })
+	return res, errors.Join(r.errs...)
+}

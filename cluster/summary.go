@@ -1,0 +1,108 @@
+package cluster
+
+import (
+	"math"
+	"slices"
+	"sort"
+	"time"
+
+	"clusteremu/policies/sched"
+)
+
+// Summary is a run's headline metrics by name, the names that scenario
+// expectations use ("jobs.response_time.p95", "tasks.locality.node").
+// Times are emulated seconds; fractions are in [0, 1].
+type Summary map[string]float64
+
+// Names returns the metric names, sorted.
+func (s Summary) Names() []string {
+	names := make([]string, 0, len(s))
+	for n := range s {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Summarize computes the headline metrics of a run's results. slots are
+// the cluster's map and reduce slots; end is the run's emulated end.
+func Summarize(res *Results, slots [2]int, end time.Duration) Summary {
+	s := Summary{"run.end": end.Seconds()}
+	summarizeJobs(s, res)
+	summarizeAttempts(s, res, slots, end)
+	s["flows.completed"] = float64(res.Flows.Completed)
+	s["flows.aborted"] = float64(res.Flows.Aborted)
+	s["flows.bytes"] = float64(res.Flows.Delivered)
+	return s
+}
+
+func summarizeJobs(s Summary, res *Results) {
+	var rts []float64
+	counts := map[JobStatus]int{}
+	first, last := math.Inf(1), math.Inf(-1)
+	for _, j := range res.Jobs {
+		counts[j.Status]++
+		first = math.Min(first, j.Submit.Seconds())
+		if j.Status == JobSucceeded {
+			rts = append(rts, (j.Finish - j.Submit).Seconds())
+			last = math.Max(last, j.Finish.Seconds())
+		}
+	}
+	s["jobs.submitted"] = float64(len(res.Jobs))
+	s["jobs.succeeded"] = float64(counts[JobSucceeded])
+	s["jobs.failed"] = float64(counts[JobFailed])
+	s["jobs.cut_off"] = float64(counts[JobCutOff])
+	if len(rts) == 0 {
+		return
+	}
+	slices.Sort(rts)
+	s["jobs.response_time.mean"] = mean(rts)
+	s["jobs.response_time.p50"] = percentile(rts, 50)
+	s["jobs.response_time.p95"] = percentile(rts, 95)
+	s["jobs.response_time.p99"] = percentile(rts, 99)
+	s["jobs.makespan"] = last - first
+}
+
+func summarizeAttempts(s Summary, res *Results, slots [2]int, end time.Duration) {
+	var busy [2]float64
+	var loc [3]int
+	outcomes := map[sched.Outcome]int{}
+	for _, a := range res.Attempts {
+		outcomes[a.Outcome]++
+		if a.Start >= 0 {
+			busy[a.Attempt.Kind] += (a.End - a.Start).Seconds()
+		}
+		if a.Attempt.Kind == sched.Map && a.Outcome == sched.Succeeded {
+			loc[a.Locality]++
+		}
+	}
+	s["tasks.attempts"] = float64(len(res.Attempts))
+	s["tasks.killed"] = float64(outcomes[sched.Killed])
+	s["tasks.failed"] = float64(outcomes[sched.Failed])
+	if maps := loc[0] + loc[1] + loc[2]; maps > 0 {
+		s["tasks.locality.node"] = float64(loc[sched.NodeLocal]) / float64(maps)
+		s["tasks.locality.rack"] = float64(loc[sched.RackLocal]) / float64(maps)
+		s["tasks.locality.remote"] = float64(loc[sched.OffRack]) / float64(maps)
+	}
+	if end > 0 {
+		for kind, name := range []string{"slots.utilisation.map", "slots.utilisation.reduce"} {
+			if slots[kind] > 0 {
+				s[name] = busy[kind] / (float64(slots[kind]) * end.Seconds())
+			}
+		}
+	}
+}
+
+func mean(xs []float64) float64 {
+	sum := 0.0
+	for _, x := range xs {
+		sum += x
+	}
+	return sum / float64(len(xs))
+}
+
+// percentile is the nearest-rank percentile of sorted values.
+func percentile(sorted []float64, p float64) float64 {
+	rank := int(math.Ceil(p / 100 * float64(len(sorted))))
+	return sorted[min(max(rank, 1), len(sorted))-1]
+}
