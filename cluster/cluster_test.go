@@ -1,9 +1,14 @@
 package cluster
 
 import (
+	"cmp"
+	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -57,4 +62,209 @@ func TestMapWavesTakeTaskTimePlusAHeartbeatEach(t *testing.T) {
 		assert.Equal(t, 60*time.Second, a.End-a.Start, "%v", a.Attempt)
 	}
 	assert.Equal(t, EndDone, rep.Result.Reason)
+}
+
+func TestReducesWaitForSlowStartAndEndTheJob(t *testing.T) {
+	// 20 maps with slow-start 0.5: no reduce may launch before 10 maps
+	// have finished, and the job ends after its last reduce.
+	cfg := smallCluster()
+	cfg.Workload = [][]workload.JobSpec{{{
+		Name: "wordcount", InputBytes: 20 * mib, Reduces: 2, ShuffleBytes: 4 * mib, OutputBytes: 2 * mib,
+		MapCPU: workload.PerMiB(5 * time.Second), ReduceCPU: workload.PerMiB(time.Second), SlowStart: 0.5,
+	}}}
+	rep := run(t, cfg)
+	job := rep.Results.Jobs[0]
+	require.Equal(t, JobSucceeded, job.Status)
+	var mapEnds []time.Duration
+	var lastReduce time.Duration
+	var fetched int64
+	reduces := 0
+	for _, a := range rep.Results.Attempts {
+		require.Equal(t, sched.Succeeded, a.Outcome)
+		if a.Attempt.Kind == sched.Map {
+			mapEnds = append(mapEnds, a.End)
+			continue
+		}
+		reduces++
+		lastReduce = max(lastReduce, a.End)
+		finishedBefore := 0
+		for _, m := range rep.Results.Attempts {
+			if m.Attempt.Kind == sched.Map && m.End <= a.Start {
+				finishedBefore++
+			}
+		}
+		assert.GreaterOrEqual(t, finishedBefore, 10, "reduce %v started at %v", a.Attempt, a.Start)
+		// Each reduce fetches its half of every map's output; halves of
+		// odd-sized outputs differ by a byte.
+		assert.InDelta(t, 2*mib, a.RemoteBytes+a.LocalBytes, 20)
+		fetched += a.RemoteBytes + a.LocalBytes
+	}
+	assert.Equal(t, int64(4*mib), fetched, "the reduces fetch the whole shuffle")
+	assert.Len(t, mapEnds, 20)
+	assert.Equal(t, 2, reduces)
+	assert.GreaterOrEqual(t, job.Finish, lastReduce)
+	// Input, spills, shuffle and three-way output: every byte accounted.
+	f := rep.Results.Flows
+	assert.Zero(t, f.Aborted)
+	assert.Equal(t, f.Bytes, f.Delivered)
+}
+
+// stopper stops an actor when told to.
+type stopper struct{ victim *actor.PID }
+
+func (s *stopper) Receive(ctx actor.Context) {
+	if _, ok := ctx.Message().(*note); ok {
+		ctx.Stop(s.victim)
+	}
+}
+
+func TestLostNodeIsDeclaredDeadAndItsWorkReRuns(t *testing.T) {
+	// Three nodes, two replicas per block. Node 1 crashes at 100 s, in
+	// the middle of the maps; after 3 silent heartbeats (9 s) it is
+	// declared dead: its running attempts and the map outputs it held are
+	// re-run elsewhere and the job still succeeds.
+	cfg := smallCluster()
+	cfg.NodesPerRack = 3
+	cfg.DeadAfter = 3
+	cfg.Workload = [][]workload.JobSpec{{{
+		Name: "survivor", InputBytes: 24 * mib, Reduces: 2, ShuffleBytes: 24 * mib, OutputBytes: mib,
+		MapCPU: workload.PerMiB(30 * time.Second), ReduceCPU: workload.PerMiB(time.Second),
+	}}}
+	c, err := Build(cfg)
+	require.NoError(t, err)
+	rt := c.Runtime()
+	killer, err := rt.Spawn("killer", func() actor.Actor { return &stopper{victim: c.Node(1)} })
+	require.NoError(t, err)
+	rt.Clock().At(100*time.Second, killer, &note{"crash node 1"})
+	rep, err := c.Run()
+	require.NoError(t, err)
+
+	require.Equal(t, JobSucceeded, rep.Results.Jobs[0].Status)
+	var lost, reruns int
+	succeeded := map[sched.Attempt]bool{}
+	for _, a := range rep.Results.Attempts {
+		if a.Node == 1 {
+			assert.LessOrEqual(t, a.End, 109*time.Second+cfg.Heartbeat, "nothing ends on node 1 after it is declared dead")
+		}
+		if a.Outcome == sched.Killed && a.Reason == "node lost" {
+			lost++
+		}
+		if a.Attempt.Attempt > 0 {
+			reruns++
+		}
+		if a.Outcome == sched.Succeeded {
+			key := a.Attempt
+			key.Attempt = 0
+			succeeded[key] = true
+		}
+	}
+	assert.Positive(t, lost, "attempts running on node 1 were lost with it")
+	assert.Positive(t, reruns, "lost work ran again")
+	assert.Len(t, succeeded, 24+2, "every task succeeded once in the end")
+}
+
+// mixedWorkload is 50 jobs of 1 to 60 maps, a third of them map-only,
+// arriving every 0–20 s.
+func mixedWorkload(seed uint64) []workload.JobSpec {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	var jobs []workload.JobSpec
+	at := time.Duration(0)
+	for i := range 50 {
+		maps := 1 + rng.IntN(60)
+		j := workload.JobSpec{
+			Name: fmt.Sprintf("job-%02d", i), Submit: at, InputBytes: int64(maps) * 128 * mib,
+			MapCPU: workload.PerMiB(time.Duration(50+rng.IntN(200)) * time.Millisecond),
+		}
+		if i%3 != 0 {
+			j.Reduces = 1 + maps/10
+			j.ShuffleBytes = j.InputBytes / int64(1+rng.IntN(4))
+			j.OutputBytes = j.ShuffleBytes / 2
+			j.ReduceCPU = workload.PerMiB(20 * time.Millisecond)
+		}
+		jobs = append(jobs, j)
+		at += time.Duration(rng.IntN(20_000)) * time.Millisecond
+	}
+	return jobs
+}
+
+func fourRacks() Config {
+	cfg := DefaultConfig()
+	cfg.Racks, cfg.NodesPerRack = 4, 10
+	cfg.StallAfter = time.Hour
+	cfg.Workload = [][]workload.JobSpec{mixedWorkload(3)}
+	return cfg
+}
+
+func TestFiftyJobsOnFortyNodesUnderFIFO(t *testing.T) {
+	cfg := fourRacks()
+	rep := run(t, cfg)
+	require.Len(t, rep.Results.Jobs, 50)
+	byJob := map[sched.JobID]int{}
+	for _, a := range rep.Results.Attempts {
+		if a.Outcome == sched.Succeeded {
+			byJob[a.Attempt.Job]++
+		}
+	}
+	for _, j := range rep.Results.Jobs {
+		require.Equal(t, JobSucceeded, j.Status, "job %d: %s", j.ID, j.Reason)
+		assert.GreaterOrEqual(t, j.Start, j.Submit)
+		assert.Greater(t, j.Finish, j.Start)
+		assert.Equal(t, j.Maps+j.Reduces, byJob[j.ID], "job %d: one success per task", j.ID)
+	}
+	s := rep.Summary
+	assert.Equal(t, 50.0, s["jobs.succeeded"])
+	assert.InDelta(t, 1, s["tasks.locality.node"]+s["tasks.locality.rack"]+s["tasks.locality.remote"], 1e-12)
+	assertNoSlotOvercommitted(t, rep, cfg)
+}
+
+// assertNoSlotOvercommitted sweeps the attempt records: at no instant does
+// a node run more attempts of a kind than it has slots.
+func assertNoSlotOvercommitted(t *testing.T, rep *Report, cfg Config) {
+	t.Helper()
+	type edge struct {
+		at    time.Duration
+		delta int
+	}
+	edges := map[[2]int][]edge{}
+	for _, a := range rep.Results.Attempts {
+		k := [2]int{int(a.Node), int(a.Attempt.Kind)}
+		edges[k] = append(edges[k], edge{a.Start, 1}, edge{a.End, -1})
+	}
+	for k, es := range edges {
+		slices.SortFunc(es, func(a, b edge) int { return cmp.Or(cmp.Compare(a.at, b.at), a.delta-b.delta) })
+		busy, limit := 0, cfg.MapSlots
+		if k[1] == int(sched.Reduce) {
+			limit = cfg.ReduceSlots
+		}
+		for _, e := range es {
+			busy += e.delta
+			require.LessOrEqual(t, busy, limit, "node %d %v slots at %v", k[0], sched.TaskKind(k[1]), e.at)
+		}
+	}
+}
+
+func TestSameSeedsSameRecords(t *testing.T) {
+	a := run(t, fourRacks())
+	b := run(t, fourRacks())
+	assert.Equal(t, a.Results, b.Results)
+	other := fourRacks()
+	other.Seed = 99
+	c := run(t, other)
+	assert.NotEqual(t, a.Results.Attempts, c.Results.Attempts, "another workload seed places blocks elsewhere")
+}
+
+func TestDeadlineCutsJobsOff(t *testing.T) {
+	cfg := fourRacks()
+	cfg.Until = 90 * time.Second
+	rep := run(t, cfg)
+	assert.Equal(t, EndDeadline, rep.Result.Reason)
+	assert.Equal(t, 90*time.Second, rep.Result.End)
+	s := rep.Summary
+	assert.Positive(t, s["jobs.cut_off"])
+	assert.Equal(t, s["jobs.submitted"], s["jobs.succeeded"]+s["jobs.failed"]+s["jobs.cut_off"])
+	for _, j := range rep.Results.Jobs {
+		if j.Status == JobCutOff {
+			assert.Equal(t, 90*time.Second, j.Finish)
+		}
+	}
 }
