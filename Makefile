@@ -19,7 +19,7 @@ build:
 
 ## run: the main job on the embedded default scenario
 run: build
-	./bin/clusteremu
+	./bin/clusteremu run
 
 ## test: vet, then every test under the race detector
 test:

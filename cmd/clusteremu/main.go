@@ -14,10 +14,12 @@ var version = "dev"
 const usage = `clusteremu %s: an in-process emulator of data-analytics clusters
 
 Usage:
+  clusteremu run [--seed N] [--jobs N] [--until D]
+                            run the built-in cluster (4 racks of 10 nodes,
+                            FIFO, a synthetic stream at 70%% load) in
+                            deterministic virtual time and print a summary
   clusteremu version        print the version
   clusteremu help           print this text
-
-Scenario commands (run, validate, compare, explore) arrive with the runtime.
 `
 
 func main() {
@@ -30,6 +32,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	switch args[0] {
+	case "run":
+		return runCommand(args[1:], stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "clusteremu", version)
 		return 0
