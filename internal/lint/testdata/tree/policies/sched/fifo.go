@@ -1,8 +1,8 @@
 package sched
 
 import (
-	clk "time"
 	r2 "math/rand/v2"
+	clk "time"
 )
 
 func wait(d clk.Duration) { clk.Sleep(d) }
