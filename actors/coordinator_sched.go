@@ -99,6 +99,7 @@ func (c *Coordinator) launch(ctx actor.Context, id sched.JobID, kind sched.TaskK
 	if kind == sched.Map {
 		loc = spec.Locality
 	}
+	c.deps.progressed()
 	c.table.launched(id, kind)
 	c.running[a] = node
 	c.nodes[node].sent[kind]++
@@ -145,6 +146,7 @@ func (c *Coordinator) handleJobEnded(ctx actor.Context, msg *JobEnded) {
 	for _, a := range c.runningOf(msg.Job) {
 		c.cfg.Directory.relay(ctx, c.running[a], &KillTask{Attempt: a, Reason: "job ended"})
 	}
+	c.deps.progressed()
 	c.table.remove(msg.Job)
 	c.policy.Ended(c.deps.Clock.Now(), msg.Job)
 	delete(c.jobs, msg.Job)

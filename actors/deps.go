@@ -27,6 +27,13 @@ type Deps struct {
 	Props func(actor.Producer) *actor.Props
 }
 
+// progressed tells the stall watchdog that work moved forward.
+func (d Deps) progressed() {
+	if d.Progress != nil {
+		d.Progress()
+	}
+}
+
 // Recorder receives the run's records. The cluster package implements it;
 // it must be safe for use from several actors at once.
 type Recorder interface {
@@ -57,6 +64,7 @@ type JobRecord struct {
 type AttemptRecord struct {
 	Attempt     sched.Attempt
 	Node        sched.NodeID
+	Slot        int // the node's slot of the attempt's kind, from 0
 	Locality    sched.Locality
 	Start, End  time.Duration
 	LocalBytes  int64 // input read from the node's own disk

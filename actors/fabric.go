@@ -180,6 +180,9 @@ func (f *Fabric) handleDue(ctx actor.Context) {
 	if err != nil {
 		f.deps.Fail(fmt.Errorf("fabric: %w", err))
 	}
+	if len(done) > 0 {
+		f.deps.progressed()
+	}
 	for _, c := range done {
 		key, ok := f.byID[c.ID]
 		if !ok {

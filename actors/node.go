@@ -39,7 +39,8 @@ type Node struct {
 	cfg   NodeConfig
 	deps  Deps
 	self  *actor.PID
-	free  [2]int // by sched.TaskKind
+	free  [2]int    // by sched.TaskKind
+	slots [2][]bool // busy slots by kind and index
 	seq   int64
 	got   [2]int64 // LaunchTask messages received, by kind
 	ended []AttemptEnded
@@ -59,7 +60,8 @@ func NewNode(cfg NodeConfig, deps Deps) *Node {
 	return &Node{
 		cfg:  cfg,
 		deps: deps,
-		free: [2]int{cfg.MapSlots, cfg.ReduceSlots},
+		free:  [2]int{cfg.MapSlots, cfg.ReduceSlots},
+		slots: [2][]bool{make([]bool, cfg.MapSlots), make([]bool, cfg.ReduceSlots)},
 		runs: make(map[sched.Attempt]*run),
 	}
 }
@@ -129,11 +131,24 @@ func (n *Node) handleLaunch(ctx actor.Context, msg *LaunchTask) {
 	}
 	n.free[kind]--
 	r := newRun(msg, n.deps.Clock.Now())
+	r.slot = n.takeSlot(kind)
 	n.runs[msg.Attempt] = r
 	if kind == sched.Map {
 		n.startMap(ctx, r)
 	}
 	n.advance(ctx, r) // a reduce of a job whose maps output nothing, an empty map
+}
+
+// takeSlot occupies the lowest free slot of the kind; the caller has
+// checked that one is free.
+func (n *Node) takeSlot(kind sched.TaskKind) int {
+	for i, busy := range n.slots[kind] {
+		if !busy {
+			n.slots[kind][i] = true
+			return i
+		}
+	}
+	return -1
 }
 
 func (n *Node) startMap(ctx actor.Context, r *run) {
@@ -272,9 +287,11 @@ func (n *Node) finish(ctx actor.Context, r *run, o sched.Outcome, reason string)
 	}
 	delete(n.runs, a)
 	n.free[a.Kind]++
+	n.slots[a.Kind][r.slot] = false
+	n.deps.progressed()
 	now := n.deps.Clock.Now()
 	n.deps.Metrics.AttemptEnded(AttemptRecord{
-		Attempt: a, Node: n.cfg.ID, Locality: r.launch.Task.Locality,
+		Attempt: a, Node: n.cfg.ID, Slot: r.slot, Locality: r.launch.Task.Locality,
 		Start: r.start, End: now, LocalBytes: r.localBytes, RemoteBytes: r.remoteBytes,
 		Outcome: o, Reason: reason,
 	})

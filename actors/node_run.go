@@ -45,6 +45,7 @@ type flowInfo struct {
 type run struct {
 	launch      *LaunchTask
 	start       time.Duration
+	slot        int
 	phase       phase
 	flows       map[int32]flowInfo
 	computing   bool

@@ -268,3 +268,36 @@ func TestDeadlineCutsJobsOff(t *testing.T) {
 		}
 	}
 }
+
+func TestAttemptsUseEverySlotIndexWithinBounds(t *testing.T) {
+	cfg := smallCluster()
+	cfg.Workload = [][]workload.JobSpec{{{
+		Name: "cpu", InputBytes: 8 * mib, MapCPU: workload.PerMiB(60 * time.Second),
+	}}}
+	rep := run(t, cfg)
+	used := map[[2]int]bool{}
+	for _, a := range rep.Results.Attempts {
+		require.True(t, a.Slot >= 0 && a.Slot < cfg.MapSlots, "slot %d", a.Slot)
+		used[[2]int{int(a.Node), a.Slot}] = true
+	}
+	assert.Len(t, used, cfg.Nodes()*cfg.MapSlots, "8 maps in two waves fill all 4 map slots")
+}
+
+func TestWatchdogCountsOnlyRealWork(t *testing.T) {
+	// One map of 2 h of compute with a 1 h watchdog: nothing launches or
+	// ends for 2 h, but the map's node and the coordinator keep
+	// heartbeating, so only a watchdog fed by real work would fire. It
+	// must fire: that is what it is for.
+	cfg := smallCluster()
+	cfg.Workload = [][]workload.JobSpec{{{Name: "long", InputBytes: mib, MapCPU: workload.PerMiB(2 * time.Hour)}}}
+	c, err := Build(cfg)
+	require.NoError(t, err)
+	_, err = c.Run()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "stalled: no progress since")
+
+	// With the watchdog at 3 h the same run succeeds.
+	cfg.StallAfter = 3 * time.Hour
+	rep := run(t, cfg)
+	assert.Equal(t, 1.0, rep.Summary["jobs.succeeded"])
+}
