@@ -58,11 +58,11 @@ type computeDone struct {
 // NewNode returns a node actor's state; the cluster spawns it.
 func NewNode(cfg NodeConfig, deps Deps) *Node {
 	return &Node{
-		cfg:  cfg,
-		deps: deps,
+		cfg:   cfg,
+		deps:  deps,
 		free:  [2]int{cfg.MapSlots, cfg.ReduceSlots},
 		slots: [2][]bool{make([]bool, cfg.MapSlots), make([]bool, cfg.ReduceSlots)},
-		runs: make(map[sched.Attempt]*run),
+		runs:  make(map[sched.Attempt]*run),
 	}
 }
 
