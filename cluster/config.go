@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -79,60 +80,73 @@ func DefaultConfig() Config {
 // Nodes is the cluster's node count.
 func (c *Config) Nodes() int { return c.Racks * c.NodesPerRack }
 
-// Validate checks the whole configuration; the error names the field, its
-// value and what is allowed.
+// FieldError is one invalid configuration value. Key is the scenario key
+// that sets the field ("cluster.racks", "heartbeat.interval"), so a
+// scenario can place the error in its file.
+type FieldError struct {
+	Key   string
+	Value any
+	Msg   string
+}
+
+func (e *FieldError) Error() string { return fmt.Sprintf("%s = %v: %s", e.Key, e.Value, e.Msg) }
+
+// Validate checks the whole configuration and reports every invalid field
+// at once, joined; each is a *FieldError naming the field, its value and
+// what is allowed.
 func (c *Config) Validate() error {
-	checks := []struct {
-		bad  bool
-		what string
-	}{
-		{c.Racks < 1, fmt.Sprintf("racks = %d: must be ≥ 1", c.Racks)},
-		{c.NodesPerRack < 1, fmt.Sprintf("nodes_per_rack = %d: must be ≥ 1", c.NodesPerRack)},
-		{c.MapSlots < 0, fmt.Sprintf("map_slots = %d: must be ≥ 0", c.MapSlots)},
-		{c.ReduceSlots < 0, fmt.Sprintf("reduce_slots = %d: must be ≥ 0", c.ReduceSlots)},
-		{!positive(c.DiskRead), fmt.Sprintf("disk_read = %v: must be a rate > 0", c.DiskRead)},
-		{!positive(c.DiskWrite), fmt.Sprintf("disk_write = %v: must be a rate > 0", c.DiskWrite)},
-		{!positive(c.NIC), fmt.Sprintf("nic = %v: must be a rate > 0", c.NIC)},
-		{c.RackUplink < 0 || math.IsNaN(c.RackUplink), fmt.Sprintf("rack_uplink = %v: must be ≥ 0", c.RackUplink)},
-		{c.Oversubscription < 0 || math.IsNaN(c.Oversubscription), fmt.Sprintf("oversubscription = %v: must be ≥ 0", c.Oversubscription)},
-		{c.Core < 0 || math.IsNaN(c.Core), fmt.Sprintf("core = %v: must be ≥ 0", c.Core)},
-		{c.BlockSize < 1, fmt.Sprintf("block_size = %d: must be ≥ 1", c.BlockSize)},
-		{c.Replication < 1 || c.Replication > c.Nodes(), fmt.Sprintf("replication = %d: must be 1 … %d (the nodes)", c.Replication, c.Nodes())},
-		{c.Heartbeat <= 0, fmt.Sprintf("heartbeat = %v: must be > 0", c.Heartbeat)},
-		{c.ControlLatency < 0, fmt.Sprintf("control_latency = %v: must be ≥ 0", c.ControlLatency)},
-		{c.DeadAfter < 0, fmt.Sprintf("dead_after = %d: must be ≥ 0 missed heartbeats", c.DeadAfter)},
-		{c.PolicyTick < 0, fmt.Sprintf("policy_tick = %v: must be ≥ 0", c.PolicyTick)},
-		{!(c.SlowStart >= 0 && c.SlowStart <= 1), fmt.Sprintf("slow_start = %v: must be in [0, 1]", c.SlowStart)},
-		{c.MaxAttempts < 1, fmt.Sprintf("max_attempts = %d: must be ≥ 1", c.MaxAttempts)},
-		{c.ParallelCopies < 1, fmt.Sprintf("parallel_copies = %d: must be ≥ 1", c.ParallelCopies)},
-		{c.Until < 0, fmt.Sprintf("until = %v: must be ≥ 0", c.Until)},
-		{c.StallAfter < 0, fmt.Sprintf("stall_after = %v: must be ≥ 0", c.StallAfter)},
-		{c.CompletionWindow < 0, fmt.Sprintf("completion_window = %v: must be ≥ 0", c.CompletionWindow)},
-	}
-	for _, ch := range checks {
-		if ch.bad {
-			return fmt.Errorf("cluster config: %s", ch.what)
+	var errs []error
+	check := func(bad bool, key string, v any, msg string) {
+		if bad {
+			errs = append(errs, &FieldError{Key: key, Value: v, Msg: msg})
 		}
 	}
+	check(c.Racks < 1, "cluster.racks", c.Racks, "must be ≥ 1")
+	check(c.NodesPerRack < 1, "cluster.nodes_per_rack", c.NodesPerRack, "must be ≥ 1")
+	check(c.MapSlots < 0, "cluster.map_slots", c.MapSlots, "must be ≥ 0")
+	check(c.ReduceSlots < 0, "cluster.reduce_slots", c.ReduceSlots, "must be ≥ 0")
+	check(!positive(c.DiskRead), "cluster.disk_read", c.DiskRead, "must be a rate > 0")
+	check(!positive(c.DiskWrite), "cluster.disk_write", c.DiskWrite, "must be a rate > 0")
+	check(!positive(c.NIC), "cluster.nic", c.NIC, "must be a rate > 0")
+	check(!nonNegative(c.RackUplink), "cluster.rack_uplink", c.RackUplink, "must be ≥ 0 (0: set by oversubscription)")
+	check(!nonNegative(c.Oversubscription), "cluster.oversubscription", c.Oversubscription, "must be ≥ 0")
+	check(!nonNegative(c.Core), "cluster.core", c.Core, "must be ≥ 0 (0: no core link)")
+	check(c.CompletionWindow < 0, "cluster.completion_window", c.CompletionWindow, "must be ≥ 0")
+	check(c.BlockSize < 1, "hdfs.block_size", c.BlockSize, "must be ≥ 1 byte")
+	check(c.Replication < 1 || c.Replication > c.Nodes(), "hdfs.replication", c.Replication,
+		fmt.Sprintf("must be 1 … %d (the nodes)", max(c.Nodes(), 1)))
+	check(c.Heartbeat <= 0, "heartbeat.interval", c.Heartbeat, "must be > 0")
+	check(c.ControlLatency < 0, "heartbeat.control_latency", c.ControlLatency, "must be ≥ 0")
+	check(c.DeadAfter < 0, "heartbeat.dead_after", c.DeadAfter, "must be ≥ 0 missed heartbeats (0: never)")
+	check(c.PolicyTick < 0, "scheduler.tick", c.PolicyTick, "must be ≥ 0")
+	check(!(c.SlowStart >= 0 && c.SlowStart <= 1), "tasks.slow_start", c.SlowStart, "must be in [0, 1]")
+	check(c.MaxAttempts < 1, "tasks.max_attempts", c.MaxAttempts, "must be ≥ 1")
+	check(c.ParallelCopies < 1, "tasks.parallel_copies", c.ParallelCopies, "must be ≥ 1")
+	check(c.Until < 0, "run.until", c.Until, "must be ≥ 0")
+	check(c.StallAfter < 0, "run.stall_after", c.StallAfter, "must be ≥ 0")
 	if _, err := sched.New(c.Scheduler, c.SchedulerParams); err != nil {
-		return fmt.Errorf("cluster config: %w", err)
+		errs = append(errs, err)
 	}
-	return c.validateWorkload()
+	errs = append(errs, c.validateWorkload()...)
+	return errors.Join(errs...)
 }
+
+func nonNegative(x float64) bool { return x >= 0 && !math.IsInf(x, 0) }
 
 func positive(x float64) bool { return x > 0 && !math.IsInf(x, 0) }
 
-func (c *Config) validateWorkload() error {
+func (c *Config) validateWorkload() []error {
+	var errs []error
 	for s, jobs := range c.Workload {
 		for i := range jobs {
 			if err := jobs[i].Validate(); err != nil {
-				return fmt.Errorf("cluster config: workload[%d].job[%d] (%s): %w", s, i, jobs[i].Name, err)
+				errs = append(errs, fmt.Errorf("workload stream %d, job %d (%s): %w", s, i, jobs[i].Name, err))
 			}
 			if i > 0 && jobs[i].Submit < jobs[i-1].Submit {
-				return fmt.Errorf("cluster config: workload[%d].job[%d].submit = %v: before the job ahead of it (%v)",
-					s, i, jobs[i].Submit, jobs[i-1].Submit)
+				errs = append(errs, fmt.Errorf("workload stream %d, job %d (%s): submit = %v: before the job ahead of it (%v)",
+					s, i, jobs[i].Name, jobs[i].Submit, jobs[i-1].Submit))
 			}
 		}
 	}
-	return nil
+	return errs
 }

@@ -14,6 +14,19 @@ import (
 // Times are emulated seconds; fractions are in [0, 1].
 type Summary map[string]float64
 
+// MetricNames are the names a Summary may hold. Response-time and
+// locality metrics are absent from runs where no job succeeded or no map
+// ran.
+var MetricNames = []string{
+	"flows.aborted", "flows.bytes", "flows.completed",
+	"jobs.cut_off", "jobs.failed", "jobs.makespan",
+	"jobs.response_time.mean", "jobs.response_time.p50", "jobs.response_time.p95", "jobs.response_time.p99",
+	"jobs.submitted", "jobs.succeeded", "run.end",
+	"slots.utilisation.map", "slots.utilisation.reduce",
+	"tasks.attempts", "tasks.failed", "tasks.killed",
+	"tasks.locality.node", "tasks.locality.rack", "tasks.locality.remote",
+}
+
 // Names returns the metric names, sorted.
 func (s Summary) Names() []string {
 	names := make([]string, 0, len(s))

@@ -14,10 +14,13 @@ var version = "dev"
 const usage = `clusteremu %s: an in-process emulator of data-analytics clusters
 
 Usage:
-  clusteremu run [--seed N] [--jobs N] [--until D]
-                            run the built-in cluster (4 racks of 10 nodes,
-                            FIFO, a synthetic stream at 70%% load) in
-                            deterministic virtual time and print a summary
+  clusteremu run [scenario.toml] [--seed N] [--until D] [--out DIR]
+                            run a scenario (without one, the embedded
+                            default: 4 racks of 10 nodes under FIFO) in
+                            deterministic virtual time, print its summary
+                            and check its [[expect]] blocks
+  clusteremu validate scenario.toml ...
+                            decode and validate scenarios only
   clusteremu version        print the version
   clusteremu help           print this text
 `
@@ -34,6 +37,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "run":
 		return runCommand(args[1:], stdout, stderr)
+	case "validate":
+		return validateCommand(args[1:], stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "clusteremu", version)
 		return 0

@@ -2,9 +2,13 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 )
 
@@ -22,20 +26,90 @@ func TestVersion(t *testing.T) {
 	assert.Equal(t, "clusteremu dev\n", out.String())
 }
 
-func TestRunPrintsSummary(t *testing.T) {
+func TestRunDefaultScenario(t *testing.T) {
 	var out, errs bytes.Buffer
-	code := run([]string{"run", "--jobs", "20", "--seed", "4"}, &out, &errs)
+	code := run([]string{"run"}, &out, &errs)
 	assert.Equal(t, 0, code, errs.String())
-	assert.Contains(t, out.String(), "jobs      20 submitted, 20 succeeded, 0 failed, 0 cut off")
-	assert.Contains(t, out.String(), "(done)")
+	assert.Contains(t, out.String(), "jobs      200 submitted, 200 succeeded, 0 failed, 0 cut off")
+	assert.Contains(t, out.String(), "expect    2 of 2 passed")
+}
+
+func TestRunWritesIdenticalOutputs(t *testing.T) {
+	dirs := []string{t.TempDir(), t.TempDir()}
+	scenario := writeScenario(t, smallScenario)
+	for _, dir := range dirs {
+		var out, errs bytes.Buffer
+		// Flags stand before and after the scenario.
+		code := run([]string{"run", "--seed", "7", scenario, "--out", dir}, &out, &errs)
+		require.Equal(t, 0, code, errs.String())
+	}
+	for _, name := range []string{"summary.json", "jobs.csv", "tasks.csv"} {
+		a, err := os.ReadFile(filepath.Join(dirs[0], name))
+		require.NoError(t, err)
+		b, err := os.ReadFile(filepath.Join(dirs[1], name))
+		require.NoError(t, err)
+		assert.Equal(t, string(a), string(b), name)
+	}
+	jobs, err := os.ReadFile(filepath.Join(dirs[0], "jobs.csv"))
+	require.NoError(t, err)
+	assert.Equal(t, 1+12, strings.Count(string(jobs), "\n"), "a header and 12 jobs")
+	assert.FileExists(t, filepath.Join(dirs[0], "run.json"))
+}
+
+const smallScenario = `
+[cluster]
+racks = 2
+nodes_per_rack = 3
+
+[[workload.jobs]]
+[[workload.jobs.job]]
+name = "sort"
+input_bytes = "1GiB"
+reduces = 2
+shuffle_bytes = "1GiB"
+output_bytes = "1GiB"
+
+[[workload.synthetic]]
+jobs = 11
+interarrival = "20s"
+sizes = "pareto"
+max_maps = 20
+
+[[expect]]
+metric = "jobs.succeeded"
+op = "=="
+value = 12
+`
+
+func writeScenario(t *testing.T, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "scenario.toml")
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+	return path
+}
+
+func TestRunFailsOnExpectation(t *testing.T) {
+	var out, errs bytes.Buffer
+	path := writeScenario(t, strings.Replace(smallScenario, "value = 12", "value = 13", 1))
+	assert.Equal(t, 1, run([]string{"run", path}, &out, &errs))
+	assert.Contains(t, out.String(), "FAIL expect jobs.succeeded == 13: measured 12")
 }
 
 func TestRunCutOff(t *testing.T) {
 	var out, errs bytes.Buffer
-	code := run([]string{"run", "--jobs", "50", "--until", "30s"}, &out, &errs)
-	assert.Equal(t, 0, code, errs.String())
+	code := run([]string{"run", "--until", "30s"}, &out, &errs)
+	assert.Equal(t, 1, code, "the default scenario expects every job to succeed")
 	assert.Contains(t, out.String(), "30s emulated (deadline)")
-	assert.NotContains(t, out.String(), "0 cut off")
+	assert.NotContains(t, out.String(), " 0 cut off")
+}
+
+func TestValidate(t *testing.T) {
+	var out, errs bytes.Buffer
+	good := writeScenario(t, smallScenario)
+	assert.Equal(t, 0, run([]string{"validate", good}, &out, &errs), errs.String())
+	bad := writeScenario(t, "[cluster]\nracks = 0\n")
+	assert.Equal(t, 1, run([]string{"validate", bad}, &out, &errs))
+	assert.Contains(t, errs.String(), bad+":2:1: cluster.racks = 0: must be ≥ 1")
 }
 
 func TestRunBadFlag(t *testing.T) {

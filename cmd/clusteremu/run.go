@@ -10,59 +10,119 @@ import (
 	"clusteremu/scenarios"
 )
 
-// defaultRun is the built-in run until TOML scenarios arrive: 4 racks of
-// 10 nodes (4 map and 2 reduce slots each) under FIFO, and a synthetic
-// stream of jobs with heavy-tailed sizes arriving at 70% load.
-func defaultRun(jobs int, seed uint64) (cluster.Config, error) {
-	cfg := cluster.DefaultConfig()
-	cfg.Racks, cfg.NodesPerRack = 4, 10
-	cfg.Seed, cfg.ScheduleSeed = seed, seed
-	cfg.StallAfter = time.Hour
-	stream := scenarios.DefaultSyntheticStream()
-	stream.Jobs = jobs
-	stream.Sizes = "pareto"
-	stream.MaxMaps = 400
-	stream.Load = 0.7
-	stream.TaskTime = scenarios.Duration(15 * time.Second) // a 128 MiB map: 1.3 s of reading, 12.8 s of compute
-	stream.Slots = cfg.Nodes() * cfg.MapSlots
-	specs, err := stream.Generate(scenarios.Env{Seed: seed})
-	if err != nil {
-		return cfg, err
+// parseInterspersed parses flags that may stand before or after the
+// positional arguments, which Go's flag package alone does not allow.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
 	}
-	cfg.Workload = append(cfg.Workload, specs)
-	return cfg, nil
 }
 
-// runCommand runs the built-in cluster and prints its summary.
+// loadScenario reads the named scenario, or the embedded default.
+func loadScenario(positional []string) (*scenarios.Scenario, error) {
+	switch len(positional) {
+	case 0:
+		return scenarios.Load("default.toml (embedded)", scenarios.DefaultScenario, ".")
+	case 1:
+		return scenarios.LoadFile(positional[0])
+	}
+	return nil, fmt.Errorf("one scenario file at most, got %d", len(positional))
+}
+
+// runCommand runs a scenario, prints its summary, writes its outputs and
+// checks its expectations.
 func runCommand(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	seed := fs.Uint64("seed", 1, "workload and schedule seed")
-	jobs := fs.Int("jobs", 200, "jobs in the synthetic stream")
-	until := fs.Duration("until", 0, "cut the run off at this emulated time (0: run to the end)")
-	if err := fs.Parse(args); err != nil {
+	seed := fs.Uint64("seed", 0, "override the workload and schedule seeds")
+	until := fs.Duration("until", 0, "cut the run off at this emulated time")
+	out := fs.String("out", "", "write summary.json, run.json, jobs.csv and tasks.csv into this directory")
+	positional, err := parseInterspersed(fs, args)
+	if err != nil {
 		return 2
 	}
-	cfg, err := defaultRun(*jobs, *seed)
+	sc, err := loadScenario(positional)
 	if err != nil {
-		fmt.Fprintln(stderr, "clusteremu:", err)
-		return 1
+		fmt.Fprintln(stderr, err)
+		return 2
 	}
-	cfg.Until = *until
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "seed":
+			sc, err = sc.WithSeed(*seed)
+		case "until":
+			sc.Config.Until = *until
+		}
+	})
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	cfg := sc.Config
 	c, err := cluster.Build(cfg)
 	if err != nil {
 		fmt.Fprintln(stderr, "clusteremu:", err)
 		return 1
 	}
 	start := time.Now()
-	rep, err := c.Run()
+	rep, runErr := c.Run()
 	wall := time.Since(start)
 	printSummary(stdout, cfg, rep, wall)
-	if err != nil {
-		fmt.Fprintln(stderr, "clusteremu:", err)
+	if *out != "" {
+		if err := writeOutputs(*out, sc, cfg, rep, wall); err != nil {
+			fmt.Fprintln(stderr, "clusteremu:", err)
+			return 1
+		}
+	}
+	if runErr != nil {
+		fmt.Fprintln(stderr, "clusteremu:", runErr)
+		return 1
+	}
+	return checkExpectations(stdout, sc, rep)
+}
+
+func checkExpectations(w io.Writer, sc *scenarios.Scenario, rep *cluster.Report) int {
+	failed := 0
+	for i := range sc.Expect {
+		if err := sc.Expect[i].Check(rep.Summary); err != nil {
+			fmt.Fprintln(w, "FAIL", err)
+			failed++
+		}
+	}
+	if len(sc.Expect) > 0 {
+		fmt.Fprintf(w, "expect    %d of %d passed\n", len(sc.Expect)-failed, len(sc.Expect))
+	}
+	if failed > 0 {
 		return 1
 	}
 	return 0
+}
+
+// validateCommand decodes and validates scenario files only.
+func validateCommand(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, "usage: clusteremu validate scenario.toml ...")
+		return 2
+	}
+	code := 0
+	for _, path := range args {
+		if _, err := scenarios.LoadFile(path); err != nil {
+			fmt.Fprintln(stderr, err)
+			code = 1
+			continue
+		}
+		fmt.Fprintf(stdout, "%s: ok\n", path)
+	}
+	return code
 }
 
 func printSummary(w io.Writer, cfg cluster.Config, rep *cluster.Report, wall time.Duration) {

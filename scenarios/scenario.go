@@ -1,0 +1,288 @@
+package scenarios
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"time"
+
+	"clusteremu/cluster"
+	"clusteremu/workload"
+)
+
+// DefaultScenario is the scenario `clusteremu run` runs without a file.
+//
+//go:embed examples/default.toml
+var DefaultScenario []byte
+
+// File is the TOML schema of a scenario. Every table is optional; a key a
+// file leaves out keeps the default of cluster.DefaultConfig.
+type File struct {
+	Run       RunTable       `toml:"run"`
+	Cluster   ClusterTable   `toml:"cluster"`
+	HDFS      HDFSTable      `toml:"hdfs"`
+	Heartbeat HeartbeatTable `toml:"heartbeat"`
+	Scheduler map[string]any `toml:"scheduler"`
+	Tasks     TasksTable     `toml:"tasks"`
+	Workload  WorkloadTable  `toml:"workload"`
+	Expect    []Expectation  `toml:"expect"`
+}
+
+// RunTable is [run]: how the run goes.
+type RunTable struct {
+	Clock         string   `toml:"clock"` // "virtual" (others are not implemented yet)
+	Seed          uint64   `toml:"seed"`
+	ScheduleSeed  uint64   `toml:"schedule_seed"`
+	Deterministic *bool    `toml:"deterministic"`
+	Until         Duration `toml:"until"`
+	StallAfter    Duration `toml:"stall_after"`
+}
+
+// ClusterTable is [cluster]: the shape of the cluster and its rates.
+type ClusterTable struct {
+	Racks            int      `toml:"racks"`
+	NodesPerRack     int      `toml:"nodes_per_rack"`
+	MapSlots         int      `toml:"map_slots"`
+	ReduceSlots      int      `toml:"reduce_slots"`
+	DiskRead         Rate     `toml:"disk_read"`
+	DiskWrite        Rate     `toml:"disk_write"`
+	NIC              Rate     `toml:"nic"`
+	RackUplink       Rate     `toml:"rack_uplink"`
+	Oversubscription float64  `toml:"oversubscription"`
+	Core             Rate     `toml:"core"`
+	CompletionWindow Duration `toml:"completion_window"`
+}
+
+// HDFSTable is [hdfs].
+type HDFSTable struct {
+	BlockSize   Bytes `toml:"block_size"`
+	Replication int   `toml:"replication"`
+}
+
+// HeartbeatTable is [heartbeat].
+type HeartbeatTable struct {
+	Interval       Duration `toml:"interval"`
+	ControlLatency Duration `toml:"control_latency"`
+	DeadAfter      int      `toml:"dead_after"`
+	AssignMultiple bool     `toml:"assign_multiple"`
+	OutOfBand      bool     `toml:"out_of_band"`
+}
+
+// TasksTable is [tasks].
+type TasksTable struct {
+	SlowStart      float64 `toml:"slow_start"`
+	MaxAttempts    int     `toml:"max_attempts"`
+	ParallelCopies int     `toml:"parallel_copies"`
+}
+
+// WorkloadTable is [workload]: any number of streams of each kind, each a
+// client of its own; job IDs follow the order synthetic, swim, jobs.
+type WorkloadTable struct {
+	Synthetic []SyntheticStream `toml:"synthetic"`
+	SWIM      []SWIMStream      `toml:"swim"`
+	Jobs      []JobsStream      `toml:"jobs"`
+}
+
+// Scenario is a decoded, validated scenario.
+type Scenario struct {
+	Name   string
+	Config cluster.Config
+	Expect []Expectation
+	file   File
+	dir    string
+}
+
+// WithSeed returns the scenario with both seeds set to seed and its
+// workload generated again from it. The run's other settings stay.
+func (s *Scenario) WithSeed(seed uint64) (*Scenario, error) {
+	f := s.file
+	f.Run.Seed, f.Run.ScheduleSeed = seed, seed
+	cfg, errs := f.config(s.dir)
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	cfg.Until = s.Config.Until
+	out := *s
+	out.Config, out.file = cfg, f
+	return &out, nil
+}
+
+// LoadFile reads and validates a scenario file.
+func LoadFile(path string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Load(path, data, filepath.Dir(path))
+}
+
+// Load decodes and validates a scenario named name; dir resolves relative
+// trace paths. Every unknown key and every invalid value of the file is
+// reported at once, each with its line and column; a syntax or type error
+// is reported alone.
+func Load(name string, data []byte, dir string) (*Scenario, error) {
+	doc, err := Parse(name, data)
+	if err != nil {
+		return nil, err
+	}
+	f := defaults()
+	if err := doc.Decode(&f); err != nil {
+		return nil, err
+	}
+	sc := &Scenario{Name: name, Expect: f.Expect, file: f, dir: dir}
+	var errs []error
+	sc.Config, errs = f.config(dir)
+	for i := range f.Expect {
+		errs = append(errs, Prefix(fmt.Sprintf("expect[%d]", i), f.Expect[i].Validate()))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, doc.Locate(err)
+	}
+	return sc, nil
+}
+
+// defaults are cluster.DefaultConfig written as tables.
+func defaults() File {
+	d := cluster.DefaultConfig()
+	return File{
+		Run: RunTable{Clock: "virtual"},
+		Cluster: ClusterTable{
+			Racks: d.Racks, NodesPerRack: d.NodesPerRack, MapSlots: d.MapSlots, ReduceSlots: d.ReduceSlots,
+			DiskRead: Rate(d.DiskRead), DiskWrite: Rate(d.DiskWrite), NIC: Rate(d.NIC),
+			RackUplink: Rate(d.RackUplink), Oversubscription: d.Oversubscription, Core: Rate(d.Core),
+		},
+		HDFS: HDFSTable{BlockSize: Bytes(d.BlockSize), Replication: d.Replication},
+		Heartbeat: HeartbeatTable{
+			Interval: Duration(d.Heartbeat), ControlLatency: Duration(d.ControlLatency),
+			DeadAfter: d.DeadAfter, AssignMultiple: d.AssignMultiple, OutOfBand: d.OutOfBand,
+		},
+		Scheduler: map[string]any{"name": d.Scheduler, "tick": Duration(d.PolicyTick).String()},
+		Tasks:     TasksTable{SlowStart: d.SlowStart, MaxAttempts: d.MaxAttempts, ParallelCopies: d.ParallelCopies},
+	}
+}
+
+// config turns the tables into a cluster configuration and collects every
+// invalid value as a FieldError keyed by its path in the file.
+func (f *File) config(dir string) (cluster.Config, []error) {
+	var errs []error
+	c := cluster.DefaultConfig()
+	c.Seed, c.ScheduleSeed = f.Run.Seed, f.Run.ScheduleSeed
+	c.Until, c.StallAfter = f.Run.Until.Std(), f.Run.StallAfter.Std()
+	if f.Run.Clock != "virtual" {
+		errs = append(errs, Invalid("run.clock", f.Run.Clock, `must be "virtual" (scaled and wall clocks are not implemented yet)`))
+	}
+	if f.Run.Deterministic != nil && !*f.Run.Deterministic {
+		errs = append(errs, Invalid("run.deterministic", false, "must be true (concurrent dispatch is not implemented yet)"))
+	}
+	t := f.Cluster
+	c.Racks, c.NodesPerRack, c.MapSlots, c.ReduceSlots = t.Racks, t.NodesPerRack, t.MapSlots, t.ReduceSlots
+	c.DiskRead, c.DiskWrite, c.NIC = float64(t.DiskRead), float64(t.DiskWrite), float64(t.NIC)
+	c.RackUplink, c.Oversubscription, c.Core = float64(t.RackUplink), t.Oversubscription, float64(t.Core)
+	c.CompletionWindow = t.CompletionWindow.Std()
+	c.BlockSize, c.Replication = int64(f.HDFS.BlockSize), f.HDFS.Replication
+	h := f.Heartbeat
+	c.Heartbeat, c.ControlLatency, c.DeadAfter = h.Interval.Std(), h.ControlLatency.Std(), h.DeadAfter
+	c.AssignMultiple, c.OutOfBand = h.AssignMultiple, h.OutOfBand
+	c.SlowStart, c.MaxAttempts, c.ParallelCopies = f.Tasks.SlowStart, f.Tasks.MaxAttempts, f.Tasks.ParallelCopies
+	errs = append(errs, f.scheduler(&c)...)
+	if err := c.Validate(); err != nil {
+		errs = append(errs, fieldErrors(err)...)
+	}
+	var werrs []error
+	c.Workload, werrs = f.Workload.generate(dir, c)
+	return c, append(errs, werrs...)
+}
+
+// scheduler takes the policy's name and tick out of [scheduler]; the rest
+// are the policy's own parameters, which it validates.
+func (f *File) scheduler(c *cluster.Config) []error {
+	params := make(map[string]any, len(f.Scheduler))
+	var errs []error
+	for k, v := range f.Scheduler {
+		switch k {
+		case "name":
+			name, ok := v.(string)
+			if !ok {
+				errs = append(errs, Invalid("scheduler.name", v, "must be a string"))
+			}
+			c.Scheduler = name
+		case "tick":
+			s, _ := v.(string)
+			d, err := ParseDuration(s)
+			if err != nil {
+				errs = append(errs, Invalid("scheduler.tick", v, "%s", durationForms))
+			}
+			c.PolicyTick = d.Std()
+		default:
+			params[k] = v
+		}
+	}
+	c.SchedulerParams = params
+	return errs
+}
+
+// schedKeyRE finds the key a policy names in its errors ("scheduler.t1:
+// ..." or `scheduler.name = "x": ...`).
+var schedKeyRE = regexp.MustCompile(`^(scheduler\.[A-Za-z0-9_.\[\]]+)(?: = (.*?))?: (.*)$`)
+
+// fieldErrors turns the configuration's errors into FieldErrors keyed by
+// their scenario path.
+func fieldErrors(err error) []error {
+	var out []error
+	for _, e := range flatten(err) {
+		var ce *cluster.FieldError
+		switch {
+		case errors.As(e, &ce):
+			out = append(out, Invalid(ce.Key, configValue(ce.Value), "%s", ce.Msg))
+		case schedKeyRE.MatchString(e.Error()):
+			m := schedKeyRE.FindStringSubmatch(e.Error())
+			out = append(out, &FieldError{Key: m[1], Value: m[2], Msg: m[3]})
+		default:
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// configValue writes a configuration value the way a scenario would.
+func configValue(v any) any {
+	if d, ok := v.(time.Duration); ok {
+		return Duration(d).String()
+	}
+	return v
+}
+
+// generate builds every stream's jobs, in the order of WorkloadTable.
+func (w *WorkloadTable) generate(dir string, c cluster.Config) ([][]workload.JobSpec, []error) {
+	var streams [][]workload.JobSpec
+	var errs []error
+	add := func(key string, s Stream) {
+		if err := s.Validate(); err != nil {
+			errs = append(errs, Prefix(key, err))
+			return
+		}
+		jobs, err := s.Generate(Env{Dir: dir, Seed: c.Seed})
+		if err != nil {
+			errs = append(errs, Prefix(key, err))
+			return
+		}
+		streams = append(streams, jobs)
+	}
+	for i := range w.Synthetic {
+		s := w.Synthetic[i]
+		if s.Load > 0 && s.Slots == 0 {
+			s.Slots = c.Nodes() * c.MapSlots
+		}
+		add(fmt.Sprintf("workload.synthetic[%d]", i), &s)
+	}
+	for i := range w.SWIM {
+		add(fmt.Sprintf("workload.swim[%d]", i), &w.SWIM[i])
+	}
+	for i := range w.Jobs {
+		add(fmt.Sprintf("workload.jobs[%d]", i), &w.Jobs[i])
+	}
+	return streams, errs
+}

@@ -1,0 +1,72 @@
+package scenarios
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"clusteremu/cluster"
+)
+
+func TestDefaultScenarioLoads(t *testing.T) {
+	sc, err := Load("default.toml", DefaultScenario, ".")
+	require.NoError(t, err)
+	c := sc.Config
+	assert.Equal(t, 4, c.Racks)
+	assert.Equal(t, 10, c.NodesPerRack)
+	assert.Equal(t, 125e6, c.NIC, "1 Gb/s in bytes per second")
+	assert.Equal(t, int64(128<<20), c.BlockSize)
+	assert.Equal(t, 3*time.Second, c.Heartbeat)
+	assert.Equal(t, time.Hour, c.StallAfter)
+	require.Len(t, c.Workload, 1)
+	assert.Len(t, c.Workload[0], 200)
+	assert.Len(t, sc.Expect, 2)
+}
+
+func TestScenarioErrorsHavePositions(t *testing.T) {
+	text := `[cluster]
+racks = -2
+nodes_per_rak = 10
+
+[hdfs]
+replication = 0
+
+[scheduler]
+name = "lottery"
+
+[[expect]]
+metric = "jobs.speed"
+op = "~"
+value = "soon"
+`
+	_, err := Load("bad.toml", []byte(text), ".")
+	require.Error(t, err)
+	assert.Equal(t, "bad.toml:3:1: cluster.nodes_per_rak: unknown key; allowed: racks, nodes_per_rack, map_slots, reduce_slots, disk_read, disk_write, nic, rack_uplink, oversubscription, core, completion_window", err.Error(),
+		"unknown keys are reported before values are checked")
+
+	text = strings.Replace(text, "nodes_per_rak", "nodes_per_rack", 1)
+	_, err = Load("bad.toml", []byte(text), ".")
+	require.Error(t, err)
+	lines := strings.Split(err.Error(), "\n")
+	assert.Equal(t, []string{
+		"bad.toml:2:1: cluster.racks = -2: must be ≥ 1",
+		"bad.toml:6:1: hdfs.replication = 0: must be 1 … 1 (the nodes)",
+		`bad.toml:9:1: scheduler.name = "lottery": must be one of fifo`,
+		`bad.toml:12:1: expect[0].metric = "jobs.speed": must be one of ` + strings.Join(cluster.MetricNames, ", "),
+		`bad.toml:13:1: expect[0].op = "~": must be one of < <= > >= == !=`,
+		`bad.toml:14:1: expect[0].value = "soon": must be a number or a duration like 90s`,
+	}, lines)
+}
+
+func TestExpectations(t *testing.T) {
+	s := cluster.Summary{"jobs.response_time.p95": 80, "tasks.locality.node": 0.5}
+	pass := Expectation{Metric: "jobs.response_time.p95", Op: "<", Value: "90s"}
+	assert.NoError(t, pass.Check(s))
+	fail := Expectation{Metric: "tasks.locality.node", Op: ">=", Value: 0.9}
+	assert.EqualError(t, fail.Check(s), "expect tasks.locality.node >= 0.9: measured 0.5")
+	missing := Expectation{Metric: "jobs.makespan", Op: "<", Value: int64(10)}
+	assert.EqualError(t, missing.Check(s), "expect jobs.makespan < 10: the run measured no jobs.makespan")
+}
