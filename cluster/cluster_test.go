@@ -301,3 +301,20 @@ func TestWatchdogCountsOnlyRealWork(t *testing.T) {
 	rep := run(t, cfg)
 	assert.Equal(t, 1.0, rep.Summary["jobs.succeeded"])
 }
+
+func TestConfigValidateReportsEveryField(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Racks = 0
+	cfg.NIC = -1
+	cfg.Heartbeat = 0
+	cfg.Scheduler = "lottery"
+	err := cfg.Validate()
+	require.Error(t, err)
+	assert.Equal(t, `cluster.racks = 0: must be ≥ 1
+cluster.nic = -1: must be a rate > 0
+hdfs.replication = 3: must be 1 … 1 (the nodes)
+heartbeat.interval = 0s: must be > 0
+scheduler.name = "lottery": must be one of fifo`, err.Error())
+	_, err = Build(cfg)
+	assert.Error(t, err, "nothing is built from an invalid configuration")
+}
