@@ -117,3 +117,27 @@ func TestRunBadFlag(t *testing.T) {
 	assert.Equal(t, 2, run([]string{"run", "--jobz", "3"}, &out, &errs))
 	assert.Contains(t, errs.String(), "flag provided but not defined: -jobz")
 }
+
+// TestExamplesRun runs every example scenario for 10 emulated minutes. An
+// example that replays a SWIM trace is skipped when the shared traces are
+// not beside the repository.
+func TestExamplesRun(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join("..", "..", "scenarios", "examples", "*.toml"))
+	require.NoError(t, err)
+	require.NotEmpty(t, paths)
+	for _, path := range paths {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			text, err := os.ReadFile(path)
+			require.NoError(t, err)
+			if strings.Contains(string(text), "shared/traces/") {
+				if _, err := os.Stat(filepath.Join("..", "..", "..", "shared", "traces")); err != nil {
+					t.Skip("the SWIM traces are not beside the repository (../shared/traces)")
+				}
+			}
+			var out, errs bytes.Buffer
+			code := run([]string{"run", path, "--until", "10m"}, &out, &errs)
+			require.NotEqual(t, 2, code, errs.String())
+			assert.Regexp(t, `emulated \(done\)|10m0s emulated \(deadline\)`, out.String(), errs.String())
+		})
+	}
+}
