@@ -2,6 +2,8 @@ package actors
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -206,18 +208,9 @@ func (c *Coordinator) declareDead(ctx actor.Context, node sched.NodeID) {
 		c.attemptEnded(a, sched.Killed)
 	}
 	ctx.Send(c.cfg.Fabric, &NodeLost{Node: node})
-	for _, id := range c.jobIDs() {
+	for _, id := range slices.Sorted(maps.Keys(c.jobs)) {
 		ctx.Send(c.jobs[id].jm, &NodeLost{Node: node})
 	}
-}
-
-func (c *Coordinator) jobIDs() []sched.JobID {
-	ids := make([]sched.JobID, 0, len(c.jobs))
-	for id := range c.jobs {
-		ids = append(ids, id)
-	}
-	sortJobIDs(ids)
-	return ids
 }
 
 // maybeFinish ends the run once every stream has submitted its last job

@@ -221,5 +221,3 @@ func CompareAttempts(a, b sched.Attempt) int {
 }
 
 func sortAttempts(as []sched.Attempt) { slices.SortFunc(as, CompareAttempts) }
-
-func sortJobIDs(ids []sched.JobID) { slices.Sort(ids) }

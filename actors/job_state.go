@@ -2,6 +2,7 @@ package actors
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"clusteremu/policies/sched"
@@ -171,7 +172,7 @@ func (j *jobState) succeeded(a sched.Attempt, outBytes int64) (effects, error) {
 func (j *jobState) runningReducers() []reducerRef {
 	var refs []reducerRef
 	for i := range j.reduces {
-		for _, att := range sortedAttempts(j.reduces[i].running) {
+		for _, att := range slices.Sorted(maps.Keys(j.reduces[i].running)) {
 			refs = append(refs, reducerRef{sched.Attempt{Job: j.id, Kind: sched.Reduce, Task: int32(i), Attempt: att}, j.reduces[i].running[att]})
 		}
 	}
@@ -246,7 +247,7 @@ func (j *jobState) nodeLost(node sched.NodeID) (effects, []sched.Attempt) {
 	for _, kind := range []sched.TaskKind{sched.Map, sched.Reduce} {
 		ts := j.tasks(kind)
 		for i := range ts {
-			for _, att := range sortedAttempts(ts[i].running) {
+			for _, att := range slices.Sorted(maps.Keys(ts[i].running)) {
 				if ts[i].running[att] == node {
 					gone = append(gone, sched.Attempt{Job: j.id, Kind: kind, Task: int32(i), Attempt: att})
 				}
@@ -272,13 +273,4 @@ func (j *jobState) nodeLost(node sched.NodeID) (effects, []sched.Attempt) {
 		}
 	}
 	return fx, gone
-}
-
-func sortedAttempts(m map[int32]sched.NodeID) []int32 {
-	atts := make([]int32, 0, len(m))
-	for a := range m {
-		atts = append(atts, a)
-	}
-	slices.Sort(atts)
-	return atts
 }

@@ -2,6 +2,8 @@ package actors
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -279,7 +281,7 @@ func (n *Node) handleFlowFailed(ctx actor.Context, msg *FlowFailed) {
 // slot, records it and reports it to its job manager.
 func (n *Node) finish(ctx actor.Context, r *run, o sched.Outcome, reason string) {
 	a := r.launch.Attempt
-	for _, part := range sortedParts(r.flows) {
+	for _, part := range slices.Sorted(maps.Keys(r.flows)) {
 		ctx.Send(n.cfg.Fabric, &CancelFlow{Key: FlowKey{Attempt: a, Part: part}})
 	}
 	if r.computing {

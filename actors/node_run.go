@@ -136,12 +136,3 @@ func (r *run) fetchLost(m int32, _ flowInfo) {
 	r.state[m] = fetchUnknown
 	r.fetching--
 }
-
-func sortedParts(m map[int32]flowInfo) []int32 {
-	parts := make([]int32, 0, len(m))
-	for p := range m {
-		parts = append(parts, p)
-	}
-	slices.Sort(parts)
-	return parts
-}

@@ -2,6 +2,8 @@ package sched
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -107,17 +109,8 @@ func New(name string, params map[string]any) (Policy, error) {
 }
 
 func noParams(policy string, params map[string]any) error {
-	for _, k := range sortedKeys(params) {
+	for _, k := range slices.Sorted(maps.Keys(params)) {
 		return fmt.Errorf("scheduler.%s: %s takes no parameters", k, policy)
 	}
 	return nil
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
