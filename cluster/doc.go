@@ -1,8 +1,21 @@
-// Package cluster is clusteremu's runtime: the clock in its three modes
-// (wall, scaled, virtual), the deterministic and concurrent dispatchers, the
-// run lifecycle (start, run until a stop condition, stop every actor),
-// seeded random streams, and later the builder that turns a configuration
-// into running actors, the metrics and the outputs.
+// Package cluster is clusteremu's runtime and builder: the deterministic
+// virtual-time Runtime on protoactor, Build, which turns a Config into
+// running actors, the run's records and invariants, and its Summary.
 //
-// It may import actors, netmodel and policies; it must not import cmd.
+// A deterministic run delivers every message on the goroutine that calls
+// Run. Each actor's mailbox is the executor's: posting a message only
+// queues it and marks the mailbox ready; each step delivers one message
+// from a ready mailbox drawn with the schedule seed (or named by a replayed
+// choice log). When no mailbox is ready the virtual clock jumps to the
+// earliest timer and posts every timer due then, in the order they were
+// set. A run is therefore a pure function of its configuration, its
+// workload seed and its schedule seed:
+//
+//	cfg := cluster.DefaultConfig()
+//	cfg.Workload = [][]workload.JobSpec{jobs}
+//	c, err := cluster.Build(cfg)
+//	rep, err := c.Run() // rep.Results: jobs and attempts; rep.Summary: headline metrics
+//
+// It imports actors, netmodel, policies and workload; it must not import
+// scenarios or cmd (scenarios decode into Config).
 package cluster
