@@ -88,6 +88,22 @@ func writeScenario(t *testing.T, text string) string {
 	return path
 }
 
+func TestRunWritesEventLog(t *testing.T) {
+	dir := t.TempDir()
+	var out, errs bytes.Buffer
+	code := run([]string{"run", writeScenario(t, smallScenario), "--events", "--out", dir}, &out, &errs)
+	require.Equal(t, 0, code, errs.String())
+	events, err := os.ReadFile(filepath.Join(dir, "events.jsonl"))
+	require.NoError(t, err)
+	first := strings.SplitN(string(events), "\n", 2)[0]
+	assert.Regexp(t, `^\{"at":\d+,"sender":"[^"]+","receiver":"[^"]+","type":"[^"]+"\}$`, first)
+	assert.Contains(t, string(events), `"type":"actors.SubmitJob"`)
+	choices, err := os.ReadFile(filepath.Join(dir, "choices.jsonl"))
+	require.NoError(t, err)
+	assert.Greater(t, strings.Count(string(choices), "\n"), strings.Count(string(events), "\n"),
+		"every delivery is a choice, and so is every system message")
+}
+
 func TestRunFailsOnExpectation(t *testing.T) {
 	var out, errs bytes.Buffer
 	path := writeScenario(t, strings.Replace(smallScenario, "value = 12", "value = 13", 1))

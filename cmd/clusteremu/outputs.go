@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"encoding/csv"
 	"encoding/hex"
@@ -47,6 +48,14 @@ func writeOutputs(dir string, sc *scenarios.Scenario, cfg cluster.Config, rep *c
 	if err := writeCSV(filepath.Join(dir, "jobs.csv"), jobRows(rep.Results)); err != nil {
 		return err
 	}
+	if cfg.Events {
+		if err := writeJSONL(filepath.Join(dir, "events.jsonl"), rep.Result.Events); err != nil {
+			return err
+		}
+		if err := writeJSONL(filepath.Join(dir, "choices.jsonl"), rep.Result.Choices); err != nil {
+			return err
+		}
+	}
 	return writeCSV(filepath.Join(dir, "tasks.csv"), taskRows(rep.Results))
 }
 
@@ -64,6 +73,27 @@ func writeJSON(path string, v any) error {
 		return err
 	}
 	return os.WriteFile(path, append(data, '\n'), 0o644)
+}
+
+// writeJSONL writes one JSON object per line.
+func writeJSONL[T any](path string, items []T) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	enc := json.NewEncoder(w)
+	for i := range items {
+		if err := enc.Encode(&items[i]); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 func writeCSV(path string, rows [][]string) error {

@@ -46,6 +46,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", 0, "override the workload and schedule seeds")
 	until := fs.Duration("until", 0, "cut the run off at this emulated time")
 	out := fs.String("out", "", "write summary.json, run.json, jobs.csv and tasks.csv into this directory")
+	events := fs.Bool("events", false, "also write events.jsonl (every delivery) and choices.jsonl (every scheduling choice) into --out")
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
 		return 2
@@ -67,7 +68,12 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
+	if *events && *out == "" {
+		fmt.Fprintln(stderr, "clusteremu: --events needs --out DIR")
+		return 2
+	}
 	cfg := sc.Config
+	cfg.Events, cfg.Choices = *events, *events
 	c, err := cluster.Build(cfg)
 	if err != nil {
 		fmt.Fprintln(stderr, "clusteremu:", err)
