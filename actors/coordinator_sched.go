@@ -94,7 +94,8 @@ func (c *Coordinator) launch(ctx actor.Context, id sched.JobID, kind sched.TaskK
 	job.attempts[kind][task]++
 	spec, err := c.taskSpec(job, a, node)
 	if err != nil {
-		c.table.addMap(id, task, job.input.blocks[task].replicas) // undo the take
+		// The task cannot run anywhere (its block lost every replica, or
+		// too few nodes are left for its output): the job fails.
 		ctx.Send(job.jm, &FailJob{Job: id, Reason: err.Error()})
 		return
 	}

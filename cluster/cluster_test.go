@@ -318,3 +318,24 @@ scheduler.name = "lottery": must be one of fifo`, err.Error())
 	_, err = Build(cfg)
 	assert.Error(t, err, "nothing is built from an invalid configuration")
 }
+
+func TestJobFailsWithAReasonWhenItsInputIsLost(t *testing.T) {
+	// One replica per block on two nodes; node 1 crashes before the maps
+	// of its blocks can run (each map computes for 10 min, so the 8
+	// blocks take 2 waves), and those blocks are gone for good.
+	cfg := smallCluster()
+	cfg.Replication = 1
+	cfg.DeadAfter = 3
+	cfg.Workload = [][]workload.JobSpec{{{Name: "doomed", InputBytes: 16 * mib, MapCPU: workload.PerMiB(10 * time.Minute)}}}
+	c, err := Build(cfg)
+	require.NoError(t, err)
+	killer, err := c.Runtime().Spawn("killer", func() actor.Actor { return &stopper{victim: c.Node(1)} })
+	require.NoError(t, err)
+	c.Runtime().Clock().At(time.Minute, killer, &note{"crash node 1"})
+	rep, err := c.Run()
+	require.NoError(t, err)
+	job := rep.Results.Jobs[0]
+	assert.Equal(t, JobFailed, job.Status)
+	assert.Regexp(t, `^block \d+ of "input-1" has no live replica$`, job.Reason)
+	assert.Equal(t, EndDone, rep.Result.Reason, "a failed job ends the run like any other")
+}
