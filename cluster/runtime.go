@@ -59,6 +59,7 @@ type Result struct {
 	Err         error         // why a failed run failed
 	Steps       uint64        // messages delivered, system messages included
 	DeadLetters int           // messages sent to actors that no longer exist
+	Dropped     int           // timers that came due for actors that had stopped
 	Diverged    int           // replayed choices that could not be followed
 	Events      []Event
 	Choices     []Choice
@@ -75,6 +76,7 @@ type Runtime struct {
 	done     bool
 	progress time.Duration
 	dead     int
+	dropped  int
 	sub      *eventstream.Subscription
 }
 
@@ -96,7 +98,11 @@ func NewRuntime(opts RunOptions) *Runtime {
 	r := &Runtime{opts: opts, sys: sys, ex: ex}
 	r.sub = sys.EventStream.Subscribe(func(evt any) {
 		if _, ok := evt.(*actor.DeadLetterEvent); ok {
-			r.dead++
+			if ex.running == "clock" {
+				r.dropped++
+			} else {
+				r.dead++
+			}
 		}
 	})
 	return r
@@ -157,7 +163,7 @@ func (r *Runtime) Run() Result {
 	end := r.ex.now
 	r.stop()
 	res := Result{
-		Reason: reason, End: end, Err: r.ex.failed, Steps: r.ex.steps, DeadLetters: r.dead,
+		Reason: reason, End: end, Err: r.ex.failed, Steps: r.ex.steps, DeadLetters: r.dead, Dropped: r.dropped,
 		Diverged: r.ex.diverged, Events: r.ex.events, Choices: r.ex.choices,
 	}
 	if res.Err != nil {

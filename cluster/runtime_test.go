@@ -231,6 +231,7 @@ func TestTimerToStoppedActorIsDropped(t *testing.T) {
 	require.NoError(t, res.Err)
 	assert.Equal(t, []string{"1s a before"}, log)
 	assert.Zero(t, res.DeadLetters)
+	assert.Equal(t, 1, res.Dropped)
 }
 
 func TestRandStreamsArePerName(t *testing.T) {
