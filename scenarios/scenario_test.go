@@ -70,3 +70,42 @@ func TestExpectations(t *testing.T) {
 	missing := Expectation{Metric: "jobs.makespan", Op: "<", Value: int64(10)}
 	assert.EqualError(t, missing.Check(s), "expect jobs.makespan < 10: the run measured no jobs.makespan")
 }
+
+func TestWithSet(t *testing.T) {
+	sc, err := Load("default.toml", DefaultScenario, ".")
+	require.NoError(t, err)
+	tests := []struct {
+		set   string
+		check func(t *testing.T, c cluster.Config)
+	}{
+		{"heartbeat.interval=1s", func(t *testing.T, c cluster.Config) { assert.Equal(t, time.Second, c.Heartbeat) }},
+		{`heartbeat.interval="500ms"`, func(t *testing.T, c cluster.Config) { assert.Equal(t, 500*time.Millisecond, c.Heartbeat) }},
+		{"cluster.racks=2", func(t *testing.T, c cluster.Config) { assert.Equal(t, 2, c.Racks) }},
+		{"cluster.nic=10Gbps", func(t *testing.T, c cluster.Config) { assert.Equal(t, 1.25e9, c.NIC) }},
+		{"heartbeat.assign_multiple=false", func(t *testing.T, c cluster.Config) { assert.False(t, c.AssignMultiple) }},
+		{"scheduler.name=fifo", func(t *testing.T, c cluster.Config) { assert.Equal(t, "fifo", c.Scheduler) }},
+		{"workload.synthetic[0].jobs=30", func(t *testing.T, c cluster.Config) { assert.Len(t, c.Workload[0], 30) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.set, func(t *testing.T) {
+			got, err := sc.WithSet(tt.set)
+			require.NoError(t, err)
+			tt.check(t, got.Config)
+		})
+	}
+	assert.Equal(t, 3*time.Second, sc.Config.Heartbeat, "the original is unchanged")
+	assert.Len(t, sc.Config.Workload[0], 200)
+
+	for set, want := range map[string]string{
+		"cluster.rackz=3":               "--set cluster.rackz=3: cluster.rackz: no such key",
+		"cluster.racks=-1":              "--set cluster.racks=-1: cluster.racks = -1: must be ≥ 1",
+		"workload.synthetic[4].jobs=1":  "--set workload.synthetic[4].jobs=1: workload.synthetic[4].jobs: the scenario has no element 4 of synthetic",
+		"heartbeat.interval=soon":       "--set heartbeat.interval=soon: soon: ",
+		"racks":                         "--set racks: must be key=value",
+		"scheduler.name=lottery":        `--set scheduler.name=lottery: scheduler.name = "lottery": must be one of fifo`,
+	} {
+		_, err := sc.WithSet(set)
+		require.Error(t, err, set)
+		assert.True(t, strings.HasPrefix(err.Error(), want), "%s: %v", set, err)
+	}
+}

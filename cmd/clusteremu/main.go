@@ -14,11 +14,15 @@ var version = "dev"
 const usage = `clusteremu %s: an in-process emulator of data-analytics clusters
 
 Usage:
-  clusteremu run [scenario.toml] [--seed N] [--until D] [--out DIR]
+  clusteremu run [scenario.toml] [--seed N] [--until D] [--set key=value]
+                 [--out DIR [--events]]
                             run a scenario (without one, the embedded
                             default: 4 racks of 10 nodes under FIFO) in
                             deterministic virtual time, print its summary
                             and check its [[expect]] blocks
+  clusteremu compare a.toml b.toml ... | [scenario.toml] --set key=v1,v2,...
+                            run variants on the same workload and seeds and
+                            print their metrics side by side with ratios
   clusteremu validate scenario.toml ...
                             decode and validate scenarios only
   clusteremu version        print the version
@@ -37,6 +41,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "run":
 		return runCommand(args[1:], stdout, stderr)
+	case "compare":
+		return compareCommand(args[1:], stdout, stderr)
 	case "validate":
 		return validateCommand(args[1:], stdout, stderr)
 	case "version":

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -156,4 +158,36 @@ func TestExamplesRun(t *testing.T) {
 			assert.Regexp(t, `emulated \(done\)|10m0s emulated \(deadline\)`, out.String(), errs.String())
 		})
 	}
+}
+
+func TestCompareSweepsAKey(t *testing.T) {
+	var out, errs bytes.Buffer
+	path := writeScenario(t, smallScenario)
+	code := run([]string{"compare", path, "--set", "heartbeat.interval=1s,30s"}, &out, &errs)
+	require.Equal(t, 0, code, errs.String())
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	assert.Regexp(t, `metric\s+heartbeat.interval=1s\s+heartbeat.interval=30s$`, lines[0])
+	assert.Regexp(t, `jobs.succeeded\s+12\s+12 \(1.00×\)$`, lines[1])
+	// Slots are offered only on heartbeats: 30 s heartbeats make the
+	// mean response time longer.
+	m := regexp.MustCompile(`jobs.response_time.mean\s+\S+\s+\S+ \((\d+\.\d\d)×\)$`).FindStringSubmatch(lines[3])
+	require.Len(t, m, 2, lines[3])
+	ratio, err := strconv.ParseFloat(m[1], 64)
+	require.NoError(t, err)
+	assert.Greater(t, ratio, 1.0)
+}
+
+func TestCompareNeedsVariants(t *testing.T) {
+	var out, errs bytes.Buffer
+	assert.Equal(t, 2, run([]string{"compare"}, &out, &errs))
+	assert.Contains(t, errs.String(), "compare needs two scenarios, or --set key=v1,v2,... to sweep")
+}
+
+func TestRunSet(t *testing.T) {
+	var out, errs bytes.Buffer
+	code := run([]string{"run", "--set", "workload.synthetic[0].jobs=5", "--set", "cluster.racks=1"}, &out, &errs)
+	assert.Equal(t, 1, code, "the default expects 200 jobs")
+	assert.Contains(t, out.String(), "cluster   1 racks × 10 nodes")
+	assert.Contains(t, out.String(), "jobs      5 submitted, 5 succeeded")
+	assert.Contains(t, out.String(), "FAIL expect jobs.succeeded == 200: measured 5")
 }

@@ -46,6 +46,8 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", 0, "override the workload and schedule seeds")
 	until := fs.Duration("until", 0, "cut the run off at this emulated time")
 	out := fs.String("out", "", "write summary.json, run.json, jobs.csv and tasks.csv into this directory")
+	var sets setFlags
+	fs.Var(&sets, "set", "override a scenario key: key=value (repeatable)")
 	events := fs.Bool("events", false, "also write events.jsonl (every delivery) and choices.jsonl (every scheduling choice) into --out")
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -64,6 +66,9 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 			sc.Config.Until = *until
 		}
 	})
+	if err == nil {
+		sc, err = applySets(sc, sets)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 2

@@ -1,0 +1,126 @@
+package scenarios
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// WithSet returns the scenario with one key overridden, as `--set
+// key=value` does: key is a scenario key path ("heartbeat.interval",
+// "scheduler.name", "workload.synthetic[0].jobs") and value is written as
+// in TOML, quotes optional for strings ("3s", "fifo"). The configuration,
+// workload included, is built again and validated.
+func (s *Scenario) WithSet(assignment string) (*Scenario, error) {
+	key, value, ok := strings.Cut(assignment, "=")
+	if !ok || key == "" {
+		return nil, fmt.Errorf("--set %s: must be key=value", assignment)
+	}
+	f := cloneFile(s.file)
+	if err := setPath(reflect.ValueOf(&f).Elem(), key, strings.TrimSpace(value)); err != nil {
+		return nil, fmt.Errorf("--set %s: %w", assignment, err)
+	}
+	cfg, errs := f.config(s.dir)
+	for i := range f.Expect {
+		errs = append(errs, Prefix(fmt.Sprintf("expect[%d]", i), f.Expect[i].Validate()))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("--set %s: %w", assignment, err)
+	}
+	out := *s
+	out.Name = s.Name + " --set " + assignment
+	out.Config, out.Expect, out.file = cfg, f.Expect, f
+	return &out, nil
+}
+
+// cloneFile copies the parts of a File that setPath can change in place.
+func cloneFile(f File) File {
+	sched := make(map[string]any, len(f.Scheduler))
+	for k, v := range f.Scheduler {
+		sched[k] = v
+	}
+	f.Scheduler = sched
+	f.Workload.Synthetic = append([]SyntheticStream(nil), f.Workload.Synthetic...)
+	f.Workload.SWIM = append([]SWIMStream(nil), f.Workload.SWIM...)
+	f.Workload.Jobs = append([]JobsStream(nil), f.Workload.Jobs...)
+	f.Expect = append([]Expectation(nil), f.Expect...)
+	return f
+}
+
+// setPath walks v along the key's segments by their toml tags and sets the
+// value at the end.
+func setPath(v reflect.Value, key, value string) error {
+	segs, ok := parsePath(key)
+	if !ok {
+		return fmt.Errorf("%s: not a key path", key)
+	}
+	for i, sg := range segs {
+		if v.Kind() == reflect.Map {
+			if i != len(segs)-1 {
+				return fmt.Errorf("%s: only one key below a table of parameters", key)
+			}
+			v.SetMapIndex(reflect.ValueOf(sg.name), reflect.ValueOf(parseAny(value)))
+			return nil
+		}
+		f, ok := fieldByTag(v, sg.name)
+		if !ok {
+			return fmt.Errorf("%s: no such key", key)
+		}
+		v = f
+		if sg.idx >= 0 {
+			if v.Kind() != reflect.Slice || sg.idx >= v.Len() {
+				return fmt.Errorf("%s: the scenario has no element %d of %s", key, sg.idx, sg.name)
+			}
+			v = v.Index(sg.idx)
+		}
+	}
+	return decodeInto(v, value)
+}
+
+func fieldByTag(v reflect.Value, name string) (reflect.Value, bool) {
+	if v.Kind() != reflect.Struct {
+		return reflect.Value{}, false
+	}
+	t := v.Type()
+	for i := range t.NumField() {
+		if tag, _, _ := strings.Cut(t.Field(i).Tag.Get("toml"), ","); tag == name {
+			return v.Field(i), true
+		}
+	}
+	return reflect.Value{}, false
+}
+
+// decodeInto decodes value as TOML into v; a bare word that is not TOML is
+// taken as a string.
+func decodeInto(v reflect.Value, value string) error {
+	probe := reflect.New(reflect.StructOf([]reflect.StructField{{
+		Name: "V", Type: v.Type(), Tag: `toml:"v"`,
+	}}))
+	if _, err := toml.Decode("v = "+value, probe.Interface()); err != nil {
+		if _, err2 := toml.Decode("v = "+strconv.Quote(value), probe.Interface()); err2 != nil {
+			return fmt.Errorf("%s: %v", value, unwrapTOML(err))
+		}
+	}
+	v.Set(probe.Elem().Field(0))
+	return nil
+}
+
+func parseAny(value string) any {
+	var m map[string]any
+	if _, err := toml.Decode("v = "+value, &m); err == nil {
+		return m["v"]
+	}
+	return value
+}
+
+func unwrapTOML(err error) string {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		return pe.Message
+	}
+	return err.Error()
+}
