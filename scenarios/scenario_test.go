@@ -97,12 +97,12 @@ func TestWithSet(t *testing.T) {
 	assert.Len(t, sc.Config.Workload[0], 200)
 
 	for set, want := range map[string]string{
-		"cluster.rackz=3":               "--set cluster.rackz=3: cluster.rackz: no such key",
-		"cluster.racks=-1":              "--set cluster.racks=-1: cluster.racks = -1: must be ≥ 1",
-		"workload.synthetic[4].jobs=1":  "--set workload.synthetic[4].jobs=1: workload.synthetic[4].jobs: the scenario has no element 4 of synthetic",
-		"heartbeat.interval=soon":       "--set heartbeat.interval=soon: soon: ",
-		"racks":                         "--set racks: must be key=value",
-		"scheduler.name=lottery":        `--set scheduler.name=lottery: scheduler.name = "lottery": must be one of fifo`,
+		"cluster.rackz=3":              "--set cluster.rackz=3: cluster.rackz: no such key",
+		"cluster.racks=-1":             "--set cluster.racks=-1: cluster.racks = -1: must be ≥ 1",
+		"workload.synthetic[4].jobs=1": "--set workload.synthetic[4].jobs=1: workload.synthetic[4].jobs: the scenario has no element 4 of synthetic",
+		"heartbeat.interval=soon":      "--set heartbeat.interval=soon: soon: ",
+		"racks":                        "--set racks: must be key=value",
+		"scheduler.name=lottery":       `--set scheduler.name=lottery: scheduler.name = "lottery": must be one of fifo`,
 	} {
 		_, err := sc.WithSet(set)
 		require.Error(t, err, set)
