@@ -134,6 +134,13 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 // Node returns a node's actor, so tests can stop one to emulate a crash.
 func (c *Cluster) Node(i int) *actor.PID { return c.nodes[i] }
 
+// Progress reports how far a running cluster has got: its emulated time
+// and the jobs submitted and ended. It may be called from any goroutine.
+func (c *Cluster) Progress() (now time.Duration, submitted, ended int) {
+	submitted, ended = c.rec.counts()
+	return c.rt.Now(), submitted, ended
+}
+
 // Runtime exposes the run, for tests that script extra events.
 func (c *Cluster) Runtime() *Runtime { return c.rt }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -51,6 +52,7 @@ type executor struct {
 
 	steps  uint64
 	failed error
+	shown  atomic.Int64 // the emulated time, for readers on other goroutines
 }
 
 func newExecutor(scheduleSeed uint64) *executor {
@@ -142,6 +144,7 @@ func (ex *executor) fireDue(limit time.Duration) bool {
 	}
 	if at > ex.now {
 		ex.now = at
+		ex.shown.Store(int64(at))
 	}
 	prev := ex.running
 	ex.running = "clock"

@@ -126,6 +126,13 @@ func (r *recorder) FlowEnded(rec actors.FlowRecord) {
 	}
 }
 
+// counts returns how many jobs were submitted and have ended so far.
+func (r *recorder) counts() (submitted, ended int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.submitted), len(r.jobs)
+}
+
 // results assembles the sorted records; jobs submitted but not ended by
 // the run's end are cut off at end.
 func (r *recorder) results(end time.Duration) (*Results, error) {

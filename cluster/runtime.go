@@ -152,6 +152,10 @@ func (r *Runtime) Fail(err error) {
 	}
 }
 
+// Now returns the run's emulated time; unlike Clock().Now() it may be
+// called from any goroutine while the run goes on (a progress display).
+func (r *Runtime) Now() time.Duration { return time.Duration(r.ex.shown.Load()) }
+
 // Progress tells the stall watchdog that the run's state changed.
 func (r *Runtime) Progress() { r.progress = r.ex.now }
 

@@ -8,10 +8,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
+
+	"clusteremu/cluster"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -190,4 +193,28 @@ func TestRunSet(t *testing.T) {
 	assert.Contains(t, out.String(), "cluster   1 racks × 10 nodes")
 	assert.Contains(t, out.String(), "jobs      5 submitted, 5 succeeded")
 	assert.Contains(t, out.String(), "FAIL expect jobs.succeeded == 200: measured 5")
+}
+
+func TestProgressLine(t *testing.T) {
+	cfg := cluster.DefaultConfig()
+	c, err := cluster.Build(cfg)
+	require.NoError(t, err)
+	assert.Equal(t, "[..............................] emulated 0s of 10m0s  jobs 0 ended of 0 submitted", progressLine(c, 10*time.Minute))
+	assert.Equal(t, "emulated 0s  jobs 0 ended of 0 submitted", progressLine(c, 0))
+	_, err = c.Run()
+	require.NoError(t, err)
+	assert.Equal(t, "##########..........", bar(10, 20))
+	var buf bytes.Buffer
+	assert.False(t, isTerminal(&buf))
+}
+
+func TestProgressStopsAndErasesItsLine(t *testing.T) {
+	c, err := cluster.Build(cluster.DefaultConfig())
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	stop := showProgress(&buf, c, 0)
+	_, err = c.Run()
+	require.NoError(t, err)
+	stop() // joins the drawing goroutine; goleak checks it is gone
+	assert.True(t, strings.HasSuffix(buf.String(), "\r\033[K"))
 }

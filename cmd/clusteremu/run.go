@@ -48,6 +48,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "write summary.json, run.json, jobs.csv and tasks.csv into this directory")
 	var sets setFlags
 	fs.Var(&sets, "set", "override a scenario key: key=value (repeatable)")
+	quiet := fs.Bool("quiet", false, "no progress bar")
 	events := fs.Bool("events", false, "also write events.jsonl (every delivery) and choices.jsonl (every scheduling choice) into --out")
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -84,9 +85,14 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "clusteremu:", err)
 		return 1
 	}
+	stop := func() {}
+	if !*quiet && isTerminal(stderr) {
+		stop = showProgress(stderr, c, cfg.Until)
+	}
 	start := time.Now()
 	rep, runErr := c.Run()
 	wall := time.Since(start)
+	stop()
 	printSummary(stdout, cfg, rep, wall)
 	if *out != "" {
 		if err := writeOutputs(*out, sc, cfg, rep, wall); err != nil {
