@@ -314,7 +314,7 @@ func TestConfigValidateReportsEveryField(t *testing.T) {
 cluster.nic = -1: must be a rate > 0
 hdfs.replication = 3: must be 1 … 1 (the nodes)
 heartbeat.interval = 0s: must be > 0
-scheduler.name = "lottery": must be one of fifo`, err.Error())
+scheduler.name = "lottery": must be one of fair, fifo`, err.Error())
 	_, err = Build(cfg)
 	assert.Error(t, err, "nothing is built from an invalid configuration")
 }

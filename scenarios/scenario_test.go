@@ -54,7 +54,7 @@ value = "soon"
 	assert.Equal(t, []string{
 		"bad.toml:2:1: cluster.racks = -2: must be ≥ 1",
 		"bad.toml:6:1: hdfs.replication = 0: must be 1 … 1 (the nodes)",
-		`bad.toml:9:1: scheduler.name = "lottery": must be one of fifo`,
+		`bad.toml:9:1: scheduler.name = "lottery": must be one of fair, fifo`,
 		`bad.toml:12:1: expect[0].metric = "jobs.speed": must be one of ` + strings.Join(cluster.MetricNames, ", "),
 		`bad.toml:13:1: expect[0].op = "~": must be one of < <= > >= == !=`,
 		`bad.toml:14:1: expect[0].value = "soon": must be a number or a duration like 90s`,
@@ -102,7 +102,7 @@ func TestWithSet(t *testing.T) {
 		"workload.synthetic[4].jobs=1": "--set workload.synthetic[4].jobs=1: workload.synthetic[4].jobs: the scenario has no element 4 of synthetic",
 		"heartbeat.interval=soon":      "--set heartbeat.interval=soon: soon: ",
 		"racks":                        "--set racks: must be key=value",
-		"scheduler.name=lottery":       `--set scheduler.name=lottery: scheduler.name = "lottery": must be one of fifo`,
+		"scheduler.name=lottery":       `--set scheduler.name=lottery: scheduler.name = "lottery": must be one of fair, fifo`,
 	} {
 		_, err := sc.WithSet(set)
 		require.Error(t, err, set)

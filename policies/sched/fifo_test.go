@@ -131,5 +131,5 @@ func TestNewPolicy(t *testing.T) {
 	assert.EqualError(t, err, "scheduler.t1: fifo takes no parameters")
 
 	_, err = New("lottery", nil)
-	assert.EqualError(t, err, `scheduler.name = "lottery": must be one of fifo`)
+	assert.EqualError(t, err, `scheduler.name = "lottery": must be one of fair, fifo`)
 }

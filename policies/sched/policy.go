@@ -87,6 +87,7 @@ var registry = map[string]Factory{
 		}
 		return NewFIFO(), nil
 	},
+	"fair": fairParams,
 }
 
 // Names lists the registered policies, sorted.

@@ -1,0 +1,86 @@
+package sched
+
+import "time"
+
+// Waits are delay scheduling's two waits: a job without a node-local task
+// for the offered node is skipped until it has waited T1, may then launch
+// rack-local, and anywhere after T1 + T2.
+type Waits struct {
+	Enabled bool
+	T1, T2  time.Duration
+}
+
+// delayState is Algorithm 1 of Zaharia et al. 2009: per job a locality
+// level (0 node-local only, 1 rack-local allowed, 2 anywhere), the wait
+// accrued while skipped, and whether it was skipped since the last
+// heartbeat. As the paper's pseudocode says, a skipped job's wait grows by
+// the time between heartbeats (from any node), and only over gaps that
+// follow a heartbeat in which it was examined and skipped.
+type delayState struct {
+	jobs map[JobID]*delayJob
+	last time.Duration // the previous heartbeat
+}
+
+type delayJob struct {
+	waits   Waits
+	level   Locality
+	wait    time.Duration
+	skipped bool
+}
+
+func newDelayState() *delayState {
+	return &delayState{jobs: map[JobID]*delayJob{}}
+}
+
+func (d *delayState) add(id JobID, w Waits) { d.jobs[id] = &delayJob{waits: w} }
+
+func (d *delayState) remove(id JobID) { delete(d.jobs, id) }
+
+// heartbeat adds the time since the previous heartbeat to every job
+// skipped since then.
+func (d *delayState) heartbeat(now time.Duration) {
+	gap := now - d.last
+	d.last = now
+	for _, j := range d.jobs {
+		if j.skipped {
+			j.wait += gap
+			j.skipped = false
+		}
+	}
+}
+
+// allow decides whether the job may launch a map on the node and at what
+// locality at worst; a job that may not is marked skipped.
+func (d *delayState) allow(id JobID, v View, node NodeID) (Locality, bool) {
+	j := d.jobs[id]
+	best, ok := v.BestLocality(id, Map, node)
+	if !ok {
+		return 0, false
+	}
+	if j == nil || !j.waits.Enabled {
+		return OffRack, true
+	}
+	w := j.waits
+	switch {
+	case best == NodeLocal:
+		j.level, j.wait = NodeLocal, 0
+		return NodeLocal, true
+	case best == RackLocal && (j.level >= RackLocal || j.wait >= w.T1):
+		j.level, j.wait = RackLocal, 0
+		return RackLocal, true
+	case j.level == OffRack || (j.level == RackLocal && j.wait >= w.T2) || (j.level == NodeLocal && j.wait >= w.T1+w.T2):
+		j.level, j.wait = OffRack, 0
+		return OffRack, true
+	}
+	j.skipped = true
+	return 0, false
+}
+
+// launched lowers a job's level when it launched a more local task than
+// its level required: a job unlucky early on does not keep launching
+// non-local tasks.
+func (d *delayState) launched(id JobID, l Locality) {
+	if j := d.jobs[id]; j != nil && l < j.level {
+		j.level, j.wait = l, 0
+	}
+}

@@ -1,0 +1,288 @@
+package sched
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"time"
+)
+
+// Pool is a FAIR pool: a minimum share of map and reduce slots, a weight
+// for the slots beyond, and optionally its own delay-scheduling waits
+// (IO-rate biasing: a pool of CPU-bound jobs with T1 = 0 launches them
+// anywhere at once).
+type Pool struct {
+	Name     string
+	MinShare [2]int // by TaskKind
+	Weight   float64
+	Waits    *Waits // nil: the policy's
+}
+
+// FairConfig configures the FAIR scheduler (Zaharia et al. 2009).
+type FairConfig struct {
+	Pools []Pool // jobs of pools not listed go to a pool of their own name with no minimum
+	Delay Waits  // delay scheduling's waits; Enabled false launches greedily
+	// Preemption kills tasks of jobs over their share for a pool below its
+	// minimum share for MinTimeout, or below Fraction × its fair share for
+	// FairTimeout. The paper's fraction is 1; later Hadoop used 0.5.
+	Preempt     bool
+	MinTimeout  time.Duration
+	FairTimeout time.Duration
+	Fraction    float64
+}
+
+// DefaultFairConfig is the paper's setting: delay scheduling with T1 = T2
+// = 15 s, preemption off. The paper gives no preemption timeouts; the
+// defaults, 60 s and 600 s, follow Hadoop's sample allocation file.
+func DefaultFairConfig() FairConfig {
+	return FairConfig{
+		Delay:      Waits{Enabled: true, T1: 15 * time.Second, T2: 15 * time.Second},
+		MinTimeout: time.Minute, FairTimeout: 10 * time.Minute, Fraction: 1,
+	}
+}
+
+// Fair is the FAIR scheduler: max-min fair shares with minimum guarantees
+// among pools and fair sharing among a pool's jobs, computed separately for
+// map and reduce slots; a free slot goes to the job furthest below its
+// share, waiting for locality by delay scheduling; optional preemption.
+type Fair struct {
+	cfg   FairConfig
+	pools map[string]*Pool
+	delay *delayState
+	jobs  map[JobID]Job
+	runs  map[Attempt]time.Duration // launch times of running attempts
+	below map[string]*[2]belowSince // by pool name
+}
+
+// belowSince is when a pool was last at its minimum and its fair share.
+type belowSince struct{ atMin, atFair time.Duration }
+
+// NewFair returns a FAIR scheduler.
+func NewFair(cfg FairConfig) *Fair {
+	f := &Fair{
+		cfg: cfg, pools: map[string]*Pool{}, delay: newDelayState(),
+		jobs: map[JobID]Job{}, runs: map[Attempt]time.Duration{}, below: map[string]*[2]belowSince{},
+	}
+	for i := range cfg.Pools {
+		f.pools[cfg.Pools[i].Name] = &cfg.Pools[i]
+	}
+	return f
+}
+
+// Name implements Policy.
+func (*Fair) Name() string { return "fair" }
+
+// Submitted implements Policy.
+func (f *Fair) Submitted(now time.Duration, job Job) {
+	f.jobs[job.ID] = job
+	f.delay.add(job.ID, f.waitsFor(job.Pool))
+	if f.below[job.Pool] == nil {
+		f.below[job.Pool] = &[2]belowSince{{now, now}, {now, now}}
+	}
+}
+
+func (f *Fair) waitsFor(pool string) Waits {
+	if p := f.pools[pool]; p != nil && p.Waits != nil {
+		return *p.Waits
+	}
+	return f.cfg.Delay
+}
+
+// Ended implements Policy.
+func (f *Fair) Ended(_ time.Duration, id JobID) {
+	delete(f.jobs, id)
+	f.delay.remove(id)
+}
+
+// Launched implements Policy: it records the launch time for preemption
+// and lets a more local launch than the job's level lower the level.
+func (f *Fair) Launched(now time.Duration, l Launch) {
+	f.runs[l.Attempt] = now
+	if l.Attempt.Kind == Map {
+		f.delay.launched(l.Attempt.Job, l.Locality)
+	}
+}
+
+// Finished implements Policy.
+func (f *Fair) Finished(_ time.Duration, a Attempt, _ Outcome) { delete(f.runs, a) }
+
+// Heartbeat implements Policy: skipped jobs wait for the time since the
+// last heartbeat.
+func (f *Fair) Heartbeat(now time.Duration, _ NodeID) { f.delay.heartbeat(now) }
+
+// Assign offers the slot to the jobs in fair-share order; map slots go
+// through delay scheduling.
+func (f *Fair) Assign(now time.Duration, v View, s Slot) (Assignment, bool) {
+	for _, st := range f.order(v, s.Kind) {
+		if st.Pending(s.Kind) == 0 {
+			continue
+		}
+		if s.Kind == Reduce {
+			return Assignment{Job: st.ID, Kind: Reduce, MaxLocality: OffRack}, true
+		}
+		if loc, ok := f.delay.allow(st.ID, v, s.Node); ok {
+			return Assignment{Job: st.ID, Kind: Map, MaxLocality: loc}, true
+		}
+	}
+	return Assignment{}, false
+}
+
+// jobShare is a job's place in the slot order.
+type jobShare struct {
+	st            *JobStatus
+	pool          string
+	fair          float64 // the job's fair share
+	needy         bool    // its pool is below its minimum share
+	poolRatio     float64 // pool running / pool min share, for needy pools
+	running       float64
+	poolRunning   float64
+	poolFair      float64
+	poolMinDemand float64 // min(min share, demand)
+}
+
+// order sorts the jobs with the kind's tasks to run or running: jobs of
+// pools below their minimum share first, by the pool's running / minimum;
+// then by the job's running / fair share; then by submission.
+func (f *Fair) order(v View, kind TaskKind) []*JobStatus {
+	js := f.shares(v, kind)
+	slices.SortStableFunc(js, func(a, b jobShare) int {
+		if a.needy != b.needy {
+			if a.needy {
+				return -1
+			}
+			return 1
+		}
+		if a.needy {
+			if c := cmp.Compare(a.poolRatio, b.poolRatio); c != 0 {
+				return c
+			}
+		}
+		return cmp.Or(cmp.Compare(ratio(a.running, a.fair), ratio(b.running, b.fair)),
+			cmp.Compare(a.st.Submit, b.st.Submit), cmp.Compare(a.st.ID, b.st.ID))
+	})
+	out := make([]*JobStatus, len(js))
+	for i := range js {
+		out[i] = js[i].st
+	}
+	return out
+}
+
+func ratio(running, share float64) float64 {
+	if share <= 0 {
+		return math.Inf(1)
+	}
+	return running / share
+}
+
+// shares computes every active job's fair share of the kind's slots: pools
+// share the slots with their minimums and weights, and each pool's share
+// is split among its jobs by job weight.
+func (f *Fair) shares(v View, kind TaskKind) []jobShare {
+	byPool := map[string][]*JobStatus{}
+	for _, st := range v.Jobs() {
+		byPool[st.Pool] = append(byPool[st.Pool], st)
+	}
+	names := slices.Sorted(maps.Keys(byPool))
+	pools := make([]claim, len(names))
+	for i, name := range names {
+		pools[i] = f.poolClaim(name, byPool[name], kind)
+	}
+	poolShares := fairShares(pools, float64(v.Slots(kind)))
+	var out []jobShare
+	for i, name := range names {
+		jobs := byPool[name]
+		claims := make([]claim, len(jobs))
+		running := 0.0
+		for k, st := range jobs {
+			claims[k] = claim{weight: weightOf(st.Weight), demand: float64(st.Running(kind) + st.Pending(kind))}
+			running += float64(st.Running(kind))
+		}
+		jobShares := fairShares(claims, poolShares[i])
+		minDemand := min(pools[i].min, pools[i].demand)
+		for k, st := range jobs {
+			out = append(out, jobShare{
+				st: st, pool: name, fair: jobShares[k], running: float64(st.Running(kind)),
+				needy: running < minDemand, poolRatio: ratio(running, minDemand),
+				poolRunning: running, poolFair: poolShares[i], poolMinDemand: minDemand,
+			})
+		}
+	}
+	return out
+}
+
+func (f *Fair) poolClaim(name string, jobs []*JobStatus, kind TaskKind) claim {
+	c := claim{weight: 1}
+	if p := f.pools[name]; p != nil {
+		c.min, c.weight = float64(p.MinShare[kind]), weightOf(p.Weight)
+	}
+	for _, st := range jobs {
+		c.demand += float64(st.Running(kind) + st.Pending(kind))
+	}
+	return c
+}
+
+func weightOf(w float64) float64 {
+	if w <= 0 {
+		return 1
+	}
+	return w
+}
+
+// fairParams reads [scheduler] for "fair":
+//
+//	delay = true                 # delay scheduling
+//	t1 = "15s"                   # wait before rack-local
+//	t2 = "15s"                   # further wait before off-rack
+//	preemption = false
+//	min_share_timeout = "60s"    # T_min
+//	fair_share_timeout = "600s"  # T_fair
+//	fair_share_fraction = 1.0    # preempt below this fraction of the fair share
+//	pools = [{name = "prod", min_maps = 60, min_reduces = 20, weight = 1.0, t1 = "0s"}]
+func fairParams(m map[string]any) (Policy, error) {
+	cfg := DefaultFairConfig()
+	p := newParams("scheduler", m)
+	cfg.Delay.Enabled = p.boolean("delay", cfg.Delay.Enabled)
+	cfg.Delay.T1 = p.duration("t1", cfg.Delay.T1)
+	cfg.Delay.T2 = p.duration("t2", cfg.Delay.T2)
+	cfg.Preempt = p.boolean("preemption", cfg.Preempt)
+	cfg.MinTimeout = p.duration("min_share_timeout", cfg.MinTimeout)
+	cfg.FairTimeout = p.duration("fair_share_timeout", cfg.FairTimeout)
+	cfg.Fraction = p.number("fair_share_fraction", cfg.Fraction, 0, 1)
+	for i, t := range p.tables("pools") {
+		pool, err := poolParams(i, t, cfg.Delay)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Pools = append(cfg.Pools, pool)
+	}
+	if err := p.done("delay", "t1", "t2", "preemption", "min_share_timeout", "fair_share_timeout",
+		"fair_share_fraction", "pools"); err != nil {
+		return nil, err
+	}
+	return NewFair(cfg), nil
+}
+
+func poolParams(i int, t map[string]any, delay Waits) (Pool, error) {
+	p := newParams(fmt.Sprintf("scheduler.pools[%d]", i), t)
+	pool := Pool{Name: p.str("name", ""), Weight: p.number("weight", 1, 1e-3, 1e3)}
+	pool.MinShare = [2]int{p.count("min_maps"), p.count("min_reduces")}
+	if _, has := t["t1"]; has {
+		w := delay
+		w.T1 = p.duration("t1", w.T1)
+		pool.Waits = &w
+	}
+	if _, has := t["t2"]; has {
+		w := delay
+		if pool.Waits != nil {
+			w = *pool.Waits
+		}
+		w.T2 = p.duration("t2", w.T2)
+		pool.Waits = &w
+	}
+	if pool.Name == "" && p.err == nil {
+		return pool, fmt.Errorf("scheduler.pools[%d].name: missing; every pool needs a name", i)
+	}
+	return pool, p.done("name", "weight", "min_maps", "min_reduces", "t1", "t2")
+}

@@ -1,0 +1,201 @@
+package sched
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestFairSharesPaperExample(t *testing.T) {
+	// Zaharia et al. Fig. 3: min shares 50/10/25/15, demands 46/18/28/16,
+	// 100 slots. Pool 1 wants less than its minimum (46); the others get
+	// their minimums (10 + 25 + 15 = 50, 4 slots left); the 4 go to the
+	// lowest share, pool 2: 46/14/25/15 at water level 14.
+	got := fairShares([]claim{
+		{min: 50, weight: 1, demand: 46}, {min: 10, weight: 1, demand: 18},
+		{min: 25, weight: 1, demand: 28}, {min: 15, weight: 1, demand: 16},
+	}, 100)
+	assert.InDeltaSlice(t, []float64{46, 14, 25, 15}, got, 1e-9)
+}
+
+func TestFairSharesWherePrintedAlgorithmFails(t *testing.T) {
+	// No minimums, demands 10/50/50, 60 slots. The printed Algorithm 2
+	// takes d_min over all pools, raises every pool by 10 and retires all
+	// three at once, leaving 30 slots unallocated. Max-min gives 10/25/25.
+	got := fairShares([]claim{{weight: 1, demand: 10}, {weight: 1, demand: 50}, {weight: 1, demand: 50}}, 60)
+	assert.InDeltaSlice(t, []float64{10, 25, 25}, got, 1e-9)
+}
+
+func TestFairSharesWeightsAndEdges(t *testing.T) {
+	// Weights 1:2 over 30 slots, both wanting more: 10 and 20.
+	assert.InDeltaSlice(t, []float64{10, 20}, fairShares([]claim{{weight: 1, demand: 100}, {weight: 2, demand: 100}}, 30), 1e-9)
+	// Demand below the slots: everyone gets their demand.
+	assert.InDeltaSlice(t, []float64{3, 4}, fairShares([]claim{{weight: 1, demand: 3}, {weight: 1, demand: 4}}, 30), 1e-9)
+	// Minimums over the slots (40 + 40 of 40): scaled to 20 and 20.
+	assert.InDeltaSlice(t, []float64{20, 20}, fairShares([]claim{{min: 40, weight: 1, demand: 50}, {min: 40, weight: 1, demand: 50}}, 40), 1e-9)
+}
+
+func fairView(jobs ...*JobStatus) *fakeView {
+	return &fakeView{jobs: jobs, local: map[JobID]map[NodeID]Locality{}, slots: map[TaskKind]int{Map: 10, Reduce: 4}}
+}
+
+func TestFairOrderPutsNeedyPoolsFirst(t *testing.T) {
+	// Pool "prod" has a minimum of 4 map slots and runs 1; job 1 of the
+	// default pool runs 0 but submitted first. prod's job goes first.
+	f := NewFair(FairConfig{Pools: []Pool{{Name: "prod", MinShare: [2]int{4, 0}}}})
+	a := status(1, Normal, 0, 5, 0)
+	b := status(2, Normal, time.Second, 5, 0)
+	b.Pool, b.RunningMaps = "prod", 1
+	f.Submitted(0, a.Job)
+	f.Submitted(time.Second, b.Job)
+	got, ok := f.Assign(time.Minute, fairView(a, b), Slot{Node: 1, Kind: Map})
+	require.True(t, ok)
+	assert.Equal(t, JobID(2), got.Job)
+
+	// Once prod is at its minimum, the job furthest below its fair share
+	// (job 1, running 0) goes first.
+	b.RunningMaps = 4
+	got, ok = f.Assign(time.Minute, fairView(a, b), Slot{Node: 1, Kind: Map})
+	require.True(t, ok)
+	assert.Equal(t, JobID(1), got.Job)
+}
+
+func TestDelaySchedulingLevels(t *testing.T) {
+	// One job whose tasks are rack-local to node 1 and off-rack to node 9,
+	// with T1 = 10 s and T2 = 20 s and heartbeats every 5 s.
+	f := NewFair(FairConfig{Delay: Waits{Enabled: true, T1: 10 * time.Second, T2: 20 * time.Second}})
+	j := status(1, Normal, 0, 5, 0)
+	f.Submitted(0, j.Job)
+	v := fairView(j)
+	v.local[1] = map[NodeID]Locality{1: RackLocal, 2: NodeLocal}
+	offer := func(at time.Duration, node NodeID) (Locality, bool) {
+		f.Heartbeat(at, node)
+		a, ok := f.Assign(at, v, Slot{Node: node, Kind: Map})
+		return a.MaxLocality, ok
+	}
+	_, ok := offer(0, 1)
+	assert.False(t, ok, "no node-local task and no wait yet")
+	_, ok = offer(5*time.Second, 9)
+	assert.False(t, ok, "5 s waited")
+	loc, ok := offer(10*time.Second, 1)
+	require.True(t, ok, "10 s ≥ T1: rack-local allowed")
+	assert.Equal(t, RackLocal, loc)
+	// Level 1 now, wait reset: off-rack only after T2 more seconds.
+	_, ok = offer(15*time.Second, 9)
+	assert.False(t, ok)
+	_, ok = offer(20*time.Second, 9)
+	assert.False(t, ok, "5 s of T2")
+	// The 15–20 s gap followed a skip and counts; so does 20–40 s: the
+	// job has waited 25 s ≥ T2 at 40 s.
+	loc, ok = offer(40*time.Second, 9)
+	require.True(t, ok, "25 s ≥ T2")
+	assert.Equal(t, OffRack, loc)
+	// A node-local launch takes the job back to level 0.
+	f.Launched(46*time.Second, Launch{Attempt: Attempt{Job: 1, Kind: Map}, Node: 2, Locality: NodeLocal})
+	_, ok = offer(50*time.Second, 9)
+	assert.False(t, ok, "back at level 0")
+	loc, ok = offer(55*time.Second, 2)
+	require.True(t, ok)
+	assert.Equal(t, NodeLocal, loc)
+}
+
+func TestDelayOverrideForCPUBoundPool(t *testing.T) {
+	// IO-rate biasing: a pool of CPU-bound jobs with T1 = T2 = 0 launches
+	// anywhere at once while others wait.
+	zero := Waits{Enabled: true}
+	f := NewFair(FairConfig{
+		Delay: Waits{Enabled: true, T1: time.Minute, T2: time.Minute},
+		Pools: []Pool{{Name: "cpu", Waits: &zero}},
+	})
+	io := status(1, Normal, 0, 5, 0)
+	cpu := status(2, Normal, time.Second, 5, 0)
+	cpu.Pool = "cpu"
+	f.Submitted(0, io.Job)
+	f.Submitted(time.Second, cpu.Job)
+	f.Heartbeat(time.Minute, 3)
+	got, ok := f.Assign(time.Minute, fairView(io, cpu), Slot{Node: 3, Kind: Map})
+	require.True(t, ok)
+	assert.Equal(t, Assignment{Job: 2, Kind: Map, MaxLocality: OffRack}, got)
+}
+
+func TestFairPreemptsForMinimumShare(t *testing.T) {
+	// 10 map slots. "prod" (minimum 4) has a job wanting 6 and running 0;
+	// job 1 of the default pool runs all 10. Fair shares: prod 5, default
+	// 5. After the 60 s minimum-share timeout, prod may take its minimum,
+	// 4, from job 1, most recently launched first; job 1 keeps 6 ≥ its
+	// share of 5.
+	cfg := DefaultFairConfig()
+	cfg.Preempt = true
+	cfg.Pools = []Pool{{Name: "prod", MinShare: [2]int{4, 0}}}
+	f := NewFair(cfg)
+	hog := status(1, Normal, 0, 0, 0)
+	hog.RunningMaps, hog.PendingMaps = 10, 5
+	f.Submitted(0, hog.Job)
+	for i := range 10 {
+		f.Launched(time.Duration(i)*time.Second, Launch{Attempt: Attempt{Job: 1, Kind: Map, Task: int32(i)}})
+	}
+	prod := status(2, Normal, 20*time.Second, 6, 0)
+	prod.Pool = "prod"
+	f.Submitted(20*time.Second, prod.Job)
+	v := fairView(hog, prod)
+	assert.Empty(t, f.Tick(60*time.Second, v), "40 s below: not yet")
+	kills := f.Tick(81*time.Second, v)
+	require.Len(t, kills, 4)
+	for i, k := range kills {
+		assert.Equal(t, Attempt{Job: 1, Kind: Map, Task: int32(9 - i)}, k.Attempt, "most recent first")
+		assert.Equal(t, Kill, k.Action)
+		assert.Equal(t, "pool prod below its minimum share", k.Reason)
+	}
+	assert.Empty(t, f.Tick(82*time.Second, v), "the timeout starts over after preempting")
+}
+
+func TestFairPreemptionNeverBelowFairShare(t *testing.T) {
+	// Two pools without minimums, fair share 5 each of 10. Pool b runs 4
+	// of 5: after the fair-share timeout it may take 1, and job 1, at 6,
+	// gives exactly 1 (keeping its 5).
+	cfg := DefaultFairConfig()
+	cfg.Preempt, cfg.FairTimeout = true, 30*time.Second
+	f := NewFair(cfg)
+	a := status(1, Normal, 0, 0, 0)
+	a.Pool, a.RunningMaps, a.PendingMaps = "a", 6, 10
+	b := status(2, Normal, 0, 0, 0)
+	b.Pool, b.RunningMaps, b.PendingMaps = "b", 4, 10
+	for _, j := range []*JobStatus{a, b} {
+		f.Submitted(0, j.Job)
+	}
+	for i := range 6 {
+		f.Launched(0, Launch{Attempt: Attempt{Job: 1, Kind: Map, Task: int32(i)}})
+	}
+	kills := f.Tick(31*time.Second, fairView(a, b))
+	require.Len(t, kills, 1)
+	assert.Equal(t, "pool b below its fair share", kills[0].Reason)
+}
+
+func TestFairParams(t *testing.T) {
+	p, err := New("fair", map[string]any{
+		"t1": "5s", "preemption": true, "fair_share_fraction": 0.5,
+		"pools": []map[string]any{{"name": "prod", "min_maps": int64(60), "min_reduces": int64(20), "t1": "0s"}},
+	})
+	require.NoError(t, err)
+	f := p.(*Fair)
+	assert.Equal(t, 5*time.Second, f.cfg.Delay.T1)
+	assert.Equal(t, 15*time.Second, f.cfg.Delay.T2)
+	assert.True(t, f.cfg.Preempt)
+	assert.Equal(t, 0.5, f.cfg.Fraction)
+	require.Len(t, f.cfg.Pools, 1)
+	assert.Equal(t, [2]int{60, 20}, f.cfg.Pools[0].MinShare)
+	assert.Equal(t, time.Duration(0), f.cfg.Pools[0].Waits.T1)
+
+	for params, want := range map[string]map[string]any{
+		`scheduler.t1 = "soon": must be a duration ≥ 0 like "15s"`:                  {"t1": "soon"},
+		`scheduler.fair_share_fraction = 2: must be a number in [0, 1]`:             {"fair_share_fraction": 2.0},
+		`scheduler.pools[0].min_maps = -1: must be a number in [0, 2.147483647e+09]`: {"pools": []map[string]any{{"name": "x", "min_maps": int64(-1)}}},
+		`scheduler.pools[0].name: missing; every pool needs a name`:                 {"pools": []map[string]any{{"min_maps": int64(1)}}},
+		`scheduler.t3: unknown parameter; allowed: delay, t1, t2, preemption, min_share_timeout, fair_share_timeout, fair_share_fraction, pools`: {"t3": "1s"},
+	} {
+		_, err := New("fair", want)
+		assert.EqualError(t, err, params)
+	}
+}
