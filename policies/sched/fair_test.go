@@ -189,10 +189,10 @@ func TestFairParams(t *testing.T) {
 	assert.Equal(t, time.Duration(0), f.cfg.Pools[0].Waits.T1)
 
 	for params, want := range map[string]map[string]any{
-		`scheduler.t1 = "soon": must be a duration ≥ 0 like "15s"`:                  {"t1": "soon"},
-		`scheduler.fair_share_fraction = 2: must be a number in [0, 1]`:             {"fair_share_fraction": 2.0},
-		`scheduler.pools[0].min_maps = -1: must be a number in [0, 2.147483647e+09]`: {"pools": []map[string]any{{"name": "x", "min_maps": int64(-1)}}},
-		`scheduler.pools[0].name: missing; every pool needs a name`:                 {"pools": []map[string]any{{"min_maps": int64(1)}}},
+		`scheduler.t1 = "soon": must be a duration ≥ 0 like "15s"`:                                                                               {"t1": "soon"},
+		`scheduler.fair_share_fraction = 2: must be a number in [0, 1]`:                                                                          {"fair_share_fraction": 2.0},
+		`scheduler.pools[0].min_maps = -1: must be a number in [0, 2.147483647e+09]`:                                                             {"pools": []map[string]any{{"name": "x", "min_maps": int64(-1)}}},
+		`scheduler.pools[0].name: missing; every pool needs a name`:                                                                              {"pools": []map[string]any{{"min_maps": int64(1)}}},
 		`scheduler.t3: unknown parameter; allowed: delay, t1, t2, preemption, min_share_timeout, fair_share_timeout, fair_share_fraction, pools`: {"t3": "1s"},
 	} {
 		_, err := New("fair", want)
