@@ -84,3 +84,26 @@ func checkPositioned(t *testing.T, doc string, err error) {
 		}
 	}
 }
+
+// FuzzLoad feeds whole scenarios to Load: no panic, and every rejection is
+// positioned inside the document. Workload sizes are capped by the
+// streams' own limits, so a seed stays quick.
+func FuzzLoad(f *testing.F) {
+	f.Add(string(DefaultScenario))
+	for _, seed := range []string{
+		"[cluster]\nracks = -2\nnodes_per_rak = 10\n",
+		"[scheduler]\nname = \"fair\"\npools = [{name = \"a\", min_maps = 3}]\nt1 = \"0s\"\n",
+		"[[expect]]\nmetric = \"jobs.succeeded\"\nop = \">\"\nvalue = \"1s\"\n",
+		"[heartbeat]\ninterval = \"0s\"\n[hdfs]\nreplication = 100\n",
+		"[[workload.jobs]]\n[[workload.jobs.job]]\nname = \"x\"\ninput_bytes = \"1GiB\"\n",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, doc string) {
+		if strings.Contains(doc, "jobs") && strings.Count(doc, "0") > 4 {
+			t.Skip("large generated workloads make slow inputs, not findings")
+		}
+		_, err := Load("f.toml", []byte(doc), "testdata")
+		checkPositioned(t, doc, err)
+	})
+}
