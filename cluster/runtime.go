@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -34,6 +36,13 @@ type RunOptions struct {
 	Events bool
 	// Choices records every scheduling choice (Result.Choices).
 	Choices bool
+	// Clock is the clock mode; "" is Virtual. Scaled and Wall runs, and
+	// Virtual runs with Concurrent set, deliver messages on protoactor's
+	// own goroutines and are not reproducible.
+	Clock      ClockMode
+	Speedup    float64   // Scaled: emulated seconds per wall second, > 0
+	Concurrent bool      // Virtual: use protoactor's dispatcher instead of the executor
+	WallClock  WallClock // Scaled and Wall: the real time to follow; nil is the machine's
 	// Replay follows a recorded choice log: the run makes the same
 	// choices while they name a ready actor at the same instant, and
 	// draws from the schedule seed past the log's end or where it
@@ -63,6 +72,9 @@ type Result struct {
 	Diverged    int           // replayed choices that could not be followed
 	Events      []Event
 	Choices     []Choice
+	// Lag is how far a scaled or wall run held emulated time back because
+	// the machine could not keep up; MaxLate is the largest single delay.
+	Lag, MaxLate time.Duration
 }
 
 // Runtime is one deterministic run: a protoactor system whose actors all
@@ -78,6 +90,15 @@ type Runtime struct {
 	dead     int
 	dropped  int
 	sub      *eventstream.Subscription
+
+	live     *liveClock // nil in a deterministic run
+	liveDone atomic.Bool
+	liveProg atomic.Int64
+	failMu   sync.Mutex
+	liveFail error
+	liveDead atomic.Int64
+	stopLive chan struct{}
+	watcher  *actor.PID
 }
 
 // NewRuntime creates an idle run.
@@ -96,6 +117,9 @@ func NewRuntime(opts RunOptions) *Runtime {
 	ex.recordChoices = opts.Choices
 	ex.replay = opts.Replay
 	r := &Runtime{opts: opts, sys: sys, ex: ex}
+	if opts.Clock == Scaled || opts.Clock == Wall || opts.Concurrent {
+		return r.makeLive(opts)
+	}
 	r.sub = sys.EventStream.Subscribe(func(evt any) {
 		if _, ok := evt.(*actor.DeadLetterEvent); ok {
 			if ex.running == "clock" {
@@ -109,11 +133,19 @@ func NewRuntime(opts RunOptions) *Runtime {
 }
 
 // Clock returns the run's clock.
-func (r *Runtime) Clock() actors.Clock { return r.ex }
+func (r *Runtime) Clock() actors.Clock {
+	if r.live != nil {
+		return r.live
+	}
+	return r.ex
+}
 
 // Props returns props for an actor of this run: the executor's mailbox and
 // a supervisor that never restarts (a panic fails the run instead).
 func (r *Runtime) Props(producer actor.Producer) *actor.Props {
+	if r.live != nil {
+		return r.liveProps(producer)
+	}
 	return actor.PropsFromProducer(producer,
 		actor.WithMailbox(r.ex.newMailbox),
 		actor.WithSupervisor(actor.NewOneForOneStrategy(0, 0, func(any) actor.Directive { return actor.StopDirective })),
@@ -143,10 +175,21 @@ func (r *Runtime) Rand(name string) *rand.Rand {
 }
 
 // Done ends the run after the message being handled: the work is done.
-func (r *Runtime) Done() { r.done = true }
+func (r *Runtime) Done() {
+	if r.live != nil {
+		r.liveDone.Store(true)
+		r.live.poke()
+		return
+	}
+	r.done = true
+}
 
 // Fail ends the run with an error after the message being handled.
 func (r *Runtime) Fail(err error) {
+	if r.live != nil {
+		r.liveFailed(err)
+		return
+	}
 	if r.ex.failed == nil {
 		r.ex.failed = fmt.Errorf("at %v: %w", r.ex.now, err)
 	}
@@ -154,15 +197,29 @@ func (r *Runtime) Fail(err error) {
 
 // Now returns the run's emulated time; unlike Clock().Now() it may be
 // called from any goroutine while the run goes on (a progress display).
-func (r *Runtime) Now() time.Duration { return time.Duration(r.ex.shown.Load()) }
+func (r *Runtime) Now() time.Duration {
+	if r.live != nil {
+		return r.live.Now()
+	}
+	return time.Duration(r.ex.shown.Load())
+}
 
 // Progress tells the stall watchdog that the run's state changed.
-func (r *Runtime) Progress() { r.progress = r.ex.now }
+func (r *Runtime) Progress() {
+	if r.live != nil {
+		r.liveProg.Store(int64(r.live.Now()))
+		return
+	}
+	r.progress = r.ex.now
+}
 
 // Run delivers messages until the work is done, the deadline passes, an
 // actor fails or nothing is left to happen; then it stops every actor and
 // returns. It must be called once, on the goroutine that built the run.
 func (r *Runtime) Run() Result {
+	if r.live != nil {
+		return r.runLive()
+	}
 	reason := r.loop()
 	end := r.ex.now
 	r.stop()
