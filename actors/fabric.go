@@ -61,10 +61,13 @@ func (f *Fabric) Receive(ctx actor.Context) {
 	case *actor.Started:
 		f.self = ctx.Self()
 	case *StartFlow:
+		f.completeDue(ctx)
 		f.handleStart(msg)
 	case *CancelFlow:
+		f.completeDue(ctx)
 		f.handleCancel(msg)
 	case *NodeLost:
+		f.completeDue(ctx)
 		f.handleNodeLost(ctx, msg)
 	case *settle:
 		f.stale = false
@@ -175,6 +178,15 @@ func (f *Fabric) handleNodeLost(ctx actor.Context, msg *NodeLost) {
 // order.
 func (f *Fabric) handleDue(ctx actor.Context) {
 	f.armed = false
+	f.completeDue(ctx)
+	f.rearm()
+}
+
+// completeDue completes every flow due by now. Besides the completion
+// timer, every change calls it first: in scaled and wall time the clock
+// may have moved past a completion whose timer has fired but not yet been
+// handled, and the model must reach an instant before it changes there.
+func (f *Fabric) completeDue(ctx actor.Context) {
 	now := f.deps.Clock.Now()
 	done, err := f.net.AdvanceTo(now)
 	if err != nil {
@@ -191,10 +203,9 @@ func (f *Fabric) handleDue(ctx actor.Context) {
 		}
 		ff := f.flows[key]
 		f.forget(ff)
-		f.record(ff, ff.start.Bytes, now, true)
+		f.record(ff, ff.start.Bytes, c.At, true)
 		ctx.Send(ff.start.Owner, &FlowDone{Key: key, Bytes: ff.start.Bytes, Started: ff.at})
 	}
-	f.rearm()
 }
 
 // rearm keeps the one completion timer on the earliest completion.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"testing"
 	"time"
 
@@ -47,6 +48,18 @@ func BenchmarkPingPong(b *testing.B) {
 		r.Send(x, &ball{b.N})
 		b.ResetTimer()
 		r.Run()
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds()/1e6, "Mmsgs/s")
+	})
+	b.Run("concurrent", func(b *testing.B) {
+		r := NewRuntime(RunOptions{Concurrent: true})
+		x, _ := r.Spawn("x", func() actor.Actor { return &pinger{} })
+		y, _ := r.Spawn("y", func() actor.Actor { return &pinger{} })
+		r.Send(x, y)
+		r.Send(y, x)
+		b.ResetTimer()
+		r.Send(x, &ball{b.N})
+		r.Run()
+		b.StopTimer()
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds()/1e6, "Mmsgs/s")
 	})
 	b.Run("protoactor-default", func(b *testing.B) {
@@ -103,5 +116,27 @@ func BenchmarkHeartbeatHour(b *testing.B) {
 		if count != 1_200_000 {
 			b.Fatalf("%d heartbeats, want 1200000", count)
 		}
+	}
+}
+
+// BenchmarkScaledDrift runs one emulated minute at ×30 (2 s of wall time)
+// with 100 nodes heartbeating every second, and reports how far the wall
+// time strayed from 2 s, in percent, and the emulated time held back.
+func BenchmarkScaledDrift(b *testing.B) {
+	for range b.N {
+		r := NewRuntime(RunOptions{Clock: Scaled, Speedup: 30, Until: time.Minute})
+		sink, _ := r.Spawn("coordinator", func() actor.Actor { return actor.ReceiveFunc(func(actor.Context) {}) })
+		for i := range 100 {
+			pid, _ := r.Spawn(fmt.Sprintf("node-%d", i), func() actor.Actor { return &heartbeater{sink: sink} })
+			r.Clock().Every(time.Duration(i+1)*10*time.Millisecond, time.Second, pid, &beat{})
+		}
+		start := time.Now()
+		res := r.Run()
+		wall := time.Since(start)
+		if res.Err != nil {
+			b.Fatal(res.Err)
+		}
+		b.ReportMetric(100*math.Abs(wall.Seconds()/2-1), "drift%")
+		b.ReportMetric(res.Lag.Seconds()*1000, "lag-ms")
 	}
 }

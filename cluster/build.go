@@ -57,6 +57,7 @@ func Build(cfg Config) (*Cluster, error) {
 		rt: NewRuntime(RunOptions{
 			WorkloadSeed: cfg.Seed, ScheduleSeed: cfg.ScheduleSeed, Until: cfg.Until,
 			StallAfter: cfg.StallAfter, Events: cfg.Events, Choices: cfg.Choices,
+			Clock: cfg.Clock, Speedup: cfg.Speedup, Concurrent: cfg.Concurrent,
 		}),
 	}
 	if err := c.spawn(topo, policy); err != nil {

@@ -23,6 +23,13 @@ type Config struct {
 	// StallAfter fails a run that makes no progress for this long; 0
 	// never does.
 	StallAfter time.Duration
+	// Clock is virtual (the default), scaled or wall; Speedup is a scaled
+	// run's emulated seconds per wall second. Concurrent runs virtual time
+	// on protoactor's goroutines instead of the deterministic executor;
+	// scaled and wall runs are always concurrent and not reproducible.
+	Clock      ClockMode
+	Speedup    float64
+	Concurrent bool
 
 	Racks, NodesPerRack   int
 	MapSlots, ReduceSlots int // per node
@@ -124,6 +131,9 @@ func (c *Config) Validate() error {
 	check(c.ParallelCopies < 1, "tasks.parallel_copies", c.ParallelCopies, "must be ≥ 1")
 	check(c.Until < 0, "run.until", c.Until, "must be ≥ 0")
 	check(c.StallAfter < 0, "run.stall_after", c.StallAfter, "must be ≥ 0")
+	check(c.Clock != "" && c.Clock != Virtual && c.Clock != Scaled && c.Clock != Wall, "run.clock", c.Clock,
+		`must be "virtual", "scaled" or "wall"`)
+	check(c.Clock == Scaled && !positive(c.Speedup), "run.speedup", c.Speedup, "must be > 0 for a scaled clock")
 	if _, err := sched.New(c.Scheduler, c.SchedulerParams); err != nil {
 		errs = append(errs, err)
 	}

@@ -33,7 +33,8 @@ type File struct {
 
 // RunTable is [run]: how the run goes.
 type RunTable struct {
-	Clock         string   `toml:"clock"` // "virtual" (others are not implemented yet)
+	Clock         string   `toml:"clock"` // "virtual", "scaled" or "wall"
+	Speedup       float64  `toml:"speedup"`
 	Seed          uint64   `toml:"seed"`
 	ScheduleSeed  uint64   `toml:"schedule_seed"`
 	Deterministic *bool    `toml:"deterministic"`
@@ -171,12 +172,15 @@ func (f *File) config(dir string) (cluster.Config, []error) {
 	c := cluster.DefaultConfig()
 	c.Seed, c.ScheduleSeed = f.Run.Seed, f.Run.ScheduleSeed
 	c.Until, c.StallAfter = f.Run.Until.Std(), f.Run.StallAfter.Std()
-	if f.Run.Clock != "virtual" {
-		errs = append(errs, Invalid("run.clock", f.Run.Clock, `must be "virtual" (scaled and wall clocks are not implemented yet)`))
+	c.Clock, c.Speedup = cluster.ClockMode(f.Run.Clock), f.Run.Speedup
+	deterministic := c.Clock == cluster.Virtual
+	if f.Run.Deterministic != nil {
+		deterministic = *f.Run.Deterministic
 	}
-	if f.Run.Deterministic != nil && !*f.Run.Deterministic {
-		errs = append(errs, Invalid("run.deterministic", false, "must be true (concurrent dispatch is not implemented yet)"))
+	if deterministic && c.Clock != cluster.Virtual {
+		errs = append(errs, Invalid("run.deterministic", true, "needs the virtual clock; scaled and wall runs are concurrent"))
 	}
+	c.Concurrent = !deterministic
 	t := f.Cluster
 	c.Racks, c.NodesPerRack, c.MapSlots, c.ReduceSlots = t.Racks, t.NodesPerRack, t.MapSlots, t.ReduceSlots
 	c.DiskRead, c.DiskWrite, c.NIC = float64(t.DiskRead), float64(t.DiskWrite), float64(t.NIC)

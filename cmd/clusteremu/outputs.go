@@ -29,7 +29,7 @@ func writeOutputs(dir string, sc *scenarios.Scenario, cfg cluster.Config, rep *c
 		"config_sha256": configHash(cfg),
 		"seed":          cfg.Seed,
 		"schedule_seed": cfg.ScheduleSeed,
-		"clock":         "virtual",
+		"clock":         clockName(cfg),
 		"end_reason":    string(rep.Result.Reason),
 		"metrics":       rep.Summary,
 	}
@@ -141,4 +141,17 @@ func taskRows(res *cluster.Results) [][]string {
 			fmt.Sprint(a.LocalBytes), fmt.Sprint(a.RemoteBytes), a.Outcome.String(), a.Reason})
 	}
 	return rows
+}
+
+// clockName says how the run kept time.
+func clockName(cfg cluster.Config) string {
+	switch {
+	case cfg.Clock == cluster.Scaled:
+		return fmt.Sprintf("scaled ×%g", cfg.Speedup)
+	case cfg.Clock == cluster.Wall:
+		return "wall"
+	case cfg.Concurrent:
+		return "virtual, concurrent"
+	}
+	return "virtual, deterministic"
 }

@@ -155,6 +155,11 @@ func printSummary(w io.Writer, cfg cluster.Config, rep *cluster.Report, wall tim
 	fmt.Fprintf(w, "slots     map %.1f%%  reduce %.1f%% busy\n", 100*s["slots.utilisation.map"], 100*s["slots.utilisation.reduce"])
 	fmt.Fprintf(w, "flows     %.0f completed, %.0f aborted, %.1f GB moved\n", s["flows.completed"], s["flows.aborted"], s["flows.bytes"]/1e9)
 	emulated := rep.Result.End
-	fmt.Fprintf(w, "time      %v emulated (%s) in %v wall: %.0f× real time, %d messages\n",
-		emulated.Round(time.Second), rep.Result.Reason, wall.Round(time.Millisecond), emulated.Seconds()/wall.Seconds(), rep.Result.Steps)
+	fmt.Fprintf(w, "time      %v emulated (%s) in %v wall: %.0f× real time, %d messages, %s clock\n",
+		emulated.Round(time.Second), rep.Result.Reason, wall.Round(time.Millisecond), emulated.Seconds()/wall.Seconds(),
+		rep.Result.Steps, clockName(cfg))
+	if rep.Result.Lag > 0 {
+		fmt.Fprintf(w, "lag       emulated time held back %v (at most %v at once): the machine could not keep up\n",
+			rep.Result.Lag.Round(time.Millisecond), rep.Result.MaxLate.Round(time.Millisecond))
+	}
 }
