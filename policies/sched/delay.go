@@ -5,6 +5,14 @@ import "time"
 // Waits are delay scheduling's two waits: a job without a node-local task
 // for the offered node is skipped until it has waited T1, may then launch
 // rack-local, and anywhere after T1 + T2.
+//
+// Delay scheduling is an option of both "fair" and "fifo" rather than a
+// wrapper policy: when the head job is skipped the slot must be offered to
+// the next job in the policy's own order, which a wrapper around Assign
+// (one answer per slot) cannot see. Both take the parameters delay, t1 and
+// t2; "fair" enables it by default (the paper's scheduler), "fifo" does
+// not (Hadoop's), so the paper's "FIFO with and without delay scheduling"
+// (Table 3) is fifo with delay = false and true.
 type Waits struct {
 	Enabled bool
 	T1, T2  time.Duration
@@ -47,6 +55,20 @@ func (d *delayState) heartbeat(now time.Duration) {
 			j.skipped = false
 		}
 	}
+}
+
+// offer answers a slot offer for one job: reduce slots at any locality,
+// map slots through allow. A job with no pending task of the kind is not
+// examined, so it is not marked skipped.
+func (d *delayState) offer(id JobID, v View, s Slot) (Assignment, bool) {
+	if st := v.Job(id); st == nil || st.Pending(s.Kind) == 0 {
+		return Assignment{}, false
+	}
+	if s.Kind == Reduce {
+		return Assignment{Job: id, Kind: Reduce, MaxLocality: OffRack}, true
+	}
+	loc, ok := d.allow(id, v, s.Node)
+	return Assignment{Job: id, Kind: Map, MaxLocality: loc}, ok
 }
 
 // allow decides whether the job may launch a map on the node and at what

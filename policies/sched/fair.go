@@ -76,11 +76,22 @@ func (*Fair) Name() string { return "fair" }
 
 // Submitted implements Policy.
 func (f *Fair) Submitted(now time.Duration, job Job) {
-	f.jobs[job.ID] = job
-	f.delay.add(job.ID, f.waitsFor(job.Pool))
-	if f.below[job.Pool] == nil {
+	if !f.poolActive(job.Pool) {
+		// A pool's time below its shares starts when it has a job again,
+		// not when its last job ended.
 		f.below[job.Pool] = &[2]belowSince{{now, now}, {now, now}}
 	}
+	f.jobs[job.ID] = job
+	f.delay.add(job.ID, f.waitsFor(job.Pool))
+}
+
+func (f *Fair) poolActive(pool string) bool {
+	for _, j := range f.jobs {
+		if j.Pool == pool {
+			return true
+		}
+	}
+	return false
 }
 
 func (f *Fair) waitsFor(pool string) Waits {
@@ -116,14 +127,8 @@ func (f *Fair) Heartbeat(now time.Duration, _ NodeID) { f.delay.heartbeat(now) }
 // through delay scheduling.
 func (f *Fair) Assign(now time.Duration, v View, s Slot) (Assignment, bool) {
 	for _, st := range f.order(v, s.Kind) {
-		if st.Pending(s.Kind) == 0 {
-			continue
-		}
-		if s.Kind == Reduce {
-			return Assignment{Job: st.ID, Kind: Reduce, MaxLocality: OffRack}, true
-		}
-		if loc, ok := f.delay.allow(st.ID, v, s.Node); ok {
-			return Assignment{Job: st.ID, Kind: Map, MaxLocality: loc}, true
+		if a, ok := f.delay.offer(st.ID, v, s); ok {
+			return a, true
 		}
 	}
 	return Assignment{}, false
@@ -243,9 +248,7 @@ func weightOf(w float64) float64 {
 func fairParams(m map[string]any) (Policy, error) {
 	cfg := DefaultFairConfig()
 	p := newParams("scheduler", m)
-	cfg.Delay.Enabled = p.boolean("delay", cfg.Delay.Enabled)
-	cfg.Delay.T1 = p.duration("t1", cfg.Delay.T1)
-	cfg.Delay.T2 = p.duration("t2", cfg.Delay.T2)
+	cfg.Delay = p.waits(cfg.Delay, cfg.Delay.Enabled)
 	cfg.Preempt = p.boolean("preemption", cfg.Preempt)
 	cfg.MinTimeout = p.duration("min_share_timeout", cfg.MinTimeout)
 	cfg.FairTimeout = p.duration("fair_share_timeout", cfg.FairTimeout)

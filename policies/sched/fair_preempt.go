@@ -72,6 +72,9 @@ func poolsOf(js []jobShare) []jobShare {
 // returns how many slots it may take now, why, and whether only from other
 // pools (the minimum-share case).
 func (f *Fair) need(now time.Duration, p jobShare, kind TaskKind) (float64, string, bool) {
+	if f.below[p.pool] == nil { // a job the policy was not told of
+		f.below[p.pool] = &[2]belowSince{{now, now}, {now, now}}
+	}
 	b := &f.below[p.pool][kind]
 	if p.poolRunning >= p.poolMinDemand {
 		b.atMin = now

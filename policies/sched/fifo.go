@@ -13,13 +13,23 @@ import (
 // only once a job's slow-start fraction of maps has finished, so "a job with
 // a pending reduce" already respects slow-start.
 //
+// With delay scheduling (NewFIFOWithDelay) a job without a node-local map
+// for the node is skipped for the next one in the queue until it has
+// waited T1 (Zaharia et al., Algorithm 1, with the queue as the job order).
+//
 // FIFO never preempts. Assign costs O(jobs) in the worst case.
 type FIFO struct {
 	queue []Job // priority, then submission time, then ID
+	waits Waits
+	delay *delayState
 }
 
-// NewFIFO returns an empty FIFO policy.
-func NewFIFO() *FIFO { return &FIFO{} }
+// NewFIFO returns an empty FIFO policy without delay scheduling.
+func NewFIFO() *FIFO { return NewFIFOWithDelay(Waits{}) }
+
+// NewFIFOWithDelay returns an empty FIFO policy that delays maps for
+// locality by w when w.Enabled.
+func NewFIFOWithDelay(w Waits) *FIFO { return &FIFO{waits: w, delay: newDelayState()} }
 
 // Name implements Policy.
 func (*FIFO) Name() string { return "fifo" }
@@ -31,6 +41,7 @@ func (f *FIFO) Submitted(_ time.Duration, job Job) {
 	f.queue = append(f.queue, Job{})
 	copy(f.queue[i+1:], f.queue[i:])
 	f.queue[i] = job
+	f.delay.add(job.ID, f.waits)
 }
 
 func before(a, b Job) bool {
@@ -48,30 +59,48 @@ func (f *FIFO) Ended(_ time.Duration, id JobID) {
 	for i, j := range f.queue {
 		if j.ID == id {
 			f.queue = append(f.queue[:i], f.queue[i+1:]...)
+			f.delay.remove(id)
 			return
 		}
 	}
 }
 
-// Launched implements Policy; FIFO keeps no per-attempt state.
-func (*FIFO) Launched(time.Duration, Launch) {}
+// Launched implements Policy: a more local launch than the job's delay
+// level lowers the level.
+func (f *FIFO) Launched(_ time.Duration, l Launch) {
+	if l.Attempt.Kind == Map {
+		f.delay.launched(l.Attempt.Job, l.Locality)
+	}
+}
 
 // Finished implements Policy; FIFO keeps no per-attempt state.
 func (*FIFO) Finished(time.Duration, Attempt, Outcome) {}
 
-// Heartbeat implements Policy; FIFO does not wait for locality.
-func (*FIFO) Heartbeat(time.Duration, NodeID) {}
+// Heartbeat implements Policy: skipped jobs wait for the time since the
+// last heartbeat.
+func (f *FIFO) Heartbeat(now time.Duration, _ NodeID) { f.delay.heartbeat(now) }
 
 // Assign gives the slot to the first queued job with a pending task of the
-// slot's kind, at any locality.
+// slot's kind, at any locality without delay scheduling.
 func (f *FIFO) Assign(_ time.Duration, v View, s Slot) (Assignment, bool) {
 	for _, job := range f.queue {
-		st := v.Job(job.ID)
-		if st != nil && st.Pending(s.Kind) > 0 {
-			return Assignment{Job: job.ID, Kind: s.Kind, MaxLocality: OffRack}, true
+		if a, ok := f.delay.offer(job.ID, v, s); ok {
+			return a, true
 		}
 	}
 	return Assignment{}, false
+}
+
+// fifoParams reads [scheduler] for "fifo": delay = false, t1 = "15s",
+// t2 = "15s", as for "fair" but with delay scheduling off by default.
+func fifoParams(m map[string]any) (Policy, error) {
+	w := DefaultFairConfig().Delay
+	p := newParams("scheduler", m)
+	w = p.waits(w, false)
+	if err := p.done("delay", "t1", "t2"); err != nil {
+		return nil, err
+	}
+	return NewFIFOWithDelay(w), nil
 }
 
 // Tick implements Policy; FIFO never preempts.

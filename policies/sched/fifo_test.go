@@ -127,9 +127,46 @@ func TestNewPolicy(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "fifo", p.Name())
 
-	_, err = New("fifo", map[string]any{"t1": "15s"})
-	assert.EqualError(t, err, "scheduler.t1: fifo takes no parameters")
+	_, err = New("fifo", map[string]any{"weight": 2})
+	assert.EqualError(t, err, "scheduler.weight: unknown parameter; allowed: delay, t1, t2")
+
+	p, err = New("fifo", map[string]any{"delay": true, "t1": "5s"})
+	require.NoError(t, err)
+	assert.Equal(t, Waits{Enabled: true, T1: 5 * time.Second, T2: 15 * time.Second}, p.(*FIFO).waits)
+
+	_, err = New("fifo", map[string]any{"delay": "yes"})
+	assert.EqualError(t, err, `scheduler.delay = "yes": must be true or false`)
 
 	_, err = New("lottery", nil)
 	assert.EqualError(t, err, `scheduler.name = "lottery": must be one of fair, fifo`)
+}
+
+func TestFIFOWithDelaySkipsToALocalJob(t *testing.T) {
+	// Job 1 heads the queue but has no node-local map on node 5; job 2
+	// has. With delay scheduling job 2 launches node-local; once job 1 has
+	// been skipped for T1 it may launch rack-local. Without delay
+	// scheduling job 1 takes the slot at once.
+	j1, j2 := status(1, Normal, 0, 3, 0), status(2, Normal, time.Second, 3, 0)
+	v := &fakeView{jobs: []*JobStatus{j1, j2}, local: map[JobID]map[NodeID]Locality{1: {5: RackLocal}, 2: {5: NodeLocal}}}
+	f := NewFIFOWithDelay(Waits{Enabled: true, T1: 10 * time.Second, T2: 10 * time.Second})
+	plain := NewFIFO()
+	for _, p := range []*FIFO{f, plain} {
+		p.Submitted(0, j1.Job)
+		p.Submitted(time.Second, j2.Job)
+	}
+	offer := func(p *FIFO, at time.Duration) Assignment {
+		p.Heartbeat(at, 5)
+		a, ok := p.Assign(at, v, Slot{Node: 5, Kind: Map})
+		require.True(t, ok)
+		return a
+	}
+	assert.Equal(t, Assignment{Job: 1, Kind: Map, MaxLocality: OffRack}, offer(plain, 0))
+	assert.Equal(t, Assignment{Job: 2, Kind: Map, MaxLocality: NodeLocal}, offer(f, 0))
+	assert.Equal(t, Assignment{Job: 2, Kind: Map, MaxLocality: NodeLocal}, offer(f, 5*time.Second))
+	assert.Equal(t, Assignment{Job: 1, Kind: Map, MaxLocality: RackLocal}, offer(f, 10*time.Second))
+	// Reduce slots never wait.
+	j1.PendingReduces = 1
+	a, ok := f.Assign(10*time.Second, v, Slot{Node: 5, Kind: Reduce})
+	require.True(t, ok)
+	assert.Equal(t, Assignment{Job: 1, Kind: Reduce, MaxLocality: OffRack}, a)
 }

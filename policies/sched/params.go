@@ -154,3 +154,12 @@ func (p *params) done(allowed ...string) error {
 	}
 	return nil
 }
+
+// waits reads delay scheduling's delay, t1 and t2 over the defaults w;
+// delay defaults to enabled.
+func (p *params) waits(w Waits, enabled bool) Waits {
+	w.Enabled = p.boolean("delay", enabled)
+	w.T1 = p.duration("t1", w.T1)
+	w.T2 = p.duration("t2", w.T2)
+	return w
+}

@@ -2,8 +2,6 @@ package sched
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -81,12 +79,7 @@ func (j *JobStatus) Running(kind TaskKind) int {
 type Factory func(params map[string]any) (Policy, error)
 
 var registry = map[string]Factory{
-	"fifo": func(params map[string]any) (Policy, error) {
-		if err := noParams("fifo", params); err != nil {
-			return nil, err
-		}
-		return NewFIFO(), nil
-	},
+	"fifo": fifoParams,
 	"fair": fairParams,
 }
 
@@ -107,11 +100,4 @@ func New(name string, params map[string]any) (Policy, error) {
 		return nil, fmt.Errorf("scheduler.name = %q: must be one of %s", name, strings.Join(Names(), ", "))
 	}
 	return f(params)
-}
-
-func noParams(policy string, params map[string]any) error {
-	for _, k := range slices.Sorted(maps.Keys(params)) {
-		return fmt.Errorf("scheduler.%s: %s takes no parameters", k, policy)
-	}
-	return nil
 }
