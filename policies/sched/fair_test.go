@@ -199,3 +199,68 @@ func TestFairParams(t *testing.T) {
 		assert.EqualError(t, err, params)
 	}
 }
+
+func TestFairSharesOfJobsInPools(t *testing.T) {
+	// 12 map slots. Pool "a" (weight 2) holds jobs 1 and 2, job 2 with
+	// weight 3; pool "b" (weight 1) holds job 3. All want 20: a gets 8 and
+	// b 4; within a, jobs split 8 by 1:3 into 2 and 6.
+	f := NewFair(FairConfig{Pools: []Pool{{Name: "a", Weight: 2}, {Name: "b", Weight: 1}}})
+	j1, j2, j3 := pooled(1, "a", 0, 20), pooled(2, "a", 0, 20), pooled(3, "b", 0, 20)
+	j2.Weight = 3
+	v := fairView(j1, j2, j3)
+	v.slots[Map] = 12
+	got := map[JobID]float64{}
+	for _, js := range f.shares(v, Map) {
+		got[js.st.ID] = js.fair
+	}
+	assert.InDeltaMapValues(t, map[JobID]float64{1: 2, 2: 6, 3: 4}, got, 1e-9)
+}
+
+func TestFairSlotOrder(t *testing.T) {
+	// 10 map slots. Pools p (minimum 4, running 2: ratio 0.5) and q
+	// (minimum 2, running 0: ratio 0) are below their minimums; r has no
+	// minimum and a share of 4, split 1.5/1/1.5 among jobs 3, 4 and 5 by
+	// their demands 2/1/2. The order is q, p (by running / minimum), then
+	// r's jobs by running / fair share: job 4 (0/1), 5 (1/1.5), 3 (2/1.5).
+	f := NewFair(FairConfig{Pools: []Pool{{Name: "p", MinShare: [2]int{4, 0}}, {Name: "q", MinShare: [2]int{2, 0}}}})
+	jobs := []*JobStatus{pooled(1, "p", 2, 2), pooled(2, "q", 0, 2), pooled(3, "r", 2, 0), pooled(4, "r", 0, 1), pooled(5, "r", 1, 1)}
+	for i, j := range jobs {
+		j.Submit = time.Duration(i) * time.Second
+	}
+	var order []JobID
+	for _, st := range f.order(fairView(jobs...), Map) {
+		order = append(order, st.ID)
+	}
+	assert.Equal(t, []JobID{2, 1, 4, 5, 3}, order)
+}
+
+func TestDelayWaitAccruesOnlyWhenSkipped(t *testing.T) {
+	// Jobs 1 and 2 in one pool; job 1 is node-local everywhere and runs
+	// first, so job 2 (never node-local) is not examined while job 1
+	// takes every slot: its wait stays 0 however long that lasts.
+	f := NewFair(FairConfig{Delay: Waits{Enabled: true, T1: 10 * time.Second, T2: 10 * time.Second}})
+	j1, j2 := status(1, Normal, 0, 100, 0), status(2, Normal, time.Second, 5, 0)
+	j2.RunningMaps = 50 // far over its share, so job 1 is first
+	f.Submitted(0, j1.Job)
+	f.Submitted(time.Second, j2.Job)
+	v := fairView(j1, j2)
+	v.local[1] = map[NodeID]Locality{7: NodeLocal}
+	for at := time.Duration(0); at <= time.Minute; at += 5 * time.Second {
+		f.Heartbeat(at, 7)
+		a, ok := f.Assign(at, v, Slot{Node: 7, Kind: Map})
+		require.True(t, ok)
+		require.Equal(t, JobID(1), a.Job)
+	}
+	assert.Zero(t, f.delay.jobs[2].wait)
+	// Job 1 runs out of maps: job 2 is examined and skipped from now on,
+	// and launches anywhere only after T1 + T2 of skipped gaps.
+	j1.PendingMaps = 0
+	var launched time.Duration
+	for at := time.Minute + 5*time.Second; launched == 0; at += 5 * time.Second {
+		f.Heartbeat(at, 7)
+		if _, ok := f.Assign(at, v, Slot{Node: 7, Kind: Map}); ok {
+			launched = at
+		}
+	}
+	assert.Equal(t, time.Minute+25*time.Second, launched)
+}

@@ -1,0 +1,99 @@
+package sched
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// launchAll records n running maps of a job launched one second apart
+// from start, task numbers from 0.
+func launchAll(f *Fair, job JobID, n int, start time.Duration) {
+	for i := range n {
+		f.Launched(start+time.Duration(i)*time.Second, Launch{Attempt: Attempt{Job: job, Kind: Map, Task: int32(i)}})
+	}
+}
+
+func pooled(id JobID, pool string, running, pending int) *JobStatus {
+	st := status(id, Normal, 0, pending, 0)
+	st.Pool, st.RunningMaps = pool, running
+	return st
+}
+
+func TestFairShareFraction(t *testing.T) {
+	// 10 map slots, pools a and b without minimums: fair share 5 each.
+	// b runs 3. With fraction 1 it is below 5 and takes 2 after the
+	// timeout; with fraction 0.5 its target is floor(2.5) = 2 ≤ 3 and it
+	// takes nothing.
+	tests := []struct {
+		fraction float64
+		kills    int
+	}{{1, 2}, {0.5, 0}, {0.8, 1}}
+	for _, tt := range tests {
+		cfg := DefaultFairConfig()
+		cfg.Preempt, cfg.FairTimeout, cfg.Fraction = true, 30*time.Second, tt.fraction
+		f := NewFair(cfg)
+		a, b := pooled(1, "a", 7, 10), pooled(2, "b", 3, 10)
+		f.Submitted(0, a.Job)
+		f.Submitted(0, b.Job)
+		launchAll(f, 1, 7, 0)
+		v := fairView(a, b)
+		assert.Empty(t, f.Tick(30*time.Second, v), "fraction %v: not past the timeout", tt.fraction)
+		assert.Len(t, f.Tick(31*time.Second, v), tt.kills, "fraction %v", tt.fraction)
+	}
+}
+
+func TestMinShareKillsOnlyFromOtherPools(t *testing.T) {
+	// 10 slots. prod (minimum 6) has job 1 running 5 of 20 and job 2
+	// running 0 of 5; pool x's job 3 runs 4 of 4. Shares: prod 6 (its
+	// minimum), x 4. prod runs 5, below its minimum; job 1 runs over its
+	// in-pool share of 3 but is in prod, so the minimum-share timeout may
+	// not take from it, and job 3 is at its share: nothing is killed.
+	cfg := DefaultFairConfig()
+	cfg.Preempt, cfg.FairTimeout = true, time.Hour
+	cfg.Pools = []Pool{{Name: "prod", MinShare: [2]int{6, 0}}}
+	f := NewFair(cfg)
+	j1, j2, j3 := pooled(1, "prod", 5, 15), pooled(2, "prod", 0, 5), pooled(3, "x", 4, 0)
+	for _, j := range []*JobStatus{j1, j2, j3} {
+		f.Submitted(0, j.Job)
+	}
+	launchAll(f, 1, 5, 0)
+	launchAll(f, 3, 4, 10*time.Second)
+	v := fairView(j1, j2, j3)
+	assert.Empty(t, f.Tick(2*time.Minute, v))
+
+	// Job 3 grows to 8 running (demand 8, share still 4) while job 1
+	// drops to 2: prod needs 4 and takes them from job 3, newest first,
+	// leaving it at its share.
+	j1.RunningMaps, j3.RunningMaps = 2, 8
+	for i := 4; i < 8; i++ {
+		f.Launched(time.Duration(100+i)*time.Second, Launch{Attempt: Attempt{Job: 3, Kind: Map, Task: int32(i)}})
+	}
+	kills := f.Tick(3*time.Minute, v)
+	require.Len(t, kills, 4)
+	for i, k := range kills {
+		assert.Equal(t, Attempt{Job: 3, Kind: Map, Task: int32(7 - i)}, k.Attempt)
+	}
+}
+
+func TestPoolTimersRestartWhenThePoolReturns(t *testing.T) {
+	// prod's first job ends; a new prod job arriving much later must wait
+	// the full minimum-share timeout before preempting.
+	cfg := DefaultFairConfig()
+	cfg.Preempt = true
+	cfg.Pools = []Pool{{Name: "prod", MinShare: [2]int{4, 0}}}
+	f := NewFair(cfg)
+	old := pooled(1, "prod", 0, 0)
+	f.Submitted(0, old.Job)
+	f.Ended(time.Second, 1)
+	hog := pooled(2, "", 10, 5)
+	f.Submitted(0, hog.Job)
+	launchAll(f, 2, 10, 0)
+	prod := pooled(3, "prod", 0, 6)
+	f.Submitted(time.Hour, prod.Job)
+	v := fairView(hog, prod)
+	assert.Empty(t, f.Tick(time.Hour+time.Second, v))
+	assert.Len(t, f.Tick(time.Hour+61*time.Second, v), 4)
+}
