@@ -40,7 +40,14 @@ func newDelayState() *delayState {
 	return &delayState{jobs: map[JobID]*delayJob{}}
 }
 
-func (d *delayState) add(id JobID, w Waits) { d.jobs[id] = &delayJob{waits: w} }
+// add starts a job at level 0 with the waits w, or the job's own
+// LocalityWait when it has one.
+func (d *delayState) add(job Job, w Waits) {
+	if job.LocalityWait != nil {
+		w = *job.LocalityWait
+	}
+	d.jobs[job.ID] = &delayJob{waits: w}
+}
 
 func (d *delayState) remove(id JobID) { delete(d.jobs, id) }
 

@@ -82,7 +82,7 @@ func (f *Fair) Submitted(now time.Duration, job Job) {
 		f.below[job.Pool] = &[2]belowSince{{now, now}, {now, now}}
 	}
 	f.jobs[job.ID] = job
-	f.delay.add(job.ID, f.waitsFor(job.Pool))
+	f.delay.add(job, f.waitsFor(job.Pool))
 }
 
 func (f *Fair) poolActive(pool string) bool {

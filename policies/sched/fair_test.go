@@ -120,6 +120,28 @@ func TestDelayOverrideForCPUBoundPool(t *testing.T) {
 	assert.Equal(t, Assignment{Job: 2, Kind: Map, MaxLocality: OffRack}, got)
 }
 
+func TestDelayOverrideForCPUBoundJob(t *testing.T) {
+	// The same through the job's own LocalityWait: T1 = 0 lets the
+	// CPU-bound job launch rack-local at once, but off-rack only after
+	// T2; the IO-bound job of the same pool keeps the policy's waits.
+	f := NewFair(FairConfig{Delay: Waits{Enabled: true, T1: time.Minute, T2: time.Minute}})
+	io := status(1, Normal, 0, 5, 0)
+	cpu := status(2, Normal, time.Second, 5, 0)
+	cpu.LocalityWait = &Waits{Enabled: true, T2: time.Minute}
+	f.Submitted(0, io.Job)
+	f.Submitted(time.Second, cpu.Job)
+	v := fairView(io, cpu)
+	v.local[1] = map[NodeID]Locality{3: RackLocal}
+	v.local[2] = map[NodeID]Locality{3: RackLocal}
+	f.Heartbeat(time.Minute, 3)
+	got, ok := f.Assign(time.Minute, v, Slot{Node: 3, Kind: Map})
+	require.True(t, ok)
+	assert.Equal(t, Assignment{Job: 2, Kind: Map, MaxLocality: RackLocal}, got)
+	f.Heartbeat(time.Minute, 4)
+	_, ok = f.Assign(time.Minute, v, Slot{Node: 4, Kind: Map})
+	assert.False(t, ok, "off-rack waits T2 for both")
+}
+
 func TestFairPreemptsForMinimumShare(t *testing.T) {
 	// 10 map slots. "prod" (minimum 4) has a job wanting 6 and running 0;
 	// job 1 of the default pool runs all 10. Fair shares: prod 5, default

@@ -41,7 +41,7 @@ func (f *FIFO) Submitted(_ time.Duration, job Job) {
 	f.queue = append(f.queue, Job{})
 	copy(f.queue[i+1:], f.queue[i:])
 	f.queue[i] = job
-	f.delay.add(job.ID, f.waits)
+	f.delay.add(job, f.waits)
 }
 
 func before(a, b Job) bool {

@@ -86,6 +86,11 @@ type Job struct {
 	// InputBytes is the job's total map input, known at submission; the
 	// size-predicting policies (SITA, COMP) estimate job size from it.
 	InputBytes int64
+	// LocalityWait, when set, replaces the policy's (and the job's pool's)
+	// delay-scheduling waits for this job: the paper's IO-rate biasing
+	// gives CPU-bound jobs T1 = T2 = 0 so they launch anywhere at once.
+	// Nil keeps the policy's waits.
+	LocalityWait *Waits
 }
 
 // Attempt identifies one run of one task. Attempt numbers count from 0;
