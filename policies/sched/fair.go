@@ -34,12 +34,14 @@ type FairConfig struct {
 }
 
 // DefaultFairConfig is the paper's setting: delay scheduling with T1 = T2
-// = 15 s, preemption off. The paper gives no preemption timeouts; the
-// defaults, 60 s and 600 s, follow Hadoop's sample allocation file.
+// = 15 s, fair-share fraction 1, preemption off. The paper gives no
+// preemption timeouts, only that they "let starved jobs acquire task slots
+// after several minutes"; the defaults, T_min = 300 s and T_fair = 600 s,
+// are the values in Hadoop 1's sample allocation file.
 func DefaultFairConfig() FairConfig {
 	return FairConfig{
 		Delay:      Waits{Enabled: true, T1: 15 * time.Second, T2: 15 * time.Second},
-		MinTimeout: time.Minute, FairTimeout: 10 * time.Minute, Fraction: 1,
+		MinTimeout: 5 * time.Minute, FairTimeout: 10 * time.Minute, Fraction: 1,
 	}
 }
 
@@ -241,7 +243,7 @@ func weightOf(w float64) float64 {
 //	t1 = "15s"                   # wait before rack-local
 //	t2 = "15s"                   # further wait before off-rack
 //	preemption = false
-//	min_share_timeout = "60s"    # T_min
+//	min_share_timeout = "300s"   # T_min
 //	fair_share_timeout = "600s"  # T_fair
 //	fair_share_fraction = 1.0    # preempt below this fraction of the fair share
 //	pools = [{name = "prod", min_maps = 60, min_reduces = 20, weight = 1.0, t1 = "0s"}]

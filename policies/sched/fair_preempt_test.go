@@ -52,7 +52,7 @@ func TestMinShareKillsOnlyFromOtherPools(t *testing.T) {
 	// in-pool share of 3 but is in prod, so the minimum-share timeout may
 	// not take from it, and job 3 is at its share: nothing is killed.
 	cfg := DefaultFairConfig()
-	cfg.Preempt, cfg.FairTimeout = true, time.Hour
+	cfg.Preempt, cfg.MinTimeout, cfg.FairTimeout = true, time.Minute, time.Hour
 	cfg.Pools = []Pool{{Name: "prod", MinShare: [2]int{6, 0}}}
 	f := NewFair(cfg)
 	j1, j2, j3 := pooled(1, "prod", 5, 15), pooled(2, "prod", 0, 5), pooled(3, "x", 4, 0)
@@ -82,7 +82,7 @@ func TestPoolTimersRestartWhenThePoolReturns(t *testing.T) {
 	// prod's first job ends; a new prod job arriving much later must wait
 	// the full minimum-share timeout before preempting.
 	cfg := DefaultFairConfig()
-	cfg.Preempt = true
+	cfg.Preempt, cfg.MinTimeout = true, time.Minute
 	cfg.Pools = []Pool{{Name: "prod", MinShare: [2]int{4, 0}}}
 	f := NewFair(cfg)
 	old := pooled(1, "prod", 0, 0)

@@ -149,7 +149,7 @@ func TestFairPreemptsForMinimumShare(t *testing.T) {
 	// 4, from job 1, most recently launched first; job 1 keeps 6 ≥ its
 	// share of 5.
 	cfg := DefaultFairConfig()
-	cfg.Preempt = true
+	cfg.Preempt, cfg.MinTimeout = true, time.Minute
 	cfg.Pools = []Pool{{Name: "prod", MinShare: [2]int{4, 0}}}
 	f := NewFair(cfg)
 	hog := status(1, Normal, 0, 0, 0)
