@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -250,4 +251,51 @@ func TestRandStreamsArePerName(t *testing.T) {
 	assert.Equal(t, a["node-2"], b["node-2"])
 	assert.NotEqual(t, a["node-1"], a["node-2"])
 	assert.NotEqual(t, a["node-1"], draw(2, "node-1")["node-1"])
+}
+
+// canceller cancels the next of its timers each time it is told to and
+// records whether that timer was still pending.
+type canceller struct {
+	clock actors.Clock
+	ids   *[]actors.TimerID
+	got   *[]bool
+}
+
+func (c *canceller) Receive(ctx actor.Context) {
+	if _, ok := ctx.Message().(*note); ok {
+		id := (*c.ids)[len(*c.got)]
+		*c.got = append(*c.got, c.clock.Cancel(id))
+	}
+}
+
+func TestCancelAfterTheMessageIsQueued(t *testing.T) {
+	// Two timers due at 1 s: one for a, one telling c to cancel a's. Both
+	// are posted when the clock reaches 1 s, so whichever runs first, a's
+	// message is already queued when c cancels: Cancel reports false and
+	// the message is still delivered, once. A periodic timer cancelled
+	// after one delivery delivers no more.
+	for seed := range uint64(8) {
+		r := NewRuntime(RunOptions{ScheduleSeed: seed})
+		var log []string
+		var results []bool
+		a := spawnRecorder(t, r, "a", &log)
+		var ids []actors.TimerID
+		c, err := r.Spawn("c", func() actor.Actor { return &canceller{clock: r.Clock(), ids: &ids, got: &results} })
+		require.NoError(t, err)
+		ids = append(ids, r.Clock().At(time.Second, a, &note{"queued"}))
+		r.Clock().At(time.Second, c, &note{"cancel"})
+		ids = append(ids, r.Clock().Every(time.Second, time.Second, a, &note{"tick"}))
+		r.Clock().At(1500*time.Millisecond, c, &note{"cancel periodic"})
+		res := r.Run()
+		require.NoError(t, res.Err)
+		assert.Equal(t, EndIdle, res.Reason, "nothing left once the periodic timer is cancelled")
+		assert.Equal(t, []string{"1s a queued", "1s a tick"}, sortedCopy(log))
+		assert.Equal(t, []bool{false, true}, results, "the one-shot had fired; the periodic was pending")
+	}
+}
+
+func sortedCopy(xs []string) []string {
+	out := append([]string(nil), xs...)
+	slices.Sort(out)
+	return out
 }
