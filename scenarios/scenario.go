@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"time"
 
 	"clusteremu/cluster"
@@ -121,17 +122,20 @@ func LoadFile(path string) (*Scenario, error) {
 }
 
 // Load decodes and validates a scenario named name; dir resolves relative
-// trace paths. Every unknown key and every invalid value of the file is
-// reported at once, each with its line and column; a syntax or type error
-// is reported alone.
+// trace paths. Every unknown key and every invalid value of the file are
+// reported together, each with its line and column, in file order; a
+// syntax or type error is reported alone.
 func Load(name string, data []byte, dir string) (*Scenario, error) {
 	doc, err := Parse(name, data)
 	if err != nil {
 		return nil, err
 	}
 	f := defaults()
+	var found ErrorList
 	if err := doc.Decode(&f); err != nil {
-		return nil, err
+		if !errors.As(err, &found) || !allUnknownKeys(found) {
+			return nil, err
+		}
 	}
 	sc := &Scenario{Name: name, Expect: f.Expect, file: f, dir: dir}
 	var errs []error
@@ -139,10 +143,25 @@ func Load(name string, data []byte, dir string) (*Scenario, error) {
 	for i := range f.Expect {
 		errs = append(errs, Prefix(fmt.Sprintf("expect[%d]", i), f.Expect[i].Validate()))
 	}
+	var located ErrorList
 	if err := errors.Join(errs...); err != nil {
-		return nil, doc.Locate(err)
+		errors.As(doc.Locate(err), &located)
+	}
+	if all := append(found, located...); len(all) > 0 {
+		return nil, all.err()
 	}
 	return sc, nil
+}
+
+// allUnknownKeys reports whether decoding failed only on keys the schema
+// lacks, after which the rest of the file was decoded and can be checked.
+func allUnknownKeys(list ErrorList) bool {
+	for _, e := range list {
+		if !strings.HasPrefix(e.Msg, "unknown key") {
+			return false
+		}
+	}
+	return len(list) > 0
 }
 
 // defaults are cluster.DefaultConfig written as tables.
