@@ -87,7 +87,14 @@ func (h *indexedHeap) remove(item int32) {
 // pop removes and returns the first entry; the heap must not be empty.
 func (h *indexedHeap) pop() heapEntry {
 	e := h.es[0]
-	h.remove(e.item)
+	h.pos[e.item] = 0
+	last := len(h.es) - 1
+	moved := h.es[last]
+	h.es = h.es[:last]
+	if last > 0 {
+		h.es[0] = moved
+		h.down(0) // the root has no parent: sift down only
+	}
 	return e
 }
 

@@ -227,7 +227,11 @@ func (n *Network) schedule(slot int32) {
 		n.finishes.remove(slot) // beyond the last representable instant: never
 		return
 	}
-	st.finish = n.now + time.Duration(max(ns, 0))
+	finish := n.now + time.Duration(max(ns, 0))
+	if finish == st.finish && n.finishes.contains(slot) {
+		return // same instant, same key: the heap entry is already right
+	}
+	st.finish = finish
 	n.finishes.set(slot, uint64(st.finish), uint64(st.id))
 }
 
