@@ -49,6 +49,7 @@ type liveClock struct {
 	shown   time.Duration // the last Now returned (Now never goes back)
 	lag     time.Duration
 	maxLate time.Duration
+	dropped int // timers that came due for actors that had stopped
 
 	inflight atomic.Int64
 	handled  atomic.Uint64
@@ -220,6 +221,8 @@ func (c *liveClock) fire(next time.Duration) {
 	c.timers.popDue(next, func(t *timer) {
 		if _, alive := c.sys.ProcessRegistry.GetLocal(t.to.Id); alive {
 			c.sys.Root.Send(t.to, t.msg)
+		} else {
+			c.dropped++
 		}
 	})
 }

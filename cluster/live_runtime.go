@@ -76,6 +76,9 @@ func (r *Runtime) runLive() Result {
 	stopped := func() bool { return r.liveDone.Load() || r.failure() != nil || r.liveStalled() }
 	reason := r.live.drive(stopped, r.stopLive)
 	end := r.live.Now()
+	// Stopping and watching an actor that already stopped is a dead
+	// letter of the shutdown, not of the run.
+	dead := int(r.liveDead.Load())
 	done := make(chan struct{})
 	r.sys.Root.Send(r.watcher, &stopAll{pids: r.top, done: done})
 	<-done
@@ -83,10 +86,10 @@ func (r *Runtime) runLive() Result {
 	r.sys.EventStream.Unsubscribe(r.sub)
 	r.sys.Shutdown()
 	r.live.mu.Lock()
-	lag, maxLate := r.live.lag, r.live.maxLate
+	lag, maxLate, dropped := r.live.lag, r.live.maxLate, r.live.dropped
 	r.live.mu.Unlock()
 	res := Result{Reason: reason, End: end, Err: r.failure(), Steps: r.live.handled.Load(),
-		DeadLetters: int(r.liveDead.Load()), Lag: lag, MaxLate: maxLate}
+		DeadLetters: dead, Dropped: dropped, Lag: lag, MaxLate: maxLate}
 	if res.Err != nil {
 		res.Reason = EndFailed
 	} else if r.liveDone.Load() {

@@ -214,7 +214,13 @@ func TestStallWatchdog(t *testing.T) {
 }
 
 func TestTimerToStoppedActorIsDropped(t *testing.T) {
-	r := NewRuntime(RunOptions{})
+	for _, opts := range []RunOptions{{}, {Concurrent: true}} {
+		t.Run(fmt.Sprintf("concurrent=%v", opts.Concurrent), func(t *testing.T) { timerToStoppedActor(t, opts) })
+	}
+}
+
+func timerToStoppedActor(t *testing.T, opts RunOptions) {
+	r := NewRuntime(opts)
 	var log []string
 	a := spawnRecorder(t, r, "a", &log)
 	r.Clock().At(time.Second, a, &note{"before"})
