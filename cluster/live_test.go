@@ -85,11 +85,11 @@ func (c *clockLog) Receive(ctx actor.Context) {
 	}
 }
 
-func TestScaledClockFollowsTheWallClock(t *testing.T) {
-	// ×10: emulated 1 s is 100 ms of wall time. The driver waits for the
-	// wall instant of each deadline and fires it then.
+// startScaled runs, at ×10 on a fake wall clock, an actor that logs two
+// notes due at emulated 1 s and 3 s.
+func startScaled(t *testing.T) (*fakeWall, chan string, chan Result) {
+	t.Helper()
 	wall := newFakeWall()
-	start := wall.Now()
 	r := NewRuntime(RunOptions{Clock: Scaled, Speedup: 10, WallClock: wall})
 	got := make(chan string, 4)
 	pid, err := r.Spawn("log", func() actor.Actor { return &clockLog{clock: r.Clock(), got: got} })
@@ -98,6 +98,14 @@ func TestScaledClockFollowsTheWallClock(t *testing.T) {
 	r.Clock().At(3*time.Second, pid, &note{"three"})
 	results := make(chan Result)
 	go func() { results <- r.Run() }()
+	return wall, got, results
+}
+
+func TestScaledClockFollowsTheWallClock(t *testing.T) {
+	// ×10: emulated 1 s is 100 ms of wall time. The driver waits for the
+	// wall instant of each deadline and fires it then.
+	wall, got, results := startScaled(t)
+	start := wall.Now()
 
 	assert.Equal(t, start.Add(100*time.Millisecond), wall.awaitWait(start))
 	wall.advance(start.Add(100 * time.Millisecond))
@@ -116,16 +124,8 @@ func TestScaledClockHoldsTimeBackWhenLate(t *testing.T) {
 	// The wall clock overshoots the first deadline (100 ms) by 250 ms:
 	// the timer still fires at emulated 1 s, never late, and emulated time
 	// is rebased; the next deadline is 200 ms of wall time after that.
-	wall := newFakeWall()
+	wall, got, results := startScaled(t)
 	start := wall.Now()
-	r := NewRuntime(RunOptions{Clock: Scaled, Speedup: 10, WallClock: wall})
-	got := make(chan string, 4)
-	pid, err := r.Spawn("log", func() actor.Actor { return &clockLog{clock: r.Clock(), got: got} })
-	require.NoError(t, err)
-	r.Clock().At(time.Second, pid, &note{"one"})
-	r.Clock().At(3*time.Second, pid, &note{"three"})
-	results := make(chan Result)
-	go func() { results <- r.Run() }()
 
 	wall.awaitWait(start)
 	wall.advance(start.Add(350 * time.Millisecond))
