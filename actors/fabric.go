@@ -222,13 +222,7 @@ func (f *Fabric) rearm() {
 }
 
 func compareFlowKeys(a, b FlowKey) int {
-	return cmp.Or(CompareAttempts(a.Attempt, b.Attempt), cmp.Compare(a.Part, b.Part))
+	return cmp.Or(sched.CompareAttempts(a.Attempt, b.Attempt), cmp.Compare(a.Part, b.Part))
 }
 
-// CompareAttempts orders attempts by job, kind, task and attempt number.
-func CompareAttempts(a, b sched.Attempt) int {
-	return cmp.Or(cmp.Compare(a.Job, b.Job), cmp.Compare(a.Kind, b.Kind),
-		cmp.Compare(a.Task, b.Task), cmp.Compare(a.Attempt, b.Attempt))
-}
-
-func sortAttempts(as []sched.Attempt) { slices.SortFunc(as, CompareAttempts) }
+func sortAttempts(as []sched.Attempt) { slices.SortFunc(as, sched.CompareAttempts) }

@@ -262,7 +262,7 @@ func (n *Node) handleFlowFailed(ctx actor.Context, msg *FlowFailed) {
 	if r == nil {
 		return
 	}
-	info, ok := r.flows[msg.Key.Part]
+	_, ok := r.flows[msg.Key.Part]
 	if !ok {
 		return
 	}
@@ -270,7 +270,7 @@ func (n *Node) handleFlowFailed(ctx actor.Context, msg *FlowFailed) {
 	if msg.Key.Part >= partFetch {
 		// The map output is gone with its node; the job manager re-runs
 		// the map and announces the new output.
-		r.fetchLost(msg.Key.Part-partFetch, info)
+		r.fetchLost(msg.Key.Part - partFetch)
 		n.fetchMore(ctx, r)
 		return
 	}

@@ -132,7 +132,7 @@ func (r *run) fetchDone(m int32, bytes int64) {
 // fetchLost returns a failed fetch's map to unknown until its re-run is
 // announced; what the flow delivered before it failed stays counted by
 // the fabric, not by the attempt.
-func (r *run) fetchLost(m int32, _ flowInfo) {
+func (r *run) fetchLost(m int32) {
 	r.state[m] = fetchUnknown
 	r.fetching--
 }

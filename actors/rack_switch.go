@@ -17,7 +17,6 @@ type RackSwitch struct {
 	rack    sched.RackID
 	latency time.Duration
 	deps    Deps
-	relayed int64
 }
 
 // NewRackSwitch returns a rack switch actor's state.
@@ -39,7 +38,6 @@ func (s *RackSwitch) Receive(ctx actor.Context) {
 // handleRelay forwards the message after the hop latency. With no latency
 // it goes at once, in the same instant.
 func (s *RackSwitch) handleRelay(ctx actor.Context, msg *Relay) {
-	s.relayed++
 	if s.latency <= 0 {
 		ctx.Send(msg.To, msg.Msg)
 		return

@@ -142,7 +142,7 @@ func (c *liveClock) MessageReceived(any) {
 func (c *liveClock) MailboxEmpty() {}
 
 // drive fires timers until the run ends, and reports why it ended.
-func (c *liveClock) drive(stopped func() bool, stop <-chan struct{}) EndReason {
+func (c *liveClock) drive(stopped func() bool) EndReason {
 	c.mu.Lock()
 	c.w0 = c.wall.Now()
 	c.mu.Unlock()
@@ -151,11 +151,7 @@ func (c *liveClock) drive(stopped func() bool, stop <-chan struct{}) EndReason {
 			return EndDone
 		}
 		if c.inflight.Load() > 0 {
-			select {
-			case <-c.wake:
-			case <-stop:
-				return EndDone
-			}
+			<-c.wake
 			continue
 		}
 		c.mu.Lock()
@@ -170,8 +166,8 @@ func (c *liveClock) drive(stopped func() bool, stop <-chan struct{}) EndReason {
 			c.mu.Unlock()
 			return EndDeadline
 		}
-		if c.mode != Virtual && !c.waitFor(next, stop) {
-			continue // woken early: a new timer, a failure or a stop
+		if c.mode != Virtual && !c.waitFor(next) {
+			continue // woken early: a new timer, the work done or a failure
 		}
 		c.fire(next)
 	}
@@ -180,7 +176,7 @@ func (c *liveClock) drive(stopped func() bool, stop <-chan struct{}) EndReason {
 // waitFor waits until the wall clock reaches the deadline's wall time; it
 // reports false when woken before. Arriving late, whether the machine fell
 // behind or the wait itself overran, holds emulated time back by the delay.
-func (c *liveClock) waitFor(next time.Duration, stop <-chan struct{}) bool {
+func (c *liveClock) waitFor(next time.Duration) bool {
 	c.mu.Lock()
 	target := c.w0.Add(time.Duration(float64(next) / c.k))
 	c.mu.Unlock()
@@ -190,8 +186,6 @@ func (c *liveClock) waitFor(next time.Duration, stop <-chan struct{}) bool {
 		select {
 		case <-ch:
 		case <-c.wake:
-			return false
-		case <-stop:
 			return false
 		}
 	}

@@ -20,7 +20,6 @@ func (r *Runtime) makeLive(opts RunOptions) *Runtime {
 	}
 	r.live = newLiveClock(mode, opts.Speedup, wall, opts.Until)
 	r.live.sys = r.sys
-	r.stopLive = make(chan struct{})
 	r.sub = r.sys.EventStream.Subscribe(func(evt any) {
 		if _, ok := evt.(*actor.DeadLetterEvent); ok {
 			r.liveDead.Add(1)
@@ -74,7 +73,7 @@ func (r *Runtime) failure() error {
 // actor through the watcher and waits for them to be gone.
 func (r *Runtime) runLive() Result {
 	stopped := func() bool { return r.liveDone.Load() || r.failure() != nil || r.liveStalled() }
-	reason := r.live.drive(stopped, r.stopLive)
+	reason := r.live.drive(stopped)
 	end := r.live.Now()
 	// Stopping and watching an actor that already stopped is a dead
 	// letter of the shutdown, not of the run.

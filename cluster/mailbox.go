@@ -40,7 +40,6 @@ type mailbox struct {
 	system  queue[any]
 	user    queue[envelope]
 	ready   int    // index in the executor's ready set, -1 when absent
-	handled uint64 // user messages delivered
 	steps   uint64 // messages of any kind delivered
 }
 
@@ -89,7 +88,6 @@ func (m *mailbox) deliver() {
 		return
 	}
 	env := m.user.pop()
-	m.handled++
 	m.ex.delivered(m, env)
 	m.invoke(env.msg, false)
 }

@@ -156,6 +156,6 @@ func (r *recorder) results(end time.Duration) (*Results, error) {
 	for _, a := range r.attempts {
 		res.Attempts = append(res.Attempts, a)
 	}
-	slices.SortFunc(res.Attempts, func(a, b actors.AttemptRecord) int { return actors.CompareAttempts(a.Attempt, b.Attempt) })
+	slices.SortFunc(res.Attempts, func(a, b actors.AttemptRecord) int { return sched.CompareAttempts(a.Attempt, b.Attempt) })
 	return res, errors.Join(r.errs...)
 }

@@ -97,7 +97,6 @@ type Runtime struct {
 	failMu   sync.Mutex
 	liveFail error
 	liveDead atomic.Int64
-	stopLive chan struct{}
 	watcher  *actor.PID
 }
 

@@ -105,7 +105,7 @@ func (f *Fair) victims(kind TaskKind, over map[JobID]float64, ok func(JobID) boo
 		}
 	}
 	slices.SortFunc(cands, func(a, b Attempt) int {
-		return cmp.Or(cmp.Compare(f.runs[b], f.runs[a]), compareAttempt(b, a))
+		return cmp.Or(cmp.Compare(f.runs[b], f.runs[a]), CompareAttempts(b, a))
 	})
 	left := map[JobID]float64{}
 	var out []Attempt
@@ -116,9 +116,4 @@ func (f *Fair) victims(kind TaskKind, over map[JobID]float64, ok func(JobID) boo
 		}
 	}
 	return out
-}
-
-func compareAttempt(a, b Attempt) int {
-	return cmp.Or(cmp.Compare(a.Job, b.Job), cmp.Compare(a.Kind, b.Kind),
-		cmp.Compare(a.Task, b.Task), cmp.Compare(a.Attempt, b.Attempt))
 }

@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 )
@@ -100,6 +101,12 @@ type Attempt struct {
 	Kind    TaskKind
 	Task    int32
 	Attempt int32
+}
+
+// CompareAttempts orders attempts by job, kind, task and attempt number.
+func CompareAttempts(a, b Attempt) int {
+	return cmp.Or(cmp.Compare(a.Job, b.Job), cmp.Compare(a.Kind, b.Kind),
+		cmp.Compare(a.Task, b.Task), cmp.Compare(a.Attempt, b.Attempt))
 }
 
 func (a Attempt) String() string {
