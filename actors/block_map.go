@@ -2,6 +2,7 @@ package actors
 
 import (
 	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 
 	"clusteremu/policies/placement"
@@ -10,13 +11,18 @@ import (
 
 // blockMap is the coordinator's NameNode: the files of the cluster, split
 // into blocks, and the live nodes holding each block's replicas. Replicas
-// are placed with HDFS's rack-aware policy from the coordinator's seeded
-// stream, so placement replays with the workload seed.
+// are placed with HDFS's rack-aware policy. A file's blocks are placed
+// from a stream of its own, seeded by the workload seed and the file's
+// name, so a file lands on the same nodes whatever was stored before it:
+// runs that differ only in policy read the same replicas, and a job's
+// reference run alone places its input as the shared run did. For the
+// same reason an attempt's replica choice and write pipeline draw from a
+// stream keyed by the attempt.
 type blockMap struct {
 	blockSize   int64
 	replication int
 	topo        placement.Topology
-	rng         *rand.Rand
+	seed        uint64 // of the placement streams
 	files       map[string]*file
 	onNode      map[sched.NodeID][]blockRef // replicas each node holds
 }
@@ -46,7 +52,7 @@ func newBlockMap(blockSize int64, replication int, rackOf []sched.RackID, rng *r
 		blockSize:   blockSize,
 		replication: replication,
 		topo:        placement.Topology{RackOf: racks, Down: make([]bool, len(rackOf))},
-		rng:         rng,
+		seed:        rng.Uint64(),
 		files:       make(map[string]*file),
 		onNode:      make(map[sched.NodeID][]blockRef),
 	}
@@ -64,9 +70,12 @@ func (b *blockMap) ensure(name string, size, blockSize int64) (*file, error) {
 	}
 	n := max(1, (size+blockSize-1)/blockSize)
 	f := &file{size: size, blocks: make([]block, n)}
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	rng := b.stream(h.Sum64())
 	for i := range f.blocks {
 		bytes := min(blockSize, size-int64(i)*blockSize)
-		nodes, err := placement.RackAware(b.rng, b.topo, placement.NoWriter, b.replication)
+		nodes, err := placement.RackAware(rng, b.topo, placement.NoWriter, b.replication)
 		if err != nil {
 			return nil, fmt.Errorf("file %q block %d: %w", name, i, err)
 		}
@@ -80,10 +89,22 @@ func (b *blockMap) ensure(name string, size, blockSize int64) (*file, error) {
 	return f, nil
 }
 
+// stream is the placement stream for a key (a file, an attempt).
+func (b *blockMap) stream(key uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(b.seed, key))
+}
+
+// attemptStream is the stream an attempt's replica choices draw from: its
+// own, so they do not depend on what other jobs drew before it.
+func (b *blockMap) attemptStream(a sched.Attempt) *rand.Rand {
+	try := (uint64(a.Attempt)<<1 | uint64(a.Kind) + 1) * 0x9e3779b97f4a7c15
+	return rand.New(rand.NewPCG(b.seed^try, uint64(a.Job)<<32|uint64(uint32(a.Task))))
+}
+
 // source picks the replica a reader on node should read: its own, else one
-// on its rack, else any; ties are broken with the seeded stream. It
-// reports false when no live replica is left.
-func (b *blockMap) source(blk *block, reader sched.NodeID) (sched.NodeID, sched.Locality, bool) {
+// on its rack, else any; ties are broken with rng. It reports false when
+// no live replica is left.
+func (b *blockMap) source(blk *block, reader sched.NodeID, rng *rand.Rand) (sched.NodeID, sched.Locality, bool) {
 	best, bestLoc, seen := sched.NodeID(-1), sched.OffRack, 0
 	for _, n := range blk.replicas {
 		loc := b.locality(n, reader)
@@ -92,7 +113,7 @@ func (b *blockMap) source(blk *block, reader sched.NodeID) (sched.NodeID, sched.
 			best, bestLoc, seen = n, loc, 1
 		case loc == bestLoc:
 			seen++
-			if b.rng.IntN(seen) == 0 {
+			if rng.IntN(seen) == 0 {
 				best = n
 			}
 		}
@@ -111,8 +132,8 @@ func (b *blockMap) locality(holder, reader sched.NodeID) sched.Locality {
 }
 
 // pipeline places the replicas of a block written by node, writer first.
-func (b *blockMap) pipeline(writer sched.NodeID) ([]sched.NodeID, error) {
-	nodes, err := placement.RackAware(b.rng, b.topo, int(writer), b.replication)
+func (b *blockMap) pipeline(writer sched.NodeID, rng *rand.Rand) ([]sched.NodeID, error) {
+	nodes, err := placement.RackAware(rng, b.topo, int(writer), b.replication)
 	if err != nil {
 		return nil, err
 	}

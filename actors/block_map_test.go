@@ -50,6 +50,7 @@ func TestBlockMapSplitsAndPlaces(t *testing.T) {
 
 func TestBlockMapSourcePrefersClosest(t *testing.T) {
 	b := newBlockMap(128, 3, fourRacksOfTen(), rand.New(rand.NewPCG(2, 2)))
+	rng := rand.New(rand.NewPCG(9, 9)) // the attempt's stream
 	blk := &block{bytes: 128, replicas: []sched.NodeID{3, 25, 27}}
 	tests := []struct {
 		reader sched.NodeID
@@ -64,7 +65,7 @@ func TestBlockMapSourcePrefersClosest(t *testing.T) {
 	for _, tt := range tests {
 		seen := map[sched.NodeID]bool{}
 		for range 100 {
-			n, loc, ok := b.source(blk, tt.reader)
+			n, loc, ok := b.source(blk, tt.reader, rng)
 			require.True(t, ok)
 			assert.Equal(t, tt.loc, loc)
 			seen[n] = true
@@ -82,6 +83,7 @@ func TestBlockMapSourcePrefersClosest(t *testing.T) {
 
 func TestBlockMapNodeDown(t *testing.T) {
 	b := newBlockMap(100, 3, fourRacksOfTen(), rand.New(rand.NewPCG(3, 3)))
+	rng := rand.New(rand.NewPCG(9, 9)) // the attempt's stream
 	f, err := b.ensure("in", 5000, 100)
 	require.NoError(t, err)
 	victim := f.blocks[0].replicas[0]
@@ -91,11 +93,11 @@ func TestBlockMapNodeDown(t *testing.T) {
 	}
 	assert.Len(t, f.blocks[0].replicas, 2)
 	for range 50 {
-		nodes, err := b.pipeline(sched.NodeID((victim + 1) % 40))
+		nodes, err := b.pipeline(sched.NodeID((victim+1)%40), rng)
 		require.NoError(t, err)
 		assert.NotContains(t, nodes, victim)
 	}
 	lonely := &block{replicas: nil}
-	_, _, ok := b.source(lonely, 0)
+	_, _, ok := b.source(lonely, 0, rng)
 	assert.False(t, ok)
 }

@@ -115,9 +115,10 @@ func (c *Coordinator) launch(ctx actor.Context, id sched.JobID, kind sched.TaskK
 func (c *Coordinator) taskSpec(job *coordJob, a sched.Attempt, node sched.NodeID) (TaskSpec, error) {
 	s := &job.spec
 	spec := TaskSpec{Model: s.Model, Slowdown: 1, Locality: sched.OffRack}
+	rng := c.blocks.attemptStream(a)
 	if a.Kind == sched.Map {
 		blk := &job.input.blocks[a.Task]
-		src, loc, ok := c.blocks.source(blk, node)
+		src, loc, ok := c.blocks.source(blk, node, rng)
 		if !ok {
 			return spec, fmt.Errorf("block %d of %q has no live replica", a.Task, inputName(a.Job, *s))
 		}
@@ -132,7 +133,7 @@ func (c *Coordinator) taskSpec(job *coordJob, a sched.Attempt, node sched.NodeID
 		spec.OutputBytes = share(s.OutputBytes, s.Reduces, int(a.Task))
 	}
 	if spec.OutputBytes > 0 {
-		pipeline, err := c.blocks.pipeline(node)
+		pipeline, err := c.blocks.pipeline(node, rng)
 		if err != nil {
 			return spec, fmt.Errorf("output of %v: %w", a, err)
 		}
