@@ -27,6 +27,9 @@ type Report struct {
 	Summary Summary
 	// Network holds the solver's work counters.
 	Network netmodel.Stats
+	// ReferenceWall is the wall time the reference runs took
+	// (Config.Slowdown), which the run's own speed leaves out.
+	ReferenceWall time.Duration
 }
 
 // Build validates the configuration and spawns the cluster's actors:
@@ -121,7 +124,7 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 		}
 	}
 	c.nodes = dir.Nodes
-	first := sched.JobID(1)
+	first := max(1, cfg.firstJob)
 	for s, jobs := range cfg.Workload {
 		name := fmt.Sprintf("client-%d", s)
 		if _, err := c.spawnActor(name, actors.NewClient(jobs, first, coordinator, c.deps(name))); err != nil {
@@ -150,8 +153,27 @@ func (c *Cluster) Runtime() *Runtime { return c.rt }
 func (c *Cluster) Run() (*Report, error) {
 	res := c.rt.Run()
 	results, err := c.rec.results(res.End)
+	var refWall time.Duration
+	if c.cfg.Slowdown && res.Err == nil {
+		start := time.Now()
+		// Only jobs that succeeded have a slowdown.
+		done := []int{} // not nil: nil means every job
+		for _, j := range results.Jobs {
+			if j.Status == JobSucceeded {
+				done = append(done, int(j.ID)-1)
+			}
+		}
+		refs, rerr := referenceRuntimes(c.cfg, done, 0)
+		if rerr != nil {
+			return &Report{Result: res, Results: results}, rerr
+		}
+		for i := range results.Jobs {
+			results.Jobs[i].Reference = refs[results.Jobs[i].ID-1]
+		}
+		refWall = time.Since(start)
+	}
 	rep := &Report{
-		Result: res, Results: results, Network: c.network.Stats(),
+		Result: res, Results: results, Network: c.network.Stats(), ReferenceWall: refWall,
 		Summary: Summarize(results, [2]int{c.cfg.MapSlots * c.cfg.Nodes(), c.cfg.ReduceSlots * c.cfg.Nodes()}, res.End),
 	}
 	if res.Err != nil {

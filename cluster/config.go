@@ -66,6 +66,14 @@ type Config struct {
 	Workload [][]workload.JobSpec
 
 	Events, Choices bool // record the event and choice logs
+	// Slowdown runs every job alone on an empty copy of the cluster after
+	// the run, for its reference runtime (ReferenceRuntimes), and reports
+	// slowdowns. It costs one extra run per distinct job.
+	Slowdown bool
+
+	// firstJob is the ID of the workload's first job (0: 1), so that a
+	// reference run keeps the job's ID and with it its input file.
+	firstJob sched.JobID
 }
 
 // DefaultConfig is a small cluster with Hadoop's defaults: 2 racks of 10

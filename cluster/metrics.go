@@ -26,6 +26,18 @@ const (
 type JobResult struct {
 	actors.JobRecord
 	Status JobStatus
+	// Reference is the job's response time alone on the empty cluster
+	// (Config.Slowdown); 0 when not measured or when it failed alone.
+	Reference time.Duration
+}
+
+// Slowdown is the job's response time over its reference runtime, 0 when
+// either is missing.
+func (j *JobResult) Slowdown() float64 {
+	if j.Status != JobSucceeded || j.Reference <= 0 {
+		return 0
+	}
+	return float64(j.Finish-j.Submit) / float64(j.Reference)
 }
 
 // Results are a run's records, sorted: jobs by ID, attempts by attempt.

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"sort"
@@ -16,11 +17,12 @@ type Summary map[string]float64
 
 // MetricNames are the names a Summary may hold. Response-time and
 // locality metrics are absent from runs where no job succeeded or no map
-// ran.
+// ran; slowdowns from runs without reference runs (Config.Slowdown).
 var MetricNames = []string{
 	"flows.aborted", "flows.bytes", "flows.completed",
 	"jobs.cut_off", "jobs.failed", "jobs.makespan",
 	"jobs.response_time.mean", "jobs.response_time.p50", "jobs.response_time.p95", "jobs.response_time.p99",
+	"jobs.slowdown.mean", "jobs.slowdown.p50", "jobs.slowdown.p95", "jobs.slowdown.p99", "jobs.slowdown.v95",
 	"jobs.submitted", "jobs.succeeded", "run.end",
 	"slots.utilisation.map", "slots.utilisation.reduce",
 	"tasks.attempts", "tasks.failed", "tasks.killed",
@@ -50,7 +52,7 @@ func Summarize(res *Results, slots [2]int, end time.Duration) Summary {
 }
 
 func summarizeJobs(s Summary, res *Results) {
-	var rts []float64
+	var rts, slows []float64
 	counts := map[JobStatus]int{}
 	first, last := math.Inf(1), math.Inf(-1)
 	for _, j := range res.Jobs {
@@ -58,6 +60,9 @@ func summarizeJobs(s Summary, res *Results) {
 		first = math.Min(first, j.Submit.Seconds())
 		if j.Status == JobSucceeded {
 			rts = append(rts, (j.Finish - j.Submit).Seconds())
+			if sd := j.Slowdown(); sd > 0 {
+				slows = append(slows, sd)
+			}
 			last = math.Max(last, j.Finish.Seconds())
 		}
 	}
@@ -68,12 +73,24 @@ func summarizeJobs(s Summary, res *Results) {
 	if len(rts) == 0 {
 		return
 	}
-	slices.Sort(rts)
-	s["jobs.response_time.mean"] = mean(rts)
-	s["jobs.response_time.p50"] = percentile(rts, 50)
-	s["jobs.response_time.p95"] = percentile(rts, 95)
-	s["jobs.response_time.p99"] = percentile(rts, 99)
+	s.distribution("jobs.response_time", rts)
 	s["jobs.makespan"] = last - first
+	if len(slows) == 0 {
+		return
+	}
+	// Ghit & Epema's variability V(95) is the p95 slowdown over the median.
+	s.distribution("jobs.slowdown", slows)
+	s["jobs.slowdown.v95"] = s["jobs.slowdown.p95"] / s["jobs.slowdown.p50"]
+}
+
+// distribution sets the mean, p50, p95 and p99 of xs under the prefix; it
+// sorts xs.
+func (s Summary) distribution(prefix string, xs []float64) {
+	slices.Sort(xs)
+	s[prefix+".mean"] = mean(xs)
+	for _, p := range []float64{50, 95, 99} {
+		s[fmt.Sprintf("%s.p%.0f", prefix, p)] = percentile(xs, p)
+	}
 }
 
 func summarizeAttempts(s Summary, res *Results, slots [2]int, end time.Duration) {

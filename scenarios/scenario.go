@@ -41,6 +41,9 @@ type RunTable struct {
 	Deterministic *bool    `toml:"deterministic"`
 	Until         Duration `toml:"until"`
 	StallAfter    Duration `toml:"stall_after"`
+	// Slowdown runs each job alone after the run for its reference
+	// runtime, so the summary reports slowdowns (cluster.Config.Slowdown).
+	Slowdown bool `toml:"slowdown"`
 }
 
 // ClusterTable is [cluster]: the shape of the cluster and its rates.
@@ -168,7 +171,7 @@ func allUnknownKeys(list ErrorList) bool {
 func defaults() File {
 	d := cluster.DefaultConfig()
 	return File{
-		Run: RunTable{Clock: "virtual"},
+		Run: RunTable{Clock: "virtual", Slowdown: true},
 		Cluster: ClusterTable{
 			Racks: d.Racks, NodesPerRack: d.NodesPerRack, MapSlots: d.MapSlots, ReduceSlots: d.ReduceSlots,
 			DiskRead: Rate(d.DiskRead), DiskWrite: Rate(d.DiskWrite), NIC: Rate(d.NIC),
@@ -200,6 +203,7 @@ func (f *File) config(dir string) (cluster.Config, []error) {
 		errs = append(errs, Invalid("run.deterministic", true, "needs the virtual clock; scaled and wall runs are concurrent"))
 	}
 	c.Concurrent = !deterministic
+	c.Slowdown = f.Run.Slowdown
 	t := f.Cluster
 	c.Racks, c.NodesPerRack, c.MapSlots, c.ReduceSlots = t.Racks, t.NodesPerRack, t.MapSlots, t.ReduceSlots
 	c.DiskRead, c.DiskWrite, c.NIC = float64(t.DiskRead), float64(t.DiskWrite), float64(t.NIC)

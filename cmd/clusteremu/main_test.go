@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"encoding/csv"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -37,6 +39,16 @@ func TestRunDefaultScenario(t *testing.T) {
 	assert.Equal(t, 0, code, errs.String())
 	assert.Contains(t, out.String(), "jobs      200 submitted, 200 succeeded, 0 failed, 0 cut off")
 	assert.Contains(t, out.String(), "expect    2 of 2 passed")
+	// Slowdowns are against each job's reference run: none is below 1
+	// beyond placement luck (a job whose tasks land on better-placed
+	// slots under contention than alone; see cluster/solo.go).
+	m := regexp.MustCompile(`slowdown  mean (\S+)  p50 (\S+)  p95 (\S+)`).FindStringSubmatch(out.String())
+	require.NotNil(t, m, out.String())
+	for _, v := range m[1:] {
+		f, err := strconv.ParseFloat(v, 64)
+		require.NoError(t, err)
+		assert.GreaterOrEqual(t, f, 0.98, v)
+	}
 }
 
 func TestRunWritesIdenticalOutputs(t *testing.T) {
@@ -58,6 +70,15 @@ func TestRunWritesIdenticalOutputs(t *testing.T) {
 	jobs, err := os.ReadFile(filepath.Join(dirs[0], "jobs.csv"))
 	require.NoError(t, err)
 	assert.Equal(t, 1+12, strings.Count(string(jobs), "\n"), "a header and 12 jobs")
+	rows, err := csv.NewReader(bytes.NewReader(jobs)).ReadAll()
+	require.NoError(t, err)
+	col := slices.Index(rows[0], "slowdown")
+	require.GreaterOrEqual(t, col, 0, rows[0])
+	for _, row := range rows[1:] {
+		sd, err := strconv.ParseFloat(row[col], 64)
+		require.NoError(t, err, row)
+		assert.GreaterOrEqual(t, sd, 0.98, row)
+	}
 	assert.FileExists(t, filepath.Join(dirs[0], "run.json"))
 }
 

@@ -39,7 +39,8 @@ func writeOutputs(dir string, sc *scenarios.Scenario, cfg cluster.Config, rep *c
 	host, _ := os.Hostname()
 	run := map[string]any{
 		"wall_seconds": wall.Seconds(), "speed": rep.Result.End.Seconds() / wall.Seconds(),
-		"messages": rep.Result.Steps, "dead_letters": rep.Result.DeadLetters,
+		"reference_wall_seconds": rep.ReferenceWall.Seconds(),
+		"messages":               rep.Result.Steps, "dead_letters": rep.Result.DeadLetters,
 		"host": host, "go": runtime.Version(), "goos": runtime.GOOS, "goarch": runtime.GOARCH,
 	}
 	if err := writeJSON(filepath.Join(dir, "run.json"), run); err != nil {
@@ -114,14 +115,18 @@ func secs(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f',
 
 func jobRows(res *cluster.Results) [][]string {
 	rows := [][]string{{"job", "name", "pool", "status", "reason", "submit", "start", "finish", "response",
-		"maps", "reduces", "input_bytes", "shuffle_bytes", "output_bytes"}}
+		"reference", "slowdown", "maps", "reduces", "input_bytes", "shuffle_bytes", "output_bytes"}}
 	for _, j := range res.Jobs {
 		start := ""
 		if j.Start >= 0 {
 			start = secs(j.Start)
 		}
+		ref, slowdown := "", ""
+		if sd := j.Slowdown(); sd > 0 {
+			ref, slowdown = secs(j.Reference), strconv.FormatFloat(sd, 'f', 4, 64)
+		}
 		rows = append(rows, []string{fmt.Sprint(j.ID), j.Name, j.Pool, string(j.Status), j.Reason,
-			secs(j.Submit), start, secs(j.Finish), secs(j.Finish - j.Submit),
+			secs(j.Submit), start, secs(j.Finish), secs(j.Finish - j.Submit), ref, slowdown,
 			fmt.Sprint(j.Maps), fmt.Sprint(j.Reduces), fmt.Sprint(j.InputBytes), fmt.Sprint(j.ShuffleBytes), fmt.Sprint(j.OutputBytes)})
 	}
 	return rows

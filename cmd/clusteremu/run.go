@@ -91,7 +91,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	start := time.Now()
 	rep, runErr := c.Run()
-	wall := time.Since(start)
+	wall := time.Since(start) - rep.ReferenceWall // the run's own
 	stop()
 	printSummary(stdout, cfg, rep, wall)
 	if *out != "" {
@@ -150,6 +150,10 @@ func printSummary(w io.Writer, cfg cluster.Config, rep *cluster.Report, wall tim
 		s["jobs.submitted"], s["jobs.succeeded"], s["jobs.failed"], s["jobs.cut_off"])
 	fmt.Fprintf(w, "response  mean %.1fs  p50 %.1fs  p95 %.1fs  p99 %.1fs\n",
 		s["jobs.response_time.mean"], s["jobs.response_time.p50"], s["jobs.response_time.p95"], s["jobs.response_time.p99"])
+	if _, ok := s["jobs.slowdown.p50"]; ok {
+		fmt.Fprintf(w, "slowdown  mean %.2f  p50 %.2f  p95 %.2f  p99 %.2f  (p95/p50 %.2f; vs. each job alone)\n",
+			s["jobs.slowdown.mean"], s["jobs.slowdown.p50"], s["jobs.slowdown.p95"], s["jobs.slowdown.p99"], s["jobs.slowdown.v95"])
+	}
 	fmt.Fprintf(w, "locality  node %.1f%%  rack %.1f%%  remote %.1f%%\n",
 		100*s["tasks.locality.node"], 100*s["tasks.locality.rack"], 100*s["tasks.locality.remote"])
 	fmt.Fprintf(w, "slots     map %.1f%%  reduce %.1f%% busy\n", 100*s["slots.utilisation.map"], 100*s["slots.utilisation.reduce"])
@@ -158,6 +162,10 @@ func printSummary(w io.Writer, cfg cluster.Config, rep *cluster.Report, wall tim
 	fmt.Fprintf(w, "time      %v emulated (%s) in %v wall: %.0f× real time, %d messages, %s clock\n",
 		emulated.Round(time.Second), rep.Result.Reason, wall.Round(time.Millisecond), emulated.Seconds()/wall.Seconds(),
 		rep.Result.Steps, clockName(cfg))
+	if rep.ReferenceWall > 0 {
+		fmt.Fprintf(w, "reference %d jobs run alone for their slowdowns in %v wall (run.slowdown = false skips them)\n",
+			len(rep.Results.Jobs), rep.ReferenceWall.Round(time.Millisecond))
+	}
 	if rep.Result.Lag > 0 {
 		fmt.Fprintf(w, "lag       emulated time held back %v (at most %v at once): the machine could not keep up\n",
 			rep.Result.Lag.Round(time.Millisecond), rep.Result.MaxLate.Round(time.Millisecond))
