@@ -220,6 +220,23 @@ func TestRunSet(t *testing.T) {
 	assert.Contains(t, out.String(), "FAIL expect jobs.succeeded == 200: measured 5")
 }
 
+func TestRunFlagsOverrideSets(t *testing.T) {
+	// --set re-decodes the scenario; --until and --seed still hold,
+	// before or after it.
+	for _, args := range [][]string{
+		{"run", "--until", "30s", "--seed", "3", "--set", "run.seed=9"},
+		{"run", "--set", "run.seed=9", "--until", "30s", "--seed", "3"},
+	} {
+		var out, errs bytes.Buffer
+		dir := t.TempDir()
+		run(append(args, "--quiet", "--out", dir), &out, &errs)
+		assert.Contains(t, out.String(), "30s emulated (deadline)", args)
+		summary, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+		require.NoError(t, err)
+		assert.Contains(t, string(summary), "\"seed\": 3\n", args)
+	}
+}
+
 func TestProgressLine(t *testing.T) {
 	cfg := cluster.DefaultConfig()
 	c, err := cluster.Build(cfg)

@@ -59,17 +59,18 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
+	// --set re-decodes the scenario, so the flags that override the
+	// decoded config come after it.
+	sc, err = applySets(sc, sets)
 	fs.Visit(func(f *flag.Flag) {
-		switch f.Name {
-		case "seed":
+		switch {
+		case err != nil:
+		case f.Name == "seed":
 			sc, err = sc.WithSeed(*seed)
-		case "until":
+		case f.Name == "until":
 			sc.Config.Until = *until
 		}
 	})
-	if err == nil {
-		sc, err = applySets(sc, sets)
-	}
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 2
