@@ -22,6 +22,12 @@ type CoordinatorConfig struct {
 	// AssignMultiple fills every free slot of a heartbeating node; when
 	// false a heartbeat gets at most one task of each kind.
 	AssignMultiple bool
+	// CommitPendingRunning reproduces Hadoop's commit-pending counting
+	// (Zaharia et al. §4.1): a task that finished its work still counts as
+	// running for its job while the heartbeat that reports it offers its
+	// slot, so the slot goes to another job and sticky slots do not form.
+	// Off, the job is told first and is the one furthest below its share.
+	CommitPendingRunning bool
 	// PolicyTick is the period of the policy's Tick (preemption, share
 	// updates); 0 never ticks.
 	PolicyTick  time.Duration
@@ -64,6 +70,7 @@ type coordJob struct {
 	input    *file
 	maps     int
 	attempts [2][]int32 // next attempt number by kind and task
+	client   *actor.PID // told when the job ends; nil for open streams
 }
 
 // livenessTick checks for nodes that stopped heartbeating.
@@ -147,9 +154,10 @@ func (c *Coordinator) updateSlots() {
 func (c *Coordinator) handleSubmit(ctx actor.Context, msg *SubmitJob) {
 	now := c.deps.Clock.Now()
 	spec := msg.Spec
+	spec.Submit = now // a closed worker's spec holds its think time
 	c.deps.Metrics.JobSubmitted(msg.ID, spec.Name, now)
 	maps := spec.MapCount(c.cfg.BlockSize)
-	job := &coordJob{spec: spec, maps: maps}
+	job := &coordJob{spec: spec, maps: maps, client: msg.Client}
 	job.attempts = [2][]int32{make([]int32, maps), make([]int32, spec.Reduces)}
 	c.jobs[msg.ID] = job
 	c.table.add(sched.Job{

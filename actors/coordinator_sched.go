@@ -39,7 +39,12 @@ func (c *Coordinator) handleHeartbeat(ctx actor.Context, hb *Heartbeat) {
 	}
 	now := c.deps.Clock.Now()
 	n.last = now
+	var committing []AttemptEnded
 	for _, e := range hb.Ended {
+		if c.cfg.CommitPendingRunning && e.Outcome == sched.Succeeded {
+			committing = append(committing, e)
+			continue
+		}
 		c.attemptEnded(e.Attempt, e.Outcome)
 	}
 	// Launches still on their way to the node will take slots it reports
@@ -51,6 +56,9 @@ func (c *Coordinator) handleHeartbeat(ctx actor.Context, hb *Heartbeat) {
 	c.policy.Heartbeat(now, hb.Node)
 	for _, kind := range []sched.TaskKind{sched.Map, sched.Reduce} {
 		c.offer(ctx, hb.Node, kind, free[kind])
+	}
+	for _, e := range committing {
+		c.attemptEnded(e.Attempt, e.Outcome)
 	}
 }
 
@@ -144,8 +152,12 @@ func (c *Coordinator) taskSpec(job *coordJob, a sched.Attempt, node sched.NodeID
 
 // handleJobEnded forgets the job and kills whatever of it still runs.
 func (c *Coordinator) handleJobEnded(ctx actor.Context, msg *JobEnded) {
-	if _, ok := c.jobs[msg.Job]; !ok {
+	job, ok := c.jobs[msg.Job]
+	if !ok {
 		return
+	}
+	if job.client != nil {
+		ctx.Send(job.client, msg)
 	}
 	for _, a := range c.runningOf(msg.Job) {
 		c.cfg.Directory.relay(ctx, c.running[a], &KillTask{Attempt: a, Reason: "job ended"})

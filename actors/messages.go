@@ -20,6 +20,9 @@ import (
 type SubmitJob struct {
 	ID   sched.JobID
 	Spec workload.JobSpec
+	// Client, when set, is told the job's JobEnded: a closed-loop stream
+	// submits its next job only after the last one ended.
+	Client *actor.PID
 }
 
 // WorkloadSubmitted says the client has submitted its last job.

@@ -105,8 +105,8 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	coordinator, err := c.spawnActor("coordinator", actors.NewCoordinator(actors.CoordinatorConfig{
 		RackOf: rackOf, BlockSize: cfg.BlockSize, Replication: cfg.Replication,
 		Heartbeat: cfg.Heartbeat, DeadAfter: time.Duration(cfg.DeadAfter) * cfg.Heartbeat,
-		AssignMultiple: cfg.AssignMultiple, PolicyTick: cfg.PolicyTick,
-		SlowStart: cfg.SlowStart, MaxAttempts: cfg.MaxAttempts, Streams: len(cfg.Workload),
+		AssignMultiple: cfg.AssignMultiple, PolicyTick: cfg.PolicyTick, CommitPendingRunning: cfg.CommitPendingRunning,
+		SlowStart: cfg.SlowStart, MaxAttempts: cfg.MaxAttempts, Streams: len(cfg.Workload) + len(cfg.Closed),
 		Fabric: fabric, Directory: dir,
 	}, policy, c.deps("coordinator")))
 	if err != nil {
@@ -128,6 +128,13 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	for s, jobs := range cfg.Workload {
 		name := fmt.Sprintf("client-%d", s)
 		if _, err := c.spawnActor(name, actors.NewClient(jobs, first, coordinator, c.deps(name))); err != nil {
+			return err
+		}
+		first += sched.JobID(len(jobs))
+	}
+	for w, jobs := range cfg.Closed {
+		name := fmt.Sprintf("worker-%d", w)
+		if _, err := c.spawnActor(name, actors.NewClosedClient(jobs, first, coordinator, c.deps(name))); err != nil {
 			return err
 		}
 		first += sched.JobID(len(jobs))
@@ -156,11 +163,12 @@ func (c *Cluster) Run() (*Report, error) {
 	var refWall time.Duration
 	if c.cfg.Slowdown && res.Err == nil {
 		start := time.Now()
-		// Only jobs that succeeded have a slowdown.
-		done := []int{} // not nil: nil means every job
+		// Only jobs that succeeded have a slowdown; each is run alone
+		// from the instant it was submitted.
+		done := map[int]time.Duration{}
 		for _, j := range results.Jobs {
 			if j.Status == JobSucceeded {
-				done = append(done, int(j.ID)-1)
+				done[int(j.ID)-1] = j.Submit
 			}
 		}
 		refs, rerr := referenceRuntimes(c.cfg, done, 0)

@@ -339,3 +339,26 @@ func TestJobFailsWithAReasonWhenItsInputIsLost(t *testing.T) {
 	assert.Regexp(t, `^block \d+ of "input-1" has no live replica$`, job.Reason)
 	assert.Equal(t, EndDone, rep.Result.Reason, "a failed job ends the run like any other")
 }
+
+func TestClosedWorkersSubmitAfterEachJobEnds(t *testing.T) {
+	// Two closed-loop workers of three jobs each, thinking 10 s between
+	// a job's end and the next submission, next to one open stream.
+	cfg := smallCluster()
+	job := workload.JobSpec{InputBytes: 2 * mib, MapCPU: workload.PerMiB(20 * time.Second), Submit: 10 * time.Second}
+	worker := []workload.JobSpec{job, job, job}
+	worker[0].Submit = time.Second
+	cfg.Closed = [][]workload.JobSpec{worker, worker}
+	cfg.Workload = [][]workload.JobSpec{{{Name: "open", InputBytes: mib, MapCPU: workload.PerMiB(time.Second)}}}
+	rep := run(t, cfg)
+	jobs := rep.Results.Jobs
+	require.Len(t, jobs, 7)
+	assert.Equal(t, "open", jobs[0].Name, "open streams' jobs come first")
+	for w := range 2 {
+		first := 1 + 3*w // index of the worker's first job
+		assert.Equal(t, time.Second, jobs[first].Submit)
+		for i := first + 1; i < first+3; i++ {
+			require.Equal(t, JobSucceeded, jobs[i-1].Status)
+			assert.Equal(t, jobs[i-1].Finish+10*time.Second, jobs[i].Submit, "job %d", jobs[i].ID)
+		}
+	}
+}

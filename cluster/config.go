@@ -60,10 +60,19 @@ type Config struct {
 	SlowStart      float64
 	MaxAttempts    int
 	ParallelCopies int
+	// CommitPendingRunning counts a finished task as its job's until the
+	// heartbeat that reports it has offered its slot: Hadoop's behaviour
+	// that hides sticky slots (actors.CoordinatorConfig).
+	CommitPendingRunning bool
 
 	// Workload holds one job list per client stream, each sorted by
 	// submission time.
 	Workload [][]workload.JobSpec
+	// Closed holds one job list per closed-loop worker: its first job is
+	// submitted at its Submit, each later one Submit (the think time)
+	// after the one before it ended. Closed jobs are numbered after the
+	// open streams' jobs.
+	Closed [][]workload.JobSpec
 
 	Events, Choices bool // record the event and choice logs
 	// Slowdown runs every job alone on an empty copy of the cluster after
@@ -166,5 +175,26 @@ func (c *Config) validateWorkload() []error {
 			}
 		}
 	}
+	for w, jobs := range c.Closed {
+		for i := range jobs {
+			if err := jobs[i].Validate(); err != nil {
+				errs = append(errs, fmt.Errorf("closed worker %d, job %d (%s): %w", w, i, jobs[i].Name, err))
+			}
+		}
+	}
 	return errs
+}
+
+// Jobs lists every job of the workload in ID order (ID = index + 1): the
+// open streams' jobs, then the closed workers'. A closed job's Submit is
+// its think time.
+func (c *Config) Jobs() []workload.JobSpec {
+	var jobs []workload.JobSpec
+	for _, stream := range c.Workload {
+		jobs = append(jobs, stream...)
+	}
+	for _, worker := range c.Closed {
+		jobs = append(jobs, worker...)
+	}
+	return jobs
 }

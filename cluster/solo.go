@@ -3,6 +3,7 @@ package cluster
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -30,26 +31,29 @@ import (
 // out a little below 1.
 
 // ReferenceRuntimes returns each job's response time alone on an empty
-// copy of the configured cluster, indexed as the flattened workload (job
-// ID − 1). A job that does not succeed alone gets 0. Jobs with equal
-// specs share one run; runs go parallel ways at once (0: one per CPU).
+// copy of the configured cluster, indexed as Config.Jobs (job ID − 1), with
+// every job submitted at its Submit (a closed worker's job at its think
+// time). A job that does not succeed alone gets 0. Jobs with equal specs
+// reading one shared file share one run; runs go parallel ways at once
+// (0: one per CPU).
 func ReferenceRuntimes(cfg Config, parallel int) ([]time.Duration, error) {
-	return referenceRuntimes(cfg, nil, parallel)
+	jobs := cfg.Jobs()
+	submits := make(map[int]time.Duration, len(jobs))
+	for i, j := range jobs {
+		submits[i] = j.Submit
+	}
+	return referenceRuntimes(cfg, submits, parallel)
 }
 
-// referenceRuntimes measures the jobs whose indices are in only (all when
-// nil).
-func referenceRuntimes(cfg Config, only []int, parallel int) ([]time.Duration, error) {
-	var jobs []workload.JobSpec
-	for _, stream := range cfg.Workload {
-		jobs = append(jobs, stream...)
+// referenceRuntimes measures the jobs whose indices are keys of submits,
+// each submitted at its instant there.
+func referenceRuntimes(cfg Config, submits map[int]time.Duration, parallel int) ([]time.Duration, error) {
+	jobs := cfg.Jobs()
+	only := make([]int, 0, len(submits))
+	for i := range submits {
+		only = append(only, i)
 	}
-	if only == nil {
-		only = make([]int, len(jobs))
-		for i := range only {
-			only[i] = i
-		}
-	}
+	slices.Sort(only)
 	refs := make([]time.Duration, len(jobs))
 	// Jobs of one shape reading one shared file share a run. A job
 	// with a private input is its own shape: its file is named by its
@@ -57,7 +61,9 @@ func referenceRuntimes(cfg Config, only []int, parallel int) ([]time.Duration, e
 	byShape := map[soloShape][]int{}
 	var shapes []soloShape
 	for _, i := range only {
-		shape := soloShape{spec: soloSpec(jobs[i], cfg.Heartbeat), id: sched.JobID(i + 1)}
+		spec := jobs[i]
+		spec.Submit = submits[i]
+		shape := soloShape{spec: soloSpec(spec, cfg.Heartbeat), id: sched.JobID(i + 1)}
 		if shape.spec.InputFile != "" {
 			shape.id = 0
 		}
@@ -114,7 +120,7 @@ func soloSpec(j workload.JobSpec, heartbeat time.Duration) workload.JobSpec {
 // soloRun runs one job alone and returns its response time, 0 when it
 // failed.
 func soloRun(cfg Config, job workload.JobSpec, id sched.JobID) (time.Duration, error) {
-	cfg.Workload, cfg.firstJob = [][]workload.JobSpec{{job}}, id
+	cfg.Workload, cfg.Closed, cfg.firstJob = [][]workload.JobSpec{{job}}, nil, id
 	cfg.Clock, cfg.Concurrent, cfg.Speedup = Virtual, false, 0
 	cfg.Until, cfg.Events, cfg.Choices = 0, false, false
 	cfg.Slowdown = false
