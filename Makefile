@@ -52,9 +52,9 @@ fuzz:
 		done; \
 	done
 
-## validate: the paper reproductions at full size
-validate:
-	CLUSTEREMU_VALIDATE=1 $(GO) test -count=1 -run 'Validate' ./...
+## validate: the paper reproductions at full size, one row per result
+validate: build
+	./bin/clusteremu reproduce scenarios/papers/*/*.toml
 
 clean:
 	rm -rf bin .bin

@@ -23,7 +23,7 @@ var MetricNames = []string{
 	"jobs.cut_off", "jobs.failed", "jobs.makespan",
 	"jobs.response_time.mean", "jobs.response_time.p50", "jobs.response_time.p95", "jobs.response_time.p99",
 	"jobs.slowdown.mean", "jobs.slowdown.p50", "jobs.slowdown.p95", "jobs.slowdown.p99", "jobs.slowdown.v95",
-	"jobs.submitted", "jobs.succeeded", "run.end",
+	"jobs.submitted", "jobs.succeeded", "jobs.throughput", "run.end",
 	"slots.utilisation.map", "slots.utilisation.reduce",
 	"tasks.attempts", "tasks.failed", "tasks.killed",
 	"tasks.locality.node", "tasks.locality.rack", "tasks.locality.remote",
@@ -75,6 +75,10 @@ func summarizeJobs(s Summary, res *Results) {
 	}
 	s.distribution("jobs.response_time", rts)
 	s["jobs.makespan"] = last - first
+	if last > first {
+		// Jobs finished per emulated hour, first submission to last end.
+		s["jobs.throughput"] = float64(len(rts)) / (last - first) * 3600
+	}
 	if len(slows) == 0 {
 		return
 	}

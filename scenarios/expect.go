@@ -12,18 +12,44 @@ import (
 // Expectation is an [[expect]] block: a run passes when the metric
 // compares to the value as the operator says. Values are numbers, or
 // durations ("90s") for time metrics, which are compared in seconds.
+// The operator "~" passes within ± tolerance.
 //
 //	[[expect]]
 //	metric = "jobs.response_time.p95"
 //	op = "<"
 //	value = "90s"
+//
+// A paper reproduction also names the run and the figure it checks: set
+// lists key=value overrides (as --set takes them) for the run the metric
+// is measured on; baseline, when present, makes the measured value the
+// ratio of that run's metric to the metric of the run with the baseline's
+// overrides (baseline = [] is the scenario as written); paper quotes the
+// paper's figure. `clusteremu run` checks only expectations without set or
+// baseline; `clusteremu reproduce` runs every variant.
+//
+//	[[expect]]
+//	set = ["scheduler.delay=true"]
+//	baseline = ["scheduler.delay=false"]
+//	metric = "jobs.throughput"
+//	op = "~"
+//	value = 1.7
+//	tolerance = 0.3
+//	paper = "1.7× (§6.2.1)"
 type Expectation struct {
-	Metric string `toml:"metric"`
-	Op     string `toml:"op"`
-	Value  any    `toml:"value"`
+	Metric    string   `toml:"metric"`
+	Op        string   `toml:"op"`
+	Value     any      `toml:"value"`
+	Tolerance float64  `toml:"tolerance"`
+	Set       []string `toml:"set"`
+	Baseline  []string `toml:"baseline"`
+	Paper     string   `toml:"paper"`
 }
 
-var ops = []string{"<", "<=", ">", ">=", "==", "!="}
+var ops = []string{"<", "<=", ">", ">=", "==", "!=", "~"}
+
+// Plain reports whether the expectation is checked on the scenario's own
+// run: it names no overrides and no baseline.
+func (e *Expectation) Plain() bool { return len(e.Set) == 0 && e.Baseline == nil }
 
 // Validate checks the metric name, the operator and the value.
 func (e *Expectation) Validate() error {
@@ -33,6 +59,16 @@ func (e *Expectation) Validate() error {
 	errs.add(!slices.Contains(ops, e.Op), Invalid("op", e.Op, "must be one of %s", strings.Join(ops, " ")))
 	if _, err := e.number(); err != nil {
 		errs = append(errs, Invalid("value", e.Value, "%v", err))
+	}
+	errs.add(e.Op == "~" && !(e.Tolerance > 0), Invalid("tolerance", e.Tolerance, `must be > 0 with op = "~"`))
+	errs.add(e.Op != "~" && e.Tolerance != 0, Invalid("tolerance", e.Tolerance, `applies only to op = "~"`))
+	for i, set := range append(slices.Clone(e.Set), e.Baseline...) {
+		key := fmt.Sprintf("set[%d]", i)
+		if i >= len(e.Set) {
+			key = fmt.Sprintf("baseline[%d]", i-len(e.Set))
+		}
+		k, _, ok := strings.Cut(set, "=")
+		errs.add(!ok || k == "", Invalid(key, set, "must be key=value"))
 	}
 	return errs.err()
 }
@@ -60,19 +96,44 @@ func (e *Expectation) number() (float64, error) {
 // Check compares the summary's metric with the value; the error says what
 // was measured. A metric the run did not produce fails.
 func (e *Expectation) Check(s cluster.Summary) error {
+	got, ok := s[e.Metric]
+	if !ok {
+		return fmt.Errorf("expect %s: the run measured no %s", e, e.Metric)
+	}
+	return e.Compare(got)
+}
+
+// CheckRatio compares the metric of run over that of the baseline run.
+func (e *Expectation) CheckRatio(run, baseline cluster.Summary) (float64, error) {
+	a, ok := run[e.Metric]
+	b, okb := baseline[e.Metric]
+	if !ok || !okb || b == 0 {
+		return math.NaN(), fmt.Errorf("expect %s: no %s ratio (run %v, baseline %v)", e, e.Metric, a, b)
+	}
+	return a / b, e.Compare(a / b)
+}
+
+// Compare checks a measured value; the error says what was measured.
+func (e *Expectation) Compare(got float64) error {
 	want, err := e.number()
 	if err != nil {
 		return err
 	}
-	got, ok := s[e.Metric]
-	if !ok {
-		return fmt.Errorf("expect %s %s %v: the run measured no %s", e.Metric, e.Op, e.Value, e.Metric)
-	}
 	pass := map[string]bool{
 		"<": got < want, "<=": got <= want, ">": got > want, ">=": got >= want, "==": got == want, "!=": got != want,
+		"~": math.Abs(got-want) <= e.Tolerance,
 	}[e.Op]
 	if !pass {
-		return fmt.Errorf("expect %s %s %v: measured %.6g", e.Metric, e.Op, e.Value, got)
+		return fmt.Errorf("expect %s: measured %.6g", e, got)
 	}
 	return nil
+}
+
+// String is the expectation as "metric op value" ("± tolerance" for ~).
+func (e *Expectation) String() string {
+	s := fmt.Sprintf("%s %s %v", e.Metric, e.Op, e.Value)
+	if e.Op == "~" {
+		s += fmt.Sprintf(" ± %g", e.Tolerance)
+	}
+	return s
 }

@@ -30,6 +30,16 @@ type File struct {
 	Tasks     TasksTable     `toml:"tasks"`
 	Workload  WorkloadTable  `toml:"workload"`
 	Expect    []Expectation  `toml:"expect"`
+	Reproduce ReproduceTable `toml:"reproduce"`
+}
+
+// ReproduceTable is [reproduce], for scenarios that reproduce a paper's
+// result: source cites the paper and the figure or table; reduced lists
+// the key=value overrides of the smaller form CI runs (`clusteremu
+// reproduce --reduced`).
+type ReproduceTable struct {
+	Source  string   `toml:"source"`
+	Reduced []string `toml:"reduced"`
 }
 
 // RunTable is [run]: how the run goes.
@@ -81,6 +91,10 @@ type TasksTable struct {
 	SlowStart      float64 `toml:"slow_start"`
 	MaxAttempts    int     `toml:"max_attempts"`
 	ParallelCopies int     `toml:"parallel_copies"`
+	// CommitPendingRunning: a finished task counts as running for its job
+	// while its slot is offered (Hadoop's commit-pending state; true hides
+	// sticky slots, false is the paper's fixed scheduler).
+	CommitPendingRunning bool `toml:"commit_pending_running"`
 }
 
 // WorkloadTable is [workload]: any number of streams of each kind, each a
@@ -89,15 +103,17 @@ type WorkloadTable struct {
 	Synthetic []SyntheticStream `toml:"synthetic"`
 	SWIM      []SWIMStream      `toml:"swim"`
 	Jobs      []JobsStream      `toml:"jobs"`
+	Closed    []ClosedStream    `toml:"closed"`
 }
 
 // Scenario is a decoded, validated scenario.
 type Scenario struct {
-	Name   string
-	Config cluster.Config
-	Expect []Expectation
-	file   File
-	dir    string
+	Name      string
+	Config    cluster.Config
+	Expect    []Expectation
+	Reproduce ReproduceTable
+	file      File
+	dir       string
 }
 
 // WithSeed returns the scenario with both seeds set to seed and its
@@ -140,9 +156,14 @@ func Load(name string, data []byte, dir string) (*Scenario, error) {
 			return nil, err
 		}
 	}
-	sc := &Scenario{Name: name, Expect: f.Expect, file: f, dir: dir}
+	sc := &Scenario{Name: name, Expect: f.Expect, Reproduce: f.Reproduce, file: f, dir: dir}
 	var errs []error
 	sc.Config, errs = f.config(dir)
+	for i, set := range f.Reproduce.Reduced {
+		if k, _, ok := strings.Cut(set, "="); !ok || k == "" {
+			errs = append(errs, Invalid(fmt.Sprintf("reproduce.reduced[%d]", i), set, "must be key=value"))
+		}
+	}
 	for i := range f.Expect {
 		errs = append(errs, Prefix(fmt.Sprintf("expect[%d]", i), f.Expect[i].Validate()))
 	}
@@ -214,13 +235,22 @@ func (f *File) config(dir string) (cluster.Config, []error) {
 	c.Heartbeat, c.ControlLatency, c.DeadAfter = h.Interval.Std(), h.ControlLatency.Std(), h.DeadAfter
 	c.AssignMultiple, c.OutOfBand = h.AssignMultiple, h.OutOfBand
 	c.SlowStart, c.MaxAttempts, c.ParallelCopies = f.Tasks.SlowStart, f.Tasks.MaxAttempts, f.Tasks.ParallelCopies
+	c.CommitPendingRunning = f.Tasks.CommitPendingRunning
 	errs = append(errs, f.scheduler(&c)...)
 	if err := c.Validate(); err != nil {
 		errs = append(errs, fieldErrors(err)...)
 	}
 	var werrs []error
 	c.Workload, werrs = f.Workload.generate(dir, c)
-	return c, append(errs, werrs...)
+	errs = append(errs, werrs...)
+	for i := range f.Workload.Closed {
+		workers, err := f.Workload.Closed[i].workerJobs()
+		if err != nil {
+			errs = append(errs, Prefix(fmt.Sprintf("workload.closed[%d]", i), err))
+		}
+		c.Closed = append(c.Closed, workers...)
+	}
+	return c, errs
 }
 
 // scheduler takes the policy's name and tick out of [scheduler]; the rest

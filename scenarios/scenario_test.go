@@ -39,7 +39,7 @@ name = "lottery"
 
 [[expect]]
 metric = "jobs.speed"
-op = "~"
+op = "=~"
 value = "soon"
 `
 	_, err := Load("bad.toml", []byte(text), ".")
@@ -51,7 +51,7 @@ value = "soon"
 		"bad.toml:6:1: hdfs.replication = 0: must be 1 … 1 (the nodes)",
 		`bad.toml:9:1: scheduler.name = "lottery": must be one of fair, fifo`,
 		`bad.toml:12:1: expect[0].metric = "jobs.speed": must be one of ` + strings.Join(cluster.MetricNames, ", "),
-		`bad.toml:13:1: expect[0].op = "~": must be one of < <= > >= == !=`,
+		`bad.toml:13:1: expect[0].op = "=~": must be one of < <= > >= == != ~`,
 		`bad.toml:14:1: expect[0].value = "soon": must be a number or a duration like 90s`,
 	}, lines)
 }

@@ -25,6 +25,10 @@ Usage:
                             print their metrics side by side with ratios
   clusteremu validate scenario.toml ...
                             decode and validate scenarios only
+  clusteremu reproduce [--reduced] scenario.toml ...
+                            run a paper reproduction's variants and print
+                            paper value, emulator value and verdict per
+                            [[expect]] block
   clusteremu version        print the version
   clusteremu help           print this text
 `
@@ -45,6 +49,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return compareCommand(args[1:], stdout, stderr)
 	case "validate":
 		return validateCommand(args[1:], stdout, stderr)
+	case "reproduce":
+		return reproduceCommand(args[1:], stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "clusteremu", version)
 		return 0

@@ -260,3 +260,42 @@ func TestProgressStopsAndErasesItsLine(t *testing.T) {
 	stop() // joins the drawing goroutine; goleak checks it is gone
 	assert.True(t, strings.HasSuffix(buf.String(), "\r\033[K"))
 }
+
+func TestReproductionsPassReduced(t *testing.T) {
+	// Every paper reproduction runs in CI in its reduced form, and its
+	// expectations hold there too.
+	files, err := filepath.Glob("../../scenarios/papers/*/*.toml")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		var out, errs bytes.Buffer
+		code := run([]string{"reproduce", "--reduced", f}, &out, &errs)
+		assert.Equal(t, 0, code, "%s\n%s%s", f, out.String(), errs.String())
+		assert.Contains(t, out.String(), "(reduced)")
+		assert.NotContains(t, out.String(), "FAIL")
+	}
+}
+
+func TestReproduceReportsFailures(t *testing.T) {
+	path := writeScenario(t, smallScenario+`
+[[expect]]
+set = ["cluster.racks=1"]
+baseline = []
+metric = "jobs.succeeded"
+op = "~"
+value = 2
+tolerance = 0.5
+paper = "twice as many"
+`)
+	var out, errs bytes.Buffer
+	code := run([]string{"reproduce", path}, &out, &errs)
+	assert.Equal(t, 1, code, errs.String())
+	assert.Regexp(t, `as written\s+jobs.succeeded\s+12\s+== 12\s+pass`, out.String())
+	assert.Regexp(t, `cluster.racks=1\s+jobs.succeeded / as written\s+twice as many\s+1\s+~ 2 ± 0.5\s+FAIL`, out.String())
+
+	// run checks the expectations on its own run and points at the rest.
+	out.Reset()
+	assert.Equal(t, 0, run([]string{"run", path, "--quiet"}, &out, &errs), errs.String())
+	assert.Contains(t, out.String(), "expect    1 of 1 passed")
+	assert.Contains(t, out.String(), "expect    1 more need runs with other settings: clusteremu reproduce")
+}
