@@ -214,6 +214,7 @@ func TestFiftyJobsOnFortyNodesUnderFIFO(t *testing.T) {
 	s := rep.Summary
 	assert.Equal(t, 50.0, s["jobs.succeeded"])
 	assert.InDelta(t, 1, s["tasks.locality.node"]+s["tasks.locality.rack"]+s["tasks.locality.remote"], 1e-12)
+	assert.InDelta(t, s["tasks.locality.node"]+s["tasks.locality.rack"], s["tasks.locality.within_rack"], 1e-12)
 	assertNoSlotOvercommitted(t, rep, cfg)
 }
 

@@ -26,7 +26,7 @@ var MetricNames = []string{
 	"jobs.submitted", "jobs.succeeded", "jobs.throughput", "run.end",
 	"slots.utilisation.map", "slots.utilisation.reduce",
 	"tasks.attempts", "tasks.failed", "tasks.killed",
-	"tasks.locality.node", "tasks.locality.rack", "tasks.locality.remote",
+	"tasks.locality.node", "tasks.locality.rack", "tasks.locality.remote", "tasks.locality.within_rack",
 }
 
 // Names returns the metric names, sorted.
@@ -117,6 +117,8 @@ func summarizeAttempts(s Summary, res *Results, slots [2]int, end time.Duration)
 		s["tasks.locality.node"] = float64(loc[sched.NodeLocal]) / float64(maps)
 		s["tasks.locality.rack"] = float64(loc[sched.RackLocal]) / float64(maps)
 		s["tasks.locality.remote"] = float64(loc[sched.OffRack]) / float64(maps)
+		// Node-local or rack-local: the "rack locality" papers report.
+		s["tasks.locality.within_rack"] = float64(loc[sched.NodeLocal]+loc[sched.RackLocal]) / float64(maps)
 	}
 	if end > 0 {
 		for kind, name := range []string{"slots.utilisation.map", "slots.utilisation.reduce"} {

@@ -24,7 +24,7 @@ import (
 // is measured on; baseline, when present, makes the measured value the
 // ratio of that run's metric to the metric of the run with the baseline's
 // overrides (baseline = [] is the scenario as written); paper quotes the
-// paper's figure. `clusteremu run` checks only expectations without set or
+// paper's figure; run names the run in the rows. `clusteremu run` checks only expectations without set or
 // baseline; `clusteremu reproduce` runs every variant.
 //
 //	[[expect]]
@@ -43,6 +43,8 @@ type Expectation struct {
 	Set       []string `toml:"set"`
 	Baseline  []string `toml:"baseline"`
 	Paper     string   `toml:"paper"`
+	// Run names the run in reproduce's rows; "" shows its overrides.
+	Run string `toml:"run"`
 }
 
 var ops = []string{"<", "<=", ">", ">=", "==", "!=", "~"}

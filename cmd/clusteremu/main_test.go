@@ -291,7 +291,7 @@ paper = "twice as many"
 	code := run([]string{"reproduce", path}, &out, &errs)
 	assert.Equal(t, 1, code, errs.String())
 	assert.Regexp(t, `as written\s+jobs.succeeded\s+12\s+== 12\s+pass`, out.String())
-	assert.Regexp(t, `cluster.racks=1\s+jobs.succeeded / as written\s+twice as many\s+1\s+~ 2 ± 0.5\s+FAIL`, out.String())
+	assert.Regexp(t, `cluster.racks=1\s+jobs.succeeded ratio\s+twice as many\s+1\s+~ 2 ± 0.5\s+FAIL`, out.String())
 
 	// run checks the expectations on its own run and points at the rest.
 	out.Reset()

@@ -107,6 +107,10 @@ func reproduce(w io.Writer, sc *scenarios.Scenario, parallel int) bool {
 	ok := true
 	for _, e := range sc.Expect {
 		run := variantKey(e.Set)
+		label := run
+		if e.Run != "" {
+			label = e.Run
+		}
 		measured, err := math.NaN(), errs[run]
 		metric := e.Metric
 		switch {
@@ -115,7 +119,7 @@ func reproduce(w io.Writer, sc *scenarios.Scenario, parallel int) bool {
 			if err = errs[variantKey(e.Baseline)]; err == nil {
 				measured, err = e.CheckRatio(summaries[run], summaries[variantKey(e.Baseline)])
 			}
-			metric += " / " + variantKey(e.Baseline)
+			metric += " ratio"
 		default:
 			var has bool
 			if measured, has = summaries[run][e.Metric]; has {
@@ -128,7 +132,7 @@ func reproduce(w io.Writer, sc *scenarios.Scenario, parallel int) bool {
 		if err != nil {
 			verdict, ok = "FAIL", false
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%.4g\t%s %v%s\t%s\n", run, metric, e.Paper, measured, e.Op, e.Value, tolerance(e), verdict)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%.4g\t%s %v%s\t%s\n", label, metric, e.Paper, measured, e.Op, e.Value, tolerance(e), verdict)
 		if err != nil && errs[run] != nil {
 			fmt.Fprintf(tw, "  \t%v\t\t\t\t\n", errs[run])
 		}
