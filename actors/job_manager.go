@@ -36,7 +36,13 @@ type JobManager struct {
 	deps        Deps
 	state       *jobState
 	first       time.Duration // first launch; -1 before
+	// setup is the job's initialisation before its tasks become
+	// runnable (Hadoop's job setup: reading the splits, the setup task).
+	setup time.Duration
 }
+
+// setupDone makes the job's tasks runnable after its setup.
+type setupDone struct{}
 
 // FailJob ends a job as failed, for a reason outside its attempts (its
 // input lost with every replica).
@@ -60,7 +66,15 @@ func NewJobManager(id sched.JobID, spec workload.JobSpec, maps int, slowStart fl
 func (m *JobManager) Receive(ctx actor.Context) {
 	switch msg := ctx.Message().(type) {
 	case *actor.Started:
+		if m.setup > 0 {
+			m.deps.Clock.After(m.setup, ctx.Self(), &setupDone{})
+			return
+		}
 		m.apply(ctx, m.state.start())
+	case *setupDone:
+		if m.state.outcome == nil {
+			m.apply(ctx, m.state.start())
+		}
 	case *TaskLaunched:
 		m.handleLaunched(ctx, msg)
 	case *TaskFinished:

@@ -363,3 +363,19 @@ func TestClosedWorkersSubmitAfterEachJobEnds(t *testing.T) {
 		}
 	}
 }
+
+func TestJobSetupDelaysTheFirstLaunch(t *testing.T) {
+	// With 20 s of setup no task launches before submit + 20 s, and the
+	// first launches within a heartbeat after it.
+	cfg := smallCluster()
+	cfg.JobSetup = 20 * time.Second
+	cfg.Workload = [][]workload.JobSpec{{{
+		Name: "cpu", Submit: time.Second, InputBytes: 2 * mib, MapCPU: workload.PerMiB(10 * time.Second),
+	}}}
+	rep := run(t, cfg)
+	job := rep.Results.Jobs[0]
+	require.Equal(t, JobSucceeded, job.Status)
+	assert.GreaterOrEqual(t, job.Start, job.Submit+cfg.JobSetup)
+	assert.LessOrEqual(t, job.Start, job.Submit+cfg.JobSetup+cfg.Heartbeat)
+	assert.GreaterOrEqual(t, job.Finish-job.Submit, cfg.JobSetup+10*time.Second)
+}

@@ -58,6 +58,7 @@ type Config struct {
 	PolicyTick      time.Duration // 0: the policy never ticks
 
 	SlowStart      float64
+	JobSetup       time.Duration // per-job initialisation before its tasks run
 	MaxAttempts    int
 	ParallelCopies int
 	// CommitPendingRunning counts a finished task as its job's until the
@@ -146,6 +147,7 @@ func (c *Config) Validate() error {
 	check(!(c.SlowStart >= 0 && c.SlowStart <= 1), "tasks.slow_start", c.SlowStart, "must be in [0, 1]")
 	check(c.MaxAttempts < 1, "tasks.max_attempts", c.MaxAttempts, "must be ≥ 1")
 	check(c.ParallelCopies < 1, "tasks.parallel_copies", c.ParallelCopies, "must be ≥ 1")
+	check(c.JobSetup < 0, "tasks.job_setup", c.JobSetup, "must be ≥ 0s")
 	check(c.Until < 0, "run.until", c.Until, "must be ≥ 0")
 	check(c.StallAfter < 0, "run.stall_after", c.StallAfter, "must be ≥ 0")
 	check(c.Clock != "" && c.Clock != Virtual && c.Clock != Scaled && c.Clock != Wall, "run.clock", c.Clock,

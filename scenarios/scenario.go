@@ -91,6 +91,8 @@ type TasksTable struct {
 	SlowStart      float64 `toml:"slow_start"`
 	MaxAttempts    int     `toml:"max_attempts"`
 	ParallelCopies int     `toml:"parallel_copies"`
+	// JobSetup is each job's initialisation before its tasks are runnable.
+	JobSetup Duration `toml:"job_setup"`
 	// CommitPendingRunning: a finished task counts as running for its job
 	// while its slot is offered (Hadoop's commit-pending state; true hides
 	// sticky slots, false is the paper's fixed scheduler).
@@ -235,7 +237,7 @@ func (f *File) config(dir string) (cluster.Config, []error) {
 	c.Heartbeat, c.ControlLatency, c.DeadAfter = h.Interval.Std(), h.ControlLatency.Std(), h.DeadAfter
 	c.AssignMultiple, c.OutOfBand = h.AssignMultiple, h.OutOfBand
 	c.SlowStart, c.MaxAttempts, c.ParallelCopies = f.Tasks.SlowStart, f.Tasks.MaxAttempts, f.Tasks.ParallelCopies
-	c.CommitPendingRunning = f.Tasks.CommitPendingRunning
+	c.CommitPendingRunning, c.JobSetup = f.Tasks.CommitPendingRunning, f.Tasks.JobSetup.Std()
 	errs = append(errs, f.scheduler(&c)...)
 	if err := c.Validate(); err != nil {
 		errs = append(errs, fieldErrors(err)...)
