@@ -104,3 +104,44 @@ func TestWithSet(t *testing.T) {
 		assert.True(t, strings.HasPrefix(err.Error(), want), "%s: %v", set, err)
 	}
 }
+
+func TestWithSetInsideParameterTablesAndClosedStreams(t *testing.T) {
+	// Keys below [scheduler] arrays of tables and in closed workers are
+	// set on copies: the scenario the sets start from keeps its values,
+	// so variants can be built from it side by side.
+	sc, err := Load("pools.toml", []byte(`
+[scheduler]
+name = "fair"
+[[scheduler.pools]]
+name = "scan"
+t1 = "10s"
+[[scheduler.pools]]
+name = "compute"
+t1 = "10s"
+
+[[workload.closed]]
+workers = 2
+jobs = 1
+[workload.closed.job]
+input_bytes = "1GiB"
+`), ".")
+	require.NoError(t, err)
+	biased, err := sc.WithSet("scheduler.pools[1].t1=0s")
+	require.NoError(t, err)
+	more, err := sc.WithSet("workload.closed[0].workers=5")
+	require.NoError(t, err)
+	assert.Len(t, more.Config.Closed, 5)
+	assert.Len(t, sc.Config.Closed, 2)
+
+	pools := func(s *Scenario) []any { return s.file.Scheduler["pools"].([]any) }
+	assert.Equal(t, "0s", pools(biased)[1].(map[string]any)["t1"])
+	assert.Equal(t, "10s", sc.file.Scheduler["pools"].([]map[string]any)[1]["t1"], "the original is unchanged")
+	again, err := sc.WithSet("workload.closed[0].jobs=3")
+	require.NoError(t, err)
+	assert.Len(t, again.Config.Closed, 2, "the earlier set did not leak into the original")
+
+	_, err = sc.WithSet("scheduler.pools[2].t1=0s")
+	assert.ErrorContains(t, err, "the scenario has no element 2 of pools")
+	_, err = sc.WithSet("scheduler.pools[1].t1=soon")
+	assert.ErrorContains(t, err, "scheduler.pools[1].t1")
+}

@@ -47,6 +47,7 @@ func cloneFile(f File) File {
 	f.Workload.Synthetic = append([]SyntheticStream(nil), f.Workload.Synthetic...)
 	f.Workload.SWIM = append([]SWIMStream(nil), f.Workload.SWIM...)
 	f.Workload.Jobs = append([]JobsStream(nil), f.Workload.Jobs...)
+	f.Workload.Closed = append([]ClosedStream(nil), f.Workload.Closed...)
 	f.Expect = append([]Expectation(nil), f.Expect...)
 	return f
 }
@@ -60,10 +61,15 @@ func setPath(v reflect.Value, key, value string) error {
 	}
 	for i, sg := range segs {
 		if v.Kind() == reflect.Map {
-			if i != len(segs)-1 {
-				return fmt.Errorf("%s: only one key below a table of parameters", key)
+			// A table of parameters ([scheduler]): its values are plain
+			// TOML data, copied on the way down so the scenario the set
+			// started from keeps its own.
+			m := v.Interface().(map[string]any)
+			node, err := setAny(m, segs[i:], value)
+			if err != nil {
+				return fmt.Errorf("%s: %w", key, err)
 			}
-			v.SetMapIndex(reflect.ValueOf(sg.name), reflect.ValueOf(parseAny(value)))
+			v.Set(reflect.ValueOf(node))
 			return nil
 		}
 		f, ok := fieldByTag(v, sg.name)
@@ -107,6 +113,44 @@ func decodeInto(v reflect.Value, value string) error {
 	}
 	v.Set(probe.Elem().Field(0))
 	return nil
+}
+
+// setAny returns a copy of node, a decoded TOML value, with the value at
+// the path set; the tables and arrays along the path are copied.
+func setAny(node any, segs []seg, value string) (any, error) {
+	if len(segs) == 0 {
+		return parseAny(value), nil
+	}
+	sg := segs[0]
+	table, ok := node.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s is not a table", sg.name)
+	}
+	out := make(map[string]any, len(table)+1)
+	for k, v := range table {
+		out[k] = v
+	}
+	if sg.idx < 0 {
+		child, err := setAny(out[sg.name], segs[1:], value)
+		out[sg.name] = child
+		return out, err
+	}
+	var elems []any
+	switch list := out[sg.name].(type) {
+	case []map[string]any:
+		for _, e := range list {
+			elems = append(elems, e)
+		}
+	case []any:
+		elems = append(elems, list...)
+	}
+	if sg.idx >= len(elems) {
+		return nil, fmt.Errorf("the scenario has no element %d of %s", sg.idx, sg.name)
+	}
+	child, err := setAny(elems[sg.idx], segs[1:], value)
+	elems[sg.idx] = child
+	out[sg.name] = elems
+	return out, err
 }
 
 func parseAny(value string) any {

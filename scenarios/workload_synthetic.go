@@ -21,7 +21,11 @@ import (
 //
 // Sizes (the number of maps): "facebook" picks a bin of Zaharia et al.'s
 // Table 2 with its Facebook fraction (FacebookBins), then draws maps
-// log-uniformly within the bin; "pareto" draws from a bounded Pareto
+// log-uniformly within the bin; "bm" gives the 50 jobs of Zaharia et al.'s
+// macrobenchmark BM (Table 2: 29 jobs of 16 maps, 5 of 40, 4 of 80, 4 of
+// 160, 3 of 320, 2 of 600 and one each of 1200, 2400 and 6400; a
+// max_maps below 6400 caps them) in a seeded random order, each further 50
+// jobs in a new order; "pareto" draws from a bounded Pareto
 // with shape pareto_alpha on [min_maps, max_maps]; "lognormal" draws
 // exp(N(lognormal_mu, lognormal_sigma²)) rounded and clamped to
 // [min_maps, max_maps]. Reduces are max(1, round(f·maps)) with f uniform
@@ -73,6 +77,20 @@ type SizeBin struct {
 // the share of Facebook's jobs in each. The paper's edges overlap ("1-25",
 // "25-50"); here a bin holds the counts above the previous bin's top, and
 // the open last bin ("> 3200") ends at 12800 maps.
+// BMSizes are the map counts of the macrobenchmark BM's 50 jobs (Zaharia
+// et al. 2009, Table 2, "Size in BM" × "Jobs in BM").
+var BMSizes = func() []int {
+	var sizes []int
+	for _, b := range []struct{ maps, jobs int }{
+		{16, 29}, {40, 5}, {80, 4}, {160, 4}, {320, 3}, {600, 2}, {1200, 1}, {2400, 1}, {6400, 1},
+	} {
+		for range b.jobs {
+			sizes = append(sizes, b.maps)
+		}
+	}
+	return sizes
+}()
+
 var FacebookBins = []SizeBin{
 	{1, 25, 0.58}, {26, 50, 0.096}, {51, 100, 0.086}, {101, 200, 0.084}, {201, 400, 0.056},
 	{401, 800, 0.043}, {801, 1600, 0.025}, {1601, 3200, 0.013}, {3201, 12800, 0.017},
@@ -105,8 +123,8 @@ func (s *SyntheticStream) Validate() error {
 	c.add(!(v.Load >= 0) || !finite(v.Load), Invalid("load", v.Load, "must be a finite number > 0"))
 	c.add(v.Load > 0 && v.Slots < 1, Missing("slots", "load needs the cluster's map + reduce slots, ≥ 1"))
 	c.add(v.Slots < 0, Invalid("slots", v.Slots, "must be ≥ 1"))
-	c.add(v.Sizes != "facebook" && v.Sizes != "pareto" && v.Sizes != "lognormal",
-		Invalid("sizes", v.Sizes, `must be "facebook", "pareto" or "lognormal"`))
+	c.add(v.Sizes != "facebook" && v.Sizes != "bm" && v.Sizes != "pareto" && v.Sizes != "lognormal",
+		Invalid("sizes", v.Sizes, `must be "facebook", "bm", "pareto" or "lognormal"`))
 	c.add(!(v.ParetoAlpha > 0) || !finite(v.ParetoAlpha), Invalid("pareto_alpha", v.ParetoAlpha, "must be a finite number > 0"))
 	c.add(v.MinMaps < 1, Invalid("min_maps", v.MinMaps, "must be ≥ 1"))
 	c.add(v.MaxMaps < v.MinMaps || v.MaxMaps > 1e7, Invalid("max_maps", v.MaxMaps, "must be in [min_maps = %d, 10000000]", v.MinMaps))
@@ -132,8 +150,18 @@ func (s *SyntheticStream) Generate(env Env) ([]workload.JobSpec, error) {
 	arrivals := rand.New(rand.NewPCG(env.Seed, 0x6172726976)) // "arriv"
 	jobs := make([]workload.JobSpec, v.Jobs)
 	work := 0.0
+	var order []int // the BM's sizes, one shuffled pass per 50 jobs
+	for v.Sizes == "bm" && len(order) < len(jobs) {
+		for _, k := range sizes.Perm(len(BMSizes)) {
+			order = append(order, min(BMSizes[k], v.MaxMaps))
+		}
+	}
 	for i := range jobs {
-		jobs[i] = v.job(i, sizes)
+		maps := 0
+		if order != nil {
+			maps = order[i]
+		}
+		jobs[i] = v.job(i, maps, sizes)
 		work += float64(jobs[i].Maps+jobs[i].Reduces) * v.TaskTime.Std().Seconds()
 	}
 	gap := v.meanGap(work / float64(len(jobs)))
@@ -155,9 +183,11 @@ func (s *SyntheticStream) meanGap(meanWork float64) float64 {
 	return s.Interarrival.Std().Seconds()
 }
 
-// job draws the size of job i.
-func (s *SyntheticStream) job(i int, r *rand.Rand) workload.JobSpec {
-	maps := s.drawMaps(r)
+// job draws the size of job i, of maps maps when maps > 0.
+func (s *SyntheticStream) job(i, maps int, r *rand.Rand) workload.JobSpec {
+	if maps == 0 {
+		maps = s.drawMaps(r)
+	}
 	f := *s.MinReduceFraction + r.Float64()*(*s.MaxReduceFraction-*s.MinReduceFraction)
 	reduces := 0
 	if *s.MaxReduceFraction > 0 {

@@ -198,3 +198,40 @@ func TestSyntheticValidate(t *testing.T) {
 		}
 	}
 }
+
+func TestSyntheticBMIsTheMacrobenchmarkMultiset(t *testing.T) {
+	// Table 2: 50 jobs, 13,784 maps; every 50 jobs are the same multiset
+	// in a new order, and the order depends on the seed.
+	s := SyntheticStream{Jobs: 100, Interarrival: Duration(30 * time.Second), Sizes: "bm"}
+	jobs := generate(t, s, 1)
+	byName := func(js []workload.JobSpec) []int {
+		maps := make([]int, len(js))
+		for _, j := range js {
+			var i int
+			fmt.Sscanf(j.Name, "job%d", &i)
+			maps[i] = j.Maps
+		}
+		return maps
+	}
+	maps := byName(jobs)
+	total := 0
+	for _, half := range [][]int{maps[:50], maps[50:]} {
+		sorted := slices.Sorted(slices.Values(half))
+		if !slices.Equal(sorted, slices.Sorted(slices.Values(BMSizes))) {
+			t.Errorf("a pass of 50 jobs has sizes %v", sorted)
+		}
+		total = 0
+		for _, m := range half {
+			total += m
+		}
+	}
+	if total != 13784 {
+		t.Errorf("BM maps = %d; want 13784", total)
+	}
+	if slices.Equal(maps[:50], maps[50:]) {
+		t.Error("the second pass repeats the first's order")
+	}
+	if slices.Equal(maps, byName(generate(t, s, 2))) {
+		t.Error("seeds 1 and 2 give the same order")
+	}
+}
