@@ -34,11 +34,15 @@ type CoordinatorConfig struct {
 	SlowStart  float64 // default reduce slow-start fraction
 	// JobSetup is each job's initialisation before its tasks are
 	// runnable; Zaharia et al. name it the bottleneck of 3-map jobs.
-	JobSetup    time.Duration
-	MaxAttempts int // failed attempts after which a task fails its job
-	Streams     int // workload streams that will say WorkloadSubmitted
-	Fabric      *actor.PID
-	Directory   *Directory
+	JobSetup time.Duration
+	// ReduceCopyCap, when > 0, is copy-compute splitting's per-job limit:
+	// a node runs at most this many of a job's reducers that have not
+	// begun computing (its maxComputing).
+	ReduceCopyCap int
+	MaxAttempts   int // failed attempts after which a task fails its job
+	Streams       int // workload streams that will say WorkloadSubmitted
+	Fabric        *actor.PID
+	Directory     *Directory
 }
 
 // Coordinator is the cluster master (JobTracker/ResourceManager and
@@ -64,6 +68,12 @@ type nodeEntry struct {
 	slots            [2]int
 	last             time.Duration // last heartbeat
 	sent             [2]int64      // launches sent, by kind
+	// Copy-compute splitting: each job's reducers not yet computing, as
+	// the last heartbeat reported them, and the reduce launches sent
+	// since that the node had not yet received.
+	copying         map[sched.JobID]int
+	reducesAcked    int64
+	reducesInFlight []sched.JobID
 }
 
 // coordJob is what the coordinator keeps of a job.
@@ -84,7 +94,7 @@ type policyTick struct{}
 
 // NewCoordinator returns the coordinator actor's state.
 func NewCoordinator(cfg CoordinatorConfig, policy sched.Policy, deps Deps) *Coordinator {
-	return &Coordinator{
+	c := &Coordinator{
 		cfg: cfg, deps: deps, policy: policy,
 		table:   newJobTable(cfg.RackOf),
 		blocks:  newBlockMap(cfg.BlockSize, cfg.Replication, cfg.RackOf, deps.Rand),
@@ -93,6 +103,24 @@ func NewCoordinator(cfg CoordinatorConfig, policy sched.Policy, deps Deps) *Coor
 		running: make(map[sched.Attempt]sched.NodeID),
 		streams: cfg.Streams,
 	}
+	if cfg.ReduceCopyCap > 0 {
+		c.table.admitsReduce = c.admitsReduce
+	}
+	return c
+}
+
+// admitsReduce reports whether a node may take another reducer of a job:
+// fewer than ReduceCopyCap of the job's reducers there have yet to begin
+// computing, counting launches still on their way.
+func (c *Coordinator) admitsReduce(job sched.JobID, node sched.NodeID) bool {
+	n := &c.nodes[node]
+	copying := n.copying[job]
+	for _, j := range n.reducesInFlight {
+		if j == job {
+			copying++
+		}
+	}
+	return copying < c.cfg.ReduceCopyCap
 }
 
 // Receive implements actor.Actor.

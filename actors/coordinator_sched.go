@@ -39,6 +39,12 @@ func (c *Coordinator) handleHeartbeat(ctx actor.Context, hb *Heartbeat) {
 	}
 	now := c.deps.Clock.Now()
 	n.last = now
+	if c.cfg.ReduceCopyCap > 0 {
+		// The reducers the node has received are in its report.
+		received := int(hb.Launches[sched.Reduce] - n.reducesAcked)
+		n.reducesInFlight = n.reducesInFlight[min(received, len(n.reducesInFlight)):]
+		n.reducesAcked, n.copying = hb.Launches[sched.Reduce], hb.Copying
+	}
 	var committing []AttemptEnded
 	for _, e := range hb.Ended {
 		if c.cfg.CommitPendingRunning && e.Outcome == sched.Succeeded {
@@ -114,6 +120,9 @@ func (c *Coordinator) launch(ctx actor.Context, id sched.JobID, kind sched.TaskK
 	c.table.launched(id, kind)
 	c.running[a] = node
 	c.nodes[node].sent[kind]++
+	if kind == sched.Reduce && c.cfg.ReduceCopyCap > 0 {
+		c.nodes[node].reducesInFlight = append(c.nodes[node].reducesInFlight, id)
+	}
 	c.cfg.Directory.relay(ctx, node, &LaunchTask{Attempt: a, JobManager: job.jm, Task: spec})
 	ctx.Send(job.jm, &TaskLaunched{Attempt: a, Node: node, Locality: loc})
 	c.policy.Launched(c.deps.Clock.Now(), sched.Launch{Attempt: a, Node: node, Rack: c.cfg.RackOf[node], Locality: loc})

@@ -19,6 +19,9 @@ type jobTable struct {
 	jobs   map[sched.JobID]*tableJob
 	order  []*sched.JobStatus // submission order
 	slots  [2]int             // live slots by kind
+	// admitsReduce, when set, says whether a node takes another reducer
+	// of a job (copy-compute splitting's per-job cap).
+	admitsReduce func(sched.JobID, sched.NodeID) bool
 }
 
 type tableJob struct {
@@ -211,6 +214,9 @@ func (t *jobTable) BestLocality(id sched.JobID, kind sched.TaskKind, node sched.
 		return 0, false
 	}
 	if kind == sched.Reduce {
+		if t.admitsReduce != nil && !t.admitsReduce(id, node) {
+			return 0, false
+		}
 		return sched.OffRack, true
 	}
 	_, loc, ok := j.bestMap(node, t.rackOf[node], sched.OffRack)

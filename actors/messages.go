@@ -51,6 +51,9 @@ type Heartbeat struct {
 	FreeReduces int
 	Launches    [2]int64 // by sched.TaskKind
 	Ended       []AttemptEnded
+	// Copying counts each job's reducers on the node that have not begun
+	// computing, under copy-compute splitting; nil otherwise.
+	Copying map[sched.JobID]int
 }
 
 // AttemptEnded reports an attempt that left its slot since the previous

@@ -24,10 +24,15 @@ type NodeConfig struct {
 	ParallelCopies int
 	// OutOfBand sends a heartbeat as soon as an attempt ends, as Hadoop's
 	// out-of-band heartbeat does, besides the periodic ones.
-	OutOfBand   bool
-	Switch      *actor.PID // the node's rack switch
-	Coordinator *actor.PID
-	Fabric      *actor.PID
+	OutOfBand bool
+	// MaxComputing, when > 0, is copy-compute splitting's admission
+	// control (Zaharia et al. §5.2): ReduceSlots reducers may run
+	// (maxReducers), but only MaxComputing of them past their copy phase;
+	// the others wait, in arrival order, once they have copied.
+	MaxComputing int
+	Switch       *actor.PID // the node's rack switch
+	Coordinator  *actor.PID
+	Fabric       *actor.PID
 }
 
 // Node runs attempts in its map and reduce slots. An attempt moves through
@@ -47,6 +52,13 @@ type Node struct {
 	got   [2]int64 // LaunchTask messages received, by kind
 	ended []AttemptEnded
 	runs  map[sched.Attempt]*run
+
+	// Copy-compute splitting: reducers computing (or writing), reducers
+	// that copied and wait to compute, and each job's reducers not yet
+	// computing, which the coordinator caps per node.
+	computing int
+	awaiting  []*run
+	copying   map[sched.JobID]int
 }
 
 // heartbeatTick fires the node's periodic heartbeat.
@@ -60,11 +72,12 @@ type computeDone struct {
 // NewNode returns a node actor's state; the cluster spawns it.
 func NewNode(cfg NodeConfig, deps Deps) *Node {
 	return &Node{
-		cfg:   cfg,
-		deps:  deps,
-		free:  [2]int{cfg.MapSlots, cfg.ReduceSlots},
-		slots: [2][]bool{make([]bool, cfg.MapSlots), make([]bool, cfg.ReduceSlots)},
-		runs:  make(map[sched.Attempt]*run),
+		cfg:     cfg,
+		deps:    deps,
+		free:    [2]int{cfg.MapSlots, cfg.ReduceSlots},
+		slots:   [2][]bool{make([]bool, cfg.MapSlots), make([]bool, cfg.ReduceSlots)},
+		runs:    make(map[sched.Attempt]*run),
+		copying: make(map[sched.JobID]int),
 	}
 }
 
@@ -115,7 +128,7 @@ func (n *Node) sendHeartbeat(ctx actor.Context) {
 	n.relay(ctx, n.cfg.Coordinator, &Heartbeat{
 		Node: n.cfg.ID, Seq: n.seq,
 		FreeMaps: n.free[sched.Map], FreeReduces: n.free[sched.Reduce],
-		Launches: n.got, Ended: n.ended,
+		Launches: n.got, Ended: n.ended, Copying: n.copyingReport(),
 	})
 	n.ended = nil
 }
@@ -137,6 +150,8 @@ func (n *Node) handleLaunch(ctx actor.Context, msg *LaunchTask) {
 	n.runs[msg.Attempt] = r
 	if kind == sched.Map {
 		n.startMap(ctx, r)
+	} else {
+		n.copying[msg.Attempt.Job]++
 	}
 	n.advance(ctx, r) // a reduce of a job whose maps output nothing, an empty map
 }
@@ -215,11 +230,13 @@ func (n *Node) advance(ctx actor.Context, r *run) {
 	spec := &r.launch.Task
 	switch r.phase {
 	case phaseInput:
-		r.phase = phaseCompute
 		if r.launch.Attempt.Kind == sched.Reduce {
-			n.startCompute(r, r.fetched)
+			r.phase = phaseAwaitCompute
+			n.awaiting = append(n.awaiting, r)
+			n.admitReducers()
 			return
 		}
+		r.phase = phaseCompute
 		if spec.Model == workload.Sequential {
 			n.startCompute(r, spec.InputBytes)
 			return
@@ -288,6 +305,9 @@ func (n *Node) finish(ctx actor.Context, r *run, o sched.Outcome, reason string)
 		n.deps.Clock.Cancel(r.timer)
 	}
 	delete(n.runs, a)
+	if a.Kind == sched.Reduce {
+		n.releaseReducer(r)
+	}
 	n.free[a.Kind]++
 	n.slots[a.Kind][r.slot] = false
 	n.deps.progressed()
@@ -304,6 +324,49 @@ func (n *Node) finish(ctx actor.Context, r *run, o sched.Outcome, reason string)
 	if n.cfg.OutOfBand {
 		n.sendHeartbeat(ctx)
 	}
+}
+
+// admitReducers lets copied reducers compute, oldest first, while the
+// node's computing limit allows.
+func (n *Node) admitReducers() {
+	for len(n.awaiting) > 0 && (n.cfg.MaxComputing == 0 || n.computing < n.cfg.MaxComputing) {
+		r := n.awaiting[0]
+		n.awaiting = n.awaiting[1:]
+		n.copying[r.launch.Attempt.Job]--
+		if n.copying[r.launch.Attempt.Job] == 0 {
+			delete(n.copying, r.launch.Attempt.Job)
+		}
+		n.computing++
+		r.phase = phaseCompute
+		n.startCompute(r, r.fetched)
+	}
+}
+
+// releaseReducer forgets an ended reducer's place in the copy phase, the
+// queue or the computing set, and admits the next waiting reducer.
+func (n *Node) releaseReducer(r *run) {
+	job := r.launch.Attempt.Job
+	switch r.phase {
+	case phaseInput, phaseAwaitCompute:
+		if n.copying[job]--; n.copying[job] == 0 {
+			delete(n.copying, job)
+		}
+		if i := slices.Index(n.awaiting, r); i >= 0 {
+			n.awaiting = slices.Delete(n.awaiting, i, i+1)
+		}
+	default:
+		n.computing--
+		n.admitReducers()
+	}
+}
+
+// copyingReport is each job's reducers still copying or waiting to
+// compute, for the coordinator's per-job cap; nil without the split.
+func (n *Node) copyingReport() map[sched.JobID]int {
+	if n.cfg.MaxComputing == 0 || len(n.copying) == 0 {
+		return nil
+	}
+	return maps.Clone(n.copying)
 }
 
 func (n *Node) handleMapOutputs(ctx actor.Context, msg *MapOutputs) {

@@ -20,9 +20,10 @@ const (
 type phase uint8
 
 const (
-	phaseInput   phase = iota // maps read their input; reduces fetch map outputs
-	phaseCompute              // the compute timer runs (maps: unless overlapped)
-	phaseOutput               // spill or pipeline writes
+	phaseInput        phase = iota // maps read their input; reduces fetch map outputs
+	phaseAwaitCompute              // a reduce has copied and waits for a computing slot
+	phaseCompute                   // the compute timer runs (maps: unless overlapped)
+	phaseOutput                    // spill or pipeline writes
 )
 
 // fetch states of one map output, for a reduce attempt.
@@ -72,7 +73,7 @@ func newRun(l *LaunchTask, now time.Duration) *run {
 
 // waiting reports whether the attempt's current phase has work left.
 func (r *run) waiting() bool {
-	if len(r.flows) > 0 || r.computing {
+	if len(r.flows) > 0 || r.computing || r.phase == phaseAwaitCompute {
 		return true
 	}
 	return r.phase == phaseInput && r.launch.Attempt.Kind == sched.Reduce && r.done < len(r.state)

@@ -102,11 +102,15 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 		rackOf[i] = sched.RackID(i / cfg.NodesPerRack)
 		dir.Switches[i] = switches[rackOf[i]]
 	}
+	maxComputing := 0 // without copy-compute splitting: no limit
+	if cfg.CopyCompute {
+		maxComputing = cfg.ReduceSlots
+	}
 	coordinator, err := c.spawnActor("coordinator", actors.NewCoordinator(actors.CoordinatorConfig{
 		RackOf: rackOf, BlockSize: cfg.BlockSize, Replication: cfg.Replication,
 		Heartbeat: cfg.Heartbeat, DeadAfter: time.Duration(cfg.DeadAfter) * cfg.Heartbeat,
 		AssignMultiple: cfg.AssignMultiple, PolicyTick: cfg.PolicyTick, CommitPendingRunning: cfg.CommitPendingRunning,
-		SlowStart: cfg.SlowStart, JobSetup: cfg.JobSetup, MaxAttempts: cfg.MaxAttempts, Streams: len(cfg.Workload) + len(cfg.Closed),
+		SlowStart: cfg.SlowStart, JobSetup: cfg.JobSetup, ReduceCopyCap: maxComputing, MaxAttempts: cfg.MaxAttempts, Streams: len(cfg.Workload) + len(cfg.Closed),
 		Fabric: fabric, Directory: dir,
 	}, policy, c.deps("coordinator")))
 	if err != nil {
@@ -115,7 +119,7 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	for i := range n {
 		name := fmt.Sprintf("node-%d", i)
 		node := actors.NewNode(actors.NodeConfig{
-			ID: sched.NodeID(i), Rack: rackOf[i], MapSlots: cfg.MapSlots, ReduceSlots: cfg.ReduceSlots,
+			ID: sched.NodeID(i), Rack: rackOf[i], MapSlots: cfg.MapSlots, ReduceSlots: cfg.Reducers(), MaxComputing: maxComputing,
 			Heartbeat: cfg.Heartbeat, ParallelCopies: cfg.ParallelCopies, OutOfBand: cfg.OutOfBand,
 			Switch: dir.Switches[i], Coordinator: coordinator, Fabric: fabric,
 		}, c.deps(name))
@@ -182,7 +186,7 @@ func (c *Cluster) Run() (*Report, error) {
 	}
 	rep := &Report{
 		Result: res, Results: results, Network: c.network.Stats(), ReferenceWall: refWall,
-		Summary: Summarize(results, [2]int{c.cfg.MapSlots * c.cfg.Nodes(), c.cfg.ReduceSlots * c.cfg.Nodes()}, res.End),
+		Summary: Summarize(results, [2]int{c.cfg.MapSlots * c.cfg.Nodes(), c.cfg.Reducers() * c.cfg.Nodes()}, res.End),
 	}
 	if res.Err != nil {
 		return rep, res.Err

@@ -57,8 +57,14 @@ type Config struct {
 	SchedulerParams map[string]any
 	PolicyTick      time.Duration // 0: the policy never ticks
 
-	SlowStart      float64
-	JobSetup       time.Duration // per-job initialisation before its tasks run
+	SlowStart float64
+	JobSetup  time.Duration // per-job initialisation before its tasks run
+	// CopyCompute splits reduces into copy and compute (Zaharia et al.
+	// §5.2): a node runs MaxReducers reducers (0: 3 × ReduceSlots), of
+	// which ReduceSlots may compute at once, and at most ReduceSlots of a
+	// job's reducers that have not begun computing.
+	CopyCompute    bool
+	MaxReducers    int
 	MaxAttempts    int
 	ParallelCopies int
 	// CommitPendingRunning counts a finished task as its job's until the
@@ -100,6 +106,18 @@ func DefaultConfig() Config {
 		AssignMultiple: true, Scheduler: "fifo", PolicyTick: time.Second,
 		SlowStart: 0.05, MaxAttempts: 4, ParallelCopies: 5,
 	}
+}
+
+// Reducers is the reducers a node runs at once: its reduce slots, or
+// MaxReducers under copy-compute splitting.
+func (c *Config) Reducers() int {
+	switch {
+	case !c.CopyCompute:
+		return c.ReduceSlots
+	case c.MaxReducers > 0:
+		return c.MaxReducers
+	}
+	return 3 * c.ReduceSlots
 }
 
 // Nodes is the cluster's node count.
@@ -148,6 +166,8 @@ func (c *Config) Validate() error {
 	check(c.MaxAttempts < 1, "tasks.max_attempts", c.MaxAttempts, "must be ≥ 1")
 	check(c.ParallelCopies < 1, "tasks.parallel_copies", c.ParallelCopies, "must be ≥ 1")
 	check(c.JobSetup < 0, "tasks.job_setup", c.JobSetup, "must be ≥ 0s")
+	check(c.MaxReducers != 0 && c.MaxReducers < c.ReduceSlots, "tasks.max_reducers", c.MaxReducers,
+		fmt.Sprintf("must be 0 (3 × reduce_slots) or ≥ cluster.reduce_slots = %d", c.ReduceSlots))
 	check(c.Until < 0, "run.until", c.Until, "must be ≥ 0")
 	check(c.StallAfter < 0, "run.stall_after", c.StallAfter, "must be ≥ 0")
 	check(c.Clock != "" && c.Clock != Virtual && c.Clock != Scaled && c.Clock != Wall, "run.clock", c.Clock,

@@ -93,6 +93,11 @@ type TasksTable struct {
 	ParallelCopies int     `toml:"parallel_copies"`
 	// JobSetup is each job's initialisation before its tasks are runnable.
 	JobSetup Duration `toml:"job_setup"`
+	// CopyCompute splits reduces into copy and compute phases with
+	// separate admission (cluster.Config.CopyCompute); MaxReducers is the
+	// reducers a node runs, 0 = 3 × reduce_slots.
+	CopyCompute bool `toml:"copy_compute"`
+	MaxReducers int  `toml:"max_reducers"`
 	// CommitPendingRunning: a finished task counts as running for its job
 	// while its slot is offered (Hadoop's commit-pending state; true hides
 	// sticky slots, false is the paper's fixed scheduler).
@@ -238,6 +243,7 @@ func (f *File) config(dir string) (cluster.Config, []error) {
 	c.AssignMultiple, c.OutOfBand = h.AssignMultiple, h.OutOfBand
 	c.SlowStart, c.MaxAttempts, c.ParallelCopies = f.Tasks.SlowStart, f.Tasks.MaxAttempts, f.Tasks.ParallelCopies
 	c.CommitPendingRunning, c.JobSetup = f.Tasks.CommitPendingRunning, f.Tasks.JobSetup.Std()
+	c.CopyCompute, c.MaxReducers = f.Tasks.CopyCompute, f.Tasks.MaxReducers
 	errs = append(errs, f.scheduler(&c)...)
 	if err := c.Validate(); err != nil {
 		errs = append(errs, fieldErrors(err)...)

@@ -72,7 +72,8 @@ func (d *delayState) offer(id JobID, v View, s Slot) (Assignment, bool) {
 		return Assignment{}, false
 	}
 	if s.Kind == Reduce {
-		return Assignment{Job: id, Kind: Reduce, MaxLocality: OffRack}, true
+		_, ok := v.BestLocality(id, Reduce, s.Node)
+		return Assignment{Job: id, Kind: Reduce, MaxLocality: OffRack}, ok
 	}
 	loc, ok := d.allow(id, v, s.Node)
 	return Assignment{Job: id, Kind: Map, MaxLocality: loc}, ok

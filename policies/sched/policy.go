@@ -42,7 +42,8 @@ type View interface {
 	Job(id JobID) *JobStatus
 	// BestLocality reports the best locality any pending task of the
 	// given kind of job would have on the node, and false when the job has
-	// no pending task of that kind.
+	// no pending task of that kind the node may run (under copy-compute
+	// splitting a node takes a limited number of a job's reducers).
 	BestLocality(job JobID, kind TaskKind, node NodeID) (Locality, bool)
 	// Slots is the number of slots of the kind on the live nodes.
 	Slots(kind TaskKind) int
