@@ -30,6 +30,10 @@ type NodeConfig struct {
 	// (maxReducers), but only MaxComputing of them past their copy phase;
 	// the others wait, in arrival order, once they have copied.
 	MaxComputing int
+	// FetchPerHost makes a reducer fetch every announced output of one
+	// map node in a single flow, as later Hadoop's per-host fetchers do,
+	// instead of one flow per map output.
+	FetchPerHost bool
 	Switch       *actor.PID // the node's rack switch
 	Coordinator  *actor.PID
 	Fabric       *actor.PID
@@ -215,7 +219,7 @@ func (n *Node) handleFlowDone(ctx actor.Context, msg *FlowDone) {
 	delete(r.flows, msg.Key.Part)
 	r.account(n.cfg.ID, msg.Key.Part, info)
 	if msg.Key.Part >= partFetch {
-		r.fetchDone(msg.Key.Part-partFetch, info.bytes)
+		r.fetchDone(msg.Key.Part, info.bytes)
 		n.fetchMore(ctx, r)
 	}
 	n.advance(ctx, r)
@@ -287,7 +291,7 @@ func (n *Node) handleFlowFailed(ctx actor.Context, msg *FlowFailed) {
 	if msg.Key.Part >= partFetch {
 		// The map output is gone with its node; the job manager re-runs
 		// the map and announces the new output.
-		r.fetchLost(msg.Key.Part - partFetch)
+		r.fetchLost(msg.Key.Part)
 		n.fetchMore(ctx, r)
 		return
 	}
@@ -387,10 +391,7 @@ func (n *Node) handleMapOutputs(ctx actor.Context, msg *MapOutputs) {
 // fetchMore starts queued shuffle fetches up to the parallel-copies cap.
 func (n *Node) fetchMore(ctx actor.Context, r *run) {
 	for r.fetching < n.cfg.ParallelCopies && len(r.queue) > 0 {
-		out := r.queue[0]
-		r.queue = r.queue[1:]
-		r.fetching++
-		r.state[out.Map] = fetchRunning
-		n.startFlow(ctx, r, partFetch+out.Map, out.Node, n.cfg.ID, DiskRead, out.Bytes)
+		part, src, bytes := r.nextFetch(n.cfg.FetchPerHost)
+		n.startFlow(ctx, r, part, src, n.cfg.ID, DiskRead, bytes)
 	}
 }

@@ -61,12 +61,16 @@ type run struct {
 	fetching int
 	done     int
 	fetched  int64
+	// batches holds the maps each fetch flow carries, by flow part; a
+	// flow carries one map output unless fetches go per host.
+	batches map[int32][]int32
 }
 
 func newRun(l *LaunchTask, now time.Duration) *run {
 	r := &run{launch: l, start: now, flows: make(map[int32]flowInfo)}
 	if l.Attempt.Kind == sched.Reduce {
 		r.state = make([]fetchState, l.Task.Maps)
+		r.batches = make(map[int32][]int32)
 	}
 	return r
 }
@@ -123,17 +127,47 @@ func (r *run) forget(m int32) {
 	r.queue = slices.DeleteFunc(r.queue, func(o MapOutput) bool { return o.Map == m })
 }
 
-func (r *run) fetchDone(m int32, bytes int64) {
-	r.state[m] = fetchDone
+// nextFetch takes the next fetch off the queue: the oldest announced
+// output, with, when perHost, every other queued output on its node. It
+// returns the flow's part, source and bytes.
+func (r *run) nextFetch(perHost bool) (part int32, src sched.NodeID, bytes int64) {
+	first := r.queue[0]
+	part, src = partFetch+first.Map, first.Node
+	var maps []int32
+	keep := r.queue[:0]
+	for i, out := range r.queue {
+		if i == 0 || (perHost && out.Node == src) {
+			maps = append(maps, out.Map)
+			bytes += out.Bytes
+			r.state[out.Map] = fetchRunning
+			continue
+		}
+		keep = append(keep, out)
+	}
+	r.queue = keep
+	r.batches[part] = maps
+	r.fetching++
+	return part, src, bytes
+}
+
+// fetchDone marks the maps of a completed fetch flow fetched.
+func (r *run) fetchDone(part int32, bytes int64) {
+	for _, m := range r.batches[part] {
+		r.state[m] = fetchDone
+		r.done++
+	}
+	delete(r.batches, part)
 	r.fetching--
-	r.done++
 	r.fetched += bytes
 }
 
-// fetchLost returns a failed fetch's map to unknown until its re-run is
-// announced; what the flow delivered before it failed stays counted by
-// the fabric, not by the attempt.
-func (r *run) fetchLost(m int32) {
-	r.state[m] = fetchUnknown
+// fetchLost returns a failed fetch's maps to unknown until their re-runs
+// are announced; what the flow delivered before it failed stays counted
+// by the fabric, not by the attempt.
+func (r *run) fetchLost(part int32) {
+	for _, m := range r.batches[part] {
+		r.state[m] = fetchUnknown
+	}
+	delete(r.batches, part)
 	r.fetching--
 }

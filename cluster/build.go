@@ -119,7 +119,7 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	for i := range n {
 		name := fmt.Sprintf("node-%d", i)
 		node := actors.NewNode(actors.NodeConfig{
-			ID: sched.NodeID(i), Rack: rackOf[i], MapSlots: cfg.MapSlots, ReduceSlots: cfg.Reducers(), MaxComputing: maxComputing,
+			ID: sched.NodeID(i), Rack: rackOf[i], MapSlots: cfg.MapSlots, ReduceSlots: cfg.Reducers(), MaxComputing: maxComputing, FetchPerHost: cfg.FetchPerHost,
 			Heartbeat: cfg.Heartbeat, ParallelCopies: cfg.ParallelCopies, OutOfBand: cfg.OutOfBand,
 			Switch: dir.Switches[i], Coordinator: coordinator, Fabric: fabric,
 		}, c.deps(name))

@@ -119,11 +119,19 @@ func (s *stopper) Receive(ctx actor.Context) {
 }
 
 func TestLostNodeIsDeclaredDeadAndItsWorkReRuns(t *testing.T) {
+	for _, perHost := range []bool{false, true} {
+		t.Run(fmt.Sprintf("fetch_per_host=%v", perHost), func(t *testing.T) { lostNodeRun(t, perHost) })
+	}
+}
+
+func lostNodeRun(t *testing.T, fetchPerHost bool) {
 	// Three nodes, two replicas per block. Node 1 crashes at 100 s, in
 	// the middle of the maps; after 3 silent heartbeats (9 s) it is
 	// declared dead: its running attempts and the map outputs it held are
-	// re-run elsewhere and the job still succeeds.
+	// re-run elsewhere and the job still succeeds, whether reducers fetch
+	// output by output or host by host.
 	cfg := smallCluster()
+	cfg.FetchPerHost = fetchPerHost
 	cfg.NodesPerRack = 3
 	cfg.DeadAfter = 3
 	cfg.Workload = [][]workload.JobSpec{{{
@@ -448,4 +456,34 @@ func TestCopyComputeSplittingLetsTheSmallJobThrough(t *testing.T) {
 	}
 	assert.Positive(t, late, "more reducers once the first ones compute")
 	assertNoSlotOvercommitted(t, rep, Config{MapSlots: 2, ReduceSlots: 2, CopyCompute: true, MaxReducers: 6})
+}
+
+func TestFetchPerHostMovesTheSameBytesInFewerFlows(t *testing.T) {
+	// 16 maps on 2 nodes, 2 reduces: output by output, each reducer
+	// fetches 16 outputs; host by host, the outputs queued on a node
+	// travel together. The bytes moved and the job's result are the same.
+	results := map[bool]*Report{}
+	for _, perHost := range []bool{false, true} {
+		cfg := smallCluster()
+		cfg.FetchPerHost = perHost
+		cfg.Workload = [][]workload.JobSpec{{{
+			Name: "sort", InputBytes: 16 * mib, Reduces: 2, ShuffleBytes: 16 * mib,
+			MapCPU: workload.PerMiB(5 * time.Second), ReduceCPU: workload.PerMiB(time.Second),
+		}}}
+		results[perHost] = run(t, cfg)
+		require.Equal(t, JobSucceeded, results[perHost].Results.Jobs[0].Status)
+	}
+	perOutput, perHost := results[false].Results.Flows, results[true].Results.Flows
+	assert.Equal(t, perOutput.Delivered, perHost.Delivered)
+	assert.Less(t, perHost.Completed, perOutput.Completed)
+	var fetched [2]int64
+	for i, rep := range []*Report{results[false], results[true]} {
+		for _, a := range rep.Results.Attempts {
+			if a.Attempt.Kind == sched.Reduce {
+				fetched[i] += a.LocalBytes + a.RemoteBytes
+			}
+		}
+	}
+	assert.Equal(t, int64(16*mib), fetched[0])
+	assert.Equal(t, fetched[0], fetched[1])
 }

@@ -63,8 +63,12 @@ type Config struct {
 	// §5.2): a node runs MaxReducers reducers (0: 3 × ReduceSlots), of
 	// which ReduceSlots may compute at once, and at most ReduceSlots of a
 	// job's reducers that have not begun computing.
-	CopyCompute    bool
-	MaxReducers    int
+	CopyCompute bool
+	MaxReducers int
+	// FetchPerHost fetches every announced map output of one node in a
+	// single flow (later Hadoop's per-host shuffle fetchers) rather than a
+	// flow per map output (Hadoop 1).
+	FetchPerHost   bool
 	MaxAttempts    int
 	ParallelCopies int
 	// CommitPendingRunning counts a finished task as its job's until the

@@ -98,6 +98,9 @@ type TasksTable struct {
 	// reducers a node runs, 0 = 3 × reduce_slots.
 	CopyCompute bool `toml:"copy_compute"`
 	MaxReducers int  `toml:"max_reducers"`
+	// FetchPerHost: a reducer fetches all announced outputs of one node in
+	// one flow (cluster.Config.FetchPerHost).
+	FetchPerHost bool `toml:"fetch_per_host"`
 	// CommitPendingRunning: a finished task counts as running for its job
 	// while its slot is offered (Hadoop's commit-pending state; true hides
 	// sticky slots, false is the paper's fixed scheduler).
@@ -243,7 +246,7 @@ func (f *File) config(dir string) (cluster.Config, []error) {
 	c.AssignMultiple, c.OutOfBand = h.AssignMultiple, h.OutOfBand
 	c.SlowStart, c.MaxAttempts, c.ParallelCopies = f.Tasks.SlowStart, f.Tasks.MaxAttempts, f.Tasks.ParallelCopies
 	c.CommitPendingRunning, c.JobSetup = f.Tasks.CommitPendingRunning, f.Tasks.JobSetup.Std()
-	c.CopyCompute, c.MaxReducers = f.Tasks.CopyCompute, f.Tasks.MaxReducers
+	c.CopyCompute, c.MaxReducers, c.FetchPerHost = f.Tasks.CopyCompute, f.Tasks.MaxReducers, f.Tasks.FetchPerHost
 	errs = append(errs, f.scheduler(&c)...)
 	if err := c.Validate(); err != nil {
 		errs = append(errs, fieldErrors(err)...)
