@@ -96,6 +96,9 @@ func FuzzLoad(f *testing.F) {
 		"[[expect]]\nmetric = \"jobs.succeeded\"\nop = \">\"\nvalue = \"1s\"\n",
 		"[heartbeat]\ninterval = \"0s\"\n[hdfs]\nreplication = 100\n",
 		"[[workload.jobs]]\n[[workload.jobs.job]]\nname = \"x\"\ninput_bytes = \"1GiB\"\n",
+		"[[workload.closed]]\nworkers = 2\njobs = 1\n[workload.closed.job]\ninput_file = \"d\"\ninput_bytes = \"1GiB\"\n",
+		"[reproduce]\nsource = \"s\"\nreduced = [\"run.until=1m\"]\n[[expect]]\nset = [\"x=1\"]\nbaseline = []\nmetric = \"jobs.throughput\"\nop = \"~\"\nvalue = 1\ntolerance = 0.1\n",
+		"[tasks]\ncopy_compute = true\nmax_reducers = 1\nfetch_per_host = true\njob_setup = \"5s\"\n",
 	} {
 		f.Add(seed)
 	}
