@@ -14,8 +14,8 @@ var version = "dev"
 const usage = `clusteremu %s: an in-process emulator of data-analytics clusters
 
 Usage:
-  clusteremu run [scenario.toml] [--seed N] [--until D] [--set key=value]
-                 [--out DIR [--events]]
+  clusteremu run [scenario.toml] [--seed N] [--schedule-seed S] [--until D]
+                 [--set key=value] [--out DIR [--events]]
                             run a scenario (without one, the embedded
                             default: 4 racks of 10 nodes under FIFO) in
                             deterministic virtual time, print its summary
@@ -25,6 +25,10 @@ Usage:
                             print their metrics side by side with ratios
   clusteremu validate scenario.toml ...
                             decode and validate scenarios only
+  clusteremu explore [scenario.toml] [--seeds N] [--first S] [--parallel P]
+                            run the scenario under N schedule seeds and
+                            print every seed that breaks an invariant or an
+                            [[expect]] block
   clusteremu reproduce [--reduced] scenario.toml ...
                             run a paper reproduction's variants and print
                             paper value, emulator value and verdict per
@@ -51,6 +55,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return validateCommand(args[1:], stdout, stderr)
 	case "reproduce":
 		return reproduceCommand(args[1:], stdout, stderr)
+	case "explore":
+		return exploreCommand(args[1:], stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "clusteremu", version)
 		return 0

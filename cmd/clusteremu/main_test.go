@@ -343,3 +343,31 @@ func TestDeterministicExamplesReplayByteForByte(t *testing.T) {
 	}
 	assert.Positive(t, checked)
 }
+
+func TestExploreReportsFailingSeeds(t *testing.T) {
+	var out, errs bytes.Buffer
+	pass := writeScenario(t, smallScenario)
+	assert.Equal(t, 0, run([]string{"explore", pass, "--seeds", "3", "--first", "5"}, &out, &errs), errs.String())
+	assert.Contains(t, out.String(), "explored 3 schedule seeds (5–7) of")
+	assert.Contains(t, out.String(), ": 0 failed")
+
+	out.Reset()
+	fail := writeScenario(t, strings.Replace(smallScenario, "value = 12", "value = 13", 1))
+	assert.Equal(t, 1, run([]string{"explore", fail, "--seeds", "2"}, &out, &errs))
+	assert.Contains(t, out.String(), "seed 1: FAIL expect jobs.succeeded == 13: measured 12")
+	assert.Contains(t, out.String(), "seed 2: FAIL expect jobs.succeeded == 13: measured 12")
+	assert.Contains(t, out.String(), "--schedule-seed 1 --out DIR --events")
+
+	assert.Equal(t, 2, run([]string{"explore", fail, "--seeds", "0"}, &out, &errs))
+}
+
+func TestRunScheduleSeedSetsOnlyTheScheduleSeed(t *testing.T) {
+	var out, errs bytes.Buffer
+	dir := t.TempDir()
+	path := writeScenario(t, smallScenario)
+	require.Equal(t, 0, run([]string{"run", path, "--seed", "4", "--schedule-seed", "9", "--out", dir, "--quiet"}, &out, &errs), errs.String())
+	summary, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	require.NoError(t, err)
+	assert.Contains(t, string(summary), "\"schedule_seed\": 9,")
+	assert.Contains(t, string(summary), "\"seed\": 4\n")
+}

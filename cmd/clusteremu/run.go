@@ -44,6 +44,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	seed := fs.Uint64("seed", 0, "override the workload and schedule seeds")
+	scheduleSeed := fs.Uint64("schedule-seed", 0, "override the schedule seed only (replays a seed explore reported)")
 	until := fs.Duration("until", 0, "cut the run off at this emulated time")
 	out := fs.String("out", "", "write summary.json, run.json, jobs.csv and tasks.csv into this directory")
 	var sets setFlags
@@ -69,6 +70,11 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 			sc, err = sc.WithSeed(*seed)
 		case f.Name == "until":
 			sc.Config.Until = *until
+		}
+	})
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "schedule-seed" {
+			sc.Config.ScheduleSeed = *scheduleSeed // after --seed, which sets both
 		}
 	})
 	if err != nil {
