@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"runtime"
 	"slices"
@@ -73,13 +74,7 @@ func reproduce(w io.Writer, sc *scenarios.Scenario, parallel int) bool {
 			variants[variantKey(e.Baseline)] = e.Baseline
 		}
 	}
-	keys := slices.Sorted(func(yield func(string) bool) {
-		for k := range variants {
-			if !yield(k) {
-				return
-			}
-		}
-	})
+	keys := slices.Sorted(maps.Keys(variants))
 	summaries := make(map[string]cluster.Summary, len(keys))
 	errs := make(map[string]error, len(keys))
 	var mu sync.Mutex
