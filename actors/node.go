@@ -336,10 +336,7 @@ func (n *Node) admitReducers() {
 	for len(n.awaiting) > 0 && (n.cfg.MaxComputing == 0 || n.computing < n.cfg.MaxComputing) {
 		r := n.awaiting[0]
 		n.awaiting = n.awaiting[1:]
-		n.copying[r.launch.Attempt.Job]--
-		if n.copying[r.launch.Attempt.Job] == 0 {
-			delete(n.copying, r.launch.Attempt.Job)
-		}
+		n.copied(r.launch.Attempt.Job)
 		n.computing++
 		r.phase = phaseCompute
 		n.startCompute(r, r.fetched)
@@ -349,18 +346,22 @@ func (n *Node) admitReducers() {
 // releaseReducer forgets an ended reducer's place in the copy phase, the
 // queue or the computing set, and admits the next waiting reducer.
 func (n *Node) releaseReducer(r *run) {
-	job := r.launch.Attempt.Job
 	switch r.phase {
 	case phaseInput, phaseAwaitCompute:
-		if n.copying[job]--; n.copying[job] == 0 {
-			delete(n.copying, job)
-		}
+		n.copied(r.launch.Attempt.Job)
 		if i := slices.Index(n.awaiting, r); i >= 0 {
 			n.awaiting = slices.Delete(n.awaiting, i, i+1)
 		}
 	default:
 		n.computing--
 		n.admitReducers()
+	}
+}
+
+// copied counts one of the job's reducers out of the copy phase.
+func (n *Node) copied(job sched.JobID) {
+	if n.copying[job]--; n.copying[job] == 0 {
+		delete(n.copying, job)
 	}
 }
 

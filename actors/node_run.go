@@ -132,19 +132,24 @@ func (r *run) forget(m int32) {
 // returns the flow's part, source and bytes.
 func (r *run) nextFetch(perHost bool) (part int32, src sched.NodeID, bytes int64) {
 	first := r.queue[0]
-	part, src = partFetch+first.Map, first.Node
-	var maps []int32
-	keep := r.queue[:0]
-	for i, out := range r.queue {
-		if i == 0 || (perHost && out.Node == src) {
+	part, src, bytes = partFetch+first.Map, first.Node, first.Bytes
+	maps := []int32{first.Map}
+	r.state[first.Map] = fetchRunning
+	r.queue = r.queue[1:]
+	if perHost {
+		// The rest of the queue loses the outputs that join this flow.
+		keep := r.queue[:0]
+		for _, out := range r.queue {
+			if out.Node != src {
+				keep = append(keep, out)
+				continue
+			}
 			maps = append(maps, out.Map)
 			bytes += out.Bytes
 			r.state[out.Map] = fetchRunning
-			continue
 		}
-		keep = append(keep, out)
+		r.queue = keep
 	}
-	r.queue = keep
 	r.batches[part] = maps
 	r.fetching++
 	return part, src, bytes

@@ -169,10 +169,10 @@ func (c *Cluster) Run() (*Report, error) {
 		start := time.Now()
 		// Only jobs that succeeded have a slowdown; each is run alone
 		// from the instant it was submitted.
-		done := map[int]time.Duration{}
+		var done []soloJob
 		for _, j := range results.Jobs {
 			if j.Status == JobSucceeded {
-				done[int(j.ID)-1] = j.Submit
+				done = append(done, soloJob{index: int(j.ID) - 1, at: j.Submit})
 			}
 		}
 		refs, rerr := referenceRuntimes(c.cfg, done, 0)

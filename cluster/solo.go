@@ -2,11 +2,9 @@ package cluster
 
 import (
 	"fmt"
-	"runtime"
-	"slices"
-	"sync"
 	"time"
 
+	"clusteremu/internal/parallel"
 	"clusteremu/policies/sched"
 	"clusteremu/workload"
 )
@@ -34,35 +32,36 @@ import (
 // copy of the configured cluster, indexed as Config.Jobs (job ID − 1), with
 // every job submitted at its Submit (a closed worker's job at its think
 // time). A job that does not succeed alone gets 0. Jobs with equal specs
-// reading one shared file share one run; runs go parallel ways at once
+// reading one shared file share one run; up to workers runs go at once
 // (0: one per CPU).
-func ReferenceRuntimes(cfg Config, parallel int) ([]time.Duration, error) {
+func ReferenceRuntimes(cfg Config, workers int) ([]time.Duration, error) {
 	jobs := cfg.Jobs()
-	submits := make(map[int]time.Duration, len(jobs))
+	subs := make([]soloJob, len(jobs))
 	for i, j := range jobs {
-		submits[i] = j.Submit
+		subs[i] = soloJob{index: i, at: j.Submit}
 	}
-	return referenceRuntimes(cfg, submits, parallel)
+	return referenceRuntimes(cfg, subs, workers)
 }
 
-// referenceRuntimes measures the jobs whose indices are keys of submits,
-// each submitted at its instant there.
-func referenceRuntimes(cfg Config, submits map[int]time.Duration, parallel int) ([]time.Duration, error) {
+// soloJob is a job to run alone: its index in Config.Jobs and the
+// instant it was submitted.
+type soloJob struct {
+	index int
+	at    time.Duration
+}
+
+// referenceRuntimes measures the listed jobs.
+func referenceRuntimes(cfg Config, subs []soloJob, workers int) ([]time.Duration, error) {
 	jobs := cfg.Jobs()
-	only := make([]int, 0, len(submits))
-	for i := range submits {
-		only = append(only, i)
-	}
-	slices.Sort(only)
 	refs := make([]time.Duration, len(jobs))
 	// Jobs of one shape reading one shared file share a run. A job
 	// with a private input is its own shape: its file is named by its
 	// ID, and so placed.
 	byShape := map[soloShape][]int{}
 	var shapes []soloShape
-	for _, i := range only {
-		spec := jobs[i]
-		spec.Submit = submits[i]
+	for _, sub := range subs {
+		i, spec := sub.index, jobs[sub.index]
+		spec.Submit = sub.at
 		shape := soloShape{spec: soloSpec(spec, cfg.Heartbeat), id: sched.JobID(i + 1)}
 		if shape.spec.InputFile != "" {
 			shape.id = 0
@@ -72,25 +71,11 @@ func referenceRuntimes(cfg Config, submits map[int]time.Duration, parallel int) 
 		}
 		byShape[shape] = append(byShape[shape], i)
 	}
-	if parallel <= 0 {
-		parallel = runtime.GOMAXPROCS(0)
-	}
 	results := make([]time.Duration, len(shapes))
 	errs := make([]error, len(shapes))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(parallel, len(shapes)) {
-		wg.Go(func() {
-			for i := range next {
-				results[i], errs[i] = soloRun(cfg, shapes[i].spec, sched.JobID(byShape[shapes[i]][0]+1))
-			}
-		})
-	}
-	for i := range shapes {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	parallel.For(len(shapes), workers, func(i int) {
+		results[i], errs[i] = soloRun(cfg, shapes[i].spec, sched.JobID(byShape[shapes[i]][0]+1))
+	})
 	for i, shape := range shapes {
 		if errs[i] != nil {
 			return nil, fmt.Errorf("reference run of job %d (%s): %w", byShape[shape][0]+1, jobs[byShape[shape][0]].Name, errs[i])

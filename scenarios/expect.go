@@ -24,8 +24,9 @@ import (
 // is measured on; baseline, when present, makes the measured value the
 // ratio of that run's metric to the metric of the run with the baseline's
 // overrides (baseline = [] is the scenario as written); paper quotes the
-// paper's figure; run names the run in the rows. `clusteremu run` checks only expectations without set or
-// baseline; `clusteremu reproduce` runs every variant.
+// paper's figure; run names the run in the rows. `clusteremu run` checks
+// only expectations without set or baseline; `clusteremu reproduce` runs
+// every variant.
 //
 //	[[expect]]
 //	set = ["scheduler.delay=true"]

@@ -37,13 +37,9 @@ func (s *Scenario) WithSet(assignment string) (*Scenario, error) {
 	return &out, nil
 }
 
-// cloneFile copies the parts of a File that setPath can change in place.
+// cloneFile copies the parts of a File that setPath can change in place;
+// [scheduler] needs no copy, as setAny replaces the tables it changes.
 func cloneFile(f File) File {
-	sched := make(map[string]any, len(f.Scheduler))
-	for k, v := range f.Scheduler {
-		sched[k] = v
-	}
-	f.Scheduler = sched
 	f.Workload.Synthetic = append([]SyntheticStream(nil), f.Workload.Synthetic...)
 	f.Workload.SWIM = append([]SWIMStream(nil), f.Workload.SWIM...)
 	f.Workload.Jobs = append([]JobsStream(nil), f.Workload.Jobs...)

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"sync"
 	"time"
 
 	"clusteremu/cluster"
+	"clusteremu/internal/parallel"
 	"clusteremu/scenarios"
 )
 
@@ -21,7 +21,7 @@ func exploreCommand(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	seeds := fs.Int("seeds", 100, "schedule seeds to run")
 	first := fs.Uint64("first", 1, "the first schedule seed")
-	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "runs at once")
+	workers := fs.Int("parallel", runtime.GOMAXPROCS(0), "runs at once")
 	var sets setFlags
 	fs.Var(&sets, "set", "override a scenario key: key=value (repeatable)")
 	positional, err := parseInterspersed(fs, args)
@@ -42,22 +42,14 @@ func exploreCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
+	if *workers <= 0 {
+		*workers = runtime.GOMAXPROCS(0)
+	}
 	start := time.Now()
 	verdicts := make([]error, *seeds)
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range max(1, min(*parallel, *seeds)) {
-		wg.Go(func() {
-			for i := range next {
-				verdicts[i] = exploreSeed(sc, *first+uint64(i))
-			}
-		})
-	}
-	for i := range *seeds {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	parallel.For(*seeds, *workers, func(i int) {
+		verdicts[i] = exploreSeed(sc, *first+uint64(i))
+	})
 	wall := time.Since(start)
 	failed := 0
 	for i, v := range verdicts {
@@ -67,7 +59,7 @@ func exploreCommand(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	fmt.Fprintf(stdout, "explored %d schedule seeds (%d–%d) of %s: %d failed, in %v wall (%.1f seeds/s, %d at once)\n",
-		*seeds, *first, *first+uint64(*seeds)-1, sc.Name, failed, wall.Round(time.Millisecond), float64(*seeds)/wall.Seconds(), max(1, min(*parallel, *seeds)))
+		*seeds, *first, *first+uint64(*seeds)-1, sc.Name, failed, wall.Round(time.Millisecond), float64(*seeds)/wall.Seconds(), max(1, min(*workers, *seeds)))
 	if failed > 0 {
 		fmt.Fprintf(stdout, "replay one with: clusteremu run %s --schedule-seed %d --out DIR --events\n", sc.Name, *first+uint64(firstFailure(verdicts)))
 		return 1
