@@ -25,7 +25,24 @@ type Deps struct {
 	// Props gives the props of an actor spawned by another (a job
 	// manager by the coordinator), set up for the run's dispatcher.
 	Props func(actor.Producer) *actor.Props
+	// Perturb returns the extra delay of a deterministic run's next
+	// perturbation of the kind aimed at target (an actor's name), drawn
+	// from the schedule seed or pinned; nil when the run perturbs
+	// nothing.
+	Perturb func(kind Perturbation, target string) time.Duration
 }
+
+// Perturbation is a kind of seeded control-plane delay (a scenario's
+// [chaos]).
+type Perturbation string
+
+// The perturbations.
+const (
+	// PerturbRelay delays a control message in its rack switch.
+	PerturbRelay Perturbation = "relay"
+	// PerturbHeartbeat delays a node's heartbeat after its tick.
+	PerturbHeartbeat Perturbation = "heartbeat"
+)
 
 // progressed tells the stall watchdog that work moved forward.
 func (d Deps) progressed() {

@@ -68,6 +68,9 @@ type Node struct {
 // heartbeatTick fires the node's periodic heartbeat.
 type heartbeatTick struct{}
 
+// heartbeatDue sends a heartbeat that chaos delayed after its tick.
+type heartbeatDue struct{}
+
 // computeDone ends an attempt's compute phase.
 type computeDone struct {
 	Attempt sched.Attempt
@@ -91,6 +94,8 @@ func (n *Node) Receive(ctx actor.Context) {
 	case *actor.Started:
 		n.handleStarted(ctx)
 	case *heartbeatTick:
+		n.handleTick(ctx)
+	case *heartbeatDue:
 		n.sendHeartbeat(ctx)
 	case *LaunchTask:
 		n.handleLaunch(ctx, msg)
@@ -125,6 +130,18 @@ func (n *Node) handleStarted(ctx actor.Context) {
 // relay sends a control message through the node's rack switch.
 func (n *Node) relay(ctx actor.Context, to *actor.PID, msg any) {
 	ctx.Send(n.cfg.Switch, &Relay{To: to, Msg: msg})
+}
+
+// handleTick sends the periodic heartbeat, after the run's chaos delay if
+// it draws one.
+func (n *Node) handleTick(ctx actor.Context) {
+	if n.deps.Perturb != nil {
+		if d := n.deps.Perturb(PerturbHeartbeat, n.self.Id); d > 0 {
+			n.deps.Clock.After(d, n.self, &heartbeatDue{})
+			return
+		}
+	}
+	n.sendHeartbeat(ctx)
 }
 
 func (n *Node) sendHeartbeat(ctx actor.Context) {

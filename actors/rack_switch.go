@@ -13,15 +13,20 @@ import (
 // between the rack's nodes and the master (coordinator, job managers) pass
 // through it and take Latency to cross. Data flows do not: they are the
 // fabric's.
+//
+// Under a run's [chaos] each hop takes a seeded extra delay; the switch
+// still forwards each destination's messages in the order it got them, as
+// a switch port's queue does.
 type RackSwitch struct {
 	rack    sched.RackID
 	latency time.Duration
 	deps    Deps
+	last    map[string]time.Duration // each destination's latest delivery, under chaos
 }
 
 // NewRackSwitch returns a rack switch actor's state.
 func NewRackSwitch(rack sched.RackID, latency time.Duration, deps Deps) *RackSwitch {
-	return &RackSwitch{rack: rack, latency: latency, deps: deps}
+	return &RackSwitch{rack: rack, latency: latency, deps: deps, last: make(map[string]time.Duration)}
 }
 
 // Receive implements actor.Actor.
@@ -36,8 +41,17 @@ func (s *RackSwitch) Receive(ctx actor.Context) {
 }
 
 // handleRelay forwards the message after the hop latency. With no latency
-// it goes at once, in the same instant.
+// it goes at once, in the same instant. Under chaos every message takes a
+// timer, whose order keeps a destination's messages in line even when
+// they are due at once.
 func (s *RackSwitch) handleRelay(ctx actor.Context, msg *Relay) {
+	if s.deps.Perturb != nil {
+		to := msg.To.Id
+		at := max(s.deps.Clock.Now()+s.latency+s.deps.Perturb(PerturbRelay, to), s.last[to])
+		s.last[to] = at
+		s.deps.Clock.At(at, msg.To, msg.Msg)
+		return
+	}
 	if s.latency <= 0 {
 		ctx.Send(msg.To, msg.Msg)
 		return

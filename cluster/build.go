@@ -61,6 +61,7 @@ func Build(cfg Config) (*Cluster, error) {
 			WorkloadSeed: cfg.Seed, ScheduleSeed: cfg.ScheduleSeed, Until: cfg.Until,
 			StallAfter: cfg.StallAfter, Events: cfg.Events, Choices: cfg.Choices,
 			Clock: cfg.Clock, Speedup: cfg.Speedup, Concurrent: cfg.Concurrent,
+			Chaos: cfg.Chaos, Pinned: cfg.Pinned, Decisions: cfg.Decisions, RecordDecisions: cfg.RecordDecisions,
 		}),
 	}
 	if err := c.spawn(topo, policy); err != nil {
@@ -75,6 +76,7 @@ func (c *Cluster) deps(name string) actors.Deps {
 	return actors.Deps{
 		Clock: c.rt.Clock(), Rand: c.rt.Rand(name), Metrics: c.rec,
 		Fail: c.rt.Fail, Done: c.rt.Done, Progress: c.rt.Progress, Props: c.rt.Props,
+		Perturb: c.rt.Perturb(),
 	}
 }
 

@@ -487,3 +487,45 @@ func TestFetchPerHostMovesTheSameBytesInFewerFlows(t *testing.T) {
 	assert.Equal(t, int64(16*mib), fetched[0])
 	assert.Equal(t, fetched[0], fetched[1])
 }
+
+func TestChaosDrawsFromTheScheduleSeedAndReplaysPinned(t *testing.T) {
+	chaotic := func(scheduleSeed uint64) Config {
+		cfg := fourRacks()
+		cfg.ScheduleSeed = scheduleSeed
+		cfg.Chaos = Chaos{RelayJitter: 300 * time.Millisecond, HeartbeatJitter: 2 * time.Second}
+		cfg.RecordDecisions = true
+		return cfg
+	}
+	calm := run(t, fourRacks())
+	a, b := run(t, chaotic(1)), run(t, chaotic(1))
+	assert.Equal(t, a.Results, b.Results, "one schedule seed, one run")
+	assert.NotEqual(t, calm.Results.Jobs, a.Results.Jobs, "chaos moves job times")
+	c := run(t, chaotic(2))
+	assert.NotEqual(t, a.Results.Jobs, c.Results.Jobs, "another schedule seed draws other delays")
+	assertNoSlotOvercommitted(t, a, chaotic(1))
+
+	kinds := map[DecisionKind]int{}
+	for _, d := range a.Result.Decisions {
+		kinds[d.Kind]++
+		if d.Kind == DecideHeartbeat {
+			assert.Less(t, d.Delay, 2*time.Second)
+		}
+	}
+	assert.Positive(t, kinds[DecideOrder])
+	assert.Positive(t, kinds[DecideRelay])
+	assert.Positive(t, kinds[DecideHeartbeat])
+
+	// The recorded departures, pinned, repeat the run under any seed;
+	// with none pinned the run takes the default course: FIFO, no delays.
+	pinned := chaotic(77)
+	pinned.Pinned, pinned.Decisions = true, a.Result.Decisions
+	p := run(t, pinned)
+	assert.Equal(t, a.Results, p.Results)
+	assert.Equal(t, a.Result.Decisions, p.Result.Decisions)
+
+	bare := chaotic(77)
+	bare.Pinned = true
+	d := run(t, bare)
+	assert.Empty(t, d.Result.Decisions)
+	assert.NotEqual(t, a.Results.Jobs, d.Results.Jobs)
+}

@@ -85,6 +85,15 @@ type Config struct {
 	// open streams' jobs.
 	Closed [][]workload.JobSpec
 
+	// Chaos perturbs a deterministic run's control plane with delays
+	// drawn from the schedule seed.
+	Chaos Chaos
+	// Pinned follows Decisions instead of drawing (RunOptions.Pinned);
+	// RecordDecisions records where the run left the default course.
+	Pinned          bool
+	Decisions       []Decision
+	RecordDecisions bool
+
 	Events, Choices bool // record the event and choice logs
 	// Slowdown runs every job alone on an empty copy of the cluster after
 	// the run, for its reference runtime (ReferenceRuntimes), and reports
@@ -177,6 +186,17 @@ func (c *Config) Validate() error {
 	check(c.Clock != "" && c.Clock != Virtual && c.Clock != Scaled && c.Clock != Wall, "run.clock", c.Clock,
 		`must be "virtual", "scaled" or "wall"`)
 	check(c.Clock == Scaled && !positive(c.Speedup), "run.speedup", c.Speedup, "must be > 0 for a scaled clock")
+	deterministic := (c.Clock == "" || c.Clock == Virtual) && !c.Concurrent
+	check(c.Chaos.RelayJitter < 0, "chaos.relay_jitter", c.Chaos.RelayJitter, "must be ≥ 0")
+	check(c.Chaos.HeartbeatJitter < 0 || c.Heartbeat > 0 && c.Chaos.HeartbeatJitter >= c.Heartbeat, "chaos.heartbeat_jitter", c.Chaos.HeartbeatJitter,
+		fmt.Sprintf("must be ≥ 0 and below heartbeat.interval = %v, so heartbeats keep their order", c.Heartbeat))
+	if c.Chaos.On() && !deterministic {
+		if c.Clock == "" || c.Clock == Virtual {
+			check(true, "run.deterministic", false, "must be true under [chaos], whose delays only a deterministic run draws")
+		} else {
+			check(true, "run.clock", c.Clock, `must be "virtual" under [chaos], whose delays only a deterministic run draws`)
+		}
+	}
 	if _, err := sched.New(c.Scheduler, c.SchedulerParams); err != nil {
 		errs = append(errs, err)
 	}

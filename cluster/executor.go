@@ -36,12 +36,14 @@ type Choice struct {
 // jumps to the earliest timer and posts every timer due then, in the order
 // they were set.
 type executor struct {
-	sys     *actor.ActorSystem
-	rng     *rand.Rand
-	now     time.Duration
-	timers  *timers
-	ready   []*mailbox
-	running string // the actor being run, for event senders
+	sys      *actor.ActorSystem
+	rng      *rand.Rand // the order of same-instant messages
+	chaosRng *rand.Rand // [chaos] delays
+	course   course
+	now      time.Duration
+	timers   *timers
+	ready    []*mailbox
+	running  string // the actor being run, for event senders
 
 	recordChoices bool
 	choices       []Choice
@@ -55,12 +57,20 @@ type executor struct {
 	shown  atomic.Int64 // the emulated time, for readers on other goroutines
 }
 
-func newExecutor(scheduleSeed uint64) *executor {
+func newExecutor(opts RunOptions) *executor {
 	return &executor{
-		rng:     rand.New(rand.NewPCG(scheduleSeed, 0x636c75737465726d)),
-		timers:  newTimers(),
-		running: "root",
+		rng:      rand.New(rand.NewPCG(opts.ScheduleSeed, 0x636c75737465726d)),
+		chaosRng: rand.New(rand.NewPCG(opts.ScheduleSeed, 0x6368616f73)),
+		course:   newCourse(opts),
+		timers:   newTimers(),
+		running:  "root",
 	}
+}
+
+// nextSeq numbers a posted message.
+func (ex *executor) nextSeq() uint64 {
+	ex.course.pending++
+	return ex.course.pending
 }
 
 func (ex *executor) newMailbox() actor.Mailbox { return &mailbox{ex: ex, ready: -1} }
@@ -102,8 +112,8 @@ func (ex *executor) step() bool {
 }
 
 // choose picks the next mailbox: the replayed choice when it names a
-// ready actor, otherwise one drawn with the schedule seed. A lone ready
-// mailbox costs no draw.
+// ready actor, otherwise the pinned course's or one drawn with the
+// schedule seed. A lone ready mailbox costs no draw.
 func (ex *executor) choose() *mailbox {
 	i := len(ex.choices)
 	if i < len(ex.replay) {
@@ -115,10 +125,13 @@ func (ex *executor) choose() *mailbox {
 		}
 		ex.diverged++
 	}
-	if len(ex.ready) == 1 {
+	switch {
+	case len(ex.ready) == 1:
 		return ex.ready[0]
+	case ex.course.pinned != nil:
+		return ex.pinnedChoice()
 	}
-	return ex.ready[ex.rng.IntN(len(ex.ready))]
+	return ex.drawChoice()
 }
 
 // delivered logs a user message about to be handled.

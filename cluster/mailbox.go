@@ -9,6 +9,13 @@ import (
 type envelope struct {
 	msg    any
 	sender string
+	seq    uint64 // the run's post order
+}
+
+// sysEnvelope is a queued system message.
+type sysEnvelope struct {
+	msg any
+	seq uint64
 }
 
 // queue is a FIFO that reuses its backing array once drained.
@@ -37,7 +44,7 @@ type mailbox struct {
 	ex      *executor
 	name    string
 	invoker actor.MessageInvoker
-	system  queue[any]
+	system  queue[sysEnvelope]
 	user    queue[envelope]
 	ready   int    // index in the executor's ready set, -1 when absent
 	steps   uint64 // messages of any kind delivered
@@ -47,13 +54,13 @@ var _ actor.Mailbox = (*mailbox)(nil)
 
 // PostUserMessage implements actor.Mailbox.
 func (m *mailbox) PostUserMessage(msg any) {
-	m.user.push(envelope{msg: msg, sender: m.ex.running})
+	m.user.push(envelope{msg: msg, sender: m.ex.running, seq: m.ex.nextSeq()})
 	m.ex.markReady(m)
 }
 
 // PostSystemMessage implements actor.Mailbox.
 func (m *mailbox) PostSystemMessage(msg any) {
-	m.system.push(msg)
+	m.system.push(sysEnvelope{msg: msg, seq: m.ex.nextSeq()})
 	m.ex.markReady(m)
 }
 
@@ -73,13 +80,21 @@ func (m *mailbox) UserMessageCount() int { return m.user.len() }
 
 func (m *mailbox) empty() bool { return m.system.len() == 0 && m.user.len() == 0 }
 
+// headSeq is the post order of the message deliver would hand over next.
+func (m *mailbox) headSeq() uint64 {
+	if m.system.len() > 0 {
+		return m.system.items[m.system.head].seq
+	}
+	return m.user.items[m.user.head].seq
+}
+
 // deliver hands one message to the actor: a system message if any is
 // queued, else a user message. A panic in the handler fails the run with
 // the actor, the message type and the emulated time; the actor receives
 // nothing more.
 func (m *mailbox) deliver() {
 	if m.system.len() > 0 {
-		msg := m.system.pop()
+		msg := m.system.pop().msg
 		switch msg.(type) {
 		case *actor.SuspendMailbox, *actor.ResumeMailbox:
 			return // failures never reach protoactor's supervision here

@@ -48,6 +48,16 @@ type RunOptions struct {
 	// draws from the schedule seed past the log's end or where it
 	// diverged.
 	Replay []Choice
+	// Chaos perturbs the control plane with delays drawn from the
+	// schedule seed.
+	Chaos Chaos
+	// Pinned runs the default course — same-instant messages in the order
+	// they were posted, no delays — except at Decisions; nothing is drawn.
+	Pinned    bool
+	Decisions []Decision
+	// RecordDecisions records where the run left the default course
+	// (Result.Decisions): replaying them pinned repeats the run.
+	RecordDecisions bool
 }
 
 // EndReason says why a run ended.
@@ -72,6 +82,7 @@ type Result struct {
 	Diverged    int           // replayed choices that could not be followed
 	Events      []Event
 	Choices     []Choice
+	Decisions   []Decision
 	// Lag is how far a scaled or wall run held emulated time back because
 	// the machine could not keep up; MaxLate is the largest single delay.
 	Lag, MaxLate time.Duration
@@ -110,7 +121,7 @@ func NewRuntime(opts RunOptions) *Runtime {
 		// interval; a short interval lets it end before leak checks.
 		actor.WithDeadLetterThrottleInterval(time.Millisecond),
 	)
-	ex := newExecutor(opts.ScheduleSeed)
+	ex := newExecutor(opts)
 	ex.sys = sys
 	ex.recordEvents = opts.Events
 	ex.recordChoices = opts.Choices
@@ -173,6 +184,17 @@ func (r *Runtime) Rand(name string) *rand.Rand {
 	return rand.New(rand.NewPCG(r.opts.WorkloadSeed, h.Sum64()))
 }
 
+// Perturb returns the run's perturbation function for actors.Deps: nil
+// unless the run is deterministic and has chaos or follows pinned delays.
+func (r *Runtime) Perturb() func(actors.Perturbation, string) time.Duration {
+	if r.live != nil || !r.ex.course.perturbs() {
+		return nil
+	}
+	return func(kind actors.Perturbation, target string) time.Duration {
+		return r.ex.delay(DecisionKind(kind), target)
+	}
+}
+
 // Done ends the run after the message being handled: the work is done.
 func (r *Runtime) Done() {
 	if r.live != nil {
@@ -224,7 +246,7 @@ func (r *Runtime) Run() Result {
 	r.stop()
 	res := Result{
 		Reason: reason, End: end, Err: r.ex.failed, Steps: r.ex.steps, DeadLetters: r.dead, Dropped: r.dropped,
-		Diverged: r.ex.diverged, Events: r.ex.events, Choices: r.ex.choices,
+		Diverged: r.ex.diverged, Events: r.ex.events, Choices: r.ex.choices, Decisions: r.ex.course.log,
 	}
 	if res.Err != nil {
 		res.Reason = EndFailed

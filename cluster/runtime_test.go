@@ -127,7 +127,12 @@ func (e *echo) Receive(ctx actor.Context) {
 
 func runFan(t *testing.T, seed uint64, replay []Choice) ([]string, Result) {
 	t.Helper()
-	r := NewRuntime(RunOptions{ScheduleSeed: seed, Events: true, Choices: true, Replay: replay})
+	return runFanWith(t, RunOptions{ScheduleSeed: seed, Events: true, Choices: true, Replay: replay})
+}
+
+func runFanWith(t *testing.T, opts RunOptions) ([]string, Result) {
+	t.Helper()
+	r := NewRuntime(opts)
 	var log []string
 	sink := spawnRecorder(t, r, "sink", &log)
 	var peers []*actor.PID
@@ -180,6 +185,37 @@ func TestChoiceLogReplays(t *testing.T) {
 	}
 	changed, _ := runFan(t, 11, edited)
 	assert.NotEqual(t, want, changed)
+}
+
+func TestPinnedCourse(t *testing.T) {
+	// With nothing pinned the default course is FIFO: the fan posts its
+	// pings in peer order, so the sink hears the peers in order.
+	fifo, res := runFanWith(t, RunOptions{ScheduleSeed: 3, Pinned: true, RecordDecisions: true})
+	want := make([]string, 20)
+	for i := range want {
+		want[i] = fmt.Sprintf("1s sink %d", i)
+	}
+	assert.Equal(t, want, fifo)
+	assert.Empty(t, res.Decisions, "the default course records no departure")
+
+	// A seeded run departs from FIFO; replaying its departures pinned,
+	// under any seed, repeats it exactly.
+	seeded, rec := runFanWith(t, RunOptions{ScheduleSeed: 7, Events: true, RecordDecisions: true})
+	require.NotEqual(t, want, seeded)
+	require.NotEmpty(t, rec.Decisions)
+	for _, d := range rec.Decisions {
+		assert.Equal(t, DecideOrder, d.Kind)
+		assert.Contains(t, []time.Duration{0, time.Second}, d.At, "actors start at 0, the fan goes at 1s")
+	}
+	again, res := runFanWith(t, RunOptions{ScheduleSeed: 99, Events: true, Pinned: true, Decisions: rec.Decisions, RecordDecisions: true})
+	assert.Equal(t, seeded, again)
+	assert.Equal(t, rec.Events, res.Events)
+	assert.Equal(t, rec.Decisions, res.Decisions)
+
+	// Dropping departures moves the run toward FIFO.
+	fewer, _ := runFanWith(t, RunOptions{Pinned: true, Decisions: rec.Decisions[:len(rec.Decisions)/2]})
+	assert.NotEqual(t, seeded, fewer)
+	assert.ElementsMatch(t, want, fewer)
 }
 
 type bomb struct{}

@@ -109,6 +109,9 @@ func soloRun(cfg Config, job workload.JobSpec, id sched.JobID) (time.Duration, e
 	cfg.Clock, cfg.Concurrent, cfg.Speedup = Virtual, false, 0
 	cfg.Until, cfg.Events, cfg.Choices = 0, false, false
 	cfg.Slowdown = false
+	// The solo run keeps the cluster's chaos but none of the run's own
+	// decisions: they name instants and actors of the shared run.
+	cfg.Pinned, cfg.Decisions, cfg.RecordDecisions = false, nil, false
 	c, err := Build(cfg)
 	if err != nil {
 		return 0, err

@@ -26,6 +26,7 @@ type File struct {
 	Cluster   ClusterTable   `toml:"cluster"`
 	HDFS      HDFSTable      `toml:"hdfs"`
 	Heartbeat HeartbeatTable `toml:"heartbeat"`
+	Chaos     ChaosTable     `toml:"chaos"`
 	Scheduler map[string]any `toml:"scheduler"`
 	Tasks     TasksTable     `toml:"tasks"`
 	Workload  WorkloadTable  `toml:"workload"`
@@ -84,6 +85,13 @@ type HeartbeatTable struct {
 	DeadAfter      int      `toml:"dead_after"`
 	AssignMultiple bool     `toml:"assign_multiple"`
 	OutOfBand      bool     `toml:"out_of_band"`
+}
+
+// ChaosTable is [chaos]: seeded control-plane perturbations of a
+// deterministic run (cluster.Chaos), drawn from the schedule seed.
+type ChaosTable struct {
+	RelayJitter     Duration `toml:"relay_jitter"`
+	HeartbeatJitter Duration `toml:"heartbeat_jitter"`
 }
 
 // TasksTable is [tasks].
@@ -244,6 +252,7 @@ func (f *File) config(dir string) (cluster.Config, []error) {
 	h := f.Heartbeat
 	c.Heartbeat, c.ControlLatency, c.DeadAfter = h.Interval.Std(), h.ControlLatency.Std(), h.DeadAfter
 	c.AssignMultiple, c.OutOfBand = h.AssignMultiple, h.OutOfBand
+	c.Chaos = cluster.Chaos{RelayJitter: f.Chaos.RelayJitter.Std(), HeartbeatJitter: f.Chaos.HeartbeatJitter.Std()}
 	c.SlowStart, c.MaxAttempts, c.ParallelCopies = f.Tasks.SlowStart, f.Tasks.MaxAttempts, f.Tasks.ParallelCopies
 	c.CommitPendingRunning, c.JobSetup = f.Tasks.CommitPendingRunning, f.Tasks.JobSetup.Std()
 	c.CopyCompute, c.MaxReducers, c.FetchPerHost = f.Tasks.CopyCompute, f.Tasks.MaxReducers, f.Tasks.FetchPerHost

@@ -145,3 +145,24 @@ input_bytes = "1GiB"
 	_, err = sc.WithSet("scheduler.pools[1].t1=soon")
 	assert.ErrorContains(t, err, "scheduler.pools[1].t1")
 }
+
+func TestChaosNeedsADeterministicRunAndOrderedHeartbeats(t *testing.T) {
+	text := `[run]
+clock = "scaled"
+speedup = 10
+
+[chaos]
+relay_jitter = "100ms"
+heartbeat_jitter = "3s"
+`
+	_, err := Load("chaos.toml", []byte(text), ".")
+	require.Error(t, err)
+	assert.Equal(t, []string{
+		`chaos.toml:2:1: run.clock = scaled: must be "virtual" under [chaos], whose delays only a deterministic run draws`,
+		`chaos.toml:7:1: chaos.heartbeat_jitter = "3s": must be ≥ 0 and below heartbeat.interval = 3s, so heartbeats keep their order`,
+	}, strings.Split(err.Error(), "\n"))
+
+	sc, err := Load("ok.toml", []byte("[chaos]\nrelay_jitter = \"250ms\"\nheartbeat_jitter = \"1s\"\n"), ".")
+	require.NoError(t, err)
+	assert.Equal(t, cluster.Chaos{RelayJitter: 250 * time.Millisecond, HeartbeatJitter: time.Second}, sc.Config.Chaos)
+}
