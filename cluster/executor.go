@@ -44,6 +44,7 @@ type executor struct {
 	timers   *timers
 	ready    []*mailbox
 	running  string // the actor being run, for event senders
+	handling any    // the message it handles, for failure reports
 
 	recordChoices bool
 	choices       []Choice

@@ -113,9 +113,12 @@ func (m *mailbox) invoke(msg any, system bool) {
 			m.ex.panicked(m, msg, r)
 		}
 	}()
+	prev := m.ex.handling
+	m.ex.handling = msg
 	if system {
 		m.invoker.InvokeSystemMessage(msg)
 	} else {
 		m.invoker.InvokeUserMessage(msg)
 	}
+	m.ex.handling = prev
 }

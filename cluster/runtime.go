@@ -212,7 +212,11 @@ func (r *Runtime) Fail(err error) {
 		return
 	}
 	if r.ex.failed == nil {
-		r.ex.failed = fmt.Errorf("at %v: %w", r.ex.now, err)
+		if r.ex.handling == nil {
+			r.ex.failed = fmt.Errorf("at %v: %w", r.ex.now, err)
+		} else {
+			r.ex.failed = fmt.Errorf("at %v, %s handling %s: %w", r.ex.now, r.ex.running, typeName(r.ex.handling), err)
+		}
 	}
 }
 

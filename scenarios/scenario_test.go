@@ -166,3 +166,18 @@ heartbeat_jitter = "3s"
 	require.NoError(t, err)
 	assert.Equal(t, cluster.Chaos{RelayJitter: 250 * time.Millisecond, HeartbeatJitter: time.Second}, sc.Config.Chaos)
 }
+
+func TestWithSetValidatesAfterEveryOverride(t *testing.T) {
+	sc, err := Load("default.toml", DefaultScenario, ".")
+	require.NoError(t, err)
+	// A scaled clock needs a speedup: set together they are valid in
+	// either order.
+	for _, sets := range [][]string{{"run.clock=scaled", "run.speedup=2"}, {"run.speedup=2", "run.clock=scaled"}} {
+		got, err := sc.WithSet(sets...)
+		require.NoError(t, err, "%v", sets)
+		assert.Equal(t, cluster.Scaled, got.Config.Clock)
+		assert.Equal(t, 2.0, got.Config.Speedup)
+	}
+	_, err = sc.WithSet("run.clock=scaled")
+	assert.ErrorContains(t, err, "--set run.clock=scaled: run.speedup = 0: must be > 0 for a scaled clock")
+}

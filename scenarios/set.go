@@ -10,29 +10,35 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-// WithSet returns the scenario with one key overridden, as `--set
-// key=value` does: key is a scenario key path ("heartbeat.interval",
+// WithSet returns the scenario with keys overridden, as `--set key=value`
+// does: key is a scenario key path ("heartbeat.interval",
 // "scheduler.name", "workload.synthetic[0].jobs") and value is written as
-// in TOML, quotes optional for strings ("3s", "fifo"). The configuration,
-// workload included, is built again and validated.
-func (s *Scenario) WithSet(assignment string) (*Scenario, error) {
-	key, value, ok := strings.Cut(assignment, "=")
-	if !ok || key == "" {
-		return nil, fmt.Errorf("--set %s: must be key=value", assignment)
-	}
+// in TOML, quotes optional for strings ("3s", "fifo"). Every override is
+// applied before the configuration, workload included, is built again and
+// validated, so keys that depend on each other (run.clock and
+// run.speedup) can be set together in any order.
+func (s *Scenario) WithSet(assignments ...string) (*Scenario, error) {
 	f := cloneFile(s.file)
-	if err := setPath(reflect.ValueOf(&f).Elem(), key, strings.TrimSpace(value)); err != nil {
-		return nil, fmt.Errorf("--set %s: %w", assignment, err)
+	name := s.Name
+	for _, assignment := range assignments {
+		key, value, ok := strings.Cut(assignment, "=")
+		if !ok || key == "" {
+			return nil, fmt.Errorf("--set %s: must be key=value", assignment)
+		}
+		if err := setPath(reflect.ValueOf(&f).Elem(), key, strings.TrimSpace(value)); err != nil {
+			return nil, fmt.Errorf("--set %s: %w", assignment, err)
+		}
+		name += " --set " + assignment
 	}
 	cfg, errs := f.config(s.dir)
 	for i := range f.Expect {
 		errs = append(errs, Prefix(fmt.Sprintf("expect[%d]", i), f.Expect[i].Validate()))
 	}
 	if err := errors.Join(errs...); err != nil {
-		return nil, fmt.Errorf("--set %s: %w", assignment, err)
+		return nil, fmt.Errorf("%s: %w", strings.TrimPrefix(name, s.Name+" "), err)
 	}
 	out := *s
-	out.Name = s.Name + " --set " + assignment
+	out.Name = name
 	out.Config, out.Expect, out.file = cfg, f.Expect, f
 	return &out, nil
 }

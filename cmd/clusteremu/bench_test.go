@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -38,4 +39,26 @@ func BenchmarkFB2009FirstHour(b *testing.B) {
 	b.ReportMetric(rep.Result.End.Seconds()/perOp, "emulated-s/s")
 	b.ReportMetric(float64(rep.Result.Steps)/perOp, "msgs/s")
 	b.ReportMetric(rep.Summary["flows.completed"], "flows")
+}
+
+// BenchmarkExplore explores 20 schedule seeds of the default scenario and
+// of the race tutorial, one and two at a time; one op is the 20 seeds.
+func BenchmarkExplore(b *testing.B) {
+	race := filepath.Join("..", "..", "scenarios", "examples", "race", "race.toml")
+	for _, c := range []struct {
+		name string
+		args []string
+	}{{"default", nil}, {"race", []string{race}}} {
+		for _, p := range []string{"1", "2"} {
+			b.Run(c.name+"/P="+p, func(b *testing.B) {
+				args := append([]string{"explore", "--seeds", "20", "--parallel", p}, c.args...)
+				for range b.N {
+					if code := run(args, io.Discard, io.Discard); code == 2 {
+						b.Fatal("explore rejected its arguments")
+					}
+				}
+				b.ReportMetric(20*float64(b.N)/b.Elapsed().Seconds(), "seeds/s")
+			})
+		}
+	}
 }

@@ -17,15 +17,12 @@ type setFlags []string
 func (s *setFlags) String() string     { return strings.Join(*s, " ") }
 func (s *setFlags) Set(v string) error { *s = append(*s, v); return nil }
 
-// applySets applies --set overrides in order.
+// applySets applies --set overrides, all before validating.
 func applySets(sc *scenarios.Scenario, sets []string) (*scenarios.Scenario, error) {
-	for _, set := range sets {
-		var err error
-		if sc, err = sc.WithSet(set); err != nil {
-			return nil, err
-		}
+	if len(sets) == 0 {
+		return sc, nil
 	}
-	return sc, nil
+	return sc.WithSet(sets...)
 }
 
 // compareMetrics are the rows compare prints.

@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"time"
 
-	"clusteremu/cluster"
 	"clusteremu/internal/parallel"
 	"clusteremu/scenarios"
 )
@@ -22,81 +21,70 @@ func exploreCommand(args []string, stdout, stderr io.Writer) int {
 	seeds := fs.Int("seeds", 100, "schedule seeds to run")
 	first := fs.Uint64("first", 1, "the first schedule seed")
 	workers := fs.Int("parallel", runtime.GOMAXPROCS(0), "runs at once")
-	var sets setFlags
-	fs.Var(&sets, "set", "override a scenario key: key=value (repeatable)")
-	positional, err := parseInterspersed(fs, args)
+	shrinkFirst := fs.Bool("shrink", false, "shrink the first failing seed to a minimal set of decisions")
+	sc, err := parseDeterministic(fs, args, stderr)
 	if err != nil {
 		return 2
 	}
-	sc, err := loadScenario(positional)
-	if err == nil {
-		sc, err = applySets(sc, sets)
-	}
-	if err == nil && sc.Config.Concurrent {
-		err = fmt.Errorf("%s: explore needs deterministic virtual time (run.clock = \"virtual\", deterministic)", sc.Name)
-	}
-	if err == nil && *seeds < 1 {
-		err = fmt.Errorf("--seeds %d: must be ≥ 1", *seeds)
-	}
-	if err != nil {
-		fmt.Fprintln(stderr, err)
+	if *seeds < 1 {
+		fmt.Fprintf(stderr, "--seeds %d: must be ≥ 1\n", *seeds)
 		return 2
 	}
-	if *workers <= 0 {
-		*workers = runtime.GOMAXPROCS(0)
-	}
+	*workers = parallel.Workers(*workers)
 	start := time.Now()
-	verdicts := make([]error, *seeds)
+	outcomes := make([]outcome, *seeds)
 	parallel.For(*seeds, *workers, func(i int) {
-		verdicts[i] = exploreSeed(sc, *first+uint64(i))
+		outcomes[i] = exploreSeed(sc, *first+uint64(i))
 	})
 	wall := time.Since(start)
-	failed := 0
-	for i, v := range verdicts {
-		if v != nil {
-			failed++
-			fmt.Fprintf(stdout, "seed %d: FAIL %v\n", *first+uint64(i), v)
+	failed, earliest := 0, -1
+	for i, o := range outcomes {
+		if o.err == nil {
+			continue
+		}
+		failed++
+		fmt.Fprintf(stdout, "seed %d: FAIL %v\n", *first+uint64(i), o.err)
+		if earliest < 0 || o.at < outcomes[earliest].at {
+			earliest = i
 		}
 	}
 	fmt.Fprintf(stdout, "explored %d schedule seeds (%d–%d) of %s: %d failed, in %v wall (%.1f seeds/s, %d at once)\n",
 		*seeds, *first, *first+uint64(*seeds)-1, sc.Name, failed, wall.Round(time.Millisecond), float64(*seeds)/wall.Seconds(), max(1, min(*workers, *seeds)))
-	if failed > 0 {
-		fmt.Fprintf(stdout, "replay one with: clusteremu run %s --schedule-seed %d --out DIR --events\n", sc.Name, *first+uint64(firstFailure(verdicts)))
-		return 1
+	if failed == 0 {
+		return 0
 	}
-	return 0
-}
-
-func firstFailure(verdicts []error) int {
-	for i, v := range verdicts {
-		if v != nil {
-			return i
+	// The seed that failed earliest has the least history before its
+	// failure, so it replays quickest and shrinks furthest.
+	seed := *first + uint64(earliest)
+	fmt.Fprintf(stdout, "earliest failure: seed %d at %v\n", seed, outcomes[earliest].at)
+	fmt.Fprintf(stdout, "replay it with:  clusteremu run %s --schedule-seed %d --out DIR --events\n", sc.Name, seed)
+	if *shrinkFirst {
+		fmt.Fprintln(stdout)
+		if _, err := shrinkSeed(stdout, sc, seed, *workers); err != nil {
+			fmt.Fprintln(stderr, "clusteremu:", err)
 		}
+	} else {
+		fmt.Fprintf(stdout, "shrink it with:  clusteremu shrink %s --schedule-seed %d\n", sc.Name, seed)
 	}
-	return -1
+	return 1
 }
 
-// exploreSeed runs the scenario under one schedule seed and returns its
-// first violation: the run's error (a broken invariant, a panic with its
-// actor and emulated time) or the first failed expectation.
-func exploreSeed(sc *scenarios.Scenario, seed uint64) error {
+// outcome is one explored seed's first violation and the emulated instant
+// its run ended.
+type outcome struct {
+	err error
+	at  time.Duration
+}
+
+// exploreSeed runs the scenario under one schedule seed.
+func exploreSeed(sc *scenarios.Scenario, seed uint64) outcome {
 	cfg := sc.Config
 	cfg.ScheduleSeed = seed
 	cfg.Slowdown = false // the checks are the run's own
-	c, err := cluster.Build(cfg)
-	if err != nil {
-		return err
+	rep, err := verdict(sc, cfg)
+	o := outcome{err: err}
+	if rep != nil {
+		o.at = rep.Result.End
 	}
-	rep, err := c.Run()
-	if err != nil {
-		return err
-	}
-	for i := range sc.Expect {
-		if e := &sc.Expect[i]; e.Plain() {
-			if err := e.Check(rep.Summary); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return o
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	_ "clusteremu/scenarios/examples/race" // the race tutorial's policy
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -15,7 +17,7 @@ const usage = `clusteremu %s: an in-process emulator of data-analytics clusters
 
 Usage:
   clusteremu run [scenario.toml] [--seed N] [--schedule-seed S] [--until D]
-                 [--set key=value] [--out DIR [--events]]
+                 [--set key=value] [--decisions FILE] [--out DIR [--events]]
                             run a scenario (without one, the embedded
                             default: 4 racks of 10 nodes under FIFO) in
                             deterministic virtual time, print its summary
@@ -26,9 +28,14 @@ Usage:
   clusteremu validate scenario.toml ...
                             decode and validate scenarios only
   clusteremu explore [scenario.toml] [--seeds N] [--first S] [--parallel P]
+                   [--shrink]
                             run the scenario under N schedule seeds and
                             print every seed that breaks an invariant or an
                             [[expect]] block
+  clusteremu shrink [scenario.toml] --schedule-seed S [--out FILE]
+                            reduce a failing seed to the fewest ordering
+                            and delay decisions that still fail; run
+                            --decisions FILE replays them
   clusteremu reproduce [--reduced] scenario.toml ...
                             run a paper reproduction's variants and print
                             paper value, emulator value and verdict per
@@ -57,6 +64,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return reproduceCommand(args[1:], stdout, stderr)
 	case "explore":
 		return exploreCommand(args[1:], stdout, stderr)
+	case "shrink":
+		return shrinkCommand(args[1:], stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "clusteremu", version)
 		return 0

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/csv"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -307,6 +308,9 @@ func TestDeterministicExamplesReplayByteForByte(t *testing.T) {
 	// choice log; under another seed the event log differs.
 	paths, err := filepath.Glob(filepath.Join("..", "..", "scenarios", "examples", "*.toml"))
 	require.NoError(t, err)
+	nested, err := filepath.Glob(filepath.Join("..", "..", "scenarios", "examples", "*", "*.toml"))
+	require.NoError(t, err)
+	paths = append(paths, nested...)
 	checked := 0
 	for _, path := range paths {
 		sc, err := scenarios.LoadFile(path)
@@ -326,7 +330,7 @@ func TestDeterministicExamplesReplayByteForByte(t *testing.T) {
 					"--set", "run.slowdown=false"}, &out, &errs)
 				require.NotEqual(t, 2, code, errs.String())
 				files := map[string]string{}
-				for _, name := range []string{"summary.json", "jobs.csv", "tasks.csv", "events.jsonl", "choices.jsonl"} {
+				for _, name := range []string{"summary.json", "jobs.csv", "tasks.csv", "events.jsonl", "choices.jsonl", "decisions.jsonl"} {
 					data, err := os.ReadFile(filepath.Join(dir, name))
 					require.NoError(t, err)
 					files[name] = string(data)
@@ -356,6 +360,7 @@ func TestExploreReportsFailingSeeds(t *testing.T) {
 	assert.Equal(t, 1, run([]string{"explore", fail, "--seeds", "2"}, &out, &errs))
 	assert.Contains(t, out.String(), "seed 1: FAIL expect jobs.succeeded == 13: measured 12")
 	assert.Contains(t, out.String(), "seed 2: FAIL expect jobs.succeeded == 13: measured 12")
+	assert.Contains(t, out.String(), "earliest failure: seed 1 at ")
 	assert.Contains(t, out.String(), "--schedule-seed 1 --out DIR --events")
 
 	assert.Equal(t, 2, run([]string{"explore", fail, "--seeds", "0"}, &out, &errs))
@@ -370,4 +375,64 @@ func TestRunScheduleSeedSetsOnlyTheScheduleSeed(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(summary), "\"schedule_seed\": 9,")
 	assert.Contains(t, string(summary), "\"seed\": 4\n")
+}
+
+// The race tutorial (README.md): explore finds the planted race within 200
+// seeds, run replays a failing seed the same way every time, shrink
+// reduces it to a handful of decisions that replay to the same failure
+// with nothing else perturbed, and the fixed policy passes every seed.
+func TestRaceTutorial(t *testing.T) {
+	path := filepath.Join("..", "..", "scenarios", "examples", "race", "race.toml")
+	var out, errs bytes.Buffer
+	require.Equal(t, 1, run([]string{"explore", path, "--seeds", "200"}, &out, &errs), errs.String())
+	explored := out.String()
+	assert.Regexp(t, `seed \d+: FAIL at [^,]+, coordinator handling actors.Heartbeat: coordinator: race-fifo assigned job \d+ a reduce slot on node \d+, but it has no such task`, explored)
+	m := regexp.MustCompile(`earliest failure: seed (\d+) at`).FindStringSubmatch(explored)
+	require.NotNil(t, m, explored)
+	seed := m[1]
+
+	replay := func(args ...string) string {
+		out.Reset()
+		assert.Equal(t, 1, run(append([]string{"run", path, "--quiet"}, args...), &out, &errs))
+		return errs.String()
+	}
+	errs.Reset()
+	first := replay("--schedule-seed", seed)
+	errs.Reset()
+	again := replay("--schedule-seed", seed)
+	assert.Contains(t, first, "race-fifo assigned job")
+	assert.Equal(t, first, again, "a failing seed fails the same way every time")
+
+	out.Reset()
+	file := filepath.Join(t.TempDir(), "min.jsonl")
+	require.Equal(t, 0, run([]string{"shrink", path, "--schedule-seed", seed, "--out", file}, &out, &errs), errs.String())
+	assert.Contains(t, out.String(), "dropping any one of them makes the failure go away")
+	minimal, err := readDecisions(file)
+	require.NoError(t, err)
+	assert.NotEmpty(t, minimal)
+	assert.LessOrEqual(t, len(minimal), 10, out.String())
+	errs.Reset()
+	assert.Equal(t, signature(errors.New(strings.TrimPrefix(strings.TrimSpace(first), "clusteremu: "))),
+		signature(errors.New(strings.TrimPrefix(strings.TrimSpace(replay("--decisions", file)), "clusteremu: "))),
+		"the shrunk decisions alone repeat the failure")
+
+	// Without the decisions the default course passes.
+	empty := filepath.Join(t.TempDir(), "none.jsonl")
+	require.NoError(t, os.WriteFile(empty, nil, 0o644))
+	out.Reset()
+	assert.Equal(t, 0, run([]string{"run", path, "--quiet", "--decisions", empty}, &out, &errs), errs.String())
+
+	out.Reset()
+	require.Equal(t, 0, run([]string{"explore", path, "--seeds", "200", "--set", "scheduler.fixed=true"}, &out, &errs), errs.String())
+	assert.Contains(t, out.String(), ": 0 failed")
+}
+
+func TestDecisionFileErrorsNameTheLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bad.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(`{"at":1,"kind":"relay","target":"node-1","count":0,"delay":5}
+{"at":2,"kind":"swap","target":"node-1","count":0}
+`), 0o644))
+	_, err := readDecisions(path)
+	require.Error(t, err)
+	assert.Equal(t, path+`:2: decision kind "swap": must be "order", "relay" or "heartbeat"`, err.Error())
 }

@@ -56,6 +56,9 @@ func writeOutputs(dir string, sc *scenarios.Scenario, cfg cluster.Config, rep *c
 		if err := writeJSONL(filepath.Join(dir, "choices.jsonl"), rep.Result.Choices); err != nil {
 			return err
 		}
+		if err := writeJSONL(filepath.Join(dir, "decisions.jsonl"), rep.Result.Decisions); err != nil {
+			return err
+		}
 	}
 	return writeCSV(filepath.Join(dir, "tasks.csv"), taskRows(rep.Results))
 }

@@ -50,7 +50,8 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	var sets setFlags
 	fs.Var(&sets, "set", "override a scenario key: key=value (repeatable)")
 	quiet := fs.Bool("quiet", false, "no progress bar")
-	events := fs.Bool("events", false, "also write events.jsonl (every delivery) and choices.jsonl (every scheduling choice) into --out")
+	events := fs.Bool("events", false, "also write events.jsonl (every delivery), choices.jsonl (every scheduling choice) and decisions.jsonl (where the run left FIFO order or drew a delay) into --out")
+	decisions := fs.String("decisions", "", "follow these decisions (from shrink --out or decisions.jsonl) instead of the schedule seed's draws")
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
 		return 2
@@ -86,7 +87,19 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	cfg := sc.Config
-	cfg.Events, cfg.Choices = *events, *events
+	cfg.Events, cfg.Choices, cfg.RecordDecisions = *events, *events, *events
+	if *decisions != "" {
+		if err := needsDeterministic(sc, "--decisions"); err != nil {
+			fmt.Fprintln(stderr, err)
+			return 2
+		}
+		ds, err := readDecisions(*decisions)
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return 2
+		}
+		cfg.Pinned, cfg.Decisions = true, ds
+	}
 	c, err := cluster.Build(cfg)
 	if err != nil {
 		fmt.Fprintln(stderr, "clusteremu:", err)

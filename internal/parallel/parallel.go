@@ -11,9 +11,7 @@ import (
 // one per CPU), and returns when all calls have returned. Calls with
 // different i run concurrently, so f must only write what belongs to i.
 func For(n, workers int, f func(i int)) {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
+	workers = Workers(workers)
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range max(1, min(workers, n)) {
@@ -28,4 +26,13 @@ func For(n, workers int, f func(i int)) {
 	}
 	close(next)
 	wg.Wait()
+}
+
+// Workers is the number of workers a request for workers gets: itself,
+// or one per CPU when ≤ 0.
+func Workers(workers int) int {
+	if workers <= 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return workers
 }

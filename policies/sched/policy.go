@@ -84,6 +84,16 @@ var registry = map[string]Factory{
 	"fair": fairParams,
 }
 
+// Register makes a policy defined outside this package available to
+// scenarios under name, as the race example's does; it is meant for init
+// functions and panics when the name is taken.
+func Register(name string, f Factory) {
+	if _, taken := registry[name]; taken {
+		panic(fmt.Sprintf("sched: policy %q registered twice", name))
+	}
+	registry[name] = f
+}
+
 // Names lists the registered policies, sorted.
 func Names() []string {
 	names := make([]string, 0, len(registry))
