@@ -39,10 +39,14 @@ type CoordinatorConfig struct {
 	// a node runs at most this many of a job's reducers that have not
 	// begun computing (its maxComputing).
 	ReduceCopyCap int
-	MaxAttempts   int // failed attempts after which a task fails its job
-	Streams       int // workload streams that will say WorkloadSubmitted
-	Fabric        *actor.PID
-	Directory     *Directory
+	// IntermediateSpace, when > 0, is each node's space for map outputs,
+	// and Evict the victim rule when it fills (coordinator_space.go).
+	IntermediateSpace int64
+	Evict             string
+	MaxAttempts       int // failed attempts after which a task fails its job
+	Streams           int // workload streams that will say WorkloadSubmitted
+	Fabric            *actor.PID
+	Directory         *Directory
 }
 
 // Coordinator is the cluster master (JobTracker/ResourceManager and
@@ -60,6 +64,11 @@ type Coordinator struct {
 	running  map[sched.Attempt]sched.NodeID
 	streams  int
 	finished bool
+	// stuckSince is when the cluster last became stuck on intermediate
+	// space, -1 when it is not; held are the evicted jobs waiting for
+	// another job to end.
+	stuckSince time.Duration
+	held       map[sched.JobID]bool
 }
 
 // nodeEntry is the coordinator's record of one node.
@@ -74,6 +83,11 @@ type nodeEntry struct {
 	copying         map[sched.JobID]int
 	reducesAcked    int64
 	reducesInFlight []sched.JobID
+	// Intermediate space: free at the last heartbeat, and the spill of
+	// the map launches sent since that the node had not yet received.
+	freeSpace     int64
+	mapsAcked     int64
+	spillInFlight []int64
 }
 
 // coordJob is what the coordinator keeps of a job.
@@ -83,6 +97,7 @@ type coordJob struct {
 	input    *file
 	maps     int
 	attempts [2][]int32 // next attempt number by kind and task
+	mapDone  []bool     // maps whose output the job holds
 	client   *actor.PID // told when the job ends; nil for open streams
 }
 
@@ -96,23 +111,35 @@ type policyTick struct{}
 func NewCoordinator(cfg CoordinatorConfig, policy sched.Policy, deps Deps) *Coordinator {
 	c := &Coordinator{
 		cfg: cfg, deps: deps, policy: policy,
-		table:   newJobTable(cfg.RackOf),
-		blocks:  newBlockMap(cfg.BlockSize, cfg.Replication, cfg.RackOf, deps.Rand),
-		nodes:   make([]nodeEntry, len(cfg.RackOf)),
-		jobs:    make(map[sched.JobID]*coordJob),
-		running: make(map[sched.Attempt]sched.NodeID),
-		streams: cfg.Streams,
+		table:      newJobTable(cfg.RackOf),
+		blocks:     newBlockMap(cfg.BlockSize, cfg.Replication, cfg.RackOf, deps.Rand),
+		nodes:      make([]nodeEntry, len(cfg.RackOf)),
+		jobs:       make(map[sched.JobID]*coordJob),
+		running:    make(map[sched.Attempt]sched.NodeID),
+		streams:    cfg.Streams,
+		stuckSince: -1,
+		held:       make(map[sched.JobID]bool),
 	}
-	if cfg.ReduceCopyCap > 0 {
+	if cfg.ReduceCopyCap > 0 || c.spaceOn() {
 		c.table.admitsReduce = c.admitsReduce
+	}
+	if c.spaceOn() {
+		c.table.admitsMap = c.admitsMap
 	}
 	return c
 }
 
 // admitsReduce reports whether a node may take another reducer of a job:
-// fewer than ReduceCopyCap of the job's reducers there have yet to begin
-// computing, counting launches still on their way.
+// the job is not held after an eviction, and fewer than ReduceCopyCap of
+// its reducers there have yet to begin computing, counting launches still
+// on their way.
 func (c *Coordinator) admitsReduce(job sched.JobID, node sched.NodeID) bool {
+	if c.held[job] {
+		return false
+	}
+	if c.cfg.ReduceCopyCap <= 0 {
+		return true
+	}
 	n := &c.nodes[node]
 	copying := n.copying[job]
 	for _, j := range n.reducesInFlight {
@@ -145,6 +172,8 @@ func (c *Coordinator) Receive(ctx actor.Context) {
 		c.checkLiveness(ctx)
 	case *policyTick:
 		c.preempt(ctx, c.policy.Tick(c.deps.Clock.Now(), c.table))
+	case *spaceTick:
+		c.checkSpace(ctx)
 	case *actor.Stopping, *actor.Stopped, *actor.Restarting, *actor.Terminated:
 	default:
 		c.deps.Fail(fmt.Errorf("coordinator: unhandled message %T", msg))
@@ -158,6 +187,9 @@ func (c *Coordinator) handleStarted(ctx actor.Context) {
 	if c.cfg.PolicyTick > 0 {
 		c.deps.Clock.Every(c.cfg.PolicyTick, c.cfg.PolicyTick, ctx.Self(), &policyTick{})
 	}
+	if c.spaceOn() {
+		c.deps.Clock.Every(c.cfg.Heartbeat, c.cfg.Heartbeat, ctx.Self(), &spaceTick{})
+	}
 	c.maybeFinish()
 }
 
@@ -166,6 +198,7 @@ func (c *Coordinator) handleRegister(msg *RegisterNode) {
 	n.registered = true
 	n.slots = [2]int{msg.MapSlots, msg.ReduceSlots}
 	n.last = c.deps.Clock.Now()
+	n.freeSpace = c.cfg.IntermediateSpace
 	c.updateSlots()
 }
 
@@ -190,6 +223,7 @@ func (c *Coordinator) handleSubmit(ctx actor.Context, msg *SubmitJob) {
 	maps := spec.MapCount(c.cfg.BlockSize)
 	job := &coordJob{spec: spec, maps: maps, client: msg.Client}
 	job.attempts = [2][]int32{make([]int32, maps), make([]int32, spec.Reduces)}
+	job.mapDone = make([]bool, maps)
 	c.jobs[msg.ID] = job
 	c.table.add(sched.Job{
 		ID: msg.ID, Name: spec.Name, Pool: spec.Pool, Priority: sched.Priority(spec.Priority),
@@ -211,6 +245,8 @@ func (c *Coordinator) handleSubmit(ctx actor.Context, msg *SubmitJob) {
 	job.input, err = c.blocks.ensure(inputName(msg.ID, spec), spec.InputBytes, blockSizeFor(spec, maps, c.cfg.BlockSize))
 	if err != nil {
 		ctx.Send(job.jm, &FailJob{Job: msg.ID, Reason: err.Error()})
+	} else if c.spaceOn() {
+		c.checkSpill(ctx, msg.ID)
 	}
 }
 

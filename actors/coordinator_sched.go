@@ -23,6 +23,10 @@ func (c *Coordinator) handleRequeue(ctx actor.Context, msg *RequeueTasks) {
 		return
 	}
 	for _, m := range msg.Maps {
+		if job.mapDone[m] { // its output was lost: it runs again
+			job.mapDone[m] = false
+			c.table.unfinished(msg.Job)
+		}
 		c.table.addMap(msg.Job, m, job.input.blocks[m].replicas)
 	}
 	for _, r := range msg.Reduces {
@@ -44,6 +48,9 @@ func (c *Coordinator) handleHeartbeat(ctx actor.Context, hb *Heartbeat) {
 		received := int(hb.Launches[sched.Reduce] - n.reducesAcked)
 		n.reducesInFlight = n.reducesInFlight[min(received, len(n.reducesInFlight)):]
 		n.reducesAcked, n.copying = hb.Launches[sched.Reduce], hb.Copying
+	}
+	if c.spaceOn() {
+		c.spaceReport(n, hb)
 	}
 	var committing []AttemptEnded
 	for _, e := range hb.Ended {
@@ -73,6 +80,9 @@ func (c *Coordinator) attemptEnded(a sched.Attempt, o sched.Outcome) {
 		return // booked already when its node was declared dead
 	}
 	delete(c.running, a)
+	if job := c.jobs[a.Job]; job != nil && a.Kind == sched.Map && o == sched.Succeeded {
+		job.mapDone[a.Task] = true
+	}
 	c.table.ended(a.Job, a.Kind, o == sched.Succeeded)
 	c.policy.Finished(c.deps.Clock.Now(), a, o)
 }
@@ -123,6 +133,9 @@ func (c *Coordinator) launch(ctx actor.Context, id sched.JobID, kind sched.TaskK
 	if kind == sched.Reduce && c.cfg.ReduceCopyCap > 0 {
 		c.nodes[node].reducesInFlight = append(c.nodes[node].reducesInFlight, id)
 	}
+	if kind == sched.Map && c.spaceOn() {
+		c.nodes[node].spillInFlight = append(c.nodes[node].spillInFlight, spec.SpillBytes)
+	}
 	c.cfg.Directory.relay(ctx, node, &LaunchTask{Attempt: a, JobManager: job.jm, Task: spec})
 	ctx.Send(job.jm, &TaskLaunched{Attempt: a, Node: node, Locality: loc})
 	c.policy.Launched(c.deps.Clock.Now(), sched.Launch{Attempt: a, Node: node, Rack: c.cfg.RackOf[node], Locality: loc})
@@ -170,6 +183,9 @@ func (c *Coordinator) handleJobEnded(ctx actor.Context, msg *JobEnded) {
 	}
 	for _, a := range c.runningOf(msg.Job) {
 		c.cfg.Directory.relay(ctx, c.running[a], &KillTask{Attempt: a, Reason: "job ended"})
+	}
+	if c.spaceOn() {
+		c.jobEndedSpace(ctx, msg.Job)
 	}
 	c.deps.progressed()
 	c.table.remove(msg.Job)

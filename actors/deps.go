@@ -73,8 +73,11 @@ type JobRecord struct {
 	InputBytes   int64
 	ShuffleBytes int64
 	OutputBytes  int64
-	Succeeded    bool
-	Reason       string
+	// Evictions counts the times the job's map outputs were evicted to
+	// free intermediate space; EvictedMaps the finished maps re-run.
+	Evictions, EvictedMaps int
+	Succeeded              bool
+	Reason                 string
 }
 
 // AttemptRecord is an attempt's line in the run's results.

@@ -39,6 +39,9 @@ type JobManager struct {
 	// setup is the job's initialisation before its tasks become
 	// runnable (Hadoop's job setup: reading the splits, the setup task).
 	setup time.Duration
+	// evictions counts the times the job's map outputs were evicted, and
+	// evictedMaps the finished maps that had to run again.
+	evictions, evictedMaps int
 }
 
 // setupDone makes the job's tasks runnable after its setup.
@@ -81,6 +84,11 @@ func (m *JobManager) Receive(ctx actor.Context) {
 		m.handleFinished(ctx, msg)
 	case *NodeLost:
 		m.handleNodeLost(ctx, msg)
+	case *EvictOutputs:
+		fx, lost := m.state.evicted()
+		m.evictions++
+		m.evictedMaps += lost
+		m.apply(ctx, fx)
 	case *FailJob:
 		m.fail(ctx, msg.Reason)
 	case *actor.Stopping, *actor.Stopped, *actor.Restarting:
@@ -169,6 +177,7 @@ func (m *JobManager) end(ctx actor.Context, o *jobOutcome) {
 		Start: m.first, Finish: m.deps.Clock.Now(),
 		Maps: len(m.state.maps), Reduces: len(m.state.reduces),
 		InputBytes: m.spec.InputBytes, ShuffleBytes: m.spec.ShuffleBytes, OutputBytes: m.spec.OutputBytes,
+		Evictions: m.evictions, EvictedMaps: m.evictedMaps,
 		Succeeded: o.Succeeded, Reason: o.Reason,
 	})
 	ctx.Send(m.coordinator, &JobEnded{Job: m.id, Succeeded: o.Succeeded, Reason: o.Reason})

@@ -259,18 +259,34 @@ func (j *jobState) nodeLost(node sched.NodeID) (effects, []sched.Attempt) {
 		fx.requeueMaps = append(fx.requeueMaps, sub.requeueMaps...)
 		fx.requeueReduces = append(fx.requeueReduces, sub.requeueReduces...)
 	}
-	if j.reducesDone < len(j.reduces) {
-		for i := range j.maps {
-			if m := &j.maps[i]; m.state == taskDone && m.output == node {
-				m.state = taskPending
-				j.mapsDone--
-				fx.requeueMaps = append(fx.requeueMaps, int32(i))
-				fx.lost = append(fx.lost, int32(i))
-			}
-		}
-		if len(fx.lost) > 0 {
-			fx.reducers = j.runningReducers()
+	j.loseOutputs(&fx, func(n sched.NodeID) bool { return n == node })
+	return fx, gone
+}
+
+// evicted re-queues every finished map, whose output its node deleted to
+// free intermediate space, while any reduce still needs them. Running
+// attempts go on; reducers keep the outputs they fetched already.
+func (j *jobState) evicted() (fx effects, lost int) {
+	j.loseOutputs(&fx, func(sched.NodeID) bool { return true })
+	return fx, len(fx.lost)
+}
+
+// loseOutputs makes the finished maps whose output was on a node that
+// lost pending again, while any reduce still needs them, and tells the
+// running reducers to forget them.
+func (j *jobState) loseOutputs(fx *effects, lost func(sched.NodeID) bool) {
+	if j.reducesDone == len(j.reduces) {
+		return
+	}
+	for i := range j.maps {
+		if m := &j.maps[i]; m.state == taskDone && lost(m.output) {
+			m.state = taskPending
+			j.mapsDone--
+			fx.requeueMaps = append(fx.requeueMaps, int32(i))
+			fx.lost = append(fx.lost, int32(i))
 		}
 	}
-	return fx, gone
+	if len(fx.lost) > 0 {
+		fx.reducers = j.runningReducers()
+	}
 }

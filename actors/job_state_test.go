@@ -168,3 +168,31 @@ func TestJobStateNodeLost(t *testing.T) {
 	assert.Empty(t, gone)
 	assert.Empty(t, fx.requeueMaps)
 }
+
+func TestJobStateEvictedRerunsEveryFinishedMap(t *testing.T) {
+	// Maps 0 and 2 finished on two nodes, map 1 still runs, reduce 0
+	// runs: eviction re-queues the finished maps wherever they were and
+	// leaves the running attempts alone.
+	j := newJobState(1, 3, 1, 0, 4)
+	runMap(t, j, 0, 3)
+	runMap(t, j, 2, 5)
+	m1 := nextAttempt(j, sched.Map, 1)
+	_, _ = j.launched(m1, 3)
+	r := nextAttempt(j, sched.Reduce, 0)
+	_, _ = j.launched(r, 8)
+
+	fx, lost := j.evicted()
+	assert.Equal(t, 2, lost)
+	assert.Equal(t, []int32{0, 2}, fx.requeueMaps)
+	assert.Equal(t, []int32{0, 2}, fx.lost)
+	assert.Equal(t, []reducerRef{{r, 8}}, fx.reducers)
+	assert.Zero(t, j.mapsDone)
+	assert.Equal(t, map[int32]sched.NodeID{m1.Attempt: 3}, j.maps[1].running)
+
+	// The re-runs and the running map finish the maps again.
+	runMap(t, j, 0, 4)
+	runMap(t, j, 2, 4)
+	_, err := j.succeeded(m1, 100)
+	require.NoError(t, err)
+	assert.Equal(t, 3, j.mapsDone)
+}

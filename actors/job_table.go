@@ -22,6 +22,9 @@ type jobTable struct {
 	// admitsReduce, when set, says whether a node takes another reducer
 	// of a job (copy-compute splitting's per-job cap).
 	admitsReduce func(sched.JobID, sched.NodeID) bool
+	// admitsMap, when set, says whether a node has intermediate space for
+	// another map of a job.
+	admitsMap func(sched.JobID, sched.NodeID) bool
 }
 
 type tableJob struct {
@@ -91,6 +94,13 @@ func (t *jobTable) addMap(id sched.JobID, task int32, replicas []sched.NodeID) {
 	j.anyMap = append(j.anyMap, task)
 }
 
+// unfinished takes back a finished map whose output was lost.
+func (t *jobTable) unfinished(id sched.JobID) {
+	if j := t.jobs[id]; j != nil {
+		j.status.FinishedMaps--
+	}
+}
+
 // addReduce makes a reduce task pending.
 func (t *jobTable) addReduce(id sched.JobID, task int32) {
 	if j := t.jobs[id]; j != nil {
@@ -114,6 +124,9 @@ func (t *jobTable) take(id sched.JobID, kind sched.TaskKind, node sched.NodeID, 
 		j.reduces = j.reduces[1:]
 		j.status.PendingReduces--
 		return task, sched.OffRack, true
+	}
+	if t.admitsMap != nil && !t.admitsMap(id, node) {
+		return 0, 0, false
 	}
 	task, loc, ok := j.bestMap(node, t.rackOf[node], max)
 	if ok {
@@ -218,6 +231,9 @@ func (t *jobTable) BestLocality(id sched.JobID, kind sched.TaskKind, node sched.
 			return 0, false
 		}
 		return sched.OffRack, true
+	}
+	if t.admitsMap != nil && !t.admitsMap(id, node) {
+		return 0, false
 	}
 	_, loc, ok := j.bestMap(node, t.rackOf[node], sched.OffRack)
 	return loc, ok

@@ -54,6 +54,9 @@ type Heartbeat struct {
 	// Copying counts each job's reducers on the node that have not begun
 	// computing, under copy-compute splitting; nil otherwise.
 	Copying map[sched.JobID]int
+	// FreeSpace is the intermediate space neither stored nor reserved by
+	// running maps, when the node accounts for it.
+	FreeSpace int64
 }
 
 // AttemptEnded reports an attempt that left its slot since the previous
@@ -89,6 +92,12 @@ type TaskSpec struct {
 	CPU         workload.CPUCost
 	Model       workload.TaskModel
 	Slowdown    float64 // stretches the compute phase; 1 = nominal
+}
+
+// DropJobData deletes a job's map outputs from a node's disk: the job
+// ended, or its outputs were evicted to free intermediate space.
+type DropJobData struct {
+	Job sched.JobID
 }
 
 // KillTask stops an attempt; the node frees its slot and cancels its flows.
@@ -136,6 +145,12 @@ type RequeueTasks struct {
 	Job     sched.JobID
 	Maps    []int32
 	Reduces []int32
+}
+
+// EvictOutputs tells a job manager that its job's map outputs were
+// deleted to free intermediate space: finished maps run again.
+type EvictOutputs struct {
+	Job sched.JobID
 }
 
 // JobEnded tells the coordinator a job is over.

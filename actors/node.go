@@ -34,9 +34,14 @@ type NodeConfig struct {
 	// map node in a single flow, as later Hadoop's per-host fetchers do,
 	// instead of one flow per map output.
 	FetchPerHost bool
-	Switch       *actor.PID // the node's rack switch
-	Coordinator  *actor.PID
-	Fabric       *actor.PID
+	// IntermediateSpace, when > 0, is the disk space the node keeps for
+	// map outputs (Zaharia et al. §5.4). A running map reserves its spill;
+	// a finished map's output stays until its job ends or is evicted. The
+	// node reports what is free on each heartbeat.
+	IntermediateSpace int64
+	Switch            *actor.PID // the node's rack switch
+	Coordinator       *actor.PID
+	Fabric            *actor.PID
 }
 
 // Node runs attempts in its map and reduce slots. An attempt moves through
@@ -63,6 +68,11 @@ type Node struct {
 	computing int
 	awaiting  []*run
 	copying   map[sched.JobID]int
+
+	// Intermediate space: spill reserved by running maps, and each job's
+	// stored map outputs.
+	reserved int64
+	stored   map[sched.JobID]int64
 }
 
 // heartbeatTick fires the node's periodic heartbeat.
@@ -85,6 +95,7 @@ func NewNode(cfg NodeConfig, deps Deps) *Node {
 		slots:   [2][]bool{make([]bool, cfg.MapSlots), make([]bool, cfg.ReduceSlots)},
 		runs:    make(map[sched.Attempt]*run),
 		copying: make(map[sched.JobID]int),
+		stored:  make(map[sched.JobID]int64),
 	}
 }
 
@@ -103,6 +114,8 @@ func (n *Node) Receive(ctx actor.Context) {
 		n.handleKill(ctx, msg)
 	case *MapOutputs:
 		n.handleMapOutputs(ctx, msg)
+	case *DropJobData:
+		delete(n.stored, msg.Job)
 	case *computeDone:
 		n.handleComputeDone(ctx, msg)
 	case *FlowDone:
@@ -149,7 +162,7 @@ func (n *Node) sendHeartbeat(ctx actor.Context) {
 	n.relay(ctx, n.cfg.Coordinator, &Heartbeat{
 		Node: n.cfg.ID, Seq: n.seq,
 		FreeMaps: n.free[sched.Map], FreeReduces: n.free[sched.Reduce],
-		Launches: n.got, Ended: n.ended, Copying: n.copyingReport(),
+		Launches: n.got, Ended: n.ended, Copying: n.copyingReport(), FreeSpace: n.freeSpace(),
 	})
 	n.ended = nil
 }
@@ -164,6 +177,13 @@ func (n *Node) handleLaunch(ctx actor.Context, msg *LaunchTask) {
 	if _, dup := n.runs[msg.Attempt]; dup {
 		n.deps.Fail(fmt.Errorf("node %d: %v launched twice", n.cfg.ID, msg.Attempt))
 		return
+	}
+	if spill := n.spill(msg); spill > 0 {
+		if spill > n.freeSpace() {
+			n.deps.Fail(fmt.Errorf("node %d: %v launched with %d bytes of spill and %d bytes of intermediate space free", n.cfg.ID, msg.Attempt, spill, n.freeSpace()))
+			return
+		}
+		n.reserved += spill
 	}
 	n.free[kind]--
 	r := newRun(msg, n.deps.Clock.Now())
@@ -329,6 +349,12 @@ func (n *Node) finish(ctx actor.Context, r *run, o sched.Outcome, reason string)
 	if a.Kind == sched.Reduce {
 		n.releaseReducer(r)
 	}
+	if spill := n.spill(r.launch); spill > 0 {
+		n.reserved -= spill
+		if o == sched.Succeeded {
+			n.stored[a.Job] += spill
+		}
+	}
 	n.free[a.Kind]++
 	n.slots[a.Kind][r.slot] = false
 	n.deps.progressed()
@@ -389,6 +415,28 @@ func (n *Node) copyingReport() map[sched.JobID]int {
 		return nil
 	}
 	return maps.Clone(n.copying)
+}
+
+// spill is the intermediate space a launch needs: a map's spill when the
+// node accounts for space.
+func (n *Node) spill(l *LaunchTask) int64 {
+	if n.cfg.IntermediateSpace <= 0 || l.Attempt.Kind != sched.Map {
+		return 0
+	}
+	return l.Task.SpillBytes
+}
+
+// freeSpace is the intermediate space neither reserved nor stored; 0 when
+// the node does not account for space.
+func (n *Node) freeSpace() int64 {
+	if n.cfg.IntermediateSpace <= 0 {
+		return 0
+	}
+	used := n.reserved
+	for _, b := range n.stored {
+		used += b
+	}
+	return n.cfg.IntermediateSpace - used
 }
 
 func (n *Node) handleMapOutputs(ctx actor.Context, msg *MapOutputs) {

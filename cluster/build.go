@@ -113,6 +113,7 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 		Heartbeat: cfg.Heartbeat, DeadAfter: time.Duration(cfg.DeadAfter) * cfg.Heartbeat,
 		AssignMultiple: cfg.AssignMultiple, PolicyTick: cfg.PolicyTick, CommitPendingRunning: cfg.CommitPendingRunning,
 		SlowStart: cfg.SlowStart, JobSetup: cfg.JobSetup, ReduceCopyCap: maxComputing, MaxAttempts: cfg.MaxAttempts, Streams: len(cfg.Workload) + len(cfg.Closed),
+		IntermediateSpace: cfg.IntermediateSpace, Evict: cfg.Evict,
 		Fabric: fabric, Directory: dir,
 	}, policy, c.deps("coordinator")))
 	if err != nil {
@@ -122,7 +123,7 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 		name := fmt.Sprintf("node-%d", i)
 		node := actors.NewNode(actors.NodeConfig{
 			ID: sched.NodeID(i), Rack: rackOf[i], MapSlots: cfg.MapSlots, ReduceSlots: cfg.Reducers(), MaxComputing: maxComputing, FetchPerHost: cfg.FetchPerHost,
-			Heartbeat: cfg.Heartbeat, ParallelCopies: cfg.ParallelCopies, OutOfBand: cfg.OutOfBand,
+			Heartbeat: cfg.Heartbeat, ParallelCopies: cfg.ParallelCopies, OutOfBand: cfg.OutOfBand, IntermediateSpace: cfg.IntermediateSpace,
 			Switch: dir.Switches[i], Coordinator: coordinator, Fabric: fabric,
 		}, c.deps(name))
 		if dir.Nodes[i], err = c.spawnActor(name, node); err != nil {

@@ -529,3 +529,89 @@ func TestChaosDrawsFromTheScheduleSeedAndReplaysPinned(t *testing.T) {
 	assert.Empty(t, d.Result.Decisions)
 	assert.NotEqual(t, a.Results.Jobs, d.Results.Jobs)
 }
+
+// spaceRun shares two nodes with 10 MiB of intermediate space each
+// between jobs of 8 maps spilling 2 MiB each: two of them at once fill
+// the disks halfway through each.
+func spaceRun(t *testing.T, evict string, jobs ...workload.JobSpec) *Report {
+	t.Helper()
+	cfg := smallCluster()
+	cfg.IntermediateSpace, cfg.Evict = 10*mib, evict
+	cfg.Scheduler, cfg.SchedulerParams = "fair", map[string]any{"delay": false}
+	cfg.Workload = [][]workload.JobSpec{jobs}
+	return run(t, cfg)
+}
+
+func spaceJob(name string, submit time.Duration) workload.JobSpec {
+	return workload.JobSpec{Name: name, Submit: submit, InputBytes: 8 * mib, MapCPU: workload.PerMiB(10 * time.Second),
+		Reduces: 1, ShuffleBytes: 16 * mib, ReduceCPU: workload.PerMiB(time.Second)}
+}
+
+func TestIntermediateSpaceDeadlockIsBrokenByEviction(t *testing.T) {
+	for _, evict := range []string{"latest", "least_progress"} {
+		t.Run(evict, func(t *testing.T) {
+			rep := spaceRun(t, evict, spaceJob("first", 0), spaceJob("second", time.Second))
+			first, second := rep.Results.Jobs[0], rep.Results.Jobs[1]
+			require.Equal(t, JobSucceeded, first.Status, first.Reason)
+			require.Equal(t, JobSucceeded, second.Status, second.Reason)
+			// Fair sharing runs both jobs' maps side by side until the
+			// disks are full with five outputs of each; the second job,
+			// submitted later and no further along, loses its outputs.
+			assert.Equal(t, 0, first.Evictions)
+			assert.Equal(t, 1, second.Evictions)
+			assert.Equal(t, 5, second.EvictedMaps)
+			assert.Less(t, first.Finish, second.Finish)
+			assert.Equal(t, 1.0, rep.Summary["jobs.evictions"])
+			maps := map[sched.JobID]int{}
+			for _, a := range rep.Results.Attempts {
+				if a.Attempt.Kind == sched.Map && a.Outcome == sched.Succeeded {
+					maps[a.Attempt.Job]++
+				}
+			}
+			assert.Equal(t, map[sched.JobID]int{1: 8, 2: 13}, maps, "the evicted maps ran again")
+		})
+	}
+}
+
+func TestAMapThatCanNeverFitFailsItsJob(t *testing.T) {
+	huge := spaceJob("huge", 0)
+	huge.ShuffleBytes = 8 * 11 * mib
+	rep := spaceRun(t, "latest", huge)
+	require.Len(t, rep.Results.Jobs, 1)
+	assert.Equal(t, JobFailed, rep.Results.Jobs[0].Status)
+	assert.Equal(t, "a map spills 11534336 bytes, more than a node's intermediate space (10485760 bytes)", rep.Results.Jobs[0].Reason)
+}
+
+func TestEvictingTheLargestJobKeepsJobsFromFinishing(t *testing.T) {
+	// Zaharia et al. §5.4: each job needs all the space, and a new one
+	// arrives every 25 s, before the one ahead of it has finished. Evicting
+	// the newest job (or the least advanced) lets the old one finish;
+	// evicting the one using the most space throws away the job about to
+	// finish, again and again.
+	var jobs []workload.JobSpec
+	for k := range 20 {
+		j := spaceJob(fmt.Sprint(k), time.Duration(k)*25*time.Second)
+		j.ShuffleBytes = 20 * mib
+		jobs = append(jobs, j)
+	}
+	last := jobs[len(jobs)-1].Submit
+	finishedWhileArriving := func(rep *Report) int {
+		n := 0
+		for _, j := range rep.Results.Jobs {
+			require.Equal(t, JobSucceeded, j.Status, j.Reason)
+			if j.Finish < last {
+				n++
+			}
+		}
+		return n
+	}
+	latest, progress, largest := spaceRun(t, "latest", jobs...), spaceRun(t, "least_progress", jobs...), spaceRun(t, "largest", jobs...)
+	assert.GreaterOrEqual(t, finishedWhileArriving(latest), 4)
+	assert.GreaterOrEqual(t, finishedWhileArriving(progress), 4)
+	assert.LessOrEqual(t, finishedWhileArriving(largest), 1)
+	assert.Greater(t, largest.Summary["jobs.response_time.mean"], 1.3*latest.Summary["jobs.response_time.mean"])
+	for _, rep := range []*Report{latest, progress, largest} {
+		assert.Positive(t, rep.Summary["jobs.evictions"])
+		assertNoSlotOvercommitted(t, rep, smallCluster())
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"clusteremu/actors"
 	"clusteremu/policies/sched"
 	"clusteremu/workload"
 )
@@ -43,6 +44,12 @@ type Config struct {
 	// CompletionWindow lets flows finishing within it of each other
 	// complete together (netmodel.Config); 0 is exact.
 	CompletionWindow time.Duration
+	// IntermediateSpace, when > 0, is each node's disk space for map
+	// outputs (Zaharia et al. §5.4); Evict picks the job whose outputs go
+	// when the space deadlocks the cluster: "latest", "least_progress" or
+	// "largest" (the paper's counter-example, which can livelock).
+	IntermediateSpace int64
+	Evict             string
 
 	BlockSize   int64
 	Replication int
@@ -116,7 +123,7 @@ func DefaultConfig() Config {
 		DiskRead: 100e6, DiskWrite: 100e6, NIC: 125e6, Oversubscription: 5,
 		BlockSize: 128 << 20, Replication: 3,
 		Heartbeat: 3 * time.Second, ControlLatency: time.Millisecond, DeadAfter: 10,
-		AssignMultiple: true, Scheduler: "fifo", PolicyTick: time.Second,
+		AssignMultiple: true, Scheduler: "fifo", PolicyTick: time.Second, Evict: "latest",
 		SlowStart: 0.05, MaxAttempts: 4, ParallelCopies: 5,
 	}
 }
@@ -168,6 +175,9 @@ func (c *Config) Validate() error {
 	check(!nonNegative(c.Oversubscription), "cluster.oversubscription", c.Oversubscription, "must be ≥ 0")
 	check(!nonNegative(c.Core), "cluster.core", c.Core, "must be ≥ 0 (0: no core link)")
 	check(c.CompletionWindow < 0, "cluster.completion_window", c.CompletionWindow, "must be ≥ 0")
+	check(c.IntermediateSpace < 0, "cluster.intermediate_space", c.IntermediateSpace, "must be ≥ 0 (0: unlimited)")
+	check(c.Evict != "" && c.Evict != actors.EvictLatest && c.Evict != actors.EvictLeastProgress && c.Evict != actors.EvictLargest,
+		"cluster.evict", c.Evict, fmt.Sprintf("must be %q, %q or %q", actors.EvictLatest, actors.EvictLeastProgress, actors.EvictLargest))
 	check(c.BlockSize < 1, "hdfs.block_size", c.BlockSize, "must be ≥ 1 byte")
 	check(c.Replication < 1 || c.Replication > c.Nodes(), "hdfs.replication", c.Replication,
 		fmt.Sprintf("must be 1 … %d (the nodes)", max(c.Nodes(), 1)))

@@ -20,7 +20,7 @@ type Summary map[string]float64
 // ran; slowdowns from runs without reference runs (Config.Slowdown).
 var MetricNames = []string{
 	"flows.aborted", "flows.bytes", "flows.completed",
-	"jobs.cut_off", "jobs.failed", "jobs.makespan",
+	"jobs.cut_off", "jobs.evicted_maps", "jobs.evictions", "jobs.failed", "jobs.makespan",
 	"jobs.response_time.mean", "jobs.response_time.p50", "jobs.response_time.p95", "jobs.response_time.p99",
 	"jobs.small.response_time.mean",
 	"jobs.slowdown.mean", "jobs.slowdown.p50", "jobs.slowdown.p95", "jobs.slowdown.p99", "jobs.slowdown.v95",
@@ -61,8 +61,11 @@ func summarizeJobs(s Summary, res *Results) {
 	var rts, slows, small []float64
 	counts := map[JobStatus]int{}
 	first, last := math.Inf(1), math.Inf(-1)
+	evictions, evicted := 0, 0
 	for _, j := range res.Jobs {
 		counts[j.Status]++
+		evictions += j.Evictions
+		evicted += j.EvictedMaps
 		first = math.Min(first, j.Submit.Seconds())
 		if j.Status == JobSucceeded {
 			rts = append(rts, (j.Finish - j.Submit).Seconds())
@@ -76,6 +79,8 @@ func summarizeJobs(s Summary, res *Results) {
 		}
 	}
 	s["jobs.submitted"] = float64(len(res.Jobs))
+	s["jobs.evictions"] = float64(evictions)
+	s["jobs.evicted_maps"] = float64(evicted)
 	s["jobs.succeeded"] = float64(counts[JobSucceeded])
 	s["jobs.failed"] = float64(counts[JobFailed])
 	s["jobs.cut_off"] = float64(counts[JobCutOff])

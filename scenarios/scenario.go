@@ -70,6 +70,10 @@ type ClusterTable struct {
 	Oversubscription float64  `toml:"oversubscription"`
 	Core             Rate     `toml:"core"`
 	CompletionWindow Duration `toml:"completion_window"`
+	// IntermediateSpace is each node's space for map outputs, 0 unlimited;
+	// Evict the victim rule when it deadlocks (cluster.Config).
+	IntermediateSpace Bytes  `toml:"intermediate_space"`
+	Evict             string `toml:"evict"`
 }
 
 // HDFSTable is [hdfs].
@@ -215,6 +219,7 @@ func defaults() File {
 			Racks: d.Racks, NodesPerRack: d.NodesPerRack, MapSlots: d.MapSlots, ReduceSlots: d.ReduceSlots,
 			DiskRead: Rate(d.DiskRead), DiskWrite: Rate(d.DiskWrite), NIC: Rate(d.NIC),
 			RackUplink: Rate(d.RackUplink), Oversubscription: d.Oversubscription, Core: Rate(d.Core),
+			Evict: d.Evict,
 		},
 		HDFS: HDFSTable{BlockSize: Bytes(d.BlockSize), Replication: d.Replication},
 		Heartbeat: HeartbeatTable{
@@ -248,6 +253,7 @@ func (f *File) config(dir string) (cluster.Config, []error) {
 	c.DiskRead, c.DiskWrite, c.NIC = float64(t.DiskRead), float64(t.DiskWrite), float64(t.NIC)
 	c.RackUplink, c.Oversubscription, c.Core = float64(t.RackUplink), t.Oversubscription, float64(t.Core)
 	c.CompletionWindow = t.CompletionWindow.Std()
+	c.IntermediateSpace, c.Evict = int64(t.IntermediateSpace), t.Evict
 	c.BlockSize, c.Replication = int64(f.HDFS.BlockSize), f.HDFS.Replication
 	h := f.Heartbeat
 	c.Heartbeat, c.ControlLatency, c.DeadAfter = h.Interval.Std(), h.ControlLatency.Std(), h.DeadAfter

@@ -118,7 +118,7 @@ func secs(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f',
 
 func jobRows(res *cluster.Results) [][]string {
 	rows := [][]string{{"job", "name", "pool", "status", "reason", "submit", "start", "finish", "response",
-		"reference", "slowdown", "maps", "reduces", "input_bytes", "shuffle_bytes", "output_bytes"}}
+		"reference", "slowdown", "maps", "reduces", "input_bytes", "shuffle_bytes", "output_bytes", "evictions", "evicted_maps"}}
 	for _, j := range res.Jobs {
 		start := ""
 		if j.Start >= 0 {
@@ -130,7 +130,8 @@ func jobRows(res *cluster.Results) [][]string {
 		}
 		rows = append(rows, []string{fmt.Sprint(j.ID), j.Name, j.Pool, string(j.Status), j.Reason,
 			secs(j.Submit), start, secs(j.Finish), secs(j.Finish - j.Submit), ref, slowdown,
-			fmt.Sprint(j.Maps), fmt.Sprint(j.Reduces), fmt.Sprint(j.InputBytes), fmt.Sprint(j.ShuffleBytes), fmt.Sprint(j.OutputBytes)})
+			fmt.Sprint(j.Maps), fmt.Sprint(j.Reduces), fmt.Sprint(j.InputBytes), fmt.Sprint(j.ShuffleBytes), fmt.Sprint(j.OutputBytes),
+			fmt.Sprint(j.Evictions), fmt.Sprint(j.EvictedMaps)})
 	}
 	return rows
 }
