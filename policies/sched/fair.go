@@ -154,7 +154,13 @@ type jobShare struct {
 // then by the job's running / fair share; then by submission.
 func (f *Fair) order(v View, kind TaskKind) []*JobStatus {
 	js := f.shares(v, kind)
-	slices.SortStableFunc(js, func(a, b jobShare) int {
+	ptrs := make([]*jobShare, len(js))
+	for i := range js {
+		ptrs[i] = &js[i]
+	}
+	// The comparison ends with the job ID, a total order, so the sort
+	// needs no stability.
+	slices.SortFunc(ptrs, func(a, b *jobShare) int {
 		if a.needy != b.needy {
 			if a.needy {
 				return -1
@@ -169,9 +175,9 @@ func (f *Fair) order(v View, kind TaskKind) []*JobStatus {
 		return cmp.Or(cmp.Compare(ratio(a.running, a.fair), ratio(b.running, b.fair)),
 			cmp.Compare(a.st.Submit, b.st.Submit), cmp.Compare(a.st.ID, b.st.ID))
 	})
-	out := make([]*JobStatus, len(js))
-	for i := range js {
-		out[i] = js[i].st
+	out := make([]*JobStatus, len(ptrs))
+	for i, p := range ptrs {
+		out[i] = p.st
 	}
 	return out
 }

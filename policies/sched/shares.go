@@ -2,6 +2,7 @@ package sched
 
 import (
 	"slices"
+	"sort"
 )
 
 // claim is one party to a share computation: a pool among pools, or a job
@@ -60,34 +61,35 @@ func demandAt(claims []claim, level float64) float64 {
 }
 
 // waterLevel finds L with demandAt(L) = total. The total is piecewise
-// linear in L with breakpoints at min/weight and demand/weight, so the
-// level lies between two consecutive breakpoints, where it is solved
-// exactly.
+// linear and non-decreasing in L with breakpoints at min/weight and
+// demand/weight, so the level lies between two consecutive breakpoints,
+// found by binary search, where it is solved exactly: O(n log n).
 func waterLevel(claims []claim, total float64) float64 {
-	points := []float64{0}
+	points := make([]float64, 1, 2*len(claims)+1)
 	for _, c := range claims {
 		points = append(points, c.min/c.weight, c.demand/c.weight)
 	}
 	slices.Sort(points)
-	lo := 0.0
-	for _, hi := range points {
-		if demandAt(claims, hi) < total {
-			lo = hi
-			continue
-		}
-		// Between lo and hi the total grows with slope Σ weight over the
-		// claims still rising (min < w·L < demand).
-		slope := 0.0
-		mid := (lo + hi) / 2
-		for _, c := range claims {
-			if w := c.weight * mid; w > c.min && w < c.demand {
-				slope += c.weight
-			}
-		}
-		if slope == 0 {
-			return hi
-		}
-		return lo + (total-demandAt(claims, lo))/slope
+	// The first breakpoint where the total reaches the slots.
+	i := sort.Search(len(points), func(i int) bool { return demandAt(claims, points[i]) >= total })
+	if i == len(points) {
+		return points[i-1]
 	}
-	return lo
+	lo, hi := 0.0, points[i]
+	if i > 0 {
+		lo = points[i-1]
+	}
+	// Between lo and hi the total grows with slope Σ weight over the
+	// claims still rising (min < w·L < demand).
+	slope := 0.0
+	mid := (lo + hi) / 2
+	for _, c := range claims {
+		if w := c.weight * mid; w > c.min && w < c.demand {
+			slope += c.weight
+		}
+	}
+	if slope == 0 {
+		return hi
+	}
+	return lo + (total-demandAt(claims, lo))/slope
 }
