@@ -1,5 +1,7 @@
 package netmodel
 
+import "math/bits"
+
 // indexedHeap is a 4-ary min-heap (half the depth of a binary one, and
 // a node's children share a cache line) over small integer items (link ids or
 // flow slots) whose key can be changed in place. Entries are ordered by
@@ -112,26 +114,52 @@ func (h *indexedHeap) up(i int) {
 }
 
 func (h *indexedHeap) down(i int) {
-	e := h.es[i]
-	n := len(h.es)
+	es := h.es
+	e := es[i]
+	n := len(es)
 	for {
 		first := arity*i + 1
 		if first >= n {
 			break
 		}
-		child := first
-		for c := first + 1; c < min(first+arity, n); c++ {
-			if h.es[c].before(h.es[child]) {
-				child = c
+		var child int
+		if last := first + arity; last <= n {
+			child = first + minOf4(es[first:last:last])
+		} else {
+			child = first
+			for c := first + 1; c < n; c++ {
+				if es[c].before(es[child]) {
+					child = c
+				}
 			}
 		}
-		if !h.es[child].before(e) {
+		if !es[child].before(e) {
 			break
 		}
-		h.put(i, h.es[child])
+		h.put(i, es[child])
 		i = child
 	}
 	h.put(i, e)
+}
+
+// minOf4 returns the index of the first of four sibling entries in heap
+// order. It selects with arithmetic instead of branches: the comparisons
+// of a sift-down are unpredictable, and mispredicted branches were most
+// of its cost.
+func minOf4(c []heapEntry) int {
+	_ = c[3]
+	a := lessBit(&c[1], &c[0])
+	b := 2 + lessBit(&c[3], &c[2])
+	return int(a + (b-a)&-lessBit(&c[b], &c[a]))
+}
+
+// lessBit is 1 when a is before b and 0 otherwise, computed without a
+// branch: it is the borrow out of the 128-bit subtraction of (b.key,
+// b.tie) from (a.key, a.tie).
+func lessBit(a, b *heapEntry) uint64 {
+	_, borrow := bits.Sub64(a.tie, b.tie, 0)
+	_, borrow = bits.Sub64(a.key, b.key, borrow)
+	return borrow
 }
 
 // put stores e at index i and records its position.
