@@ -65,6 +65,20 @@ func (h *indexedHeap) set(item int32, key, tie uint64) {
 	h.up(len(h.es) - 1)
 }
 
+// push appends an absent item without restoring the heap order; call
+// heapify before any other operation.
+func (h *indexedHeap) push(item int32, key, tie uint64) {
+	h.es = append(h.es, heapEntry{key: key, tie: tie, item: item})
+	h.pos[item] = int32(len(h.es))
+}
+
+// heapify restores the heap order after pushes, in O(n).
+func (h *indexedHeap) heapify() {
+	for i := (len(h.es) - 2) / arity; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
 // remove deletes item if it is present.
 func (h *indexedHeap) remove(item int32) {
 	p := h.pos[item]

@@ -201,6 +201,7 @@ type Network struct {
 	batchClasses int     // arrivals and departures in the batch
 	compLinks    []LinkID
 	compFlows    []int32
+	filled       []LinkID // links of the class being filled
 	batch        []int32
 	completed    []Completed
 	stats        Stats

@@ -121,21 +121,24 @@ func (n *Network) cmpClass(a, b int32) int {
 // classes left: all its flows rise together in proportion to their weights
 // until a link saturates; the flows through it are fixed; repeat.
 func (n *Network) fill(group []int32, class int32) {
+	n.filled = n.filled[:0]
 	for _, s := range group {
 		f := &n.flows[s]
 		for _, l := range n.hops(s) {
 			lk := &n.links[l]
 			lk.usage += f.weight
+			if lk.unfixed == 0 {
+				n.filled = append(n.filled, l)
+			}
 			lk.unfixed++
 		}
 	}
-	for _, s := range group {
-		for _, l := range n.hops(s) {
-			if !n.levels.contains(int32(l)) {
-				n.levels.set(int32(l), levelKey(&n.links[l]), uint64(l))
-			}
-		}
+	// The heap is empty here (the previous fill ran it dry); the order of
+	// insertion does not matter, since (level, link) is a total order.
+	for _, l := range n.filled {
+		n.levels.push(int32(l), levelKey(&n.links[l]), uint64(l))
 	}
+	n.levels.heapify()
 	for n.levels.len() > 0 {
 		if level, ok := n.nextBottleneck(); ok {
 			for _, lf := range n.links[n.levels.pop().item].flows {
