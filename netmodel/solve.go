@@ -49,39 +49,101 @@ func (n *Network) solve() {
 // collect gathers, from the dirty links, the links and flows to re-fill,
 // and sets each link's capacity left for them. With θ = 0 that is every
 // link and flow reachable through flows crossing links (the connected
-// components; depth-first, epoch marks, no allocation once the scratch
-// slices have grown). With θ > 0 the walk does not pass through flows
+// components; breadth-first over links, epoch marks, no allocation once
+// the scratch slices have grown). The order in which flows are met is
+// the order fill sums their weights in, so it must not change: it fixes
+// the rounding. With θ > 0 the walk does not pass through flows
 // below θ: they stay fixed, as background load on the links reached, and
 // the parts of the component reachable only through them keep their rates
 // too (their re-fill, on unchanged capacity left, would give the same).
 // Meeting a flow of another class than the batch's, it gives up and
 // returns false.
 func (n *Network) collect(thr float64) bool {
-	n.epoch++
+	n.nextEpoch()
 	n.compLinks, n.compFlows = n.compLinks[:0], n.compFlows[:0]
 	for _, l := range n.dirty {
 		n.reach(l)
 	}
 	for i := 0; i < len(n.compLinks); i++ {
 		lk := &n.links[n.compLinks[i]]
-		for _, lf := range lk.flows {
-			f := &n.flows[lf.slot]
-			switch {
-			case thr > 0 && f.class != n.batchClass:
-				return false
-			case thr > 0 && f.rate > 0 && f.rate < thr*f.weight*thresholdSlack:
-				lk.rem -= f.rate
-				f.fixed = n.epoch // background: fill must not fix it
-			case f.mark != n.epoch:
-				f.mark = n.epoch
-				n.compFlows = append(n.compFlows, lf.slot)
-				for _, pl := range n.hops(lf.slot) {
-					n.reach(pl)
-				}
+		start := len(n.compFlows)
+		if thr == 0 {
+			n.compFlows = n.appendUnmarked(n.compFlows, lk.flows)
+		} else if !n.appendAbove(lk, thr) {
+			return false
+		}
+		// Reaching the new flows' links after the scan rather than during
+		// it visits the same links in the same order: a link's flows are
+		// distinct, and reach does not touch flows.
+		for _, s := range n.compFlows[start:] {
+			for _, l := range n.hops(s) {
+				n.reach(l)
 			}
 		}
 	}
 	return true
+}
+
+// appendUnmarked marks the flows of a link's list not yet in the
+// component and appends them to comp, in list order. It does not branch
+// on the marks, whose outcome is unpredictable.
+func (n *Network) appendUnmarked(comp []int32, lfs []linkFlow) []int32 {
+	k := len(comp)
+	comp = slices.Grow(comp, len(lfs))[:k+len(lfs)]
+	marks, epoch := n.marks, n.epoch
+	for _, lf := range lfs {
+		m := &marks[lf.slot]
+		comp[k] = lf.slot
+		k += b2i(m.comp != epoch)
+		m.comp = epoch
+	}
+	return comp[:k]
+}
+
+// appendAbove is appendUnmarked for a threshold θ > 0: flows below θ are
+// frozen as background load on lk instead. Meeting a flow of another
+// class than the batch's, it returns false.
+func (n *Network) appendAbove(lk *link, thr float64) bool {
+	for _, lf := range lk.flows {
+		m := &n.marks[lf.slot]
+		if m.comp == n.epoch {
+			continue // met on an earlier link; it passed the tests there
+		}
+		if m.class != n.batchClass {
+			return false
+		}
+		if f := &n.flows[lf.slot]; f.rate > 0 && f.rate < thr*f.weight*thresholdSlack {
+			lk.rem -= f.rate
+			m.fixed = n.epoch // background: fill must not fix it
+			continue
+		}
+		m.comp = n.epoch
+		n.compFlows = append(n.compFlows, lf.slot)
+	}
+	return true
+}
+
+// b2i is 1 for true and 0 for false; the compiler makes it a flag move,
+// not a branch.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// nextEpoch starts a new solve epoch. When the counter wraps, every mark
+// is cleared, so that one left from 2³² epochs ago cannot pass for new.
+func (n *Network) nextEpoch() {
+	n.epoch++
+	if n.epoch != 0 {
+		return
+	}
+	clear(n.marks)
+	for l := range n.links {
+		n.links[l].mark = 0
+	}
+	n.epoch = 1
 }
 
 // reach adds a link to the links to re-fill, once per solve.
@@ -141,14 +203,29 @@ func (n *Network) fill(group []int32, class int32) {
 	n.levels.heapify()
 	for n.levels.len() > 0 {
 		if level, ok := n.nextBottleneck(); ok {
-			for _, lf := range n.links[n.levels.pop().item].flows {
-				f := &n.flows[lf.slot]
-				if f.class == class && f.fixed != n.epoch {
-					n.fix(lf.slot, level*f.weight)
-				}
+			// Fixing a flow does not change which of the link's flows
+			// are unfixed but that one, so the scan can select them all
+			// first, without a branch per flow, and fix them after.
+			n.fixing = n.unfixedOf(n.fixing[:0], n.links[n.levels.pop().item].flows, class)
+			for _, s := range n.fixing {
+				n.fix(s, level*n.flows[s].weight)
 			}
 		}
 	}
+}
+
+// unfixedOf appends to out the flows of a link's list that are of the
+// class and not yet fixed, in list order.
+func (n *Network) unfixedOf(out []int32, lfs []linkFlow, class int32) []int32 {
+	k := len(out)
+	out = slices.Grow(out, len(lfs))[:k+len(lfs)]
+	marks, epoch := n.marks, n.epoch
+	for _, lf := range lfs {
+		m := &marks[lf.slot]
+		out[k] = lf.slot
+		k += b2i(m.class == class && m.fixed != epoch)
+	}
+	return out[:k]
 }
 
 // nextBottleneck checks the heap's first link. Keys are lower bounds:
@@ -179,7 +256,7 @@ func (n *Network) nextBottleneck() (float64, bool) {
 func (n *Network) fix(s int32, rate float64) {
 	f := &n.flows[s]
 	f.newRate = rate
-	f.fixed = n.epoch
+	n.marks[s].fixed = n.epoch
 	for _, l := range n.hops(s) {
 		lk := &n.links[l]
 		lk.rem -= rate
