@@ -32,7 +32,7 @@ func (n *Network) Start(now time.Duration, spec FlowSpec) (FlowID, error) {
 	n.live++
 	if !st.solvable {
 		st.finish = now
-		n.finishes.set(slot, uint64(now), uint64(id))
+		n.finishes.set(slot, uint64(now))
 		return id, nil
 	}
 	n.arrivals = append(n.arrivals, slot)

@@ -5,9 +5,12 @@ import "math/bits"
 // indexedHeap is a 4-ary min-heap (half the depth of a binary one, and
 // a node's children share a cache line) over small integer items (link ids or
 // flow slots) whose key can be changed in place. Entries are ordered by
-// (key, tie); pos[item] is the item's index in es plus one, or 0 when the
-// item is absent, so set, remove and contains cost O(log n), O(log n) and
-// O(1) without allocating once pos has grown to the item range.
+// (key, item), a total order, so the sequence of pops does not depend on
+// the order of the operations that built the heap; pos[item] is the
+// item's index in es plus one, or 0 when the item is absent, so set,
+// remove and contains cost O(log n), O(log n) and O(1) without allocating
+// once pos has grown to the item range. An entry is 16 bytes, so four
+// siblings span one or two cache lines.
 //
 // The solver stores a link's level as math.Float64bits of a non-negative
 // float64, whose unsigned order equals the numeric order, and a flow's
@@ -21,7 +24,6 @@ const arity = 4
 
 type heapEntry struct {
 	key  uint64
-	tie  uint64
 	item int32
 }
 
@@ -29,7 +31,7 @@ func (a heapEntry) before(b heapEntry) bool {
 	if a.key != b.key {
 		return a.key < b.key
 	}
-	return a.tie < b.tie
+	return a.item < b.item
 }
 
 // grow makes room for items in [0, n).
@@ -47,8 +49,8 @@ func (h *indexedHeap) contains(item int32) bool { return h.pos[item] != 0 }
 func (h *indexedHeap) min() heapEntry { return h.es[0] }
 
 // set inserts item or changes its key in place.
-func (h *indexedHeap) set(item int32, key, tie uint64) {
-	e := heapEntry{key: key, tie: tie, item: item}
+func (h *indexedHeap) set(item int32, key uint64) {
+	e := heapEntry{key: key, item: item}
 	if p := h.pos[item]; p != 0 {
 		i := int(p - 1)
 		old := h.es[i]
@@ -67,8 +69,8 @@ func (h *indexedHeap) set(item int32, key, tie uint64) {
 
 // push appends an absent item without restoring the heap order; call
 // heapify before any other operation.
-func (h *indexedHeap) push(item int32, key, tie uint64) {
-	h.es = append(h.es, heapEntry{key: key, tie: tie, item: item})
+func (h *indexedHeap) push(item int32, key uint64) {
+	h.es = append(h.es, heapEntry{key: key, item: item})
 	h.pos[item] = int32(len(h.es))
 }
 
@@ -169,9 +171,9 @@ func minOf4(c []heapEntry) int {
 
 // lessBit is 1 when a is before b and 0 otherwise, computed without a
 // branch: it is the borrow out of the 128-bit subtraction of (b.key,
-// b.tie) from (a.key, a.tie).
+// b.item) from (a.key, a.item). Items are not negative.
 func lessBit(a, b *heapEntry) uint64 {
-	_, borrow := bits.Sub64(a.tie, b.tie, 0)
+	_, borrow := bits.Sub64(uint64(a.item), uint64(b.item), 0)
 	_, borrow = bits.Sub64(a.key, b.key, borrow)
 	return borrow
 }

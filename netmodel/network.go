@@ -201,7 +201,7 @@ type Network struct {
 
 	dirty    []LinkID
 	levels   indexedHeap // links of the current solve by level
-	finishes indexedHeap // flow slots by completion instant
+	finishes indexedHeap // flow slots by completion instant (completeBatch orders a batch by id)
 	epoch    uint32
 
 	threshold    float64 // θ of the pending batch (see threshold.go)

@@ -198,7 +198,7 @@ func (n *Network) fill(group []int32, class int32) {
 	// The heap is empty here (the previous fill ran it dry); the order of
 	// insertion does not matter, since (level, link) is a total order.
 	for _, l := range n.filled {
-		n.levels.push(int32(l), levelKey(&n.links[l]), uint64(l))
+		n.levels.push(int32(l), levelKey(&n.links[l]))
 	}
 	n.levels.heapify()
 	for n.levels.len() > 0 {
@@ -243,7 +243,7 @@ func (n *Network) nextBottleneck() (float64, bool) {
 	}
 	if key := levelKey(lk); key != e.key {
 		if key > e.key {
-			n.levels.set(e.item, key, e.tie)
+			n.levels.set(e.item, key)
 			return 0, false
 		}
 		return math.Float64frombits(key), true
@@ -312,7 +312,7 @@ func (n *Network) schedule(slot int32) {
 		return // same instant, same key: the heap entry is already right
 	}
 	st.finish = finish
-	n.finishes.set(slot, uint64(st.finish), uint64(st.id))
+	n.finishes.set(slot, uint64(st.finish))
 }
 
 // invalidateAll marks every link dirty, so the next solve is a full one.
