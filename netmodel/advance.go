@@ -9,14 +9,12 @@ import (
 
 // NextCompletion returns the earliest instant at which a flow completes at
 // the current rates, after any deferred re-solve; false when no flow can
-// complete (none, or all stalled). The instant is ≥ Now(). O(1) plus the
-// re-solve.
+// complete (none, or all stalled). The instant is ≥ Now(). O(1)
+// amortised plus the re-solve.
 func (n *Network) NextCompletion() (time.Duration, bool) {
 	n.solve()
-	if n.finishes.len() == 0 {
-		return 0, false
-	}
-	return time.Duration(n.finishes.min().key), true
+	_, at, ok := n.firstFinish()
+	return at, ok
 }
 
 // AdvanceTo moves the network to instant t (≥ Now()) and returns the flows
@@ -54,8 +52,13 @@ func (n *Network) completeBatch(at time.Duration) {
 		limit = at
 	}
 	n.batch = n.batch[:0]
-	for n.finishes.len() > 0 && time.Duration(n.finishes.min().key) <= limit {
-		n.batch = append(n.batch, n.finishes.pop().item)
+	for {
+		slot, due, ok := n.firstFinish()
+		if !ok || due > limit {
+			break
+		}
+		n.finishes.pop()
+		n.batch = append(n.batch, slot)
 	}
 	slices.SortFunc(n.batch, n.cmpID)
 	for _, slot := range n.batch {

@@ -125,8 +125,10 @@
 //     flows the threshold rule re-fills (K ≤ F'), with no allocation in
 //     steady state; a re-solve with several classes in one component
 //     re-fills all F' and sorts them by class (O(F' log F')).
-//   - each rate that changes: O(log F) in the indexed completion heap.
-//   - NextCompletion: O(1) plus the pending re-solve.
+//   - each rate that changes: O(log F) in the indexed completion heap,
+//     whose keys are lower bounds: a completion that moves later is
+//     re-keyed only if it reaches the top, once per such move at most.
+//   - NextCompletion: O(1) amortised plus the pending re-solve.
 //   - AdvanceTo: O(k·(P + log F)) for k completions, plus one re-solve per
 //     distinct completion instant.
 //   - Rate, Delivered: O(1); Load, Utilisation, Carried: O(flows on the

@@ -45,6 +45,9 @@ func (h *indexedHeap) len() int { return len(h.es) }
 
 func (h *indexedHeap) contains(item int32) bool { return h.pos[item] != 0 }
 
+// key returns a present item's key.
+func (h *indexedHeap) key(item int32) uint64 { return h.es[h.pos[item]-1].key }
+
 // min returns the first entry; the heap must not be empty.
 func (h *indexedHeap) min() heapEntry { return h.es[0] }
 

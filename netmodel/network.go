@@ -201,7 +201,7 @@ type Network struct {
 
 	dirty    []LinkID
 	levels   indexedHeap // links of the current solve by level
-	finishes indexedHeap // flow slots by completion instant (completeBatch orders a batch by id)
+	finishes indexedHeap // flow slots by lower bounds of their completion instants (see schedule)
 	epoch    uint32
 
 	threshold    float64 // θ of the pending batch (see threshold.go)
@@ -305,10 +305,8 @@ func (n *Network) moveTo(now time.Duration) error {
 		return nil
 	}
 	n.solve()
-	if n.finishes.len() > 0 {
-		if at := time.Duration(n.finishes.min().key); at < now {
-			return fmt.Errorf("%w: now = %v, a flow finishes at %v: call AdvanceTo first", ErrPendingFinish, now, at)
-		}
+	if _, at, ok := n.firstFinish(); ok && at < now {
+		return fmt.Errorf("%w: now = %v, a flow finishes at %v: call AdvanceTo first", ErrPendingFinish, now, at)
 	}
 	n.now = now
 	return nil

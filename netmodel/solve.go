@@ -292,10 +292,17 @@ func (n *Network) applyRates() {
 	}
 }
 
-// schedule puts a flow's completion instant in the heap: the first
-// integer nanosecond at which its remaining bytes are delivered. A stalled
-// flow has none, nor has a flow that would finish after the largest
+// schedule sets a flow's completion instant: the first integer
+// nanosecond at which its remaining bytes are delivered. A stalled flow
+// has none, nor has a flow that would finish after the largest
 // time.Duration (about 292 years).
+//
+// The completion heap is lazy like the level heap: an entry's key is a
+// lower bound of its flow's instant. An instant that moves earlier is
+// re-keyed at once; one that moves later is only recorded, and the entry
+// is re-keyed if it reaches the top (see firstFinish). A flow's instant
+// often moves later and back again, or several times, before it is
+// anywhere near the top, and then costs no heap work at all.
 func (n *Network) schedule(slot int32) {
 	f, st := &n.flows[slot], &n.states[slot]
 	if f.rate <= 0 {
@@ -308,11 +315,28 @@ func (n *Network) schedule(slot int32) {
 		return
 	}
 	finish := n.now + time.Duration(max(ns, 0))
-	if finish == st.finish && n.finishes.contains(slot) {
-		return // same instant, same key: the heap entry is already right
-	}
 	st.finish = finish
-	n.finishes.set(slot, uint64(st.finish))
+	if n.finishes.contains(slot) && n.finishes.key(slot) <= uint64(finish) {
+		return // the key is still a lower bound
+	}
+	n.finishes.set(slot, uint64(finish))
+}
+
+// firstFinish returns the slot and instant of the flow that completes
+// first, re-keying the stale entries it meets at the top; false when no
+// flow is scheduled. Entries are ordered by (key, slot) and each key is at
+// most its flow's instant, so the first entry whose key is its instant
+// has the least instant.
+func (n *Network) firstFinish() (int32, time.Duration, bool) {
+	for n.finishes.len() > 0 {
+		e := n.finishes.min()
+		if at := n.states[e.item].finish; uint64(at) != e.key {
+			n.finishes.set(e.item, uint64(at))
+			continue
+		}
+		return e.item, time.Duration(e.key), true
+	}
+	return 0, 0, false
 }
 
 // invalidateAll marks every link dirty, so the next solve is a full one.
