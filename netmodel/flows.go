@@ -22,7 +22,6 @@ func (n *Network) Start(now time.Duration, spec FlowSpec) (FlowID, error) {
 	id := n.nextID
 	n.nextID++
 	*f = flow{weight: weight, class: int32(spec.Class)}
-	n.marks[slot].class = f.class
 	*st = flowState{
 		id: id, owner: spec.Owner, size: spec.Size,
 		long: st.long, back: st.back[:0], last: now, live: true, solvable: spec.Size > 0,
@@ -85,7 +84,6 @@ func (n *Network) allocSlot() int32 {
 	}
 	n.flows = append(n.flows, flow{})
 	n.states = append(n.states, flowState{})
-	n.marks = append(n.marks, flowMarks{})
 	n.finishes.grow(len(n.flows))
 	return int32(len(n.flows) - 1)
 }

@@ -116,11 +116,12 @@ type linkFlow struct {
 
 // inlineHops is the longest path stored inside a flow's cache line; every
 // path of a Topology fits.
-const inlineHops = 8
+const inlineHops = 6
 
 // flow is the part of a flow a solve reads, in one 64-byte cache line, so
 // the flows of a component are read with one miss each; the rest is in
-// flowState, and the solver's per-solve marks are in Network.marks.
+// flowState. (Moving the marks to a compact array of their own was tried:
+// it saved nothing measurable, since a walk needs most flows' lines anyway.)
 type flow struct {
 	inline  [inlineHops]LinkID // the path, when it fits
 	nhops   int32
@@ -128,16 +129,8 @@ type flow struct {
 	weight  float64
 	newRate float64
 	rate    float64 // bytes/s since flowState.last
-}
-
-// flowMarks are a flow's solver marks and its class, kept apart from flow
-// in a compact array: the walks test them for every entry of every link
-// they visit, and most of those entries are flows already seen or fixed,
-// whose cache line they then need not touch.
-type flowMarks struct {
-	comp  uint32 // epoch of the solve whose component holds the flow
-	fixed uint32 // epoch of the solve that fixed its rate or froze it as background
-	class int32  // the flow's class, as in flow
+	comp    uint32  // epoch of the solve whose component holds the flow
+	fixed   uint32  // epoch of the solve that fixed its rate or froze it as background
 }
 
 // flowState is the rest of a flow: identity, progress, bookkeeping.
@@ -192,7 +185,6 @@ type Network struct {
 	carried []int64     // per link: bytes of the ended flows that crossed it
 	flows   []flow      // by slot
 	states  []flowState // by slot
-	marks   []flowMarks // by slot
 	free    []int32
 	index   map[FlowID]int32
 	nextID  FlowID

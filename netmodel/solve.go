@@ -90,12 +90,12 @@ func (n *Network) collect(thr float64) bool {
 func (n *Network) appendUnmarked(comp []int32, lfs []linkFlow) []int32 {
 	k := len(comp)
 	comp = slices.Grow(comp, len(lfs))[:k+len(lfs)]
-	marks, epoch := n.marks, n.epoch
+	flows, epoch := n.flows, n.epoch
 	for _, lf := range lfs {
-		m := &marks[lf.slot]
+		f := &flows[lf.slot]
 		comp[k] = lf.slot
-		k += b2i(m.comp != epoch)
-		m.comp = epoch
+		k += b2i(f.comp != epoch)
+		f.comp = epoch
 	}
 	return comp[:k]
 }
@@ -105,19 +105,19 @@ func (n *Network) appendUnmarked(comp []int32, lfs []linkFlow) []int32 {
 // class than the batch's, it returns false.
 func (n *Network) appendAbove(lk *link, thr float64) bool {
 	for _, lf := range lk.flows {
-		m := &n.marks[lf.slot]
-		if m.comp == n.epoch {
+		f := &n.flows[lf.slot]
+		if f.comp == n.epoch {
 			continue // met on an earlier link; it passed the tests there
 		}
-		if m.class != n.batchClass {
+		if f.class != n.batchClass {
 			return false
 		}
-		if f := &n.flows[lf.slot]; f.rate > 0 && f.rate < thr*f.weight*thresholdSlack {
+		if f.rate > 0 && f.rate < thr*f.weight*thresholdSlack {
 			lk.rem -= f.rate
-			m.fixed = n.epoch // background: fill must not fix it
+			f.fixed = n.epoch // background: fill must not fix it
 			continue
 		}
-		m.comp = n.epoch
+		f.comp = n.epoch
 		n.compFlows = append(n.compFlows, lf.slot)
 	}
 	return true
@@ -139,7 +139,9 @@ func (n *Network) nextEpoch() {
 	if n.epoch != 0 {
 		return
 	}
-	clear(n.marks)
+	for s := range n.flows {
+		n.flows[s].comp, n.flows[s].fixed = 0, 0
+	}
 	for l := range n.links {
 		n.links[l].mark = 0
 	}
@@ -219,11 +221,11 @@ func (n *Network) fill(group []int32, class int32) {
 func (n *Network) unfixedOf(out []int32, lfs []linkFlow, class int32) []int32 {
 	k := len(out)
 	out = slices.Grow(out, len(lfs))[:k+len(lfs)]
-	marks, epoch := n.marks, n.epoch
+	flows, epoch := n.flows, n.epoch
 	for _, lf := range lfs {
-		m := &marks[lf.slot]
+		f := &flows[lf.slot]
 		out[k] = lf.slot
-		k += b2i(m.class == class && m.fixed != epoch)
+		k += b2i(f.class == class && f.fixed != epoch)
 	}
 	return out[:k]
 }
@@ -256,7 +258,7 @@ func (n *Network) nextBottleneck() (float64, bool) {
 func (n *Network) fix(s int32, rate float64) {
 	f := &n.flows[s]
 	f.newRate = rate
-	n.marks[s].fixed = n.epoch
+	f.fixed = n.epoch
 	for _, l := range n.hops(s) {
 		lk := &n.links[l]
 		lk.rem -= rate
