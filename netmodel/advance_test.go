@@ -140,6 +140,23 @@ func TestZeroCapacityStallAndResume(t *testing.T) {
 	assert.Equal(t, []Completed{{ID: id, Size: 100, At: 24 * time.Second}}, advance(t, n, time.Minute))
 }
 
+// TestResizingAnIdleLink costs no re-solve, and a flow started on the link
+// afterwards gets the new capacity: 100 B at 50 B/s = 2 s.
+func TestResizingAnIdleLink(t *testing.T) {
+	n := newLinks(t, DefaultConfig(), 10, 10)
+	start(t, n, FlowSpec{Size: 100, Path: []LinkID{0}})
+	n.Solve()
+	solves := n.Stats().Solves
+	require.NoError(t, n.SetCapacity(n.Now(), 1, 50))
+	n.Solve()
+	assert.Equal(t, solves, n.Stats().Solves)
+	id := start(t, n, FlowSpec{Size: 100, Path: []LinkID{1}})
+	rate, err := n.Rate(id)
+	require.NoError(t, err)
+	assert.InDelta(t, 50.0, rate, 1e-9)
+	assert.Contains(t, advance(t, n, time.Minute), Completed{ID: id, Size: 100, At: 2 * time.Second})
+}
+
 // TestZeroSizeFlow completes at the instant it starts, even on a cut link.
 func TestZeroSizeFlow(t *testing.T) {
 	n := newLinks(t, DefaultConfig(), 0)

@@ -269,7 +269,8 @@ func (n *Network) Capacity(l LinkID) (float64, error) {
 
 // SetCapacity changes a link's capacity at instant now (≥ Now()). A
 // capacity of 0 stalls the flows crossing the link until it is raised
-// again. The re-solve is deferred (see Network).
+// again. The re-solve is deferred (see Network); a link no flow crosses
+// needs none, so resizing an idle link is free.
 func (n *Network) SetCapacity(now time.Duration, l LinkID, capacity float64) error {
 	if err := n.checkLink("link", l); err != nil {
 		return err
@@ -281,6 +282,9 @@ func (n *Network) SetCapacity(now time.Duration, l LinkID, capacity float64) err
 		return err
 	}
 	n.links[l].capacity = capacity
+	if len(n.links[l].flows) == 0 {
+		return nil // no rate depends on an idle link's capacity
+	}
 	n.threshold = 0
 	n.markDirty(l)
 	return nil
