@@ -21,6 +21,11 @@ import (
 // the rates stale and asks the clock for an end-of-instant tick (a timer
 // due now, which fires after every message already queued for the
 // instant), so a wave of flows starting together costs one re-solve.
+//
+// A flow with a MaxRate crosses, besides its path, a private link of that
+// capacity: the bound is one more constraint of the max-min allocation.
+// Private links are kept for reuse when their flow ends, so a run adds
+// only as many as it ever has bounded flows at once.
 type Fabric struct {
 	net     *netmodel.Network
 	topo    *netmodel.Topology
@@ -32,12 +37,16 @@ type Fabric struct {
 	timerAt time.Duration
 	armed   bool
 	stale   bool
+	spare   []netmodel.LinkID // private links of ended bounded flows
+	path    []netmodel.LinkID // scratch
 }
 
 type fabricFlow struct {
-	id    netmodel.FlowID
-	start *StartFlow
-	at    time.Duration
+	id      netmodel.FlowID
+	start   *StartFlow
+	at      time.Duration
+	private netmodel.LinkID // the bound's link when bounded
+	bounded bool
 }
 
 // settle re-solves rates at the end of an instant that changed them.
@@ -86,18 +95,35 @@ func (f *Fabric) handleStart(msg *StartFlow) {
 		return
 	}
 	now := f.deps.Clock.Now()
-	path, err := f.topo.Path(netmodel.HostID(msg.Src), netmodel.HostID(msg.Dst), transferKind(msg))
+	ff := &fabricFlow{start: msg, at: now}
+	path, err := f.topo.AppendPath(f.path[:0], netmodel.HostID(msg.Src), netmodel.HostID(msg.Dst), transferKind(msg))
+	f.path = path
+	if err == nil && msg.MaxRate > 0 {
+		ff.private, err = f.privateLink(now, msg.MaxRate)
+		ff.bounded = err == nil
+		path = append(path, ff.private)
+	}
 	if err == nil {
-		var id netmodel.FlowID
-		id, err = f.net.Start(now, netmodel.FlowSpec{Size: msg.Bytes, Path: path})
+		ff.id, err = f.net.Start(now, netmodel.FlowSpec{Size: msg.Bytes, Path: path})
 		if err == nil {
-			f.flows[msg.Key] = &fabricFlow{id: id, start: msg, at: now}
-			f.byID[id] = msg.Key
+			f.flows[msg.Key] = ff
+			f.byID[ff.id] = msg.Key
 			f.markStale()
 			return
 		}
 	}
-	f.deps.Fail(fmt.Errorf("fabric: flow %v: %w", msg.Key, err))
+	f.deps.Fail(fmt.Errorf("fabric: flow %v (max rate %g B/s): %w", msg.Key, msg.MaxRate, err))
+}
+
+// privateLink returns an idle link of the given capacity, reusing a spare
+// one when there is one.
+func (f *Fabric) privateLink(now time.Duration, capacity float64) (netmodel.LinkID, error) {
+	if n := len(f.spare); n > 0 {
+		l := f.spare[n-1]
+		f.spare = f.spare[:n-1]
+		return l, f.net.SetCapacity(now, l, capacity)
+	}
+	return f.net.AddLink(capacity)
 }
 
 // transferKind maps a transfer between two nodes to the links it uses.
@@ -145,6 +171,9 @@ func (f *Fabric) abort(ff *fabricFlow) int64 {
 func (f *Fabric) forget(ff *fabricFlow) {
 	delete(f.flows, ff.start.Key)
 	delete(f.byID, ff.id)
+	if ff.bounded {
+		f.spare = append(f.spare, ff.private)
+	}
 }
 
 func (f *Fabric) record(ff *fabricFlow, delivered int64, now time.Duration, completed bool) {

@@ -189,12 +189,15 @@ type FlowKey struct {
 }
 
 // StartFlow asks the fabric to move Bytes from Src to Dst for the owner,
-// an actor on node OwnerNode.
+// an actor on node OwnerNode. MaxRate, when positive, bounds the flow's
+// rate in bytes per second: the owner consumes the bytes no faster (a map
+// streaming its input through its compute).
 type StartFlow struct {
 	Key       FlowKey
 	Src, Dst  sched.NodeID
 	Transfer  Transfer
 	Bytes     int64
+	MaxRate   float64
 	Owner     *actor.PID
 	OwnerNode sched.NodeID
 }

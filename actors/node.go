@@ -209,29 +209,43 @@ func (n *Node) takeSlot(kind sched.TaskKind) int {
 	return -1
 }
 
+// startMap starts the input read; an overlapped map streams its input
+// through its compute, so it also starts the compute and reads no faster
+// than it computes (a record reader fills a small buffer the map function
+// drains): its read is bounded at input bytes / compute time, and the map
+// takes the longer of the two.
 func (n *Node) startMap(ctx actor.Context, r *run) {
 	spec := &r.launch.Task
-	n.startFlow(ctx, r, partInput, spec.Source, n.cfg.ID, DiskRead, spec.InputBytes)
-	if spec.Model == workload.Overlapped {
-		n.startCompute(r, spec.InputBytes)
+	if spec.Model != workload.Overlapped {
+		n.startFlow(ctx, r, partInput, spec.Source, n.cfg.ID, DiskRead, spec.InputBytes, 0)
+		return
 	}
+	d := n.startCompute(r, spec.InputBytes)
+	maxRate := 0.0
+	if d > 0 {
+		maxRate = float64(spec.InputBytes) / d.Seconds()
+	}
+	n.startFlow(ctx, r, partInput, spec.Source, n.cfg.ID, DiskRead, spec.InputBytes, maxRate)
 }
 
-func (n *Node) startCompute(r *run, bytes int64) {
+// startCompute starts the compute timer for bytes and returns its length.
+func (n *Node) startCompute(r *run, bytes int64) time.Duration {
 	d := time.Duration(float64(r.launch.Task.CPU.Time(bytes)) * max(r.launch.Task.Slowdown, 1e-9))
 	r.computing = true
 	r.timer = n.deps.Clock.After(d, n.self, &computeDone{Attempt: r.launch.Attempt})
+	return d
 }
 
-// startFlow asks the fabric for a flow of the attempt; an empty transfer
-// needs no flow and is done at once.
-func (n *Node) startFlow(ctx actor.Context, r *run, part int32, src, dst sched.NodeID, t Transfer, bytes int64) {
+// startFlow asks the fabric for a flow of the attempt, bounded at maxRate
+// bytes per second when positive; an empty transfer needs no flow and is
+// done at once.
+func (n *Node) startFlow(ctx actor.Context, r *run, part int32, src, dst sched.NodeID, t Transfer, bytes int64, maxRate float64) {
 	if bytes == 0 {
 		return
 	}
 	key := FlowKey{Attempt: r.launch.Attempt, Part: part}
 	r.flows[part] = flowInfo{src: src, bytes: bytes}
-	ctx.Send(n.cfg.Fabric, &StartFlow{Key: key, Src: src, Dst: dst, Transfer: t, Bytes: bytes, Owner: n.self, OwnerNode: n.cfg.ID})
+	ctx.Send(n.cfg.Fabric, &StartFlow{Key: key, Src: src, Dst: dst, Transfer: t, Bytes: bytes, MaxRate: maxRate, Owner: n.self, OwnerNode: n.cfg.ID})
 }
 
 func (n *Node) handleComputeDone(ctx actor.Context, msg *computeDone) {
@@ -297,14 +311,14 @@ func (n *Node) advance(ctx actor.Context, r *run) {
 func (n *Node) startOutput(ctx actor.Context, r *run) {
 	spec := &r.launch.Task
 	if spec.SpillBytes > 0 {
-		n.startFlow(ctx, r, partSpill, n.cfg.ID, n.cfg.ID, DiskWrite, spec.SpillBytes)
+		n.startFlow(ctx, r, partSpill, n.cfg.ID, n.cfg.ID, DiskWrite, spec.SpillBytes, 0)
 	}
 	if spec.OutputBytes == 0 {
 		return
 	}
 	prev := n.cfg.ID
 	for i, node := range spec.Pipeline {
-		n.startFlow(ctx, r, partPipeline+int32(i), prev, node, DiskWrite, spec.OutputBytes)
+		n.startFlow(ctx, r, partPipeline+int32(i), prev, node, DiskWrite, spec.OutputBytes, 0)
 		prev = node
 	}
 }
@@ -458,6 +472,6 @@ func (n *Node) handleMapOutputs(ctx actor.Context, msg *MapOutputs) {
 func (n *Node) fetchMore(ctx actor.Context, r *run) {
 	for r.fetching < n.cfg.ParallelCopies && len(r.queue) > 0 {
 		part, src, bytes := r.nextFetch(n.cfg.FetchPerHost)
-		n.startFlow(ctx, r, part, src, n.cfg.ID, DiskRead, bytes)
+		n.startFlow(ctx, r, part, src, n.cfg.ID, DiskRead, bytes, 0)
 	}
 }

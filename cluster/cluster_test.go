@@ -64,6 +64,32 @@ func TestMapWavesTakeTaskTimePlusAHeartbeatEach(t *testing.T) {
 	assert.Equal(t, EndDone, rep.Result.Reason)
 }
 
+func TestACPUBoundMapReadsNoFasterThanItComputes(t *testing.T) {
+	// One node, 100 MB/s disk, two map slots filled on one heartbeat. The
+	// CPU-bound map computes 10 s over 100 MiB, so it streams its block at
+	// 10 MiB/s; the pure-I/O scan gets the rest of the disk,
+	// 100e6 − 10 × 2^20 = 89.51 MB/s, and reads its 90 MiB in 1.054 s
+	// (an even split of the disk would take 1.887 s). The CPU-bound map
+	// ends with its compute, at 10 s.
+	cfg := smallCluster()
+	cfg.NodesPerRack, cfg.Replication, cfg.BlockSize = 1, 1, 100*mib
+	cfg.Workload = [][]workload.JobSpec{{
+		{Name: "cpu", InputBytes: 100 * mib, MapCPU: workload.PerMiB(100 * time.Millisecond)},
+		{Name: "scan", InputBytes: 90 * mib},
+	}}
+	rep := run(t, cfg)
+	require.Len(t, rep.Results.Attempts, 2)
+	took := map[sched.JobID]time.Duration{}
+	for _, a := range rep.Results.Attempts {
+		require.Equal(t, sched.Succeeded, a.Outcome)
+		assert.Equal(t, rep.Results.Attempts[0].Start, a.Start, "both maps start on one heartbeat")
+		took[a.Attempt.Job] = a.End - a.Start
+	}
+	scan := 90 * mib / (100e6 - 10*mib)
+	assert.InDelta(t, 10.0, took[1].Seconds(), 1e-6)
+	assert.InDelta(t, scan, took[2].Seconds(), 1e-6)
+}
+
 func TestReducesWaitForSlowStartAndEndTheJob(t *testing.T) {
 	// 20 maps with slow-start 0.5: no reduce may launch before 10 maps
 	// have finished, and the job ends after its last reduce.

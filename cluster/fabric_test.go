@@ -35,6 +35,13 @@ func (p *flowProbe) Receive(ctx actor.Context) {
 // fabricRun runs flows on a two-rack topology and returns when each ended.
 func fabricRun(t *testing.T, spec netmodel.TopologySpec, flows map[time.Duration][]*actors.StartFlow) map[int32]time.Duration {
 	t.Helper()
+	done, _ := fabricRunNet(t, spec, flows)
+	return done
+}
+
+// fabricRunNet is fabricRun that also returns the network it ran on.
+func fabricRunNet(t *testing.T, spec netmodel.TopologySpec, flows map[time.Duration][]*actors.StartFlow) (map[int32]time.Duration, *netmodel.Network) {
+	t.Helper()
 	rt := NewRuntime(RunOptions{})
 	net, err := netmodel.NewNetwork(netmodel.DefaultConfig())
 	require.NoError(t, err)
@@ -56,7 +63,7 @@ func fabricRun(t *testing.T, spec netmodel.TopologySpec, flows map[time.Duration
 	require.NoError(t, res.Err)
 	_, err = rec.results(res.End)
 	require.NoError(t, err, "every completed flow delivered its size")
-	return probe.done
+	return probe.done, net
 }
 
 func flow(part int32, src, dst sched.NodeID, t actors.Transfer, bytes int64) *actors.StartFlow {
@@ -94,4 +101,30 @@ func TestCrossRackShuffleSharesTheUplink(t *testing.T) {
 	assert.InDelta(t, 2.0, done[1].Seconds(), 1e-3)
 	assert.InDelta(t, 4.0, done[2].Seconds(), 1e-3)
 	assert.InDelta(t, 0.5, done[3].Seconds(), 1e-3)
+}
+
+func TestBoundedFlowLeavesTheRestToOthers(t *testing.T) {
+	// Two local reads on host 0's 100 MB/s disk. Flow 1 is bounded at
+	// 10 MB/s (a map computing 10 s over 100 MB), so flow 2 gets the other
+	// 90 MB/s: its 90 MB take 1 s, not the 1.8 s an even split would give.
+	// Flow 1 then keeps its bound: 100 MB at 10 MB/s = 10 s. Flow 3 starts
+	// on host 1 at 11 s with the same bound and reuses flow 1's private
+	// link, so the run adds one link to the topology's eight (2 hosts ×
+	// disk read, disk write, NIC up and NIC down);
+	// alone on its disk flow 3 still takes 10 s.
+	spec := netmodel.TopologySpec{Racks: 1, HostsPerRack: 2, DiskRead: 100e6, DiskWrite: 100e6,
+		NICUp: 125e6, NICDown: 125e6}
+	bounded := func(part int32, host sched.NodeID) *actors.StartFlow {
+		f := flow(part, host, host, actors.DiskRead, 100e6)
+		f.MaxRate = 10e6
+		return f
+	}
+	done, net := fabricRunNet(t, spec, map[time.Duration][]*actors.StartFlow{
+		0:                {bounded(1, 0), flow(2, 0, 0, actors.DiskRead, 90e6)},
+		11 * time.Second: {bounded(3, 1)},
+	})
+	assert.InDelta(t, 10.0, done[1].Seconds(), 1e-3)
+	assert.InDelta(t, 1.0, done[2].Seconds(), 1e-3)
+	assert.InDelta(t, 21.0, done[3].Seconds(), 1e-3)
+	assert.Equal(t, 9, net.NumLinks())
 }
