@@ -46,6 +46,8 @@ func TestContendingJobsSlowEachOtherDown(t *testing.T) {
 	assert.InDelta(t, 1.0, jobs[0].Slowdown(), 0.05)
 	assert.InDelta(t, 2.0, jobs[1].Slowdown(), 0.1)
 	assert.InDelta(t, jobs[1].Slowdown()/jobs[0].Slowdown(), rep.Summary["jobs.slowdown.v95"], 1e-12)
+	assert.Equal(t, jobs[1].Slowdown(), rep.Summary["jobs.slowdown.max"])
+	assert.Equal(t, (jobs[1].Finish - jobs[1].Submit).Seconds(), rep.Summary["jobs.response_time.max"])
 }
 
 func TestReferenceRunsKeepTheHeartbeatOffset(t *testing.T) {

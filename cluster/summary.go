@@ -21,9 +21,11 @@ type Summary map[string]float64
 var MetricNames = []string{
 	"flows.aborted", "flows.bytes", "flows.completed",
 	"jobs.cut_off", "jobs.evicted_maps", "jobs.evictions", "jobs.failed", "jobs.makespan",
-	"jobs.response_time.mean", "jobs.response_time.p50", "jobs.response_time.p95", "jobs.response_time.p99",
+	"jobs.response_time.max", "jobs.response_time.mean", "jobs.response_time.p50", "jobs.response_time.p95",
+	"jobs.response_time.p99",
 	"jobs.small.response_time.mean",
-	"jobs.slowdown.mean", "jobs.slowdown.p50", "jobs.slowdown.p95", "jobs.slowdown.p99", "jobs.slowdown.v95",
+	"jobs.slowdown.max", "jobs.slowdown.mean", "jobs.slowdown.p50", "jobs.slowdown.p95", "jobs.slowdown.p99",
+	"jobs.slowdown.v95",
 	"jobs.submitted", "jobs.succeeded", "jobs.throughput", "run.end",
 	"slots.utilisation.map", "slots.utilisation.reduce",
 	"tasks.attempts", "tasks.failed", "tasks.killed",
@@ -104,11 +106,12 @@ func summarizeJobs(s Summary, res *Results) {
 	s["jobs.slowdown.v95"] = s["jobs.slowdown.p95"] / s["jobs.slowdown.p50"]
 }
 
-// distribution sets the mean, p50, p95 and p99 of xs under the prefix; it
-// sorts xs.
+// distribution sets the mean, p50, p95, p99 and max of xs under the
+// prefix; it sorts xs.
 func (s Summary) distribution(prefix string, xs []float64) {
 	slices.Sort(xs)
 	s[prefix+".mean"] = mean(xs)
+	s[prefix+".max"] = xs[len(xs)-1]
 	for _, p := range []float64{50, 95, 99} {
 		s[fmt.Sprintf("%s.p%.0f", prefix, p)] = percentile(xs, p)
 	}
