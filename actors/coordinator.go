@@ -39,6 +39,11 @@ type CoordinatorConfig struct {
 	// a node runs at most this many of a job's reducers that have not
 	// begun computing (its maxComputing).
 	ReduceCopyCap int
+	// ComputeAware, under copy-compute splitting, launches a reducer of a
+	// job whose maps have all finished only on a node with a compute slot
+	// that no reducer claims: it would compute at once, so it waits for
+	// such a node in the job's queue rather than in one node's.
+	ComputeAware bool
 	// IntermediateSpace, when > 0, is each node's space for map outputs,
 	// and Evict the victim rule when it fills (coordinator_space.go).
 	IntermediateSpace int64
@@ -81,6 +86,7 @@ type nodeEntry struct {
 	// the last heartbeat reported them, and the reduce launches sent
 	// since that the node had not yet received.
 	copying         map[sched.JobID]int
+	freeCompute     int
 	reducesAcked    int64
 	reducesInFlight []sched.JobID
 	// Intermediate space: free at the last heartbeat, and the spill of
@@ -98,7 +104,10 @@ type coordJob struct {
 	maps     int
 	attempts [2][]int32 // next attempt number by kind and task
 	mapDone  []bool     // maps whose output the job holds
-	client   *actor.PID // told when the job ends; nil for open streams
+	// mapsFinished: the job manager reported every map finished, and no
+	// map has been requeued since (kept only with ComputeAware).
+	mapsFinished bool
+	client       *actor.PID // told when the job ends; nil for open streams
 }
 
 // livenessTick checks for nodes that stopped heartbeating.
@@ -130,9 +139,10 @@ func NewCoordinator(cfg CoordinatorConfig, policy sched.Policy, deps Deps) *Coor
 }
 
 // admitsReduce reports whether a node may take another reducer of a job:
-// the job is not held after an eviction, and fewer than ReduceCopyCap of
-// its reducers there have yet to begin computing, counting launches still
-// on their way.
+// the job is not held after an eviction, fewer than ReduceCopyCap of its
+// reducers there have yet to begin computing, counting launches still on
+// their way, and with ComputeAware, a compute slot is free for a reducer
+// that would compute at once.
 func (c *Coordinator) admitsReduce(job sched.JobID, node sched.NodeID) bool {
 	if c.held[job] {
 		return false
@@ -147,7 +157,31 @@ func (c *Coordinator) admitsReduce(job sched.JobID, node sched.NodeID) bool {
 			copying++
 		}
 	}
-	return copying < c.cfg.ReduceCopyCap
+	if copying >= c.cfg.ReduceCopyCap {
+		return false
+	}
+	return !c.cfg.ComputeAware || !c.mapsFinished(job) || c.freeCompute(n) > 0
+}
+
+// mapsFinished reports whether the job manager reported every map of a
+// job finished. It, not the heartbeats, knows first: a finished map reaches
+// the coordinator with its node's next heartbeat.
+func (c *Coordinator) mapsFinished(job sched.JobID) bool {
+	j := c.jobs[job]
+	return j != nil && j.mapsFinished
+}
+
+// freeCompute is a node's compute slots that no reducer claims: those free
+// at its last heartbeat less the reducers sent since whose jobs' maps have
+// all finished (they will want to compute as soon as they have copied).
+func (c *Coordinator) freeCompute(n *nodeEntry) int {
+	free := n.freeCompute
+	for _, j := range n.reducesInFlight {
+		if c.mapsFinished(j) {
+			free--
+		}
+	}
+	return free
 }
 
 // Receive implements actor.Actor.
@@ -164,6 +198,10 @@ func (c *Coordinator) Receive(ctx actor.Context) {
 		c.maybeFinish()
 	case *RequeueTasks:
 		c.handleRequeue(ctx, msg)
+	case *MapsFinished:
+		if job := c.jobs[msg.Job]; job != nil {
+			job.mapsFinished = true
+		}
 	case *Heartbeat:
 		c.handleHeartbeat(ctx, msg)
 	case *JobEnded:
@@ -235,7 +273,7 @@ func (c *Coordinator) handleSubmit(ctx actor.Context, msg *SubmitJob) {
 		slowStart = c.cfg.SlowStart
 	}
 	jm := NewJobManager(msg.ID, spec, maps, slowStart, c.cfg.MaxAttempts, ctx.Self(), c.cfg.Directory, c.deps)
-	jm.setup = c.cfg.JobSetup
+	jm.setup, jm.reportMaps = c.cfg.JobSetup, c.cfg.ComputeAware
 	var err error
 	job.jm, err = ctx.SpawnNamed(c.deps.Props(func() actor.Actor { return jm }), fmt.Sprintf("job-%d", msg.ID))
 	if err != nil {

@@ -22,6 +22,9 @@ func (c *Coordinator) handleRequeue(ctx actor.Context, msg *RequeueTasks) {
 			"input file %q has %d blocks but the job has %d maps", inputName(msg.Job, job.spec), len(job.input.blocks), job.maps)})
 		return
 	}
+	if len(msg.Maps) > 0 {
+		job.mapsFinished = false
+	}
 	for _, m := range msg.Maps {
 		if job.mapDone[m] { // its output was lost: it runs again
 			job.mapDone[m] = false
@@ -47,7 +50,7 @@ func (c *Coordinator) handleHeartbeat(ctx actor.Context, hb *Heartbeat) {
 		// The reducers the node has received are in its report.
 		received := int(hb.Launches[sched.Reduce] - n.reducesAcked)
 		n.reducesInFlight = n.reducesInFlight[min(received, len(n.reducesInFlight)):]
-		n.reducesAcked, n.copying = hb.Launches[sched.Reduce], hb.Copying
+		n.reducesAcked, n.copying, n.freeCompute = hb.Launches[sched.Reduce], hb.Copying, hb.FreeCompute
 	}
 	if c.spaceOn() {
 		c.spaceReport(n, hb)

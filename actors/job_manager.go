@@ -39,6 +39,9 @@ type JobManager struct {
 	// setup is the job's initialisation before its tasks become
 	// runnable (Hadoop's job setup: reading the splits, the setup task).
 	setup time.Duration
+	// reportMaps: tell the coordinator when the map phase ends
+	// (MapsFinished), for compute-aware reducer placement.
+	reportMaps bool
 	// evictions counts the times the job's map outputs were evicted, and
 	// evictedMaps the finished maps that had to run again.
 	evictions, evictedMaps int
@@ -140,6 +143,9 @@ func (m *JobManager) check(err error) {
 // over, re-runs are no longer asked for.
 func (m *JobManager) apply(ctx actor.Context, fx effects) {
 	over := m.state.outcome != nil && fx.ended == nil
+	if !over && fx.mapsFinished && m.reportMaps {
+		ctx.Send(m.coordinator, &MapsFinished{Job: m.id})
+	}
 	if !over && (len(fx.requeueMaps) > 0 || len(fx.requeueReduces) > 0) {
 		ctx.Send(m.coordinator, &RequeueTasks{Job: m.id, Maps: fx.requeueMaps, Reduces: fx.requeueReduces})
 	}

@@ -55,6 +55,7 @@ type effects struct {
 	reducers       []reducerRef // the reducers to tell
 	lost           []int32      // map outputs the reducers must forget
 	ended          *jobOutcome  // the job is over
+	mapsFinished   bool         // the last map finished
 }
 
 // mapOutput says where a finished map's output lives.
@@ -159,6 +160,7 @@ func (j *jobState) succeeded(a sched.Attempt, outBytes int64) (effects, error) {
 	if a.Kind == sched.Map {
 		tk.output, tk.outBytes = node, outBytes
 		j.mapsDone++
+		fx.mapsFinished = j.mapsDone == len(j.maps)
 		fx.announce = []mapOutput{{a.Task, node, outBytes}}
 		fx.reducers = j.runningReducers()
 		fx.requeueReduces = j.maybeRelease()

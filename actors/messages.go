@@ -54,6 +54,10 @@ type Heartbeat struct {
 	// Copying counts each job's reducers on the node that have not begun
 	// computing, under copy-compute splitting; nil otherwise.
 	Copying map[sched.JobID]int
+	// FreeCompute is the computing limit less the reducers computing or
+	// waiting to compute, under copy-compute splitting (≤ 0 when a
+	// reducer that finished copying now would wait).
+	FreeCompute int
 	// FreeSpace is the intermediate space neither stored nor reserved by
 	// running maps, when the node accounts for it.
 	FreeSpace int64
@@ -137,6 +141,13 @@ type MapOutput struct {
 	Map   int32
 	Node  sched.NodeID
 	Bytes int64
+}
+
+// MapsFinished tells the coordinator that every map of a job has
+// finished, so its reducers will compute as soon as they have copied; a
+// RequeueTasks with maps undoes it.
+type MapsFinished struct {
+	Job sched.JobID
 }
 
 // RequeueTasks makes tasks of a job pending again at the coordinator:

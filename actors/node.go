@@ -162,7 +162,7 @@ func (n *Node) sendHeartbeat(ctx actor.Context) {
 	n.relay(ctx, n.cfg.Coordinator, &Heartbeat{
 		Node: n.cfg.ID, Seq: n.seq,
 		FreeMaps: n.free[sched.Map], FreeReduces: n.free[sched.Reduce],
-		Launches: n.got, Ended: n.ended, Copying: n.copyingReport(), FreeSpace: n.freeSpace(),
+		Launches: n.got, Ended: n.ended, Copying: n.copyingReport(), FreeCompute: n.cfg.MaxComputing - n.computing - len(n.awaiting), FreeSpace: n.freeSpace(),
 	})
 	n.ended = nil
 }

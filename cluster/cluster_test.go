@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"clusteremu/actors"
 	"clusteremu/policies/sched"
 	"clusteremu/workload"
 )
@@ -343,12 +344,14 @@ func TestConfigValidateReportsEveryField(t *testing.T) {
 	cfg.NIC = -1
 	cfg.Heartbeat = 0
 	cfg.Scheduler = "lottery"
+	cfg.ComputeAware = true
 	err := cfg.Validate()
 	require.Error(t, err)
 	assert.Equal(t, `cluster.racks = 0: must be ≥ 1
 cluster.nic = -1: must be a rate > 0
 hdfs.replication = 3: must be 1 … 1 (the nodes)
 heartbeat.interval = 0s: must be > 0
+tasks.compute_aware = true: needs tasks.copy_compute = true
 scheduler.name = "lottery": must be one of fair, fifo`, err.Error())
 	_, err = Build(cfg)
 	assert.Error(t, err, "nothing is built from an invalid configuration")
@@ -482,6 +485,54 @@ func TestCopyComputeSplittingLetsTheSmallJobThrough(t *testing.T) {
 	}
 	assert.Positive(t, late, "more reducers once the first ones compute")
 	assertNoSlotOvercommitted(t, rep, Config{MapSlots: 2, ReduceSlots: 2, CopyCompute: true, MaxReducers: 6})
+}
+
+// readyReducerRun has a job whose one reducer computes for 200 s, and a
+// small job whose maps are all done by the time its reducer launches, on
+// two nodes that compute one reducer at a time. It returns whether the
+// small job's reducer ran on the long reducer's node, and whether the small
+// job finished before that reducer.
+func readyReducerRun(t *testing.T, seed uint64, computeAware bool) (sameNode, before bool) {
+	t.Helper()
+	cfg := smallCluster()
+	cfg.Seed = seed
+	cfg.CopyCompute, cfg.MaxReducers, cfg.ComputeAware = true, 3, computeAware
+	cfg.Workload = [][]workload.JobSpec{{
+		{Name: "long", InputBytes: 2 * mib, MapCPU: workload.PerMiB(time.Second),
+			Reduces: 1, ShuffleBytes: 2 * mib, ReduceCPU: workload.PerMiB(100 * time.Second)},
+		{Name: "small", Submit: 20 * time.Second, InputBytes: mib, MapCPU: workload.PerMiB(time.Second),
+			Reduces: 1, ShuffleBytes: mib, ReduceCPU: workload.PerMiB(10 * time.Second)},
+	}}
+	rep := run(t, cfg)
+	require.Len(t, rep.Results.Jobs, 2)
+	reducer := map[sched.JobID]actors.AttemptRecord{}
+	for _, a := range rep.Results.Attempts {
+		if a.Attempt.Kind == sched.Reduce {
+			reducer[a.Attempt.Job] = a
+		}
+	}
+	long, small := reducer[rep.Results.Jobs[0].ID], reducer[rep.Results.Jobs[1].ID]
+	require.Equal(t, JobSucceeded, rep.Results.Jobs[1].Status)
+	return small.Node == long.Node, rep.Results.Jobs[1].Finish < long.End
+}
+
+func TestComputeAwareReducersDoNotQueueBehindALongComputation(t *testing.T) {
+	// Plain copy-compute splitting places the small job's reducer on
+	// whichever node heartbeats first; on the long reducer's node it waits
+	// there for the 200 s computation. Compute-aware placement holds it
+	// for the node whose compute slot is free. Over eight seeds (heartbeat
+	// phases and block placement) plain placement lands behind at least
+	// once; compute-aware placement never does.
+	behind := 0
+	for seed := uint64(1); seed <= 8; seed++ {
+		if same, before := readyReducerRun(t, seed, false); same && !before {
+			behind++
+		}
+		same, before := readyReducerRun(t, seed, true)
+		assert.False(t, same, "seed %d: compute-aware placement put the ready reducer behind the long one", seed)
+		assert.True(t, before, "seed %d: the small job waited for the long reducer", seed)
+	}
+	assert.Positive(t, behind, "plain placement never queued the small reducer behind the long one")
 }
 
 func TestFetchPerHostMovesTheSameBytesInFewerFlows(t *testing.T) {

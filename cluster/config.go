@@ -72,6 +72,11 @@ type Config struct {
 	// job's reducers that have not begun computing.
 	CopyCompute bool
 	MaxReducers int
+	// ComputeAware, under copy-compute splitting, launches a reducer whose
+	// job's maps have all finished only where a compute slot is free, so
+	// it does not queue behind a long computation on its node while
+	// another node's compute slot idles.
+	ComputeAware bool
 	// FetchPerHost fetches every announced map output of one node in a
 	// single flow (later Hadoop's per-host shuffle fetchers) rather than a
 	// flow per map output (Hadoop 1).
@@ -191,6 +196,7 @@ func (c *Config) Validate() error {
 	check(c.JobSetup < 0, "tasks.job_setup", c.JobSetup, "must be ≥ 0s")
 	check(c.MaxReducers != 0 && c.MaxReducers < c.ReduceSlots, "tasks.max_reducers", c.MaxReducers,
 		fmt.Sprintf("must be 0 (3 × reduce_slots) or ≥ cluster.reduce_slots = %d", c.ReduceSlots))
+	check(c.ComputeAware && !c.CopyCompute, "tasks.compute_aware", c.ComputeAware, "needs tasks.copy_compute = true")
 	check(c.Until < 0, "run.until", c.Until, "must be ≥ 0")
 	check(c.StallAfter < 0, "run.stall_after", c.StallAfter, "must be ≥ 0")
 	check(c.Clock != "" && c.Clock != Virtual && c.Clock != Scaled && c.Clock != Wall, "run.clock", c.Clock,

@@ -110,6 +110,9 @@ type TasksTable struct {
 	// reducers a node runs, 0 = 3 × reduce_slots.
 	CopyCompute bool `toml:"copy_compute"`
 	MaxReducers int  `toml:"max_reducers"`
+	// ComputeAware: a reducer ready to compute launches only where a
+	// compute slot is free (cluster.Config.ComputeAware).
+	ComputeAware bool `toml:"compute_aware"`
 	// FetchPerHost: a reducer fetches all announced outputs of one node in
 	// one flow (cluster.Config.FetchPerHost).
 	FetchPerHost bool `toml:"fetch_per_host"`
@@ -262,6 +265,7 @@ func (f *File) config(dir string) (cluster.Config, []error) {
 	c.SlowStart, c.MaxAttempts, c.ParallelCopies = f.Tasks.SlowStart, f.Tasks.MaxAttempts, f.Tasks.ParallelCopies
 	c.CommitPendingRunning, c.JobSetup = f.Tasks.CommitPendingRunning, f.Tasks.JobSetup.Std()
 	c.CopyCompute, c.MaxReducers, c.FetchPerHost = f.Tasks.CopyCompute, f.Tasks.MaxReducers, f.Tasks.FetchPerHost
+	c.ComputeAware = f.Tasks.ComputeAware
 	errs = append(errs, f.scheduler(&c)...)
 	if err := c.Validate(); err != nil {
 		errs = append(errs, fieldErrors(err)...)
