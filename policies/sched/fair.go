@@ -23,7 +23,12 @@ type Pool struct {
 // FairConfig configures the FAIR scheduler (Zaharia et al. 2009).
 type FairConfig struct {
 	Pools []Pool // jobs of pools not listed go to a pool of their own name with no minimum
-	Delay Waits  // delay scheduling's waits; Enabled false launches greedily
+	// PoolPerJob puts every job that names no pool in a pool of its own,
+	// "job-<id>", instead of sharing the default pool "": jobs then share
+	// slots and preempt one another as pools do (Hadoop's fair scheduler
+	// with a pool per user, each user running one job).
+	PoolPerJob bool
+	Delay      Waits // delay scheduling's waits; Enabled false launches greedily
 	// Preemption kills tasks of jobs over their share for a pool below its
 	// minimum share for MinTimeout, or below Fraction × its fair share for
 	// FairTimeout. The paper's fraction is 1; later Hadoop used 0.5.
@@ -78,6 +83,7 @@ func (*Fair) Name() string { return "fair" }
 
 // Submitted implements Policy.
 func (f *Fair) Submitted(now time.Duration, job Job) {
+	job.Pool = f.poolOf(job)
 	if !f.poolActive(job.Pool) {
 		// A pool's time below its shares starts when it has a job again,
 		// not when its last job ended.
@@ -85,6 +91,14 @@ func (f *Fair) Submitted(now time.Duration, job Job) {
 	}
 	f.jobs[job.ID] = job
 	f.delay.add(job, f.waitsFor(job.Pool))
+}
+
+// poolOf is the pool a job belongs to.
+func (f *Fair) poolOf(j Job) string {
+	if f.cfg.PoolPerJob && j.Pool == "" {
+		return fmt.Sprintf("job-%d", j.ID)
+	}
+	return j.Pool
 }
 
 func (f *Fair) poolActive(pool string) bool {
@@ -195,7 +209,8 @@ func ratio(running, share float64) float64 {
 func (f *Fair) shares(v View, kind TaskKind) []jobShare {
 	byPool := map[string][]*JobStatus{}
 	for _, st := range v.Jobs() {
-		byPool[st.Pool] = append(byPool[st.Pool], st)
+		pool := f.poolOf(st.Job)
+		byPool[pool] = append(byPool[pool], st)
 	}
 	names := slices.Sorted(maps.Keys(byPool))
 	pools := make([]claim, len(names))
@@ -252,6 +267,7 @@ func weightOf(w float64) float64 {
 //	min_share_timeout = "300s"   # T_min
 //	fair_share_timeout = "600s"  # T_fair
 //	fair_share_fraction = 1.0    # preempt below this fraction of the fair share
+//	pool_per_job = false         # a job without a pool gets its own
 //	pools = [{name = "prod", min_maps = 60, min_reduces = 20, weight = 1.0, t1 = "0s"}]
 func fairParams(m map[string]any) (Policy, error) {
 	cfg := DefaultFairConfig()
@@ -261,6 +277,7 @@ func fairParams(m map[string]any) (Policy, error) {
 	cfg.MinTimeout = p.duration("min_share_timeout", cfg.MinTimeout)
 	cfg.FairTimeout = p.duration("fair_share_timeout", cfg.FairTimeout)
 	cfg.Fraction = p.number("fair_share_fraction", cfg.Fraction, 0, 1)
+	cfg.PoolPerJob = p.boolean("pool_per_job", cfg.PoolPerJob)
 	for i, t := range p.tables("pools") {
 		pool, err := poolParams(i, t, cfg.Delay)
 		if err != nil {
@@ -269,7 +286,7 @@ func fairParams(m map[string]any) (Policy, error) {
 		cfg.Pools = append(cfg.Pools, pool)
 	}
 	if err := p.done("delay", "t1", "t2", "preemption", "min_share_timeout", "fair_share_timeout",
-		"fair_share_fraction", "pools"); err != nil {
+		"fair_share_fraction", "pool_per_job", "pools"); err != nil {
 		return nil, err
 	}
 	return NewFair(cfg), nil

@@ -97,3 +97,37 @@ func TestPoolTimersRestartWhenThePoolReturns(t *testing.T) {
 	assert.Empty(t, f.Tick(time.Hour+time.Second, v))
 	assert.Len(t, f.Tick(time.Hour+61*time.Second, v), 4)
 }
+
+func TestPoolPerJobLetsJobsPreemptEachOther(t *testing.T) {
+	// 10 map slots, two jobs without a pool: job 1 runs 7, job 2 runs 3,
+	// both with 10 pending. In the shared default pool there is no pool
+	// below its share, so nothing is killed. With a pool per job each
+	// job's fair share is 5, and after T_fair job 2 takes 2 slots from
+	// job 1, newest first.
+	for _, perJob := range []bool{false, true} {
+		cfg := DefaultFairConfig()
+		cfg.Preempt, cfg.FairTimeout, cfg.PoolPerJob = true, 30*time.Second, perJob
+		f := NewFair(cfg)
+		a, b := pooled(1, "", 7, 10), pooled(2, "", 3, 10)
+		f.Submitted(0, a.Job)
+		f.Submitted(0, b.Job)
+		launchAll(f, 1, 7, 0)
+		kills := f.Tick(31*time.Second, fairView(a, b))
+		if !perJob {
+			assert.Empty(t, kills, "one shared pool")
+			continue
+		}
+		require.Len(t, kills, 2)
+		for i, k := range kills {
+			assert.Equal(t, Attempt{Job: 1, Kind: Map, Task: int32(6 - i)}, k.Attempt)
+		}
+	}
+}
+
+func TestPoolPerJobKeepsNamedPools(t *testing.T) {
+	cfg := DefaultFairConfig()
+	cfg.PoolPerJob = true
+	f := NewFair(cfg)
+	assert.Equal(t, "prod", f.poolOf(Job{ID: 3, Pool: "prod"}))
+	assert.Equal(t, "job-3", f.poolOf(Job{ID: 3}))
+}
