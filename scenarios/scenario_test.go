@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"clusteremu/cluster"
+	"clusteremu/workload"
 )
 
 func TestDefaultScenarioLoads(t *testing.T) {
@@ -180,4 +181,24 @@ func TestWithSetValidatesAfterEveryOverride(t *testing.T) {
 	}
 	_, err = sc.WithSet("run.clock=scaled")
 	assert.ErrorContains(t, err, "--set run.clock=scaled: run.speedup = 0: must be > 0 for a scaled clock")
+}
+
+func TestWithSetReachesEmbeddedKeys(t *testing.T) {
+	// The CPU costs are keys of every stream's table, decoded through an
+	// embedded struct; --set reaches them too, on a copy.
+	sc, err := Load("cpu.toml", []byte(`
+[[workload.closed]]
+workers = 1
+jobs = 1
+[workload.closed.job]
+input_bytes = "1GiB"
+map_cpu_per_mib = "10ms"
+`), ".")
+	require.NoError(t, err)
+	slow, err := sc.WithSet("workload.closed[0].job.map_cpu_per_mib=1s", "workload.closed[0].job.reduce_cpu_per_mib=2s")
+	require.NoError(t, err)
+	job := func(s *Scenario) workload.JobSpec { return s.Config.Closed[0][0] }
+	assert.Equal(t, workload.PerMiB(time.Second), job(slow).MapCPU)
+	assert.Equal(t, workload.PerMiB(2*time.Second), job(slow).ReduceCPU)
+	assert.Equal(t, workload.PerMiB(10*time.Millisecond), job(sc).MapCPU, "the original is unchanged")
 }

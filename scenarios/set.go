@@ -89,14 +89,24 @@ func setPath(v reflect.Value, key, value string) error {
 	return decodeInto(v, value)
 }
 
+// fieldByTag finds the field a TOML key decodes into, looking into
+// embedded structs without a tag as the decoder does (CPUCosts' keys sit in
+// every workload stream's table).
 func fieldByTag(v reflect.Value, name string) (reflect.Value, bool) {
 	if v.Kind() != reflect.Struct {
 		return reflect.Value{}, false
 	}
 	t := v.Type()
 	for i := range t.NumField() {
-		if tag, _, _ := strings.Cut(t.Field(i).Tag.Get("toml"), ","); tag == name {
+		sf := t.Field(i)
+		tag, _, _ := strings.Cut(sf.Tag.Get("toml"), ",")
+		if tag == name {
 			return v.Field(i), true
+		}
+		if sf.Anonymous && tag == "" {
+			if f, ok := fieldByTag(v.Field(i), name); ok {
+				return f, true
+			}
 		}
 	}
 	return reflect.Value{}, false
