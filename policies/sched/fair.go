@@ -93,12 +93,16 @@ func (f *Fair) Submitted(now time.Duration, job Job) {
 	f.delay.add(job, f.waitsFor(job.Pool))
 }
 
-// poolOf is the pool a job belongs to.
+// poolOf is the pool a job belongs to. A submitted job's own pool is
+// named once, in Submitted, so shares do not format one per job per offer.
 func (f *Fair) poolOf(j Job) string {
-	if f.cfg.PoolPerJob && j.Pool == "" {
-		return fmt.Sprintf("job-%d", j.ID)
+	if !f.cfg.PoolPerJob || j.Pool != "" {
+		return j.Pool
 	}
-	return j.Pool
+	if known, ok := f.jobs[j.ID]; ok {
+		return known.Pool
+	}
+	return fmt.Sprintf("job-%d", j.ID)
 }
 
 func (f *Fair) poolActive(pool string) bool {
