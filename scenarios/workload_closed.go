@@ -3,6 +3,7 @@ package scenarios
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"clusteremu/workload"
 )
@@ -17,10 +18,17 @@ import (
 //	[[workload.closed]]
 //	workers = 10           # ≥ 1
 //	jobs = 20              # per worker, ≥ 1
-//	start = "0s"           # every worker's first submission
+//	start = "0s"           # the first worker's first submission
+//	stagger = "0s"         # the workers' first submissions spread evenly over this span
 //	think = "0s"           # between a job's end and the worker's next job
 //	[workload.closed.job]  # the job each worker repeats (the keys of [[workload.jobs.job]], without submit)
 //	input_bytes = "2GiB"
+//
+// Worker w of n first submits at start + w × stagger / n. Workers that
+// all start at once repeat identical jobs in lockstep, contending for the
+// same slots at the same instants for the whole run, where real ones drift
+// apart with task-time variance; a stagger of about one job's length
+// spreads them as they would be.
 //
 // Jobs are named "<job name>-w<worker>-<n>". With input_file = "" every
 // job reads a file of its own; a named input_file is shared by all (a
@@ -29,12 +37,13 @@ type ClosedStream struct {
 	Workers int      `toml:"workers"`
 	Jobs    int      `toml:"jobs"`
 	Start   Duration `toml:"start"`
+	Stagger Duration `toml:"stagger"`
 	Think   Duration `toml:"think"`
 	Job     JobEntry `toml:"job"`
 }
 
 // workerJobs returns each worker's job list: the first job's Submit is the
-// start, each later one's the think time (cluster.Config.Closed).
+// worker's start, each later one's the think time (cluster.Config.Closed).
 func (s *ClosedStream) workerJobs() ([][]workload.JobSpec, error) {
 	var errs []error
 	if s.Workers < 1 {
@@ -65,7 +74,7 @@ func (s *ClosedStream) workerJobs() ([][]workload.JobSpec, error) {
 			jobs[i].Name = fmt.Sprintf("%s-w%d-%d", name, w, i)
 			jobs[i].Submit = s.Think.Std()
 		}
-		jobs[0].Submit = s.Start.Std()
+		jobs[0].Submit = s.Start.Std() + s.Stagger.Std()*time.Duration(w)/time.Duration(s.Workers)
 		workers[w] = jobs
 	}
 	return workers, nil

@@ -46,3 +46,19 @@ func TestClosedStreamErrorsHavePositions(t *testing.T) {
 	assert.Contains(t, msg, "closed.toml:3:1: workload.closed[0].workers = 0: must be ≥ 1")
 	assert.Contains(t, msg, "workload.closed[0].job.submit")
 }
+
+func TestClosedStreamStaggerSpreadsTheFirstSubmissions(t *testing.T) {
+	doc := strings.Replace(closedDoc, `start = "5s"`, "start = \"5s\"\nstagger = \"30s\"", 1)
+	sc, err := Load("closed.toml", []byte(doc), "")
+	require.NoError(t, err)
+	require.Len(t, sc.Config.Closed, 3)
+	for w, jobs := range sc.Config.Closed {
+		assert.Equal(t, 5*time.Second+time.Duration(w)*10*time.Second, jobs[0].Submit, "worker %d starts its share of the stagger late", w)
+		assert.Equal(t, time.Second, jobs[1].Submit, "the stagger moves only the first job")
+	}
+
+	doc = strings.Replace(closedDoc, `start = "5s"`, "start = \"5s\"\nstagger = \"-1s\"", 1)
+	_, err = Load("closed.toml", []byte(doc), "")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "closed.toml:6:1: workload.closed[0].stagger = \"-1s\": must be ≥ 0")
+}
