@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"clusteremu/policies/sched"
@@ -32,6 +33,23 @@ var MetricNames = []string{
 	"tasks.locality.node", "tasks.locality.rack", "tasks.locality.remote", "tasks.locality.within_rack",
 }
 
+// PoolMetrics prefixes the job metrics a Summary also holds for each pool
+// its jobs name: "pools.scan.jobs.succeeded" is jobs.succeeded over the
+// jobs of pool "scan" (Zaharia et al. report IO-rate biasing's gains for
+// scan and compute jobs apart).
+const PoolMetrics = "pools."
+
+// ValidMetric reports whether a Summary may hold the name: one of
+// MetricNames, or a job metric under PoolMetrics and a pool's name.
+func ValidMetric(name string) bool {
+	if slices.Contains(MetricNames, name) {
+		return true
+	}
+	rest, ok := strings.CutPrefix(name, PoolMetrics)
+	i := strings.LastIndex(rest, ".jobs.")
+	return ok && i > 0 && strings.HasPrefix(rest[i+1:], "jobs.") && slices.Contains(MetricNames, rest[i+1:])
+}
+
 // SmallJobMaps is the most maps a small job has, for
 // jobs.small.response_time.mean: bins 0 and 1 of Zaharia et al.'s Table 2,
 // two thirds of Facebook's jobs.
@@ -51,7 +69,16 @@ func (s Summary) Names() []string {
 // the cluster's map and reduce slots; end is the run's emulated end.
 func Summarize(res *Results, slots [2]int, end time.Duration) Summary {
 	s := Summary{"run.end": end.Seconds()}
-	summarizeJobs(s, res)
+	summarizeJobs(s, "", res.Jobs)
+	pools := map[string][]JobResult{}
+	for _, j := range res.Jobs {
+		if j.Pool != "" {
+			pools[j.Pool] = append(pools[j.Pool], j)
+		}
+	}
+	for pool, jobs := range pools {
+		summarizeJobs(s, PoolMetrics+pool+".", jobs)
+	}
 	summarizeAttempts(s, res, slots, end)
 	s["flows.completed"] = float64(res.Flows.Completed)
 	s["flows.aborted"] = float64(res.Flows.Aborted)
@@ -59,12 +86,12 @@ func Summarize(res *Results, slots [2]int, end time.Duration) Summary {
 	return s
 }
 
-func summarizeJobs(s Summary, res *Results) {
+func summarizeJobs(s Summary, prefix string, jobs []JobResult) {
 	var rts, slows, small []float64
 	counts := map[JobStatus]int{}
 	first, last := math.Inf(1), math.Inf(-1)
 	evictions, evicted := 0, 0
-	for _, j := range res.Jobs {
+	for _, j := range jobs {
 		counts[j.Status]++
 		evictions += j.Evictions
 		evicted += j.EvictedMaps
@@ -80,30 +107,30 @@ func summarizeJobs(s Summary, res *Results) {
 			last = math.Max(last, j.Finish.Seconds())
 		}
 	}
-	s["jobs.submitted"] = float64(len(res.Jobs))
-	s["jobs.evictions"] = float64(evictions)
-	s["jobs.evicted_maps"] = float64(evicted)
-	s["jobs.succeeded"] = float64(counts[JobSucceeded])
-	s["jobs.failed"] = float64(counts[JobFailed])
-	s["jobs.cut_off"] = float64(counts[JobCutOff])
+	s[prefix+"jobs.submitted"] = float64(len(jobs))
+	s[prefix+"jobs.evictions"] = float64(evictions)
+	s[prefix+"jobs.evicted_maps"] = float64(evicted)
+	s[prefix+"jobs.succeeded"] = float64(counts[JobSucceeded])
+	s[prefix+"jobs.failed"] = float64(counts[JobFailed])
+	s[prefix+"jobs.cut_off"] = float64(counts[JobCutOff])
 	if len(rts) == 0 {
 		return
 	}
-	s.distribution("jobs.response_time", rts)
+	s.distribution(prefix+"jobs.response_time", rts)
 	if len(small) > 0 {
-		s["jobs.small.response_time.mean"] = mean(small)
+		s[prefix+"jobs.small.response_time.mean"] = mean(small)
 	}
-	s["jobs.makespan"] = last - first
+	s[prefix+"jobs.makespan"] = last - first
 	if last > first {
 		// Jobs finished per emulated hour, first submission to last end.
-		s["jobs.throughput"] = float64(len(rts)) / (last - first) * 3600
+		s[prefix+"jobs.throughput"] = float64(len(rts)) / (last - first) * 3600
 	}
 	if len(slows) == 0 {
 		return
 	}
 	// Ghit & Epema's variability V(95) is the p95 slowdown over the median.
-	s.distribution("jobs.slowdown", slows)
-	s["jobs.slowdown.v95"] = s["jobs.slowdown.p95"] / s["jobs.slowdown.p50"]
+	s.distribution(prefix+"jobs.slowdown", slows)
+	s[prefix+"jobs.slowdown.v95"] = s[prefix+"jobs.slowdown.p95"] / s[prefix+"jobs.slowdown.p50"]
 }
 
 // distribution sets the mean, p50, p95, p99 and max of xs under the

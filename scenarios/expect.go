@@ -57,8 +57,9 @@ func (e *Expectation) Plain() bool { return len(e.Set) == 0 && e.Baseline == nil
 // Validate checks the metric name, the operator and the value.
 func (e *Expectation) Validate() error {
 	var errs checks
-	errs.add(!slices.Contains(cluster.MetricNames, e.Metric),
-		Invalid("metric", e.Metric, "must be one of %s", strings.Join(cluster.MetricNames, ", ")))
+	errs.add(!cluster.ValidMetric(e.Metric),
+		Invalid("metric", e.Metric, "must be one of %s, or a jobs metric of one pool (%s<pool>.jobs.succeeded)",
+			strings.Join(cluster.MetricNames, ", "), cluster.PoolMetrics))
 	errs.add(!slices.Contains(ops, e.Op), Invalid("op", e.Op, "must be one of %s", strings.Join(ops, " ")))
 	if _, err := e.number(); err != nil {
 		errs = append(errs, Invalid("value", e.Value, "%v", err))

@@ -51,7 +51,8 @@ value = "soon"
 		"bad.toml:3:1: cluster.nodes_per_rak: unknown key; allowed: racks, nodes_per_rack, map_slots, reduce_slots, disk_read, disk_write, nic, rack_uplink, oversubscription, core, completion_window, intermediate_space, evict",
 		"bad.toml:6:1: hdfs.replication = 0: must be 1 … 1 (the nodes)",
 		`bad.toml:9:1: scheduler.name = "lottery": must be one of fair, fifo`,
-		`bad.toml:12:1: expect[0].metric = "jobs.speed": must be one of ` + strings.Join(cluster.MetricNames, ", "),
+		`bad.toml:12:1: expect[0].metric = "jobs.speed": must be one of ` + strings.Join(cluster.MetricNames, ", ") +
+			", or a jobs metric of one pool (pools.<pool>.jobs.succeeded)",
 		`bad.toml:13:1: expect[0].op = "=~": must be one of < <= > >= == != ~`,
 		`bad.toml:14:1: expect[0].value = "soon": must be a number or a duration like 90s`,
 	}, lines)
