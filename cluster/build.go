@@ -108,8 +108,12 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	if cfg.CopyCompute {
 		maxComputing = cfg.ReduceSlots
 	}
+	known := rackOf // the racks Hadoop is told of
+	if !cfg.RackAware {
+		known = make([]sched.RackID, n)
+	}
 	coordinator, err := c.spawnActor("coordinator", actors.NewCoordinator(actors.CoordinatorConfig{
-		RackOf: rackOf, BlockSize: cfg.BlockSize, Replication: cfg.Replication,
+		RackOf: known, BlockSize: cfg.BlockSize, Replication: cfg.Replication,
 		Heartbeat: cfg.Heartbeat, DeadAfter: time.Duration(cfg.DeadAfter) * cfg.Heartbeat,
 		AssignMultiple: cfg.AssignMultiple, PolicyTick: cfg.PolicyTick, CommitPendingRunning: cfg.CommitPendingRunning,
 		SlowStart: cfg.SlowStart, JobSetup: cfg.JobSetup, ReduceCopyCap: maxComputing, ComputeAware: cfg.ComputeAware, MaxAttempts: cfg.MaxAttempts, Streams: len(cfg.Workload) + len(cfg.Closed),

@@ -41,6 +41,11 @@ type Config struct {
 	RackUplink       float64
 	Oversubscription float64
 	Core             float64 // 0: no core link
+	// RackAware tells Hadoop the racks (its topology script). When false,
+	// as on EC2, HDFS places replicas and the scheduler judges locality as
+	// if every node shared one rack, while the fabric keeps the racks and
+	// their uplinks: reads Hadoop counts as rack-local may cross them.
+	RackAware bool
 	// CompletionWindow lets flows finishing within it of each other
 	// complete together (netmodel.Config); 0 is exact.
 	CompletionWindow time.Duration
@@ -125,7 +130,7 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Racks: 2, NodesPerRack: 10, MapSlots: 4, ReduceSlots: 2,
-		DiskRead: 100e6, DiskWrite: 100e6, NIC: 125e6, Oversubscription: 5,
+		DiskRead: 100e6, DiskWrite: 100e6, NIC: 125e6, Oversubscription: 5, RackAware: true,
 		BlockSize: 128 << 20, Replication: 3,
 		Heartbeat: 3 * time.Second, ControlLatency: time.Millisecond, DeadAfter: 10,
 		AssignMultiple: true, Scheduler: "fifo", PolicyTick: time.Second, Evict: "latest",

@@ -69,6 +69,7 @@ type ClusterTable struct {
 	RackUplink       Rate     `toml:"rack_uplink"`
 	Oversubscription float64  `toml:"oversubscription"`
 	Core             Rate     `toml:"core"`
+	RackAwareness    bool     `toml:"rack_awareness"`
 	CompletionWindow Duration `toml:"completion_window"`
 	// IntermediateSpace is each node's space for map outputs, 0 unlimited;
 	// Evict the victim rule when it deadlocks (cluster.Config).
@@ -222,7 +223,7 @@ func defaults() File {
 			Racks: d.Racks, NodesPerRack: d.NodesPerRack, MapSlots: d.MapSlots, ReduceSlots: d.ReduceSlots,
 			DiskRead: Rate(d.DiskRead), DiskWrite: Rate(d.DiskWrite), NIC: Rate(d.NIC),
 			RackUplink: Rate(d.RackUplink), Oversubscription: d.Oversubscription, Core: Rate(d.Core),
-			Evict: d.Evict,
+			RackAwareness: d.RackAware, Evict: d.Evict,
 		},
 		HDFS: HDFSTable{BlockSize: Bytes(d.BlockSize), Replication: d.Replication},
 		Heartbeat: HeartbeatTable{
@@ -255,6 +256,7 @@ func (f *File) config(dir string) (cluster.Config, []error) {
 	c.Racks, c.NodesPerRack, c.MapSlots, c.ReduceSlots = t.Racks, t.NodesPerRack, t.MapSlots, t.ReduceSlots
 	c.DiskRead, c.DiskWrite, c.NIC = float64(t.DiskRead), float64(t.DiskWrite), float64(t.NIC)
 	c.RackUplink, c.Oversubscription, c.Core = float64(t.RackUplink), t.Oversubscription, float64(t.Core)
+	c.RackAware = t.RackAwareness
 	c.CompletionWindow = t.CompletionWindow.Std()
 	c.IntermediateSpace, c.Evict = int64(t.IntermediateSpace), t.Evict
 	c.BlockSize, c.Replication = int64(f.HDFS.BlockSize), f.HDFS.Replication
