@@ -21,10 +21,12 @@ build:
 run: build
 	./bin/clusteremu run
 
-## test: vet, then every test under the race detector
+## test: vet, every test under the race detector, then the paper
+## reproductions' reduced forms, which the race detector would slow ten-fold
 test:
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
+	$(GO) test -count=1 -run '^TestReproductionsPassReduced$$' ./cmd/clusteremu
 
 ## bench: every benchmark, with allocations
 bench:

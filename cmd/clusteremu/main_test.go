@@ -265,7 +265,14 @@ func TestProgressStopsAndErasesItsLine(t *testing.T) {
 
 func TestReproductionsPassReduced(t *testing.T) {
 	// Every paper reproduction runs in CI in its reduced form, and its
-	// expectations hold there too.
+	// expectations hold there too. make test runs this without the race
+	// detector, which makes the emulator about 10× slower here: the
+	// reproductions check numbers, and the concurrency they use (variants
+	// run side by side, actors, the executor) is race-tested at small size
+	// by TestReproduceReportsFailures and the cluster package.
+	if raceEnabled {
+		t.Skip("run by make test without -race; see the comment above")
+	}
 	files, err := filepath.Glob("../../scenarios/papers/*/*.toml")
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
