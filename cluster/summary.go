@@ -29,7 +29,7 @@ var MetricNames = []string{
 	"jobs.slowdown.v95",
 	"jobs.submitted", "jobs.succeeded", "jobs.throughput", "run.end",
 	"slots.utilisation.map", "slots.utilisation.reduce",
-	"tasks.attempts", "tasks.failed", "tasks.killed",
+	"tasks.attempts", "tasks.failed", "tasks.failed.slot_seconds", "tasks.killed", "tasks.killed.slot_seconds",
 	"tasks.locality.node", "tasks.locality.rack", "tasks.locality.remote", "tasks.locality.within_rack",
 }
 
@@ -148,10 +148,12 @@ func summarizeAttempts(s Summary, res *Results, slots [2]int, end time.Duration)
 	var busy [2]float64
 	var loc [3]int
 	outcomes := map[sched.Outcome]int{}
+	held := map[sched.Outcome]float64{} // slot-seconds, by how the attempt ended
 	for _, a := range res.Attempts {
 		outcomes[a.Outcome]++
-		if a.Start >= 0 {
+		if a.Start >= 0 { // an attempt lost before it launched held no slot
 			busy[a.Attempt.Kind] += (a.End - a.Start).Seconds()
+			held[a.Outcome] += (a.End - a.Start).Seconds()
 		}
 		if a.Attempt.Kind == sched.Map && a.Outcome == sched.Succeeded {
 			loc[a.Locality]++
@@ -160,6 +162,10 @@ func summarizeAttempts(s Summary, res *Results, slots [2]int, end time.Duration)
 	s["tasks.attempts"] = float64(len(res.Attempts))
 	s["tasks.killed"] = float64(outcomes[sched.Killed])
 	s["tasks.failed"] = float64(outcomes[sched.Failed])
+	// The work killed and failed attempts did is lost: their tasks run
+	// again from the start (preemption's cost in Zaharia et al. §3.2).
+	s["tasks.killed.slot_seconds"] = held[sched.Killed]
+	s["tasks.failed.slot_seconds"] = held[sched.Failed]
 	if maps := loc[0] + loc[1] + loc[2]; maps > 0 {
 		s["tasks.locality.node"] = float64(loc[sched.NodeLocal]) / float64(maps)
 		s["tasks.locality.rack"] = float64(loc[sched.RackLocal]) / float64(maps)

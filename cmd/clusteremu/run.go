@@ -183,7 +183,12 @@ func printSummary(w io.Writer, cfg cluster.Config, rep *cluster.Report, wall tim
 	}
 	fmt.Fprintf(w, "locality  node %.1f%%  rack %.1f%%  remote %.1f%%\n",
 		100*s["tasks.locality.node"], 100*s["tasks.locality.rack"], 100*s["tasks.locality.remote"])
-	fmt.Fprintf(w, "slots     map %.1f%%  reduce %.1f%% busy\n", 100*s["slots.utilisation.map"], 100*s["slots.utilisation.reduce"])
+	fmt.Fprintf(w, "slots     map %.1f%%  reduce %.1f%% busy", 100*s["slots.utilisation.map"], 100*s["slots.utilisation.reduce"])
+	if s["tasks.killed"]+s["tasks.failed"] > 0 {
+		fmt.Fprintf(w, "; %.0f slot-s lost to %.0f killed, %.0f slot-s to %.0f failed attempts",
+			s["tasks.killed.slot_seconds"], s["tasks.killed"], s["tasks.failed.slot_seconds"], s["tasks.failed"])
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "flows     %.0f completed, %.0f aborted, %.1f GB moved\n", s["flows.completed"], s["flows.aborted"], s["flows.bytes"]/1e9)
 	emulated := rep.Result.End
 	fmt.Fprintf(w, "time      %v emulated (%s) in %v wall: %.0f× real time, %d messages, %s clock\n",
