@@ -257,8 +257,8 @@ func (c *Coordinator) handleSubmit(ctx actor.Context, msg *SubmitJob) {
 	now := c.deps.Clock.Now()
 	spec := msg.Spec
 	spec.Submit = now // a closed worker's spec holds its think time
-	c.deps.Metrics.JobSubmitted(msg.ID, spec.Name, now)
 	maps := spec.MapCount(c.cfg.BlockSize)
+	c.deps.Metrics.JobSubmitted(submittedRecord(msg.ID, spec, maps, spec.Reduces))
 	job := &coordJob{spec: spec, maps: maps, client: msg.Client}
 	job.attempts = [2][]int32{make([]int32, maps), make([]int32, spec.Reduces)}
 	job.mapDone = make([]bool, maps)

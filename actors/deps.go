@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"clusteremu/policies/sched"
+	"clusteremu/workload"
 )
 
 // Deps is what an actor needs from its run besides messages: the clock,
@@ -54,7 +55,9 @@ func (d Deps) progressed() {
 // Recorder receives the run's records. The cluster package implements it;
 // it must be safe for use from several actors at once.
 type Recorder interface {
-	JobSubmitted(id sched.JobID, name string, at time.Duration)
+	// JobSubmitted receives what a job is as it is submitted (Start -1,
+	// no outcome): a job the run cuts off keeps this record.
+	JobSubmitted(r JobRecord)
 	JobEnded(r JobRecord)
 	AttemptEnded(r AttemptRecord)
 	FlowEnded(r FlowRecord)
@@ -78,6 +81,16 @@ type JobRecord struct {
 	Evictions, EvictedMaps int
 	Succeeded              bool
 	Reason                 string
+}
+
+// submittedRecord is a job's record as submitted: what the job is, not
+// yet how it ran.
+func submittedRecord(id sched.JobID, spec workload.JobSpec, maps, reduces int) JobRecord {
+	return JobRecord{
+		ID: id, Name: spec.Name, Pool: spec.Pool, Submit: spec.Submit, Start: -1,
+		Maps: maps, Reduces: reduces,
+		InputBytes: spec.InputBytes, ShuffleBytes: spec.ShuffleBytes, OutputBytes: spec.OutputBytes,
+	}
 }
 
 // AttemptRecord is an attempt's line in the run's results.

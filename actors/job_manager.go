@@ -178,13 +178,10 @@ func (m *JobManager) fail(ctx actor.Context, reason string) {
 // end records the job and tells the coordinator, which kills whatever of
 // the job still runs.
 func (m *JobManager) end(ctx actor.Context, o *jobOutcome) {
-	m.deps.Metrics.JobEnded(JobRecord{
-		ID: m.id, Name: m.spec.Name, Pool: m.spec.Pool, Submit: m.spec.Submit,
-		Start: m.first, Finish: m.deps.Clock.Now(),
-		Maps: len(m.state.maps), Reduces: len(m.state.reduces),
-		InputBytes: m.spec.InputBytes, ShuffleBytes: m.spec.ShuffleBytes, OutputBytes: m.spec.OutputBytes,
-		Evictions: m.evictions, EvictedMaps: m.evictedMaps,
-		Succeeded: o.Succeeded, Reason: o.Reason,
-	})
+	rec := submittedRecord(m.id, m.spec, len(m.state.maps), len(m.state.reduces))
+	rec.Start, rec.Finish = m.first, m.deps.Clock.Now()
+	rec.Evictions, rec.EvictedMaps = m.evictions, m.evictedMaps
+	rec.Succeeded, rec.Reason = o.Succeeded, o.Reason
+	m.deps.Metrics.JobEnded(rec)
 	ctx.Send(m.coordinator, &JobEnded{Job: m.id, Succeeded: o.Succeeded, Reason: o.Reason})
 }

@@ -60,21 +60,16 @@ type FlowTotals struct {
 // ends once, a completed flow delivered exactly its size.
 type recorder struct {
 	mu        sync.Mutex
-	submitted map[sched.JobID]submission
+	submitted map[sched.JobID]actors.JobRecord
 	jobs      map[sched.JobID]actors.JobRecord
 	attempts  map[sched.Attempt]actors.AttemptRecord
 	flows     FlowTotals
 	errs      []error
 }
 
-type submission struct {
-	name string
-	at   time.Duration
-}
-
 func newRecorder() *recorder {
 	return &recorder{
-		submitted: make(map[sched.JobID]submission),
+		submitted: make(map[sched.JobID]actors.JobRecord),
 		jobs:      make(map[sched.JobID]actors.JobRecord),
 		attempts:  make(map[sched.Attempt]actors.AttemptRecord),
 	}
@@ -85,13 +80,13 @@ func (r *recorder) violate(format string, args ...any) {
 }
 
 // JobSubmitted implements actors.Recorder.
-func (r *recorder) JobSubmitted(id sched.JobID, name string, at time.Duration) {
+func (r *recorder) JobSubmitted(rec actors.JobRecord) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, dup := r.submitted[id]; dup {
-		r.violate("job %d submitted twice", id)
+	if _, dup := r.submitted[rec.ID]; dup {
+		r.violate("job %d submitted twice", rec.ID)
 	}
-	r.submitted[id] = submission{name, at}
+	r.submitted[rec.ID] = rec
 }
 
 // JobEnded implements actors.Recorder.
@@ -156,7 +151,8 @@ func (r *recorder) results(end time.Duration) (*Results, error) {
 		status := JobCutOff
 		switch {
 		case !ok:
-			rec = actors.JobRecord{ID: id, Name: sub.name, Submit: sub.at, Start: -1, Finish: end}
+			rec = sub
+			rec.Finish = end
 		case rec.Succeeded:
 			status = JobSucceeded
 		default:

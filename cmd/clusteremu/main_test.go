@@ -147,6 +147,20 @@ func TestRunCutOff(t *testing.T) {
 	assert.NotContains(t, out.String(), " 0 cut off")
 }
 
+func TestRunPrintsEachPool(t *testing.T) {
+	scenario, _, _ := strings.Cut(smallScenario, "[[expect]]") // cut off, jobs fall short of it
+	scenario = strings.Replace(scenario, `name = "sort"`, "name = \"sort\"\npool = \"prod\"", 1)
+	scenario = strings.Replace(scenario, `max_maps = 20`, "max_maps = 20\npool = \"adhoc\"", 1)
+	var out, errs bytes.Buffer
+	require.Equal(t, 0, run([]string{"run", writeScenario(t, scenario), "--until", "100s"}, &out, &errs), errs.String())
+	// Pools in name order, each job counted in its own. The sort job ends
+	// at 91 s; by 100 s the synthetic stream's jobs are all still running,
+	// so their pool has no response times to show.
+	assert.Regexp(t, `(?m)^jobs      6 submitted, 1 succeeded, 0 failed, 5 cut off\n`, out.String())
+	assert.Regexp(t, `(?m)^pool      adhoc: 5 submitted, 0 succeeded, 0 failed, 5 cut off\n`+
+		`pool      prod: 1 submitted, 1 succeeded, 0 failed, 0 cut off; response mean \S+s  p95 \S+s\n`, out.String())
+}
+
 func TestValidate(t *testing.T) {
 	var out, errs bytes.Buffer
 	good := writeScenario(t, smallScenario)
