@@ -29,7 +29,8 @@ func applySets(sc *scenarios.Scenario, sets []string) (*scenarios.Scenario, erro
 var compareMetrics = []string{
 	"jobs.succeeded", "jobs.failed", "jobs.response_time.mean", "jobs.response_time.p50",
 	"jobs.response_time.p95", "jobs.response_time.p99", "jobs.small.response_time.mean", "jobs.slowdown.mean", "jobs.slowdown.p50", "jobs.slowdown.p95",
-	"jobs.slowdown.max", "jobs.makespan",
+	"jobs.slowdown.max", "jobs.makespan", "jobs.throughput",
+	"tasks.killed", "tasks.killed.slot_seconds",
 	"tasks.locality.node", "tasks.locality.rack", "tasks.locality.remote",
 	"slots.utilisation.map", "slots.utilisation.reduce", "flows.bytes",
 }
