@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"clusteremu/actors"
+	"clusteremu/policies/sched"
 )
 
 func TestSummaryCountsEachPoolApart(t *testing.T) {
@@ -63,4 +64,22 @@ func TestACutOffJobKeepsWhatItIsAndItsPool(t *testing.T) {
 		assert.Equal(t, 1.0, rep.Summary["pools."+want.pool+".jobs.cut_off"], want.pool)
 		assert.Equal(t, 1.0, rep.Summary["pools."+want.pool+".jobs.submitted"], want.pool)
 	}
+}
+
+func TestSummaryCountsTheSlotTimeLostAttemptsHeld(t *testing.T) {
+	attempt := func(task int32, start, end time.Duration, outcome sched.Outcome) actors.AttemptRecord {
+		return actors.AttemptRecord{Attempt: sched.Attempt{Task: task}, Start: start, End: end, Outcome: outcome}
+	}
+	res := &Results{Attempts: []actors.AttemptRecord{
+		attempt(0, 0, 10*time.Second, sched.Killed),
+		attempt(1, 5*time.Second, 8*time.Second, sched.Failed),
+		attempt(2, -1, 9*time.Second, sched.Killed), // lost before it launched: held no slot
+		attempt(3, 0, 20*time.Second, sched.Succeeded),
+	}}
+	s := Summarize(res, [2]int{4, 2}, time.Minute)
+	assert.Equal(t, 2.0, s["tasks.killed"])
+	assert.Equal(t, 10.0, s["tasks.killed.slot_seconds"])
+	assert.Equal(t, 1.0, s["tasks.failed"])
+	assert.Equal(t, 3.0, s["tasks.failed.slot_seconds"])
+	assert.InDelta(t, 33.0/(4*60), s["slots.utilisation.map"], 1e-12, "lost attempts kept their slots busy too")
 }
