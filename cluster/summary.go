@@ -50,6 +50,18 @@ func ValidMetric(name string) bool {
 	return ok && i > 0 && strings.HasPrefix(rest[i+1:], "jobs.") && slices.Contains(MetricNames, rest[i+1:])
 }
 
+// Pools lists, sorted, the pools the summary holds job metrics for.
+func (s Summary) Pools() []string {
+	var pools []string
+	for _, name := range s.Names() {
+		rest, ok := strings.CutPrefix(name, PoolMetrics)
+		if pool, isPool := strings.CutSuffix(rest, ".jobs.submitted"); ok && isPool {
+			pools = append(pools, pool)
+		}
+	}
+	return pools
+}
+
 // SmallJobMaps is the most maps a small job has, for
 // jobs.small.response_time.mean: bins 0 and 1 of Zaharia et al.'s Table 2,
 // two thirds of Facebook's jobs.

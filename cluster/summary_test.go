@@ -31,6 +31,7 @@ func TestSummaryCountsEachPoolApart(t *testing.T) {
 	assert.Equal(t, 1.0, s["pools.compute.jobs.cut_off"])
 	assert.Equal(t, 60.0, s["pools.compute.jobs.response_time.max"])
 	assert.NotContains(t, s, "pools..jobs.succeeded", "jobs without a pool are counted only overall")
+	assert.Equal(t, []string{"compute", "scan"}, s.Pools())
 	for _, name := range s.Names() {
 		assert.True(t, ValidMetric(name), "%s is a metric an expectation may name", name)
 	}

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"clusteremu/cluster"
@@ -170,18 +169,6 @@ func validateCommand(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
-// poolsOf lists, sorted, the pools a summary holds job metrics for.
-func poolsOf(s cluster.Summary) []string {
-	var pools []string
-	for _, name := range s.Names() {
-		rest, ok := strings.CutPrefix(name, cluster.PoolMetrics)
-		if pool, isPool := strings.CutSuffix(rest, ".jobs.submitted"); ok && isPool {
-			pools = append(pools, pool)
-		}
-	}
-	return pools
-}
-
 func printSummary(w io.Writer, cfg cluster.Config, rep *cluster.Report, wall time.Duration) {
 	s := rep.Summary
 	fmt.Fprintf(w, "cluster   %d racks × %d nodes, %d map + %d reduce slots each, %s\n",
@@ -194,7 +181,7 @@ func printSummary(w io.Writer, cfg cluster.Config, rep *cluster.Report, wall tim
 		fmt.Fprintf(w, "slowdown  mean %.2f  p50 %.2f  p95 %.2f  p99 %.2f  (p95/p50 %.2f; vs. each job alone)\n",
 			s["jobs.slowdown.mean"], s["jobs.slowdown.p50"], s["jobs.slowdown.p95"], s["jobs.slowdown.p99"], s["jobs.slowdown.v95"])
 	}
-	for _, pool := range poolsOf(s) {
+	for _, pool := range s.Pools() {
 		p := cluster.PoolMetrics + pool + "."
 		fmt.Fprintf(w, "pool      %s: %.0f submitted, %.0f succeeded, %.0f failed, %.0f cut off",
 			pool, s[p+"jobs.submitted"], s[p+"jobs.succeeded"], s[p+"jobs.failed"], s[p+"jobs.cut_off"])
