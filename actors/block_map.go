@@ -43,7 +43,9 @@ type blockRef struct {
 	index int
 }
 
-func newBlockMap(blockSize int64, replication int, rackOf []sched.RackID, rng *rand.Rand) *blockMap {
+// newBlockMap returns an empty block map whose placement streams derive
+// from seed.
+func newBlockMap(blockSize int64, replication int, rackOf []sched.RackID, seed uint64) *blockMap {
 	racks := make([]int32, len(rackOf))
 	for i, r := range rackOf {
 		racks[i] = int32(r)
@@ -52,7 +54,7 @@ func newBlockMap(blockSize int64, replication int, rackOf []sched.RackID, rng *r
 		blockSize:   blockSize,
 		replication: replication,
 		topo:        placement.Topology{RackOf: racks, Down: make([]bool, len(rackOf))},
-		seed:        rng.Uint64(),
+		seed:        seed,
 		files:       make(map[string]*file),
 		onNode:      make(map[sched.NodeID][]blockRef),
 	}
@@ -97,8 +99,18 @@ func (b *blockMap) stream(key uint64) *rand.Rand {
 // attemptStream is the stream an attempt's replica choices draw from: its
 // own, so they do not depend on what other jobs drew before it.
 func (b *blockMap) attemptStream(a sched.Attempt) *rand.Rand {
-	try := (uint64(a.Attempt)<<1 | uint64(a.Kind) + 1) * 0x9e3779b97f4a7c15
-	return rand.New(rand.NewPCG(b.seed^try, uint64(a.Job)<<32|uint64(uint32(a.Task))))
+	return rand.New(rand.NewPCG(b.seed^attemptKey(a), uint64(a.Job)<<32|uint64(uint32(a.Task))))
+}
+
+// failureStream is the stream an attempt's injected failure is drawn
+// from: keyed by the attempt like attemptStream but apart from it, so
+// turning failures on moves no replica choice.
+func (b *blockMap) failureStream(a sched.Attempt) *rand.Rand {
+	return rand.New(rand.NewPCG(b.seed^attemptKey(a), ^(uint64(a.Job)<<32 | uint64(uint32(a.Task)))))
+}
+
+func attemptKey(a sched.Attempt) uint64 {
+	return (uint64(a.Attempt)<<1 | uint64(a.Kind) + 1) * 0x9e3779b97f4a7c15
 }
 
 // source picks the replica a reader on node should read: its own, else one

@@ -20,7 +20,7 @@ func fourRacksOfTen() []sched.RackID {
 
 func TestBlockMapSplitsAndPlaces(t *testing.T) {
 	rackOf := fourRacksOfTen()
-	b := newBlockMap(128, 3, rackOf, rand.New(rand.NewPCG(1, 1)))
+	b := newBlockMap(128, 3, rackOf, 1)
 	f, err := b.ensure("logs", 1000, 128) // 7 blocks of 128 and one of 104
 	require.NoError(t, err)
 	require.Len(t, f.blocks, 8)
@@ -49,7 +49,7 @@ func TestBlockMapSplitsAndPlaces(t *testing.T) {
 }
 
 func TestBlockMapSourcePrefersClosest(t *testing.T) {
-	b := newBlockMap(128, 3, fourRacksOfTen(), rand.New(rand.NewPCG(2, 2)))
+	b := newBlockMap(128, 3, fourRacksOfTen(), 2)
 	rng := rand.New(rand.NewPCG(9, 9)) // the attempt's stream
 	blk := &block{bytes: 128, replicas: []sched.NodeID{3, 25, 27}}
 	tests := []struct {
@@ -82,7 +82,7 @@ func TestBlockMapSourcePrefersClosest(t *testing.T) {
 }
 
 func TestBlockMapNodeDown(t *testing.T) {
-	b := newBlockMap(100, 3, fourRacksOfTen(), rand.New(rand.NewPCG(3, 3)))
+	b := newBlockMap(100, 3, fourRacksOfTen(), 3)
 	rng := rand.New(rand.NewPCG(9, 9)) // the attempt's stream
 	f, err := b.ensure("in", 5000, 100)
 	require.NoError(t, err)

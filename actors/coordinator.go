@@ -7,7 +7,6 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"clusteremu/policies/sched"
-	"clusteremu/workload"
 )
 
 // CoordinatorConfig is the master's configuration.
@@ -35,10 +34,10 @@ type CoordinatorConfig struct {
 	// JobSetup is each job's initialisation before its tasks are
 	// runnable; Zaharia et al. name it the bottleneck of 3-map jobs.
 	JobSetup time.Duration
-	// ReduceCopyCap, when > 0, is copy-compute splitting's per-job limit:
+	// CopyingPerJob, when > 0, is copy-compute splitting's per-job limit:
 	// a node runs at most this many of a job's reducers that have not
-	// begun computing (its maxComputing).
-	ReduceCopyCap int
+	// begun computing.
+	CopyingPerJob int
 	// ComputeAware, under copy-compute splitting, launches a reducer of a
 	// job whose maps have all finished only on a node with a compute slot
 	// that no reducer claims: it would compute at once, so it waits for
@@ -49,65 +48,29 @@ type CoordinatorConfig struct {
 	IntermediateSpace int64
 	Evict             string
 	MaxAttempts       int // failed attempts after which a task fails its job
-	Streams           int // workload streams that will say WorkloadSubmitted
-	Fabric            *actor.PID
-	Directory         *Directory
+	// FailureProbability is the chance that an attempt fails at the end
+	// of its compute, drawn per attempt from a stream keyed by the
+	// workload seed and the attempt.
+	FailureProbability float64
+	Streams            int // workload streams that will say WorkloadSubmitted
+	Fabric             *actor.PID
+	Directory          *Directory
 }
 
 // Coordinator is the cluster master (JobTracker/ResourceManager and
 // NameNode): it registers nodes, answers heartbeats with launches chosen
 // by the scheduling policy, keeps the block map, spawns a job manager per
-// job and declares silent nodes dead.
+// job and declares silent nodes dead. Every decision is its core's
+// (coordState); the actor turns messages into the core's events and the
+// core's effects into messages.
 type Coordinator struct {
-	cfg      CoordinatorConfig
-	deps     Deps
-	policy   sched.Policy
-	table    *jobTable
-	blocks   *blockMap
-	nodes    []nodeEntry
-	jobs     map[sched.JobID]*coordJob
-	running  map[sched.Attempt]sched.NodeID
-	streams  int
-	finished bool
-	// stuckSince is when the cluster last became stuck on intermediate
-	// space, -1 when it is not; held are the evicted jobs waiting for
-	// another job to end.
-	stuckSince time.Duration
-	held       map[sched.JobID]bool
-}
-
-// nodeEntry is the coordinator's record of one node.
-type nodeEntry struct {
-	registered, dead bool
-	slots            [2]int
-	last             time.Duration // last heartbeat
-	sent             [2]int64      // launches sent, by kind
-	// Copy-compute splitting: each job's reducers not yet computing, as
-	// the last heartbeat reported them, and the reduce launches sent
-	// since that the node had not yet received.
-	copying         map[sched.JobID]int
-	freeCompute     int
-	reducesAcked    int64
-	reducesInFlight []sched.JobID
-	// Intermediate space: free at the last heartbeat, and the spill of
-	// the map launches sent since that the node had not yet received.
-	freeSpace     int64
-	mapsAcked     int64
-	spillInFlight []int64
-}
-
-// coordJob is what the coordinator keeps of a job.
-type coordJob struct {
-	spec     workload.JobSpec
-	jm       *actor.PID
-	input    *file
-	maps     int
-	attempts [2][]int32 // next attempt number by kind and task
-	mapDone  []bool     // maps whose output the job holds
-	// mapsFinished: the job manager reported every map finished, and no
-	// map has been requeued since (kept only with ComputeAware).
-	mapsFinished bool
-	client       *actor.PID // told when the job ends; nil for open streams
+	cfg  CoordinatorConfig
+	deps Deps
+	core *coordState
+	self *actor.PID
+	jms  map[sched.JobID]*actor.PID
+	// clients are the closed-loop clients to tell when their job ends.
+	clients map[sched.JobID]*actor.PID
 }
 
 // livenessTick checks for nodes that stopped heartbeating.
@@ -119,188 +82,118 @@ type policyTick struct{}
 // NewCoordinator returns the coordinator actor's state.
 func NewCoordinator(cfg CoordinatorConfig, policy sched.Policy, deps Deps) *Coordinator {
 	c := &Coordinator{
-		cfg: cfg, deps: deps, policy: policy,
-		table:      newJobTable(cfg.RackOf),
-		blocks:     newBlockMap(cfg.BlockSize, cfg.Replication, cfg.RackOf, deps.Rand),
-		nodes:      make([]nodeEntry, len(cfg.RackOf)),
-		jobs:       make(map[sched.JobID]*coordJob),
-		running:    make(map[sched.Attempt]sched.NodeID),
-		streams:    cfg.Streams,
-		stuckSince: -1,
-		held:       make(map[sched.JobID]bool),
+		cfg: cfg, deps: deps,
+		jms:     make(map[sched.JobID]*actor.PID),
+		clients: make(map[sched.JobID]*actor.PID),
 	}
-	if cfg.ReduceCopyCap > 0 || c.spaceOn() {
-		c.table.admitsReduce = c.admitsReduce
-	}
-	if c.spaceOn() {
-		c.table.admitsMap = c.admitsMap
-	}
+	c.core = newCoordState(&c.cfg, policy, deps.Rand.Uint64())
 	return c
-}
-
-// admitsReduce reports whether a node may take another reducer of a job:
-// the job is not held after an eviction, fewer than ReduceCopyCap of its
-// reducers there have yet to begin computing, counting launches still on
-// their way, and with ComputeAware, a compute slot is free for a reducer
-// that would compute at once.
-func (c *Coordinator) admitsReduce(job sched.JobID, node sched.NodeID) bool {
-	if c.held[job] {
-		return false
-	}
-	if c.cfg.ReduceCopyCap <= 0 {
-		return true
-	}
-	n := &c.nodes[node]
-	copying := n.copying[job]
-	for _, j := range n.reducesInFlight {
-		if j == job {
-			copying++
-		}
-	}
-	if copying >= c.cfg.ReduceCopyCap {
-		return false
-	}
-	return !c.cfg.ComputeAware || !c.mapsFinished(job) || c.freeCompute(n) > 0
-}
-
-// mapsFinished reports whether the job manager reported every map of a
-// job finished. It, not the heartbeats, knows first: a finished map reaches
-// the coordinator with its node's next heartbeat.
-func (c *Coordinator) mapsFinished(job sched.JobID) bool {
-	j := c.jobs[job]
-	return j != nil && j.mapsFinished
-}
-
-// freeCompute is a node's compute slots that no reducer claims: those free
-// at its last heartbeat less the reducers sent since whose jobs' maps have
-// all finished (they will want to compute as soon as they have copied).
-func (c *Coordinator) freeCompute(n *nodeEntry) int {
-	free := n.freeCompute
-	for _, j := range n.reducesInFlight {
-		if c.mapsFinished(j) {
-			free--
-		}
-	}
-	return free
 }
 
 // Receive implements actor.Actor.
 func (c *Coordinator) Receive(ctx actor.Context) {
+	now := c.deps.Clock.Now()
 	switch msg := ctx.Message().(type) {
 	case *actor.Started:
 		c.handleStarted(ctx)
 	case *RegisterNode:
-		c.handleRegister(msg)
+		c.core.register(now, msg)
 	case *SubmitJob:
-		c.handleSubmit(ctx, msg)
-	case *WorkloadSubmitted:
-		c.streams--
-		c.maybeFinish()
-	case *RequeueTasks:
-		c.handleRequeue(ctx, msg)
-	case *MapsFinished:
-		if job := c.jobs[msg.Job]; job != nil {
-			job.mapsFinished = true
+		if msg.Client != nil {
+			c.clients[msg.ID] = msg.Client
 		}
+		c.core.submit(now, msg.ID, msg.Spec)
+	case *WorkloadSubmitted:
+		c.core.workloadSubmitted()
+	case *RequeueTasks:
+		c.core.requeue(msg)
+	case *MapsFinished:
+		c.core.mapsFinished(msg.Job)
 	case *Heartbeat:
-		c.handleHeartbeat(ctx, msg)
+		c.core.heartbeat(now, msg)
 	case *JobEnded:
 		c.handleJobEnded(ctx, msg)
 	case *livenessTick:
-		c.checkLiveness(ctx)
+		c.core.checkLiveness(now)
 	case *policyTick:
-		c.preempt(ctx, c.policy.Tick(c.deps.Clock.Now(), c.table))
+		c.core.policyTick(now)
 	case *spaceTick:
-		c.checkSpace(ctx)
+		c.core.checkSpace(now)
 	case *actor.Stopping, *actor.Stopped, *actor.Restarting, *actor.Terminated:
 	default:
 		c.deps.Fail(fmt.Errorf("coordinator: unhandled message %T", msg))
 	}
+	c.apply(ctx, c.core.take())
 }
 
 func (c *Coordinator) handleStarted(ctx actor.Context) {
+	c.self = ctx.Self()
 	if c.cfg.DeadAfter > 0 {
-		c.deps.Clock.Every(c.cfg.Heartbeat, c.cfg.Heartbeat, ctx.Self(), &livenessTick{})
+		c.deps.Clock.Every(c.cfg.Heartbeat, c.cfg.Heartbeat, c.self, &livenessTick{})
 	}
 	if c.cfg.PolicyTick > 0 {
-		c.deps.Clock.Every(c.cfg.PolicyTick, c.cfg.PolicyTick, ctx.Self(), &policyTick{})
+		c.deps.Clock.Every(c.cfg.PolicyTick, c.cfg.PolicyTick, c.self, &policyTick{})
 	}
-	if c.spaceOn() {
-		c.deps.Clock.Every(c.cfg.Heartbeat, c.cfg.Heartbeat, ctx.Self(), &spaceTick{})
+	if c.cfg.IntermediateSpace > 0 {
+		c.deps.Clock.Every(c.cfg.Heartbeat, c.cfg.Heartbeat, c.self, &spaceTick{})
 	}
-	c.maybeFinish()
+	c.core.maybeFinish()
 }
 
-func (c *Coordinator) handleRegister(msg *RegisterNode) {
-	n := &c.nodes[msg.Node]
-	n.registered = true
-	n.slots = [2]int{msg.MapSlots, msg.ReduceSlots}
-	n.last = c.deps.Clock.Now()
-	n.freeSpace = c.cfg.IntermediateSpace
-	c.updateSlots()
+// handleJobEnded tells a closed-loop client its job ended, then lets the
+// core forget the job.
+func (c *Coordinator) handleJobEnded(ctx actor.Context, msg *JobEnded) {
+	if client, ok := c.clients[msg.Job]; ok {
+		delete(c.clients, msg.Job)
+		ctx.Send(client, msg)
+	}
+	c.core.jobEnded(c.deps.Clock.Now(), msg.Job)
 }
 
-func (c *Coordinator) updateSlots() {
-	var total [2]int
-	for i := range c.nodes {
-		if n := &c.nodes[i]; n.registered && !n.dead {
-			total[sched.Map] += n.slots[sched.Map]
-			total[sched.Reduce] += n.slots[sched.Reduce]
+// apply carries out the core's effects as messages, in order.
+func (c *Coordinator) apply(ctx actor.Context, out coordOut) {
+	for _, r := range out.records {
+		c.deps.Metrics.JobSubmitted(r)
+	}
+	if out.progress {
+		c.deps.progressed()
+	}
+	for _, e := range out.effects {
+		switch e := e.(type) {
+		case *spawnJobManager:
+			c.spawnJobManager(ctx, e)
+		case *launchAttempt:
+			jm := c.jms[e.attempt.Job]
+			c.cfg.Directory.relay(ctx, e.node, &LaunchTask{Attempt: e.attempt, Slot: e.slot, JobManager: jm, Task: e.spec})
+			ctx.Send(jm, &TaskLaunched{Attempt: e.attempt, Node: e.node, Locality: e.locality})
+		case *killAttempt:
+			c.cfg.Directory.relay(ctx, e.node, &KillTask{Attempt: e.attempt, Reason: e.reason})
+		case *tellJob:
+			ctx.Send(c.jms[e.job], e.msg)
+		case *tellNode:
+			c.cfg.Directory.relay(ctx, e.node, e.msg)
+		case *tellFabric:
+			ctx.Send(c.cfg.Fabric, e.msg)
+		default:
+			c.deps.Fail(fmt.Errorf("coordinator: unknown effect %T", e))
 		}
 	}
-	c.table.setSlots(total[sched.Map], total[sched.Reduce])
+	if out.err != nil {
+		c.deps.Fail(out.err)
+	}
+	if out.done {
+		c.deps.Done()
+	}
 }
 
-// handleSubmit stores the job's input, registers the job with the table
-// and the policy, and spawns its job manager, which asks for its tasks.
-func (c *Coordinator) handleSubmit(ctx actor.Context, msg *SubmitJob) {
-	now := c.deps.Clock.Now()
-	spec := msg.Spec
-	spec.Submit = now // a closed worker's spec holds its think time
-	maps := spec.MapCount(c.cfg.BlockSize)
-	c.deps.Metrics.JobSubmitted(submittedRecord(msg.ID, spec, maps, spec.Reduces))
-	job := &coordJob{spec: spec, maps: maps, client: msg.Client}
-	job.attempts = [2][]int32{make([]int32, maps), make([]int32, spec.Reduces)}
-	job.mapDone = make([]bool, maps)
-	c.jobs[msg.ID] = job
-	c.table.add(sched.Job{
-		ID: msg.ID, Name: spec.Name, Pool: spec.Pool, Priority: sched.Priority(spec.Priority),
-		Weight: spec.Weight, Submit: now, Maps: maps, Reduces: spec.Reduces, InputBytes: spec.InputBytes,
-	})
-	c.policy.Submitted(now, c.table.Job(msg.ID).Job)
-	slowStart := spec.SlowStart
-	if slowStart == 0 {
-		slowStart = c.cfg.SlowStart
-	}
-	jm := NewJobManager(msg.ID, spec, maps, slowStart, c.cfg.MaxAttempts, ctx.Self(), c.cfg.Directory, c.deps)
+// spawnJobManager starts a job's manager as the coordinator's child.
+func (c *Coordinator) spawnJobManager(ctx actor.Context, e *spawnJobManager) {
+	jm := NewJobManager(e.job, e.spec, e.maps, e.slowStart, c.cfg.MaxAttempts, c.self, c.cfg.Directory, c.deps)
 	jm.setup, jm.reportMaps = c.cfg.JobSetup, c.cfg.ComputeAware
-	var err error
-	job.jm, err = ctx.SpawnNamed(c.deps.Props(func() actor.Actor { return jm }), fmt.Sprintf("job-%d", msg.ID))
+	pid, err := ctx.SpawnNamed(c.deps.Props(func() actor.Actor { return jm }), fmt.Sprintf("job-%d", e.job))
 	if err != nil {
 		c.deps.Fail(fmt.Errorf("coordinator: %w", err))
 		return
 	}
-	job.input, err = c.blocks.ensure(inputName(msg.ID, spec), spec.InputBytes, blockSizeFor(spec, maps, c.cfg.BlockSize))
-	if err != nil {
-		ctx.Send(job.jm, &FailJob{Job: msg.ID, Reason: err.Error()})
-	} else if c.spaceOn() {
-		c.checkSpill(ctx, msg.ID)
-	}
-}
-
-// inputName names a job's input file: its own unless it shares one.
-func inputName(id sched.JobID, spec workload.JobSpec) string {
-	if spec.InputFile != "" {
-		return spec.InputFile
-	}
-	return fmt.Sprintf("input-%d", id)
-}
-
-// blockSizeFor is the cluster's block size, or the size that splits a
-// private input into exactly the job's explicit map count.
-func blockSizeFor(spec workload.JobSpec, maps int, cluster int64) int64 {
-	if spec.Maps == 0 || spec.InputFile != "" || spec.InputBytes == 0 {
-		return cluster
-	}
-	return max(1, (spec.InputBytes+int64(maps)-1)/int64(maps))
+	c.jms[e.job] = pid
 }

@@ -1,11 +1,10 @@
 package actors
 
 import (
-	"fmt"
-
-	"github.com/asynkron/protoactor-go/actor"
+	"time"
 
 	"clusteremu/policies/sched"
+	"clusteremu/workload"
 )
 
 // Intermediate space (Zaharia et al. §5.4). Map outputs stay on their
@@ -33,58 +32,92 @@ const (
 // spaceTick checks for an intermediate-space deadlock.
 type spaceTick struct{}
 
-// spaceOn reports whether the coordinator accounts for intermediate space.
-func (c *Coordinator) spaceOn() bool { return c.cfg.IntermediateSpace > 0 }
+// spaceAdmission admits a job's map to a node only when its spill fits the
+// node's free intermediate space, and no task of a held job.
+type spaceAdmission struct {
+	nodes  []spaceNode
+	spills map[sched.JobID]int64 // the most one map of the job spills
+	// held are the evicted jobs waiting for another job to end.
+	held map[sched.JobID]bool
+	// stuckSince is when the cluster last became stuck, -1 when it is not.
+	stuckSince time.Duration
+}
 
-// mapSpill is the most intermediate space one of the job's maps needs.
-func (c *Coordinator) mapSpill(job sched.JobID) int64 {
-	j := c.jobs[job]
-	if j == nil || j.spec.Reduces == 0 || j.maps == 0 {
-		return 0
+// spaceNode is one node's free space at its last heartbeat, and the spill
+// of the map launches sent since.
+type spaceNode struct {
+	free     int64
+	acked    int64 // map launches the node had received
+	inFlight []int64
+}
+
+func newSpaceAdmission(nodes int, capacity int64) *spaceAdmission {
+	s := &spaceAdmission{
+		nodes:  make([]spaceNode, nodes),
+		spills: make(map[sched.JobID]int64),
+		held:   make(map[sched.JobID]bool), stuckSince: -1,
 	}
-	return (j.spec.ShuffleBytes + int64(j.maps) - 1) / int64(j.maps)
+	for i := range s.nodes {
+		s.nodes[i].free = capacity
+	}
+	return s
 }
 
-// admitsMap reports whether a map of the job fits in the node's free
-// intermediate space, less the spill of maps launched there that the node
-// had not received at its last heartbeat.
-func (c *Coordinator) admitsMap(job sched.JobID, node sched.NodeID) bool {
+// addJob books the most intermediate space one of a job's maps needs.
+func (s *spaceAdmission) addJob(id sched.JobID, spec workload.JobSpec, maps int) {
+	if spec.Reduces > 0 && maps > 0 {
+		s.spills[id] = (spec.ShuffleBytes + int64(maps) - 1) / int64(maps)
+	}
+}
+
+// spill is the most intermediate space one of the job's maps needs.
+func (s *spaceAdmission) spill(id sched.JobID) int64 { return s.spills[id] }
+
+func (s *spaceAdmission) admits(job sched.JobID, kind sched.TaskKind, node sched.NodeID) bool {
 	// An evicted job waits for another to end: no maps, no reduces.
-	return !c.held[job] && c.mapSpill(job) <= c.freeSpace(node)
+	return !s.held[job] && (kind != sched.Map || s.fits(job, node))
 }
 
-func (c *Coordinator) freeSpace(node sched.NodeID) int64 {
-	n := &c.nodes[node]
-	free := n.freeSpace
-	for _, b := range n.spillInFlight {
+// fits reports whether a map of the job fits in the node's free space,
+// less the spill of maps launched there that the node had not received at
+// its last heartbeat.
+func (s *spaceAdmission) fits(job sched.JobID, node sched.NodeID) bool {
+	n := &s.nodes[node]
+	free := n.free
+	for _, b := range n.inFlight {
 		free -= b
 	}
-	return free
+	return s.spills[job] <= free
 }
 
-// spaceReport books a heartbeat's free space and the map launches it
-// shows the node received.
-func (c *Coordinator) spaceReport(n *nodeEntry, hb *Heartbeat) {
-	received := int(hb.Launches[sched.Map] - n.mapsAcked)
-	n.spillInFlight = n.spillInFlight[min(received, len(n.spillInFlight)):]
-	n.mapsAcked, n.freeSpace = hb.Launches[sched.Map], hb.FreeSpace
+func (s *spaceAdmission) reported(hb *Heartbeat) {
+	n := &s.nodes[hb.Node]
+	received := int(hb.Launches[sched.Map] - n.acked)
+	n.inFlight = n.inFlight[min(received, len(n.inFlight)):]
+	n.acked, n.free = hb.Launches[sched.Map], hb.FreeSpace
+}
+
+func (s *spaceAdmission) launched(node sched.NodeID, a sched.Attempt, spec *TaskSpec) {
+	if a.Kind == sched.Map {
+		s.nodes[node].inFlight = append(s.nodes[node].inFlight, spec.SpillBytes)
+	}
 }
 
 // checkSpace evicts a job's map outputs once the cluster has been stuck
 // for two heartbeat intervals.
-func (c *Coordinator) checkSpace(ctx actor.Context) {
-	now := c.deps.Clock.Now()
+func (c *coordState) checkSpace(now time.Duration) {
+	s := c.space
 	if !c.spaceStuck() {
-		c.stuckSince = -1
+		s.stuckSince = -1
 		return
 	}
-	if c.stuckSince < 0 {
-		c.stuckSince = now
+	if s.stuckSince < 0 {
+		s.stuckSince = now
 	}
-	if now-c.stuckSince < 2*c.cfg.Heartbeat {
+	if now-s.stuckSince < 2*c.cfg.Heartbeat {
 		return
 	}
-	c.stuckSince = -1
+	s.stuckSince = -1
 	if c.releaseHeld() {
 		return
 	}
@@ -92,29 +125,29 @@ func (c *Coordinator) checkSpace(ctx actor.Context) {
 	if !ok {
 		return
 	}
-	c.held[victim] = true
-	c.deps.progressed()
-	ctx.Send(c.jobs[victim].jm, &EvictOutputs{Job: victim})
-	c.dropJobData(ctx, victim)
+	s.held[victim] = true
+	c.out.progress = true
+	c.emit(&tellJob{victim, &EvictOutputs{Job: victim}})
+	c.dropJobData(victim)
 	// Its reducers would hold their slots waiting for maps it may not
 	// run: they go too, and start again with the job.
 	for _, a := range c.runningOf(victim) {
 		if a.Kind == sched.Reduce {
-			c.cfg.Directory.relay(ctx, c.running[a], &KillTask{Attempt: a, Reason: "outputs evicted for intermediate space"})
+			c.emit(&killAttempt{a, c.running[a].node, "outputs evicted for intermediate space"})
 		}
 	}
 }
 
 // releaseHeld lets one held job run again when the jobs that are not held
 // are stuck without it and one of its maps would fit somewhere.
-func (c *Coordinator) releaseHeld() bool {
+func (c *coordState) releaseHeld() bool {
 	id, ok := c.nextReleased()
 	if !ok {
 		return false
 	}
 	for i := range c.nodes {
-		if n := &c.nodes[i]; n.registered && !n.dead && c.mapSpill(id) <= c.freeSpace(sched.NodeID(i)) {
-			delete(c.held, id)
+		if c.live(sched.NodeID(i)) && c.space.fits(id, sched.NodeID(i)) {
+			delete(c.space.held, id)
 			return true
 		}
 	}
@@ -124,14 +157,29 @@ func (c *Coordinator) releaseHeld() bool {
 // nextReleased is the held job the eviction rule ranks last (ties to the
 // one submitted first): releasing jobs one at a time in that order keeps
 // them from filling the disks together again.
-func (c *Coordinator) nextReleased() (sched.JobID, bool) {
+func (c *coordState) nextReleased() (sched.JobID, bool) {
+	return c.rankJobs(func(st *sched.JobStatus) bool { return c.space.held[st.ID] }, func(key, best float64) bool { return key < best })
+}
+
+// evictionVictim picks the job whose outputs go, among the jobs holding
+// any: the one the rule ranks first, ties going to the job submitted
+// later.
+func (c *coordState) evictionVictim() (sched.JobID, bool) {
+	return c.rankJobs(func(st *sched.JobStatus) bool { return st.FinishedMaps > 0 && st.Reduces > 0 },
+		func(key, best float64) bool { return key >= best })
+}
+
+// rankJobs returns the job, among those in submission order that pass
+// the filter, whose victimKey beats every earlier one's.
+func (c *coordState) rankJobs(in func(*sched.JobStatus) bool, beats func(key, best float64) bool) (sched.JobID, bool) {
 	var best *sched.JobStatus
 	var bestKey float64
-	for _, st := range c.table.Jobs() {
-		if !c.held[st.ID] {
+	for _, j := range c.table.order {
+		st := &j.status
+		if !in(st) {
 			continue
 		}
-		if key := c.victimKey(st); best == nil || key < bestKey {
+		if key := c.victimKey(st); best == nil || beats(key, bestKey) {
 			best, bestKey = st, key
 		}
 	}
@@ -141,15 +189,17 @@ func (c *Coordinator) nextReleased() (sched.JobID, bool) {
 	return best.ID, true
 }
 
-// jobEndedSpace frees the job's map outputs on every node and, when a job
+// spaceJobEnded frees the job's map outputs on every node and, when a job
 // that was not held ends, lets the next held job run again.
-func (c *Coordinator) jobEndedSpace(ctx actor.Context, job sched.JobID) {
-	c.dropJobData(ctx, job)
-	wasHeld := c.held[job]
-	delete(c.held, job)
+func (c *coordState) spaceJobEnded(job sched.JobID) {
+	c.dropJobData(job)
+	s := c.space
+	wasHeld := s.held[job]
+	delete(s.held, job)
+	delete(s.spills, job)
 	if !wasHeld {
 		if id, ok := c.nextReleased(); ok {
-			delete(c.held, id)
+			delete(s.held, id)
 		}
 	}
 }
@@ -157,18 +207,19 @@ func (c *Coordinator) jobEndedSpace(ctx actor.Context, job sched.JobID) {
 // spaceStuck reports whether no map runs, some that are not held are
 // pending, none of those fits on any live node, and no job is finishing:
 // running reduces of a job whose maps are all done.
-func (c *Coordinator) spaceStuck() bool {
+func (c *coordState) spaceStuck() bool {
 	pending := false
-	for _, st := range c.table.Jobs() {
-		if st.RunningMaps > 0 || st.FinishedMaps >= st.Maps && st.RunningReduces > 0 {
+	for _, j := range c.table.order {
+		st := &j.status
+		if st.MapAttempts > 0 || st.FinishedMaps >= st.Maps && st.ReduceAttempts > 0 {
 			return false
 		}
-		if st.PendingMaps == 0 || c.held[st.ID] {
+		if st.PendingMaps == 0 || c.space.held[st.ID] {
 			continue
 		}
 		pending = true
 		for i := range c.nodes {
-			if n := &c.nodes[i]; n.registered && !n.dead && c.admitsMap(st.ID, sched.NodeID(i)) {
+			if c.live(sched.NodeID(i)) && c.space.admits(st.ID, sched.Map, sched.NodeID(i)) {
 				return false
 			}
 		}
@@ -176,51 +227,22 @@ func (c *Coordinator) spaceStuck() bool {
 	return pending
 }
 
-// evictionVictim picks the job whose outputs go, among the jobs holding
-// any: the one the rule ranks first, ties going to the job submitted
-// later.
-func (c *Coordinator) evictionVictim() (sched.JobID, bool) {
-	var best *sched.JobStatus
-	var bestKey float64
-	for _, st := range c.table.Jobs() { // in submission order
-		if st.FinishedMaps == 0 || st.Reduces == 0 {
-			continue
-		}
-		if key := c.victimKey(st); best == nil || key >= bestKey {
-			best, bestKey = st, key
-		}
-	}
-	if best == nil {
-		return 0, false
-	}
-	return best.ID, true
-}
-
 // victimKey ranks a job for eviction: larger goes first.
-func (c *Coordinator) victimKey(st *sched.JobStatus) float64 {
+func (c *coordState) victimKey(st *sched.JobStatus) float64 {
 	switch c.cfg.Evict {
 	case EvictLeastProgress:
 		return -float64(st.FinishedMaps+st.FinishedReduces) / float64(st.Maps+st.Reduces)
 	case EvictLargest:
-		return float64(st.FinishedMaps) * float64(c.mapSpill(st.ID))
+		return float64(st.FinishedMaps) * float64(c.space.spill(st.ID))
 	}
 	return float64(st.Submit) // EvictLatest
 }
 
 // dropJobData tells every live node to delete the job's map outputs.
-func (c *Coordinator) dropJobData(ctx actor.Context, job sched.JobID) {
+func (c *coordState) dropJobData(job sched.JobID) {
 	for i := range c.nodes {
-		if n := &c.nodes[i]; n.registered && !n.dead {
-			c.cfg.Directory.relay(ctx, sched.NodeID(i), &DropJobData{Job: job})
+		if c.live(sched.NodeID(i)) {
+			c.emit(&tellNode{sched.NodeID(i), &DropJobData{Job: job}})
 		}
-	}
-}
-
-// checkSpill fails a job at submission whose maps could never fit on any
-// node.
-func (c *Coordinator) checkSpill(ctx actor.Context, id sched.JobID) {
-	if spill := c.mapSpill(id); spill > c.cfg.IntermediateSpace {
-		ctx.Send(c.jobs[id].jm, &FailJob{Job: id, Reason: fmt.Sprintf(
-			"a map spills %d bytes, more than a node's intermediate space (%d bytes)", spill, c.cfg.IntermediateSpace)})
 	}
 }

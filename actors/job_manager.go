@@ -10,18 +10,6 @@ import (
 	"clusteremu/workload"
 )
 
-// Directory tells master-side actors how to reach the workers: each
-// node's actor and the rack switch its control messages cross.
-type Directory struct {
-	Nodes    []*actor.PID // by node ID
-	Switches []*actor.PID // by node ID: the node's rack switch
-}
-
-// relay sends msg to a node through its rack switch.
-func (d *Directory) relay(ctx actor.Context, node sched.NodeID, msg any) {
-	ctx.Send(d.Switches[node], &Relay{To: d.Nodes[node], Msg: msg})
-}
-
 // JobManager runs one job (the ApplicationMaster): it tracks the job's
 // tasks and attempts, releases reduces at slow-start, tells reducers where
 // map outputs are, re-runs what a lost node took with it, and reports the
@@ -49,13 +37,6 @@ type JobManager struct {
 
 // setupDone makes the job's tasks runnable after its setup.
 type setupDone struct{}
-
-// FailJob ends a job as failed, for a reason outside its attempts (its
-// input lost with every replica).
-type FailJob struct {
-	Job    sched.JobID
-	Reason string
-}
 
 // NewJobManager returns a job manager's state. Maps is the job's map count
 // at the cluster's block size.
@@ -150,9 +131,14 @@ func (m *JobManager) apply(ctx actor.Context, fx effects) {
 		ctx.Send(m.coordinator, &RequeueTasks{Job: m.id, Maps: fx.requeueMaps, Reduces: fx.requeueReduces})
 	}
 	if !over && (len(fx.announce) > 0 || len(fx.lost) > 0) {
+		// Each reduce attempt gets its news after its LaunchTask: see
+		// MapOutputs.
 		for _, r := range fx.reducers {
 			m.dir.relay(ctx, r.Node, &MapOutputs{Reduce: r.Attempt, Outputs: toMessages(fx.announce), Lost: fx.lost})
 		}
+	}
+	for _, r := range fx.kill {
+		m.dir.relay(ctx, r.Node, &KillTask{Attempt: r.Attempt, Reason: "another attempt of the task succeeded"})
 	}
 	if fx.ended != nil {
 		m.end(ctx, fx.ended)

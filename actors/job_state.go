@@ -52,10 +52,11 @@ type effects struct {
 	requeueMaps    []int32      // maps to make pending again at the coordinator
 	requeueReduces []int32      // reduces to make pending (first release included)
 	announce       []mapOutput  // map outputs to tell running reducers about
-	reducers       []reducerRef // the reducers to tell
+	reducers       []attemptRef // the reduce attempts to tell
 	lost           []int32      // map outputs the reducers must forget
 	ended          *jobOutcome  // the job is over
 	mapsFinished   bool         // the last map finished
+	kill           []attemptRef // attempts to kill: a sibling finished their task
 }
 
 // mapOutput says where a finished map's output lives.
@@ -65,8 +66,9 @@ type mapOutput struct {
 	Bytes int64
 }
 
-// reducerRef is a running reduce attempt and its node.
-type reducerRef struct {
+// attemptRef is a running attempt and its node: a reduce to tell of map
+// outputs, or a sibling to kill.
+type attemptRef struct {
 	Attempt sched.Attempt
 	Node    sched.NodeID
 }
@@ -117,7 +119,7 @@ func (j *jobState) launched(a sched.Attempt, node sched.NodeID) (effects, error)
 	var fx effects
 	if a.Kind == sched.Reduce {
 		fx.announce = j.outputs()
-		fx.reducers = []reducerRef{{a, node}}
+		fx.reducers = []attemptRef{{a, node}}
 	}
 	return fx, nil
 }
@@ -140,8 +142,9 @@ func (j *jobState) outputs() []mapOutput {
 	return out
 }
 
-// succeeded records a finished attempt. A task already done (by a sibling
-// attempt) ignores it.
+// succeeded records a finished attempt. The first attempt of a task to
+// succeed finishes it, and the task's other running attempts are killed;
+// a sibling that succeeds before its kill arrives is ignored.
 func (j *jobState) succeeded(a sched.Attempt, outBytes int64) (effects, error) {
 	tk, err := j.task(a)
 	if err != nil {
@@ -157,6 +160,9 @@ func (j *jobState) succeeded(a sched.Attempt, outBytes int64) (effects, error) {
 	}
 	tk.state = taskDone
 	var fx effects
+	for _, att := range slices.Sorted(maps.Keys(tk.running)) {
+		fx.kill = append(fx.kill, attemptRef{sched.Attempt{Job: a.Job, Kind: a.Kind, Task: a.Task, Attempt: att}, tk.running[att]})
+	}
 	if a.Kind == sched.Map {
 		tk.output, tk.outBytes = node, outBytes
 		j.mapsDone++
@@ -171,11 +177,11 @@ func (j *jobState) succeeded(a sched.Attempt, outBytes int64) (effects, error) {
 	return fx, nil
 }
 
-func (j *jobState) runningReducers() []reducerRef {
-	var refs []reducerRef
+func (j *jobState) runningReducers() []attemptRef {
+	var refs []attemptRef
 	for i := range j.reduces {
 		for _, att := range slices.Sorted(maps.Keys(j.reduces[i].running)) {
-			refs = append(refs, reducerRef{sched.Attempt{Job: j.id, Kind: sched.Reduce, Task: int32(i), Attempt: att}, j.reduces[i].running[att]})
+			refs = append(refs, attemptRef{sched.Attempt{Job: j.id, Kind: sched.Reduce, Task: int32(i), Attempt: att}, j.reduces[i].running[att]})
 		}
 	}
 	return refs

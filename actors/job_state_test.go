@@ -70,11 +70,11 @@ func TestJobStateReducersHearOfOutputs(t *testing.T) {
 	fx, err := j.launched(r, 9)
 	require.NoError(t, err)
 	assert.Equal(t, []mapOutput{{0, 4, 100}}, fx.announce, "a new reducer learns the outputs so far")
-	assert.Equal(t, []reducerRef{{r, 9}}, fx.reducers)
+	assert.Equal(t, []attemptRef{{r, 9}}, fx.reducers)
 
 	fx = runMap(t, j, 2, 6)
 	assert.Equal(t, []mapOutput{{2, 6, 100}}, fx.announce)
-	assert.Equal(t, []reducerRef{{r, 9}}, fx.reducers)
+	assert.Equal(t, []attemptRef{{r, 9}}, fx.reducers)
 
 	runMap(t, j, 1, 6)
 	fx, err = j.succeeded(r, 0)
@@ -122,19 +122,48 @@ func TestJobStateFailuresAndKills(t *testing.T) {
 	assert.EqualError(t, err, "attempt j1-reduce0.0 does not belong to job 1")
 }
 
-func TestJobStateSecondAttemptOfDoneTaskIsIgnored(t *testing.T) {
+func TestJobStateFirstSuccessFinishesTheTaskAndKillsItsSiblings(t *testing.T) {
+	// Map 0 runs three attempts on nodes 1, 2 and 3. Attempt 1 succeeds
+	// first: its output is the task's, and attempts 0 and 2 are to be
+	// killed. Attempt 0 succeeds before its kill lands: ignored; attempt
+	// 2 is killed: nothing re-runs.
 	j := newJobState(1, 1, 1, 0, 4)
+	a0 := nextAttempt(j, sched.Map, 0)
+	a1 := nextAttempt(j, sched.Map, 0)
+	a2 := nextAttempt(j, sched.Map, 0)
+	_, _ = j.launched(a0, 1)
+	_, _ = j.launched(a1, 2)
+	_, _ = j.launched(a2, 3)
+	fx, err := j.succeeded(a1, 50)
+	require.NoError(t, err)
+	assert.Equal(t, []mapOutput{{0, 2, 50}}, fx.announce)
+	assert.Equal(t, []attemptRef{{a0, 1}, {a2, 3}}, fx.kill)
+	fx, err = j.succeeded(a0, 50)
+	require.NoError(t, err)
+	assert.Empty(t, fx.announce)
+	assert.Empty(t, fx.kill)
+	fx, err = j.ended(a2, sched.Killed, "another attempt of the task succeeded")
+	require.NoError(t, err)
+	assert.Empty(t, fx.requeueMaps)
+	assert.Equal(t, 1, j.mapsDone)
+}
+
+func TestJobStateAFailedCopyLeavesItsTaskRunning(t *testing.T) {
+	// A task with two attempts: one fails, counting towards the limit,
+	// but the other still runs, so nothing is re-queued.
+	j := newJobState(1, 1, 0, 0, 4)
 	a0 := nextAttempt(j, sched.Map, 0)
 	a1 := nextAttempt(j, sched.Map, 0)
 	_, _ = j.launched(a0, 1)
 	_, _ = j.launched(a1, 2)
-	fx, err := j.succeeded(a1, 50)
+	fx, err := j.ended(a0, sched.Failed, "disk error")
 	require.NoError(t, err)
-	assert.Equal(t, []mapOutput{{0, 2, 50}}, fx.announce)
-	fx, err = j.succeeded(a0, 50)
+	assert.Empty(t, fx.requeueMaps)
+	assert.Equal(t, 1, j.maps[0].failures)
+	fx, err = j.succeeded(a1, 0)
 	require.NoError(t, err)
-	assert.Empty(t, fx.announce)
-	assert.Equal(t, 1, j.mapsDone)
+	require.NotNil(t, fx.ended)
+	assert.True(t, fx.ended.Succeeded)
 }
 
 func TestJobStateNodeLost(t *testing.T) {
@@ -154,7 +183,7 @@ func TestJobStateNodeLost(t *testing.T) {
 	assert.Equal(t, []sched.Attempt{m2}, gone)
 	assert.Equal(t, []int32{2, 0, 1}, fx.requeueMaps)
 	assert.Equal(t, []int32{0, 1}, fx.lost)
-	assert.Equal(t, []reducerRef{{r, 8}}, fx.reducers)
+	assert.Equal(t, []attemptRef{{r, 8}}, fx.reducers)
 	assert.Equal(t, 1, j.mapsDone)
 
 	// Once every reduce is done, a lost node costs nothing.
@@ -185,7 +214,7 @@ func TestJobStateEvictedRerunsEveryFinishedMap(t *testing.T) {
 	assert.Equal(t, 2, lost)
 	assert.Equal(t, []int32{0, 2}, fx.requeueMaps)
 	assert.Equal(t, []int32{0, 2}, fx.lost)
-	assert.Equal(t, []reducerRef{{r, 8}}, fx.reducers)
+	assert.Equal(t, []attemptRef{{r, 8}}, fx.reducers)
 	assert.Zero(t, j.mapsDone)
 	assert.Equal(t, map[int32]sched.NodeID{m1.Attempt: 3}, j.maps[1].running)
 

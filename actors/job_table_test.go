@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -15,14 +16,27 @@ func twoRacks() *jobTable {
 	return newJobTable([]sched.RackID{0, 0, 0, 1, 1, 1})
 }
 
+// inputOn is a file with one block per map, each on the nodes given.
+func inputOn(replicas ...[]sched.NodeID) *file {
+	f := &file{}
+	for _, r := range replicas {
+		f.blocks = append(f.blocks, block{bytes: 1, replicas: slices.Clone(r)})
+	}
+	return f
+}
+
+func status(t *jobTable, id sched.JobID) sched.JobStatus {
+	return t.job(id).status
+}
+
 func TestJobTableTakesBestLocalityFirst(t *testing.T) {
 	tab := twoRacks()
-	tab.add(sched.Job{ID: 1})
-	tab.addMap(1, 0, []sched.NodeID{0, 3, 4}) // task 0 on nodes 0, 3, 4
-	tab.addMap(1, 1, []sched.NodeID{1, 4, 5})
-	tab.addMap(1, 2, []sched.NodeID{2, 4, 5})
+	tab.add(sched.Job{ID: 1, Maps: 3}, inputOn([]sched.NodeID{0, 3, 4}, []sched.NodeID{1, 4, 5}, []sched.NodeID{2, 4, 5}))
+	for task := range int32(3) {
+		tab.addMap(1, task)
+	}
 
-	loc, ok := tab.BestLocality(1, sched.Map, 2)
+	loc, ok := tab.bestLocality(1, sched.Map, 2)
 	require.True(t, ok)
 	assert.Equal(t, sched.NodeLocal, loc)
 
@@ -42,17 +56,17 @@ func TestJobTableTakesBestLocalityFirst(t *testing.T) {
 	// Node 0 with node-local only: task 0 (its only block) is gone.
 	_, _, ok = tab.take(1, sched.Map, 0, sched.NodeLocal)
 	assert.False(t, ok)
-	loc, ok = tab.BestLocality(1, sched.Map, 0)
+	loc, ok = tab.bestLocality(1, sched.Map, 0)
 	require.True(t, ok)
 	assert.Equal(t, sched.RackLocal, loc, "task 2 sits on node 2, same rack")
 
-	assert.Equal(t, 1, tab.Job(1).PendingMaps)
+	assert.Equal(t, 1, status(tab, 1).PendingMaps)
 	task, loc, ok = tab.take(1, sched.Map, 0, sched.OffRack)
 	require.True(t, ok)
 	assert.Equal(t, int32(2), task)
 	assert.Equal(t, sched.RackLocal, loc)
 
-	_, ok = tab.BestLocality(1, sched.Map, 0)
+	_, ok = tab.bestLocality(1, sched.Map, 0)
 	assert.False(t, ok, "nothing pending")
 	_, _, ok = tab.take(1, sched.Map, 5, sched.OffRack)
 	assert.False(t, ok)
@@ -60,29 +74,54 @@ func TestJobTableTakesBestLocalityFirst(t *testing.T) {
 
 func TestJobTableOffRackAndRequeue(t *testing.T) {
 	tab := twoRacks()
-	tab.add(sched.Job{ID: 7})
-	tab.addMap(7, 0, []sched.NodeID{0, 1})
+	tab.add(sched.Job{ID: 7, Maps: 1}, inputOn([]sched.NodeID{0, 1}))
+	tab.addMap(7, 0)
 	_, _, ok := tab.take(7, sched.Map, 4, sched.RackLocal)
 	assert.False(t, ok, "rack 1 holds no replica")
 	task, loc, ok := tab.take(7, sched.Map, 4, sched.OffRack)
 	require.True(t, ok)
 	assert.Equal(t, sched.OffRack, loc)
 	// A failed attempt puts the task back; it is node-local on node 1.
-	tab.addMap(7, task, []sched.NodeID{0, 1})
-	tab.addMap(7, task, []sched.NodeID{0, 1}) // a duplicate add is ignored
-	assert.Equal(t, 1, tab.Job(7).PendingMaps)
+	tab.addMap(7, task)
+	tab.addMap(7, task) // a duplicate add is ignored
+	assert.Equal(t, 1, status(tab, 7).PendingMaps)
 	_, loc, ok = tab.take(7, sched.Map, 1, sched.NodeLocal)
 	require.True(t, ok)
 	assert.Equal(t, sched.NodeLocal, loc)
 }
 
-func TestJobTableCountsAndOrder(t *testing.T) {
+func TestJobTableReadsTheCurrentReplicas(t *testing.T) {
+	// Task 0's replicas are on node 1 (rack 0) and node 4 (rack 1). Node
+	// 1 dies and the block map forgets its replica: on node 2 the task is
+	// no longer rack-local, as the replica the NameNode would pick (node
+	// 4) is off-rack, and on node 1 it is not node-local.
 	tab := twoRacks()
-	tab.add(sched.Job{ID: 2, Submit: 5 * time.Second})
-	tab.add(sched.Job{ID: 1, Submit: 5 * time.Second})
-	tab.add(sched.Job{ID: 3, Submit: time.Second})
+	input := inputOn([]sched.NodeID{1, 4})
+	tab.add(sched.Job{ID: 1, Maps: 1}, input)
+	tab.addMap(1, 0)
+	loc, _ := tab.bestLocality(1, sched.Map, 2)
+	require.Equal(t, sched.RackLocal, loc)
+	input.blocks[0].replicas = []sched.NodeID{4}
+
+	loc, ok := tab.bestLocality(1, sched.Map, 2)
+	require.True(t, ok)
+	assert.Equal(t, sched.OffRack, loc)
+	_, _, ok = tab.take(1, sched.Map, 1, sched.RackLocal)
+	assert.False(t, ok, "no replica left on node 1 or its rack")
+	assert.Equal(t, sched.OffRack, tab.mapLocality(1, 0, 1))
+	task, loc, ok := tab.take(1, sched.Map, 5, sched.RackLocal)
+	require.True(t, ok)
+	assert.Equal(t, int32(0), task)
+	assert.Equal(t, sched.RackLocal, loc)
+}
+
+func TestJobTableCountsTasksApartFromAttempts(t *testing.T) {
+	tab := twoRacks()
+	tab.add(sched.Job{ID: 2, Submit: 5 * time.Second}, nil)
+	tab.add(sched.Job{ID: 1, Submit: 5 * time.Second, Reduces: 5}, nil)
+	tab.add(sched.Job{ID: 3, Submit: time.Second}, nil)
 	var ids []sched.JobID
-	for _, st := range tab.Jobs() {
+	for st := range tab.statuses() {
 		ids = append(ids, st.ID)
 	}
 	assert.Equal(t, []sched.JobID{3, 1, 2}, ids)
@@ -93,15 +132,34 @@ func TestJobTableCountsAndOrder(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, int32(4), task, "reduces in the order they became pending")
 	assert.Equal(t, sched.OffRack, loc)
-	tab.launched(1, sched.Reduce)
-	st := tab.Job(1)
-	assert.Equal(t, [3]int{1, 1, 0}, [3]int{st.PendingReduces, st.RunningReduces, st.FinishedReduces})
-	tab.ended(1, sched.Reduce, true)
-	assert.Equal(t, [3]int{1, 0, 1}, [3]int{st.PendingReduces, st.RunningReduces, st.FinishedReduces})
+	counts := func() [4]int {
+		st := status(tab, 1)
+		return [4]int{st.PendingReduces, st.RunningReduces, st.FinishedReduces, st.ReduceAttempts}
+	}
+	first := tab.attempt(1, sched.Reduce, 4)
+	tab.launched(first)
+	assert.Equal(t, [4]int{1, 1, 0, 1}, counts())
+
+	// A copy of the running task: one task, two attempts.
+	require.True(t, tab.copyable(1, sched.Reduce, 4))
+	second := tab.attempt(1, sched.Reduce, 4)
+	assert.Equal(t, int32(1), second.Attempt)
+	tab.launched(second)
+	assert.Equal(t, [4]int{1, 1, 0, 2}, counts())
+
+	// The copy succeeds first: the task is finished once, and the
+	// original, killed after, leaves it finished.
+	tab.ended(second, true)
+	assert.Equal(t, [4]int{1, 1, 1, 1}, counts())
+	assert.False(t, tab.copyable(1, sched.Reduce, 4), "a finished task has no copy")
+	tab.ended(first, true)
+	assert.Equal(t, [4]int{1, 0, 1, 0}, counts(), "a sibling's late success finishes nothing")
 
 	tab.remove(1)
-	assert.Nil(t, tab.Job(1))
-	assert.Len(t, tab.Jobs(), 2)
-	tab.setSlots(24, 12)
-	assert.Equal(t, 12, tab.Slots(sched.Reduce))
+	assert.Nil(t, tab.job(1))
+	ids = ids[:0]
+	for st := range tab.statuses() {
+		ids = append(ids, st.ID)
+	}
+	assert.Equal(t, []sched.JobID{3, 2}, ids)
 }

@@ -41,16 +41,18 @@ type RegisterNode struct {
 	PID         *actor.PID
 }
 
-// Heartbeat is a node's periodic status. Launches counts the LaunchTask
-// messages the node has received, so the coordinator knows how many of its
-// launches are still on the way and does not offer their slots twice.
+// Heartbeat is a node's periodic status: the attempts that left their
+// slots since the previous heartbeat, and what the coordinator's admission
+// rules need. The coordinator knows which of the node's slots are busy
+// (it names the slot of every launch and hears of every end here), so the
+// heartbeat lists no free slots. Launches counts the LaunchTask messages
+// the node has received, by kind, so the coordinator knows which of its
+// launches are still on the way.
 type Heartbeat struct {
-	Node        sched.NodeID
-	Seq         int64
-	FreeMaps    int
-	FreeReduces int
-	Launches    [2]int64 // by sched.TaskKind
-	Ended       []AttemptEnded
+	Node     sched.NodeID
+	Seq      int64
+	Launches [2]int64 // by sched.TaskKind
+	Ended    []AttemptEnded
 	// Copying counts each job's reducers on the node that have not begun
 	// computing, under copy-compute splitting; nil otherwise.
 	Copying map[sched.JobID]int
@@ -64,15 +66,18 @@ type Heartbeat struct {
 }
 
 // AttemptEnded reports an attempt that left its slot since the previous
-// heartbeat.
+// heartbeat, and when.
 type AttemptEnded struct {
 	Attempt sched.Attempt
 	Outcome sched.Outcome
+	At      time.Duration
 }
 
-// LaunchTask starts an attempt in a free slot of the node.
+// LaunchTask starts an attempt in the named slot of its kind on the node,
+// a slot the node has free: the coordinator offered it to the policy.
 type LaunchTask struct {
 	Attempt    sched.Attempt
+	Slot       int
 	JobManager *actor.PID
 	Task       TaskSpec
 }
@@ -96,6 +101,9 @@ type TaskSpec struct {
 	CPU         workload.CPUCost
 	Model       workload.TaskModel
 	Slowdown    float64 // stretches the compute phase; 1 = nominal
+	// Fail makes the attempt fail when its compute phase ends, its work
+	// lost (tasks.failure_probability).
+	Fail bool
 }
 
 // DropJobData deletes a job's map outputs from a node's disk: the job
@@ -111,6 +119,13 @@ type KillTask struct {
 }
 
 // ---- Job manager protocol.
+
+// FailJob ends a job as failed, for a reason outside its attempts (its
+// input lost with every replica, a map that can never fit).
+type FailJob struct {
+	Job    sched.JobID
+	Reason string
+}
 
 // TaskLaunched tells a job manager one of its attempts was launched.
 type TaskLaunched struct {
@@ -130,6 +145,14 @@ type TaskFinished struct {
 
 // MapOutputs tells the node running a reduce attempt where map outputs
 // are, and which earlier announced outputs were lost with their node.
+//
+// It reaches the node after the attempt's LaunchTask, which the node needs
+// to know the attempt: the coordinator relays LaunchTask through the
+// node's rack switch before it sends TaskLaunched to the job manager, and
+// the job manager relays MapOutputs only after TaskLaunched, through the
+// same switch, which keeps each destination's messages in order (also
+// under [chaos]). A node drops a MapOutputs for an attempt it does not
+// run, so a path that bypassed the switch would lose announcements.
 type MapOutputs struct {
 	Reduce  sched.Attempt
 	Outputs []MapOutput

@@ -55,7 +55,6 @@ type Node struct {
 	cfg   NodeConfig
 	deps  Deps
 	self  *actor.PID
-	free  [2]int    // by sched.TaskKind
 	slots [2][]bool // busy slots by kind and index
 	seq   int64
 	got   [2]int64 // LaunchTask messages received, by kind
@@ -91,7 +90,6 @@ func NewNode(cfg NodeConfig, deps Deps) *Node {
 	return &Node{
 		cfg:     cfg,
 		deps:    deps,
-		free:    [2]int{cfg.MapSlots, cfg.ReduceSlots},
 		slots:   [2][]bool{make([]bool, cfg.MapSlots), make([]bool, cfg.ReduceSlots)},
 		runs:    make(map[sched.Attempt]*run),
 		copying: make(map[sched.JobID]int),
@@ -160,18 +158,21 @@ func (n *Node) handleTick(ctx actor.Context) {
 func (n *Node) sendHeartbeat(ctx actor.Context) {
 	n.seq++
 	n.relay(ctx, n.cfg.Coordinator, &Heartbeat{
-		Node: n.cfg.ID, Seq: n.seq,
-		FreeMaps: n.free[sched.Map], FreeReduces: n.free[sched.Reduce],
-		Launches: n.got, Ended: n.ended, Copying: n.copyingReport(), FreeCompute: n.cfg.MaxComputing - n.computing - len(n.awaiting), FreeSpace: n.freeSpace(),
+		Node: n.cfg.ID, Seq: n.seq, Launches: n.got, Ended: n.ended,
+		Copying: n.copyingReport(), FreeCompute: n.cfg.MaxComputing - n.computing - len(n.awaiting), FreeSpace: n.freeSpace(),
 	})
 	n.ended = nil
 }
 
+// handleLaunch starts an attempt in the slot the coordinator named, which
+// must be free: the coordinator offered it because the node had reported
+// the attempt before it ended.
 func (n *Node) handleLaunch(ctx actor.Context, msg *LaunchTask) {
 	kind := msg.Attempt.Kind
 	n.got[kind]++
-	if n.free[kind] <= 0 {
-		n.deps.Fail(fmt.Errorf("node %d: %v launched with no free %v slot", n.cfg.ID, msg.Attempt, kind))
+	if msg.Slot < 0 || msg.Slot >= len(n.slots[kind]) || n.slots[kind][msg.Slot] {
+		n.deps.Fail(fmt.Errorf("node %d: %v launched into %v slot %d, which is not a free slot of the node's %d",
+			n.cfg.ID, msg.Attempt, kind, msg.Slot, len(n.slots[kind])))
 		return
 	}
 	if _, dup := n.runs[msg.Attempt]; dup {
@@ -185,9 +186,8 @@ func (n *Node) handleLaunch(ctx actor.Context, msg *LaunchTask) {
 		}
 		n.reserved += spill
 	}
-	n.free[kind]--
+	n.slots[kind][msg.Slot] = true
 	r := newRun(msg, n.deps.Clock.Now())
-	r.slot = n.takeSlot(kind)
 	n.runs[msg.Attempt] = r
 	if kind == sched.Map {
 		n.startMap(ctx, r)
@@ -195,18 +195,6 @@ func (n *Node) handleLaunch(ctx actor.Context, msg *LaunchTask) {
 		n.copying[msg.Attempt.Job]++
 	}
 	n.advance(ctx, r) // a reduce of a job whose maps output nothing, an empty map
-}
-
-// takeSlot occupies the lowest free slot of the kind; the caller has
-// checked that one is free.
-func (n *Node) takeSlot(kind sched.TaskKind) int {
-	for i, busy := range n.slots[kind] {
-		if !busy {
-			n.slots[kind][i] = true
-			return i
-		}
-	}
-	return -1
 }
 
 // startMap starts the input read; an overlapped map streams its input
@@ -254,6 +242,10 @@ func (n *Node) handleComputeDone(ctx actor.Context, msg *computeDone) {
 		return // the attempt was killed after its timer fired
 	}
 	r.computing = false
+	if r.launch.Task.Fail {
+		n.finish(ctx, r, sched.Failed, "failed at the end of its compute (tasks.failure_probability)")
+		return
+	}
 	n.advance(ctx, r)
 }
 
@@ -369,16 +361,15 @@ func (n *Node) finish(ctx actor.Context, r *run, o sched.Outcome, reason string)
 			n.stored[a.Job] += spill
 		}
 	}
-	n.free[a.Kind]++
-	n.slots[a.Kind][r.slot] = false
+	n.slots[a.Kind][r.launch.Slot] = false
 	n.deps.progressed()
 	now := n.deps.Clock.Now()
 	n.deps.Metrics.AttemptEnded(AttemptRecord{
-		Attempt: a, Node: n.cfg.ID, Slot: r.slot, Locality: r.launch.Task.Locality,
+		Attempt: a, Node: n.cfg.ID, Slot: r.launch.Slot, Locality: r.launch.Task.Locality,
 		Start: r.start, End: now, LocalBytes: r.localBytes, RemoteBytes: r.remoteBytes,
 		Outcome: o, Reason: reason,
 	})
-	n.ended = append(n.ended, AttemptEnded{Attempt: a, Outcome: o})
+	n.ended = append(n.ended, AttemptEnded{Attempt: a, Outcome: o, At: now})
 	n.relay(ctx, r.launch.JobManager, &TaskFinished{
 		Attempt: a, Node: n.cfg.ID, Outcome: o, Reason: reason, OutputBytes: r.launch.Task.SpillBytes,
 	})

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"clusteremu/policies/sched"
+	"clusteremu/workload"
 )
 
 // Flow parts of an attempt: its input read, its spill, one per pipeline
@@ -46,7 +47,6 @@ type flowInfo struct {
 type run struct {
 	launch      *LaunchTask
 	start       time.Duration
-	slot        int
 	phase       phase
 	flows       map[int32]flowInfo
 	computing   bool
@@ -96,19 +96,13 @@ func (r *run) account(self sched.NodeID, part int32, f flowInfo) {
 	}
 }
 
-// share is reduce r's part of a map output of total bytes split over n
-// reduces; the parts of all reduces add up to total exactly.
-func share(total int64, n, r int) int64 {
-	return total*int64(r+1)/int64(n) - total*int64(r)/int64(n)
-}
-
 // learn queues a newly announced map output, unless it is already fetched
 // or on its way.
 func (r *run) learn(out MapOutput, reduces, index int) {
 	if out.Map < 0 || int(out.Map) >= len(r.state) || r.state[out.Map] != fetchUnknown {
 		return
 	}
-	out.Bytes = share(out.Bytes, reduces, index)
+	out.Bytes = workload.Share(out.Bytes, reduces, index)
 	if out.Bytes == 0 {
 		r.state[out.Map] = fetchDone
 		r.done++

@@ -24,6 +24,18 @@ type RackSwitch struct {
 	last    map[string]time.Duration // each destination's latest delivery, under chaos
 }
 
+// Directory tells master-side actors how to reach the workers: each
+// node's actor and the rack switch its control messages cross.
+type Directory struct {
+	Nodes    []*actor.PID // by node ID
+	Switches []*actor.PID // by node ID: the node's rack switch
+}
+
+// relay sends msg to a node through its rack switch.
+func (d *Directory) relay(ctx actor.Context, node sched.NodeID, msg any) {
+	ctx.Send(d.Switches[node], &Relay{To: d.Nodes[node], Msg: msg})
+}
+
 // NewRackSwitch returns a rack switch actor's state.
 func NewRackSwitch(rack sched.RackID, latency time.Duration, deps Deps) *RackSwitch {
 	return &RackSwitch{rack: rack, latency: latency, deps: deps, last: make(map[string]time.Duration)}

@@ -116,7 +116,8 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 		RackOf: known, BlockSize: cfg.BlockSize, Replication: cfg.Replication,
 		Heartbeat: cfg.Heartbeat, DeadAfter: time.Duration(cfg.DeadAfter) * cfg.Heartbeat,
 		AssignMultiple: cfg.AssignMultiple, PolicyTick: cfg.PolicyTick, CommitPendingRunning: cfg.CommitPendingRunning,
-		SlowStart: cfg.SlowStart, JobSetup: cfg.JobSetup, ReduceCopyCap: maxComputing, ComputeAware: cfg.ComputeAware, MaxAttempts: cfg.MaxAttempts, Streams: len(cfg.Workload) + len(cfg.Closed),
+		SlowStart: cfg.SlowStart, JobSetup: cfg.JobSetup, CopyingPerJob: maxComputing, ComputeAware: cfg.ComputeAware,
+		MaxAttempts: cfg.MaxAttempts, FailureProbability: cfg.FailureProbability, Streams: len(cfg.Workload) + len(cfg.Closed),
 		IntermediateSpace: cfg.IntermediateSpace, Evict: cfg.Evict,
 		Fabric: fabric, Directory: dir,
 	}, policy, c.deps("coordinator")))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -352,7 +353,7 @@ cluster.nic = -1: must be a rate > 0
 hdfs.replication = 3: must be 1 … 1 (the nodes)
 heartbeat.interval = 0s: must be > 0
 tasks.compute_aware = true: needs tasks.copy_compute = true
-scheduler.name = "lottery": must be one of fair, fifo`, err.Error())
+scheduler.name = "lottery": must be one of `+strings.Join(sched.Names(), ", "), err.Error())
 	_, err = Build(cfg)
 	assert.Error(t, err, "nothing is built from an invalid configuration")
 }

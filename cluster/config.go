@@ -85,9 +85,13 @@ type Config struct {
 	// FetchPerHost fetches every announced map output of one node in a
 	// single flow (later Hadoop's per-host shuffle fetchers) rather than a
 	// flow per map output (Hadoop 1).
-	FetchPerHost   bool
-	MaxAttempts    int
-	ParallelCopies int
+	FetchPerHost bool
+	// MaxAttempts is the failed attempts after which a task fails its
+	// job; FailureProbability the chance that an attempt fails at the end
+	// of its compute, drawn per attempt from the workload seed.
+	MaxAttempts        int
+	FailureProbability float64
+	ParallelCopies     int
 	// CommitPendingRunning counts a finished task as its job's until the
 	// heartbeat that reports it has offered its slot: Hadoop's behaviour
 	// that hides sticky slots (actors.CoordinatorConfig).
@@ -197,6 +201,7 @@ func (c *Config) Validate() error {
 	check(c.PolicyTick < 0, "scheduler.tick", c.PolicyTick, "must be ≥ 0")
 	check(!(c.SlowStart >= 0 && c.SlowStart <= 1), "tasks.slow_start", c.SlowStart, "must be in [0, 1]")
 	check(c.MaxAttempts < 1, "tasks.max_attempts", c.MaxAttempts, "must be ≥ 1")
+	check(!(c.FailureProbability >= 0 && c.FailureProbability <= 1), "tasks.failure_probability", c.FailureProbability, "must be in [0, 1]")
 	check(c.ParallelCopies < 1, "tasks.parallel_copies", c.ParallelCopies, "must be ≥ 1")
 	check(c.JobSetup < 0, "tasks.job_setup", c.JobSetup, "must be ≥ 0s")
 	check(c.MaxReducers != 0 && c.MaxReducers < c.ReduceSlots, "tasks.max_reducers", c.MaxReducers,

@@ -101,9 +101,12 @@ type ChaosTable struct {
 
 // TasksTable is [tasks].
 type TasksTable struct {
-	SlowStart      float64 `toml:"slow_start"`
-	MaxAttempts    int     `toml:"max_attempts"`
-	ParallelCopies int     `toml:"parallel_copies"`
+	SlowStart   float64 `toml:"slow_start"`
+	MaxAttempts int     `toml:"max_attempts"`
+	// FailureProbability is each attempt's chance of failing at the end of
+	// its compute (cluster.Config.FailureProbability).
+	FailureProbability float64 `toml:"failure_probability"`
+	ParallelCopies     int     `toml:"parallel_copies"`
 	// JobSetup is each job's initialisation before its tasks are runnable.
 	JobSetup Duration `toml:"job_setup"`
 	// CopyCompute splits reduces into copy and compute phases with
@@ -267,7 +270,7 @@ func (f *File) config(dir string) (cluster.Config, []error) {
 	c.SlowStart, c.MaxAttempts, c.ParallelCopies = f.Tasks.SlowStart, f.Tasks.MaxAttempts, f.Tasks.ParallelCopies
 	c.CommitPendingRunning, c.JobSetup = f.Tasks.CommitPendingRunning, f.Tasks.JobSetup.Std()
 	c.CopyCompute, c.MaxReducers, c.FetchPerHost = f.Tasks.CopyCompute, f.Tasks.MaxReducers, f.Tasks.FetchPerHost
-	c.ComputeAware = f.Tasks.ComputeAware
+	c.ComputeAware, c.FailureProbability = f.Tasks.ComputeAware, f.Tasks.FailureProbability
 	errs = append(errs, f.scheduler(&c)...)
 	if err := c.Validate(); err != nil {
 		errs = append(errs, fieldErrors(err)...)

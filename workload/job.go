@@ -19,6 +19,14 @@ func (c CPUCost) Time(n int64) time.Duration {
 	return time.Duration(math.Round(float64(c) * float64(n) * 1e9))
 }
 
+// Share is part i of total bytes split into n parts, 0 ≤ i < n: the
+// parts of all i add up to total exactly and differ by at most a byte. A
+// job's shuffle and output split this way between its tasks, and a map's
+// output between the job's reduces.
+func Share(total int64, n, i int) int64 {
+	return total*int64(i+1)/int64(n) - total*int64(i)/int64(n)
+}
+
 // TaskModel says whether a map's input read and its compute overlap.
 type TaskModel uint8
 

@@ -60,3 +60,15 @@ func TestValidate(t *testing.T) {
 		assert.EqualError(t, j.Validate(), tt.want)
 	}
 }
+
+func TestShareSplitsExactly(t *testing.T) {
+	// 10 bytes over 3 parts: 3, 3, 4, adding up to 10; and a part of an
+	// even split is exact.
+	assert.Equal(t, []int64{3, 3, 4}, []int64{Share(10, 3, 0), Share(10, 3, 1), Share(10, 3, 2)})
+	assert.Equal(t, int64(5), Share(20, 4, 2))
+	var sum int64
+	for i := range 7 {
+		sum += Share(1<<40+3, 7, i)
+	}
+	assert.Equal(t, int64(1<<40+3), sum)
+}

@@ -11,7 +11,12 @@ type mapView struct {
 	byID map[JobID]*JobStatus
 }
 
-func (v *mapView) Job(id JobID) *JobStatus { return v.byID[id] }
+func (v *mapView) Job(id JobID) (JobStatus, bool) {
+	if j := v.byID[id]; j != nil {
+		return *j, true
+	}
+	return JobStatus{}, false
+}
 
 func (v *mapView) BestLocality(id JobID, kind TaskKind, _ NodeID) (Locality, bool) {
 	j := v.byID[id]
@@ -42,7 +47,7 @@ func BenchmarkFairHeartbeat(b *testing.B) {
 	for range jobs {
 		submit()
 	}
-	var running []Attempt
+	var live []Attempt
 	launch := func(node NodeID) {
 		s := Slot{Node: node, Kind: Map}
 		a, ok := f.Assign(now, v, s)
@@ -52,20 +57,22 @@ func BenchmarkFairHeartbeat(b *testing.B) {
 		st := v.byID[a.Job]
 		st.PendingMaps--
 		st.RunningMaps++
+		st.MapAttempts++
 		at := Attempt{Job: a.Job, Kind: Map, Task: int32(st.Maps - st.PendingMaps - 1)}
-		running = append(running, at)
+		live = append(live, at)
 		f.Launched(now, Launch{Attempt: at, Node: node, Locality: OffRack})
 	}
 	finish := func() {
-		if len(running) == 0 {
+		if len(live) == 0 {
 			return
 		}
-		at := running[0]
-		running = running[1:]
+		at := live[0]
+		live = live[1:]
 		st := v.byID[at.Job]
 		st.RunningMaps--
+		st.MapAttempts--
 		st.FinishedMaps++
-		f.Finished(now, at, Succeeded)
+		f.Finished(now, Finish{Attempt: at, Outcome: Succeeded, At: now})
 		if st.FinishedMaps == st.Maps {
 			f.Ended(now, st.ID)
 			delete(v.byID, st.ID)

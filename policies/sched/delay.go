@@ -40,12 +40,8 @@ func newDelayState() *delayState {
 	return &delayState{jobs: map[JobID]*delayJob{}}
 }
 
-// add starts a job at level 0 with the waits w, or the job's own
-// LocalityWait when it has one.
+// add starts a job at level 0 with the waits w.
 func (d *delayState) add(job Job, w Waits) {
-	if job.LocalityWait != nil {
-		w = *job.LocalityWait
-	}
 	d.jobs[job.ID] = &delayJob{waits: w}
 }
 
@@ -68,7 +64,7 @@ func (d *delayState) heartbeat(now time.Duration) {
 // map slots through allow. A job with no pending task of the kind is not
 // examined, so it is not marked skipped.
 func (d *delayState) offer(id JobID, v View, s Slot) (Assignment, bool) {
-	if st := v.Job(id); st == nil || st.Pending(s.Kind) == 0 {
+	if st, ok := v.Job(id); !ok || st.Pending(s.Kind) == 0 {
 		return Assignment{}, false
 	}
 	if s.Kind == Reduce {

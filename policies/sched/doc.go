@@ -28,9 +28,18 @@
 //   - Assignment carries a maximum locality rather than a task, so the
 //     coordinator keeps the per-job pending-task indices (pending maps by
 //     node and by rack) and the policy only asks "is there a node-local
-//     task for this node" through View.
-//   - Preemption carries Kill or Suspend: the Fair scheduler kills, while
-//     FBQ and TAGS assume work-conserving pause and resume.
+//     task for this node" through View. An Assignment may instead name a
+//     running task to copy (Mantri's and LATE's speculative copies,
+//     Dolly's clones); the first attempt to succeed ends the task.
+//   - Slots are named: the attempt runs in the slot the policy was offered
+//     (Slot.Index, Launch.Slot), so TAGS and SITA can partition a node's
+//     slots between queues.
+//   - Finished carries when the attempt really ended, not when the
+//     heartbeat reporting it arrived, so attained service (FBQ, LAS_MQ)
+//     summed from Launched and Finished counts no heartbeat wait.
+//   - Preemption kills (the Fair scheduler). FBQ and TAGS pause a job
+//     without losing work by not assigning it slots; its running tasks
+//     finish, which needs nothing of the interface.
 //
 // The interface:
 //
@@ -39,14 +48,15 @@
 //		Submitted(now time.Duration, job Job)
 //		Ended(now time.Duration, job JobID)
 //		Launched(now time.Duration, l Launch)
-//		Finished(now time.Duration, a Attempt, o Outcome)
+//		Finished(now time.Duration, f Finish)
 //		Heartbeat(now time.Duration, node NodeID)
 //		Assign(now time.Duration, v View, s Slot) (Assignment, bool)
 //		Tick(now time.Duration, v View) []Preemption
 //	}
 //
 // Calls arrive in emulated-time order. For one heartbeat the coordinator
-// calls Heartbeat, then Assign for each free slot it offers; after each
-// assignment it launches the task, updates the view and calls Launched
-// before the next Assign.
+// calls Heartbeat, then Assign for each free slot it offers, lowest index
+// first (a slot left idle does not end the offers); after each assignment
+// it launches the task, updates the view and calls Launched before the
+// next Assign.
 package sched

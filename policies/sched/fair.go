@@ -137,7 +137,7 @@ func (f *Fair) Launched(now time.Duration, l Launch) {
 }
 
 // Finished implements Policy.
-func (f *Fair) Finished(_ time.Duration, a Attempt, _ Outcome) { delete(f.runs, a) }
+func (f *Fair) Finished(_ time.Duration, e Finish) { delete(f.runs, e.Attempt) }
 
 // Heartbeat implements Policy: skipped jobs wait for the time since the
 // last heartbeat.
@@ -146,8 +146,8 @@ func (f *Fair) Heartbeat(now time.Duration, _ NodeID) { f.delay.heartbeat(now) }
 // Assign offers the slot to the jobs in fair-share order; map slots go
 // through delay scheduling.
 func (f *Fair) Assign(now time.Duration, v View, s Slot) (Assignment, bool) {
-	for _, st := range f.order(v, s.Kind) {
-		if a, ok := f.delay.offer(st.ID, v, s); ok {
+	for _, id := range f.order(v, s.Kind) {
+		if a, ok := f.delay.offer(id, v, s); ok {
 			return a, true
 		}
 	}
@@ -156,12 +156,12 @@ func (f *Fair) Assign(now time.Duration, v View, s Slot) (Assignment, bool) {
 
 // jobShare is a job's place in the slot order.
 type jobShare struct {
-	st            *JobStatus
+	st            JobStatus
 	pool          string
 	fair          float64 // the job's fair share
 	needy         bool    // its pool is below its minimum share
 	poolRatio     float64 // pool running / pool min share, for needy pools
-	running       float64
+	running       float64 // slots held: running attempts
 	poolRunning   float64
 	poolFair      float64
 	poolMinDemand float64 // min(min share, demand)
@@ -170,7 +170,7 @@ type jobShare struct {
 // order sorts the jobs with the kind's tasks to run or running: jobs of
 // pools below their minimum share first, by the pool's running / minimum;
 // then by the job's running / fair share; then by submission.
-func (f *Fair) order(v View, kind TaskKind) []*JobStatus {
+func (f *Fair) order(v View, kind TaskKind) []JobID {
 	js := f.shares(v, kind)
 	ptrs := make([]*jobShare, len(js))
 	for i := range js {
@@ -193,9 +193,9 @@ func (f *Fair) order(v View, kind TaskKind) []*JobStatus {
 		return cmp.Or(cmp.Compare(ratio(a.running, a.fair), ratio(b.running, b.fair)),
 			cmp.Compare(a.st.Submit, b.st.Submit), cmp.Compare(a.st.ID, b.st.ID))
 	})
-	out := make([]*JobStatus, len(ptrs))
+	out := make([]JobID, len(ptrs))
 	for i, p := range ptrs {
-		out[i] = p.st
+		out[i] = p.st.ID
 	}
 	return out
 }
@@ -211,8 +211,8 @@ func ratio(running, share float64) float64 {
 // share the slots with their minimums and weights, and each pool's share
 // is split among its jobs by job weight.
 func (f *Fair) shares(v View, kind TaskKind) []jobShare {
-	byPool := map[string][]*JobStatus{}
-	for _, st := range v.Jobs() {
+	byPool := map[string][]JobStatus{}
+	for st := range v.Jobs() {
 		pool := f.poolOf(st.Job)
 		byPool[pool] = append(byPool[pool], st)
 	}
@@ -228,14 +228,14 @@ func (f *Fair) shares(v View, kind TaskKind) []jobShare {
 		claims := make([]claim, len(jobs))
 		running := 0.0
 		for k, st := range jobs {
-			claims[k] = claim{weight: weightOf(st.Weight), demand: float64(st.Running(kind) + st.Pending(kind))}
-			running += float64(st.Running(kind))
+			claims[k] = claim{weight: weightOf(st.Weight), demand: float64(st.Attempts(kind) + st.Pending(kind))}
+			running += float64(st.Attempts(kind))
 		}
 		jobShares := fairShares(claims, poolShares[i])
 		minDemand := min(pools[i].min, pools[i].demand)
 		for k, st := range jobs {
 			out = append(out, jobShare{
-				st: st, pool: name, fair: jobShares[k], running: float64(st.Running(kind)),
+				st: st, pool: name, fair: jobShares[k], running: float64(st.Attempts(kind)),
 				needy: running < minDemand, poolRatio: ratio(running, minDemand),
 				poolRunning: running, poolFair: poolShares[i], poolMinDemand: minDemand,
 			})
@@ -244,13 +244,13 @@ func (f *Fair) shares(v View, kind TaskKind) []jobShare {
 	return out
 }
 
-func (f *Fair) poolClaim(name string, jobs []*JobStatus, kind TaskKind) claim {
+func (f *Fair) poolClaim(name string, jobs []JobStatus, kind TaskKind) claim {
 	c := claim{weight: 1}
 	if p := f.pools[name]; p != nil {
 		c.min, c.weight = float64(p.MinShare[kind]), weightOf(p.Weight)
 	}
 	for _, st := range jobs {
-		c.demand += float64(st.Running(kind) + st.Pending(kind))
+		c.demand += float64(st.Attempts(kind) + st.Pending(kind))
 	}
 	return c
 }

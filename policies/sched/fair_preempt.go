@@ -45,7 +45,7 @@ func (f *Fair) preempt(now time.Duration, v View, kind TaskKind) []Preemption {
 		}
 		for _, a := range victims {
 			over[a.Job]--
-			out = append(out, Preemption{Attempt: a, Action: Kill, Reason: reason})
+			out = append(out, Preemption{Attempt: a, Reason: reason})
 		}
 		if len(victims) > 0 {
 			f.below[pool.pool][kind] = belowSince{now, now}

@@ -16,9 +16,10 @@ func launchAll(f *Fair, job JobID, n int, start time.Duration) {
 	}
 }
 
-func pooled(id JobID, pool string, running, pending int) *JobStatus {
+func pooled(id JobID, pool string, maps, pending int) *JobStatus {
 	st := status(id, Normal, 0, pending, 0)
-	st.Pool, st.RunningMaps = pool, running
+	st.Pool = pool
+	running(st, maps)
 	return st
 }
 
@@ -67,7 +68,8 @@ func TestMinShareKillsOnlyFromOtherPools(t *testing.T) {
 	// Job 3 grows to 8 running (demand 8, share still 4) while job 1
 	// drops to 2: prod needs 4 and takes them from job 3, newest first,
 	// leaving it at its share.
-	j1.RunningMaps, j3.RunningMaps = 2, 8
+	running(j1, 2)
+	running(j3, 8)
 	for i := 4; i < 8; i++ {
 		f.Launched(time.Duration(100+i)*time.Second, Launch{Attempt: Attempt{Job: 3, Kind: Map, Task: int32(i)}})
 	}

@@ -47,7 +47,8 @@ func TestFairOrderPutsNeedyPoolsFirst(t *testing.T) {
 	f := NewFair(FairConfig{Pools: []Pool{{Name: "prod", MinShare: [2]int{4, 0}}}})
 	a := status(1, Normal, 0, 5, 0)
 	b := status(2, Normal, time.Second, 5, 0)
-	b.Pool, b.RunningMaps = "prod", 1
+	b.Pool = "prod"
+	running(b, 1)
 	f.Submitted(0, a.Job)
 	f.Submitted(time.Second, b.Job)
 	got, ok := f.Assign(time.Minute, fairView(a, b), Slot{Node: 1, Kind: Map})
@@ -56,7 +57,7 @@ func TestFairOrderPutsNeedyPoolsFirst(t *testing.T) {
 
 	// Once prod is at its minimum, the job furthest below its fair share
 	// (job 1, running 0) goes first.
-	b.RunningMaps = 4
+	running(b, 4)
 	got, ok = f.Assign(time.Minute, fairView(a, b), Slot{Node: 1, Kind: Map})
 	require.True(t, ok)
 	assert.Equal(t, JobID(1), got.Job)
@@ -121,13 +122,17 @@ func TestDelayOverrideForCPUBoundPool(t *testing.T) {
 }
 
 func TestDelayOverrideForCPUBoundJob(t *testing.T) {
-	// The same through the job's own LocalityWait: T1 = 0 lets the
-	// CPU-bound job launch rack-local at once, but off-rack only after
-	// T2; the IO-bound job of the same pool keeps the policy's waits.
-	f := NewFair(FairConfig{Delay: Waits{Enabled: true, T1: time.Minute, T2: time.Minute}})
+	// A pool that overrides only T1 = 0: its CPU-bound job launches
+	// rack-local at once, but off-rack only after the policy's T2; the
+	// IO-bound job of the default pool keeps the policy's waits.
+	cpuWaits := Waits{Enabled: true, T2: time.Minute}
+	f := NewFair(FairConfig{
+		Delay: Waits{Enabled: true, T1: time.Minute, T2: time.Minute},
+		Pools: []Pool{{Name: "cpu", Waits: &cpuWaits}},
+	})
 	io := status(1, Normal, 0, 5, 0)
 	cpu := status(2, Normal, time.Second, 5, 0)
-	cpu.LocalityWait = &Waits{Enabled: true, T2: time.Minute}
+	cpu.Pool = "cpu"
 	f.Submitted(0, io.Job)
 	f.Submitted(time.Second, cpu.Job)
 	v := fairView(io, cpu)
@@ -153,7 +158,8 @@ func TestFairPreemptsForMinimumShare(t *testing.T) {
 	cfg.Pools = []Pool{{Name: "prod", MinShare: [2]int{4, 0}}}
 	f := NewFair(cfg)
 	hog := status(1, Normal, 0, 0, 0)
-	hog.RunningMaps, hog.PendingMaps = 10, 5
+	hog.PendingMaps = 5
+	running(hog, 10)
 	f.Submitted(0, hog.Job)
 	for i := range 10 {
 		f.Launched(time.Duration(i)*time.Second, Launch{Attempt: Attempt{Job: 1, Kind: Map, Task: int32(i)}})
@@ -167,7 +173,6 @@ func TestFairPreemptsForMinimumShare(t *testing.T) {
 	require.Len(t, kills, 4)
 	for i, k := range kills {
 		assert.Equal(t, Attempt{Job: 1, Kind: Map, Task: int32(9 - i)}, k.Attempt, "most recent first")
-		assert.Equal(t, Kill, k.Action)
 		assert.Equal(t, "pool prod below its minimum share", k.Reason)
 	}
 	assert.Empty(t, f.Tick(82*time.Second, v), "the timeout starts over after preempting")
@@ -181,9 +186,11 @@ func TestFairPreemptionNeverBelowFairShare(t *testing.T) {
 	cfg.Preempt, cfg.FairTimeout = true, 30*time.Second
 	f := NewFair(cfg)
 	a := status(1, Normal, 0, 0, 0)
-	a.Pool, a.RunningMaps, a.PendingMaps = "a", 6, 10
+	a.Pool, a.PendingMaps = "a", 10
+	running(a, 6)
 	b := status(2, Normal, 0, 0, 0)
-	b.Pool, b.RunningMaps, b.PendingMaps = "b", 4, 10
+	b.Pool, b.PendingMaps = "b", 10
+	running(b, 4)
 	for _, j := range []*JobStatus{a, b} {
 		f.Submitted(0, j.Job)
 	}
@@ -250,11 +257,7 @@ func TestFairSlotOrder(t *testing.T) {
 	for i, j := range jobs {
 		j.Submit = time.Duration(i) * time.Second
 	}
-	var order []JobID
-	for _, st := range f.order(fairView(jobs...), Map) {
-		order = append(order, st.ID)
-	}
-	assert.Equal(t, []JobID{2, 1, 4, 5, 3}, order)
+	assert.Equal(t, []JobID{2, 1, 4, 5, 3}, f.order(fairView(jobs...), Map))
 }
 
 func TestDelayWaitAccruesOnlyWhenSkipped(t *testing.T) {
@@ -263,7 +266,7 @@ func TestDelayWaitAccruesOnlyWhenSkipped(t *testing.T) {
 	// takes every slot: its wait stays 0 however long that lasts.
 	f := NewFair(FairConfig{Delay: Waits{Enabled: true, T1: 10 * time.Second, T2: 10 * time.Second}})
 	j1, j2 := status(1, Normal, 0, 100, 0), status(2, Normal, time.Second, 5, 0)
-	j2.RunningMaps = 50 // far over its share, so job 1 is first
+	running(j2, 50) // far over its share, so job 1 is first
 	f.Submitted(0, j1.Job)
 	f.Submitted(time.Second, j2.Job)
 	v := fairView(j1, j2)

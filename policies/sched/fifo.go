@@ -74,7 +74,7 @@ func (f *FIFO) Launched(_ time.Duration, l Launch) {
 }
 
 // Finished implements Policy; FIFO keeps no per-attempt state.
-func (*FIFO) Finished(time.Duration, Attempt, Outcome) {}
+func (*FIFO) Finished(time.Duration, Finish) {}
 
 // Heartbeat implements Policy: skipped jobs wait for the time since the
 // last heartbeat.

@@ -113,9 +113,9 @@ func TestFIFOFillsSlotsInQueueOrder(t *testing.T) {
 		if !ok {
 			break
 		}
-		st := v.Job(a.Job)
+		st := v.status(a.Job)
 		st.PendingMaps--
-		st.RunningMaps++
+		running(st, st.RunningMaps+1)
 		order = append(order, a.Job)
 	}
 	assert.Equal(t, []JobID{1, 1, 2, 2}, order)

@@ -2,6 +2,7 @@ package sched
 
 import (
 	"fmt"
+	"iter"
 	"sort"
 	"strings"
 	"time"
@@ -20,8 +21,9 @@ type Policy interface {
 	Ended(now time.Duration, job JobID)
 	// Launched tells the policy an attempt has started in a slot.
 	Launched(now time.Duration, l Launch)
-	// Finished tells the policy an attempt has ended and freed its slot.
-	Finished(now time.Duration, a Attempt, o Outcome)
+	// Finished tells the policy an attempt has ended and freed its slot;
+	// f.At is when it ended, which may be before now.
+	Finished(now time.Duration, f Finish)
 	// Heartbeat tells the policy a node's heartbeat is being answered; the
 	// Assign calls for that node's free slots follow.
 	Heartbeat(now time.Duration, node NodeID)
@@ -33,13 +35,14 @@ type Policy interface {
 	Tick(now time.Duration, v View) []Preemption
 }
 
-// View is the coordinator's current picture of the active jobs, read-only
-// for the policy and valid only during the call it was passed to.
+// View is the coordinator's current picture of the active jobs, valid only
+// during the call it was passed to. It hands out copies: nothing a policy
+// does to what it gets changes the coordinator's state.
 type View interface {
-	// Jobs returns the active jobs in submission order (ties by ID).
-	Jobs() []*JobStatus
-	// Job returns one active job, or nil.
-	Job(id JobID) *JobStatus
+	// Jobs yields the active jobs in submission order (ties by ID).
+	Jobs() iter.Seq[JobStatus]
+	// Job returns one active job, and false when it is not active.
+	Job(id JobID) (JobStatus, bool)
 	// BestLocality reports the best locality any pending task of the
 	// given kind of job would have on the node, and false when the job has
 	// no pending task of that kind the node may run (under copy-compute
@@ -49,29 +52,38 @@ type View interface {
 	Slots(kind TaskKind) int
 }
 
-// JobStatus is a job's progress as the coordinator sees it. Pending counts
-// only tasks that may run now: reduces become pending when the job's
-// slow-start fraction of maps has finished.
+// JobStatus is a job's progress as the coordinator sees it. Tasks are
+// counted apart from attempts: a task is pending (it may run now: reduces
+// become pending when the job's slow-start fraction of maps has finished),
+// running (at least one attempt runs), finished, or none of these while
+// its job manager has yet to re-queue it after a lost attempt. A running
+// task may have several attempts (speculative copies, clones); the
+// attempts are the slots the job holds.
 type JobStatus struct {
 	Job
 	PendingMaps, RunningMaps, FinishedMaps          int
 	PendingReduces, RunningReduces, FinishedReduces int
+	MapAttempts, ReduceAttempts                     int // running attempts
 }
 
 // Pending returns the pending tasks of the kind.
-func (j *JobStatus) Pending(kind TaskKind) int {
-	if kind == Map {
-		return j.PendingMaps
-	}
-	return j.PendingReduces
-}
+func (j JobStatus) Pending(kind TaskKind) int { return byKind(kind, j.PendingMaps, j.PendingReduces) }
 
-// Running returns the running attempts of the kind.
-func (j *JobStatus) Running(kind TaskKind) int {
+// Running returns the running tasks of the kind.
+func (j JobStatus) Running(kind TaskKind) int { return byKind(kind, j.RunningMaps, j.RunningReduces) }
+
+// Finished returns the finished tasks of the kind.
+func (j JobStatus) Finished(kind TaskKind) int { return byKind(kind, j.FinishedMaps, j.FinishedReduces) }
+
+// Attempts returns the running attempts of the kind: the slots of that
+// kind the job holds.
+func (j JobStatus) Attempts(kind TaskKind) int { return byKind(kind, j.MapAttempts, j.ReduceAttempts) }
+
+func byKind(kind TaskKind, maps, reduces int) int {
 	if kind == Map {
-		return j.RunningMaps
+		return maps
 	}
-	return j.RunningReduces
+	return reduces
 }
 
 // Factory builds a policy from its parameters, decoded from the scenario's

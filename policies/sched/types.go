@@ -87,11 +87,6 @@ type Job struct {
 	// InputBytes is the job's total map input, known at submission; the
 	// size-predicting policies (SITA, COMP) estimate job size from it.
 	InputBytes int64
-	// LocalityWait, when set, replaces the policy's (and the job's pool's)
-	// delay-scheduling waits for this job: the paper's IO-rate biasing
-	// gives CPU-bound jobs T1 = T2 = 0 so they launch anywhere at once.
-	// Nil keeps the policy's waits.
-	LocalityWait *Waits
 }
 
 // Attempt identifies one run of one task. Attempt numbers count from 0;
@@ -113,12 +108,26 @@ func (a Attempt) String() string {
 	return fmt.Sprintf("j%d-%s%d.%d", a.Job, a.Kind, a.Task, a.Attempt)
 }
 
-// Launch describes an attempt that has started, as the policy hears of it.
+// Launch describes an attempt that has started, as the policy hears of it:
+// the slot it was offered and runs in, and how close to its input.
 type Launch struct {
 	Attempt  Attempt
 	Node     NodeID
 	Rack     RackID
+	Slot     int // the node's slot of the attempt's kind, as offered (Slot.Index)
 	Locality Locality
+}
+
+// Finish describes an attempt that has left its slot, as the policy hears
+// of it: on the heartbeat that reports it, or when its node is declared
+// dead. At is when the attempt ended on its node (for a lost node, when
+// the coordinator declared it dead), so a policy summing the slot time a
+// job held (launch to At) counts no heartbeat wait.
+type Finish struct {
+	Attempt Attempt
+	Node    NodeID
+	Outcome Outcome
+	At      time.Duration
 }
 
 // Outcome is how an attempt ended.
@@ -144,8 +153,9 @@ func (o Outcome) String() string {
 }
 
 // Slot is one free slot offered on a node's heartbeat. Index numbers the
-// node's slots of that kind from 0, so partitioning policies (TAGS, SITA)
-// can split a node's slots between queues.
+// node's slots of that kind from 0; the attempt launched for the offer runs
+// in that very slot, so partitioning policies (TAGS, SITA) can split a
+// node's slots between queues.
 type Slot struct {
 	Node  NodeID
 	Rack  RackID
@@ -157,26 +167,26 @@ type Slot struct {
 // Job in the slot, at no worse than MaxLocality. The coordinator picks the
 // job's best-placed pending task for the node (node-local first), which is
 // Hadoop's in-job locality preference.
+//
+// With Copy set, the slot runs another attempt of Task, a task of the job
+// that is running and not yet finished (a speculative copy or a clone),
+// instead of a pending task; a map's copy must be within MaxLocality of
+// the node. The first attempt to succeed ends the task; its job manager
+// kills the others, whose slot time counts as killed work.
 type Assignment struct {
 	Job         JobID
 	Kind        TaskKind
 	MaxLocality Locality
+	Copy        bool
+	Task        int32
 }
 
-// PreemptAction says what to do with a running attempt taken from its job.
-type PreemptAction uint8
-
-// Preemption actions: Kill loses the attempt's work and re-queues the task
-// as never started (the Fair scheduler); Suspend keeps its work so it can
-// resume later (the work-conserving preemption of FBQ and TAGS).
-const (
-	Kill PreemptAction = iota
-	Suspend
-)
-
-// Preemption is a policy's decision to take a slot back.
+// Preemption is a policy's decision to take a slot back: the attempt is
+// killed, its work lost, and its task runs again from the start (the Fair
+// scheduler). Work-conserving pausing (FBQ, TAGS) needs no preemption: a
+// policy pauses a job by not assigning it slots, and its running tasks
+// finish.
 type Preemption struct {
 	Attempt Attempt
-	Action  PreemptAction
 	Reason  string
 }

@@ -1,15 +1,33 @@
 package sched
 
-// fakeView is a View over a fixed table, for policy tests.
+import "iter"
+
+// fakeView is a View over a fixed table, for policy tests. Tests change
+// the table through the pointers they hold; the view hands out copies.
 type fakeView struct {
 	jobs  []*JobStatus
 	local map[JobID]map[NodeID]Locality // best pending-map locality per node; absent = OffRack
 	slots map[TaskKind]int
 }
 
-func (v *fakeView) Jobs() []*JobStatus { return v.jobs }
+func (v *fakeView) Jobs() iter.Seq[JobStatus] {
+	return func(yield func(JobStatus) bool) {
+		for _, j := range v.jobs {
+			if !yield(*j) {
+				return
+			}
+		}
+	}
+}
 
-func (v *fakeView) Job(id JobID) *JobStatus {
+func (v *fakeView) Job(id JobID) (JobStatus, bool) {
+	if j := v.status(id); j != nil {
+		return *j, true
+	}
+	return JobStatus{}, false
+}
+
+func (v *fakeView) status(id JobID) *JobStatus {
 	for _, j := range v.jobs {
 		if j.ID == id {
 			return j
@@ -19,8 +37,8 @@ func (v *fakeView) Job(id JobID) *JobStatus {
 }
 
 func (v *fakeView) BestLocality(id JobID, kind TaskKind, node NodeID) (Locality, bool) {
-	j := v.Job(id)
-	if j == nil || j.Pending(kind) == 0 {
+	j, ok := v.Job(id)
+	if !ok || j.Pending(kind) == 0 {
 		return 0, false
 	}
 	if kind == Reduce {
@@ -33,3 +51,8 @@ func (v *fakeView) BestLocality(id JobID, kind TaskKind, node NodeID) (Locality,
 }
 
 func (v *fakeView) Slots(kind TaskKind) int { return v.slots[kind] }
+
+// running sets a job's running maps, one attempt each.
+func running(st *JobStatus, maps int) {
+	st.RunningMaps, st.MapAttempts = maps, maps
+}

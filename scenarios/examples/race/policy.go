@@ -95,8 +95,8 @@ func (p *Policy) Assign(now time.Duration, v sched.View, s sched.Slot) (sched.As
 		return p.FIFO.Assign(now, v, s)
 	}
 	for _, j := range p.order {
-		st := v.Job(j.ID)
-		if st != nil && p.reducesReady(v, st, s.Node) {
+		st, ok := v.Job(j.ID)
+		if ok && p.reducesReady(v, st, s.Node) {
 			return sched.Assignment{Job: j.ID, Kind: sched.Reduce, MaxLocality: sched.OffRack}, true
 		}
 	}
@@ -104,7 +104,7 @@ func (p *Policy) Assign(now time.Duration, v sched.View, s sched.Slot) (sched.As
 }
 
 // reducesReady is where the race lives.
-func (p *Policy) reducesReady(v sched.View, st *sched.JobStatus, node sched.NodeID) bool {
+func (p *Policy) reducesReady(v sched.View, st sched.JobStatus, node sched.NodeID) bool {
 	if p.fixed {
 		// The job manager's release is the truth: ask the view.
 		_, ok := v.BestLocality(st.ID, sched.Reduce, node)

@@ -1,6 +1,7 @@
 package race
 
 import (
+	"iter"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,13 +16,10 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // view is a coordinator view of one job.
 type view struct{ st sched.JobStatus }
 
-func (v *view) Jobs() []*sched.JobStatus { return []*sched.JobStatus{&v.st} }
-func (v *view) Job(id sched.JobID) *sched.JobStatus {
-	if id == v.st.ID {
-		return &v.st
-	}
-	return nil
+func (v *view) Jobs() iter.Seq[sched.JobStatus] {
+	return func(yield func(sched.JobStatus) bool) { yield(v.st) }
 }
+func (v *view) Job(id sched.JobID) (sched.JobStatus, bool) { return v.st, id == v.st.ID }
 func (v *view) BestLocality(_ sched.JobID, kind sched.TaskKind, _ sched.NodeID) (sched.Locality, bool) {
 	return sched.OffRack, v.st.Pending(kind) > 0
 }
@@ -32,7 +30,7 @@ func TestTheHeartbeatThatBeatsTaskFinished(t *testing.T) {
 	// The heartbeat reporting the first map has been booked (one of 20
 	// maps is slow-start 0.05), but the job manager has not yet heard the
 	// node's TaskFinished, so no reduce is pending.
-	v := &view{st: sched.JobStatus{Job: job, RunningMaps: 19, FinishedMaps: 1}}
+	v := &view{st: sched.JobStatus{Job: job, RunningMaps: 19, MapAttempts: 19, FinishedMaps: 1}}
 	slot := sched.Slot{Node: 3, Kind: sched.Reduce}
 
 	for _, fixed := range []bool{false, true} {

@@ -1,0 +1,68 @@
+package actors
+
+import (
+	"fmt"
+
+	"clusteremu/policies/sched"
+	"clusteremu/workload"
+)
+
+// The NameNode's part of the coordinator: what an attempt reads and
+// writes. Input files and their replicas live in the block map
+// (block_map.go); the job table reads the same replicas, so the locality
+// a launch was decided at is the locality of the replica it reads.
+
+// taskSpec works out what an attempt on node reads, computes and writes;
+// loc is the locality the job table gave the task on the node.
+func (s *coordState) taskSpec(job *coordJob, a sched.Attempt, node sched.NodeID, loc sched.Locality) (TaskSpec, error) {
+	sp := &job.spec
+	spec := TaskSpec{Model: sp.Model, Slowdown: 1, Locality: sched.OffRack}
+	rng := s.blocks.attemptStream(a)
+	if a.Kind == sched.Map {
+		blk := &job.input.blocks[a.Task]
+		src, srcLoc, ok := s.blocks.source(blk, node, rng)
+		if !ok {
+			return spec, fmt.Errorf("block %d of %q has no live replica", a.Task, inputName(a.Job, *sp))
+		}
+		if srcLoc != loc {
+			s.fail("%v on node %d was placed %v but its nearest replica is %v (node %d)", a, node, loc, srcLoc, src)
+		}
+		spec.InputBytes, spec.Source, spec.Locality, spec.CPU = blk.bytes, src, srcLoc, sp.MapCPU
+		if sp.Reduces > 0 {
+			spec.SpillBytes = workload.Share(sp.ShuffleBytes, job.maps, int(a.Task))
+		} else {
+			spec.OutputBytes = workload.Share(sp.OutputBytes, job.maps, int(a.Task))
+		}
+	} else {
+		spec.Maps, spec.Reduces, spec.CPU = job.maps, sp.Reduces, sp.ReduceCPU
+		spec.OutputBytes = workload.Share(sp.OutputBytes, sp.Reduces, int(a.Task))
+	}
+	if spec.OutputBytes > 0 {
+		pipeline, err := s.blocks.pipeline(node, rng)
+		if err != nil {
+			return spec, fmt.Errorf("output of %v: %w", a, err)
+		}
+		spec.Pipeline = pipeline[1:]
+	}
+	if p := s.cfg.FailureProbability; p > 0 {
+		spec.Fail = s.blocks.failureStream(a).Float64() < p
+	}
+	return spec, nil
+}
+
+// inputName names a job's input file: its own unless it shares one.
+func inputName(id sched.JobID, spec workload.JobSpec) string {
+	if spec.InputFile != "" {
+		return spec.InputFile
+	}
+	return fmt.Sprintf("input-%d", id)
+}
+
+// blockSizeFor is the cluster's block size, or the size that splits a
+// private input into exactly the job's explicit map count.
+func blockSizeFor(spec workload.JobSpec, maps int, cluster int64) int64 {
+	if spec.Maps == 0 || spec.InputFile != "" || spec.InputBytes == 0 {
+		return cluster
+	}
+	return max(1, (spec.InputBytes+int64(maps)-1)/int64(maps))
+}

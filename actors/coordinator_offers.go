@@ -1,0 +1,173 @@
+package actors
+
+import (
+	"iter"
+	"time"
+
+	"clusteremu/policies/sched"
+)
+
+// Offers and scheduling: a node's heartbeat books the attempts it reports
+// ended, then offers each of the node's free slots to the policy, one at a
+// time, launching each assignment before asking for the next.
+
+// heartbeat books what the node reports and offers its free slots.
+func (s *coordState) heartbeat(now time.Duration, hb *Heartbeat) {
+	n := &s.nodes[hb.Node]
+	if n.dead || !n.registered {
+		return // a node declared dead stays dead
+	}
+	n.last = now
+	for _, a := range s.admit {
+		a.reported(hb)
+	}
+	// Every ended attempt frees its slot now. With commit-pending counting
+	// a successful one stays its job's until the slots are offered.
+	var committing []AttemptEnded
+	for _, e := range hb.Ended {
+		at, ok := s.running[e.Attempt]
+		if !ok {
+			continue // booked already when its node was declared dead
+		}
+		s.nodes[at.node].busy[e.Attempt.Kind][at.slot] = false
+		if s.cfg.CommitPendingRunning && e.Outcome == sched.Succeeded {
+			committing = append(committing, e)
+			continue
+		}
+		s.attemptEnded(now, hb.Node, e)
+	}
+	s.policy.Heartbeat(now, hb.Node)
+	for _, kind := range []sched.TaskKind{sched.Map, sched.Reduce} {
+		s.offer(now, hb.Node, kind)
+	}
+	for _, e := range committing {
+		s.attemptEnded(now, hb.Node, e)
+	}
+}
+
+// attemptEnded books an attempt that left its slot: for its job and for
+// the policy.
+func (s *coordState) attemptEnded(now time.Duration, node sched.NodeID, e AttemptEnded) {
+	a := e.Attempt
+	if _, ok := s.running[a]; !ok {
+		return
+	}
+	delete(s.running, a)
+	s.table.ended(a, e.Outcome == sched.Succeeded)
+	s.policy.Finished(now, sched.Finish{Attempt: a, Node: node, Outcome: e.Outcome, At: e.At})
+}
+
+// offer hands the node's free slots of a kind to the policy, lowest index
+// first, until one launch without assign-multiple. A slot the policy
+// leaves idle does not end the offers: a policy that partitions a node's
+// slots between queues declines one slot and fills the next.
+func (s *coordState) offer(now time.Duration, node sched.NodeID, kind sched.TaskKind) {
+	for i, busy := range s.nodes[node].busy[kind] {
+		if busy {
+			continue
+		}
+		slot := sched.Slot{Node: node, Rack: s.cfg.RackOf[node], Kind: kind, Index: i}
+		a, ok := s.policy.Assign(now, coordView{s}, slot)
+		if !ok {
+			continue
+		}
+		if !s.launch(now, a, slot) || !s.cfg.AssignMultiple {
+			return
+		}
+	}
+}
+
+// launch runs the assignment's task in the slot: it picks the task (the
+// best-placed pending one, or the running one to copy), works out what
+// the attempt reads and writes, and books it. It reports false when the
+// policy named a task that cannot run there, which fails the run.
+func (s *coordState) launch(now time.Duration, asg sched.Assignment, slot sched.Slot) bool {
+	if asg.Kind != slot.Kind {
+		s.fail("%s assigned job %d's %v task to a %v slot on node %d", s.policy.Name(), asg.Job, asg.Kind, slot.Kind, slot.Node)
+		return false
+	}
+	task, loc, ok := s.pick(asg, slot)
+	if !ok {
+		what := "no such task"
+		if asg.Copy {
+			what = "no such running task to copy"
+		}
+		s.fail("%s assigned job %d a %v slot on node %d, but it has %s within %v",
+			s.policy.Name(), asg.Job, slot.Kind, slot.Node, what, asg.MaxLocality)
+		return false
+	}
+	a := s.table.attempt(asg.Job, slot.Kind, task)
+	spec, err := s.taskSpec(s.jobs[asg.Job], a, slot.Node, loc)
+	if err != nil {
+		// The task cannot run anywhere (its block lost every replica, or
+		// too few nodes are left for its output): the job fails.
+		s.emit(&tellJob{a.Job, &FailJob{Job: a.Job, Reason: err.Error()}})
+		return true
+	}
+	s.out.progress = true
+	s.table.launched(a)
+	s.running[a] = placed{slot.Node, slot.Index}
+	s.nodes[slot.Node].busy[slot.Kind][slot.Index] = true
+	for _, adm := range s.admit {
+		adm.launched(slot.Node, a, &spec)
+	}
+	s.emit(&launchAttempt{attempt: a, node: slot.Node, slot: slot.Index, locality: loc, spec: spec})
+	s.policy.Launched(now, sched.Launch{Attempt: a, Node: slot.Node, Rack: slot.Rack, Slot: slot.Index, Locality: loc})
+	return true
+}
+
+// pick finds the task an assignment names for the slot and its locality,
+// within the assignment's bound and the admission rules.
+func (s *coordState) pick(asg sched.Assignment, slot sched.Slot) (int32, sched.Locality, bool) {
+	if !s.admits(asg.Job, slot.Kind, slot.Node) {
+		return 0, 0, false
+	}
+	if !asg.Copy {
+		return s.table.take(asg.Job, slot.Kind, slot.Node, asg.MaxLocality)
+	}
+	if !s.table.copyable(asg.Job, slot.Kind, asg.Task) {
+		return 0, 0, false
+	}
+	loc := sched.OffRack
+	if slot.Kind == sched.Map {
+		loc = s.table.mapLocality(asg.Job, asg.Task, slot.Node)
+	}
+	return asg.Task, loc, loc <= asg.MaxLocality
+}
+
+// admits reports whether every admission rule lets the node take a task
+// of the kind from the job.
+func (s *coordState) admits(job sched.JobID, kind sched.TaskKind, node sched.NodeID) bool {
+	for _, a := range s.admit {
+		if !a.admits(job, kind, node) {
+			return false
+		}
+	}
+	return true
+}
+
+// coordView is the job table as a policy sees it: copies of the jobs'
+// counts, and the best locality a node may launch at after admission.
+type coordView struct{ s *coordState }
+
+// Jobs implements sched.View.
+func (v coordView) Jobs() iter.Seq[sched.JobStatus] { return v.s.table.statuses() }
+
+// Job implements sched.View.
+func (v coordView) Job(id sched.JobID) (sched.JobStatus, bool) {
+	if j := v.s.table.job(id); j != nil {
+		return j.status, true
+	}
+	return sched.JobStatus{}, false
+}
+
+// BestLocality implements sched.View.
+func (v coordView) BestLocality(id sched.JobID, kind sched.TaskKind, node sched.NodeID) (sched.Locality, bool) {
+	if !v.s.admits(id, kind, node) {
+		return 0, false
+	}
+	return v.s.table.bestLocality(id, kind, node)
+}
+
+// Slots implements sched.View.
+func (v coordView) Slots(kind sched.TaskKind) int { return v.s.liveSlots[kind] }

@@ -1,0 +1,297 @@
+package actors
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"clusteremu/policies/sched"
+	"clusteremu/workload"
+)
+
+// coordState is the coordinator's core: every decision the cluster master
+// makes, as a plain struct that never sends a message, reads a clock or
+// sees an actor. Events come in as method calls with the emulated time
+// (a heartbeat, a job submitted or ended, a tick); what the coordinator
+// must do comes out as effects the Coordinator actor turns into messages
+// (coordOut), as etcd's raft core returns what to send. Its roles live in
+// their own files: offers and scheduling (coordinator_offers.go), the
+// NameNode (coordinator_namenode.go), node liveness and the run's end
+// (coordinator_liveness.go), and the admission rules beyond free slots
+// (coordinator_admission.go, coordinator_space.go).
+type coordState struct {
+	cfg     *CoordinatorConfig
+	policy  sched.Policy
+	table   *jobTable
+	blocks  *blockMap
+	nodes   []nodeEntry
+	jobs    map[sched.JobID]*coordJob
+	running map[sched.Attempt]placed
+	// admit are the admission rules a node's slot offer passes before a
+	// task of a job may take it; copies and space are the same rules by
+	// their concrete types, nil when off.
+	admit  []admission
+	copies *copyCompute
+	space  *spaceAdmission
+	// liveSlots counts the slots of the live nodes, by kind.
+	liveSlots [2]int
+	// streams counts the workload streams yet to say WorkloadSubmitted.
+	streams  int
+	finished bool
+	out      coordOut
+}
+
+// coordJob is what the coordinator keeps of a job besides its place in
+// the job table.
+type coordJob struct {
+	spec  workload.JobSpec
+	maps  int
+	input *file // nil when it could not be stored
+}
+
+// placed is where a running attempt runs.
+type placed struct {
+	node sched.NodeID
+	slot int
+}
+
+// coordOut is what the core asks its actor to do, in the order it asked.
+type coordOut struct {
+	effects []coordEffect
+	records []JobRecord // jobs as they were submitted
+	// progress: work moved forward (a launch, a job's end, an eviction).
+	progress bool
+	// done: every stream has submitted its last job and every job ended.
+	done bool
+	// err: a broken invariant, such as a policy naming a task that does
+	// not exist; the run fails with the first.
+	err error
+}
+
+// coordEffect is one thing the coordinator tells another actor. Its
+// String form is what the core's tests compare.
+type coordEffect interface{ String() string }
+
+// The effects.
+type (
+	// spawnJobManager starts a job's manager, which asks for its tasks.
+	spawnJobManager struct {
+		job       sched.JobID
+		spec      workload.JobSpec
+		maps      int
+		slowStart float64
+	}
+	// launchAttempt sends LaunchTask to the node's slot and TaskLaunched
+	// to the job manager, in that order.
+	launchAttempt struct {
+		attempt  sched.Attempt
+		node     sched.NodeID
+		slot     int
+		locality sched.Locality
+		spec     TaskSpec
+	}
+	// killAttempt sends KillTask to the node running the attempt.
+	killAttempt struct {
+		attempt sched.Attempt
+		node    sched.NodeID
+		reason  string
+	}
+	// tellJob sends a message to a job's manager.
+	tellJob struct {
+		job sched.JobID
+		msg any
+	}
+	// tellNode sends a message to a node through its rack switch.
+	tellNode struct {
+		node sched.NodeID
+		msg  any
+	}
+	// tellFabric sends a message to the fabric.
+	tellFabric struct{ msg any }
+)
+
+func (e *spawnJobManager) String() string {
+	return fmt.Sprintf("spawn job-%d: %d maps, %d reduces", e.job, e.maps, e.spec.Reduces)
+}
+
+func (e *launchAttempt) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "launch %v on node %d %v slot %d, %v", e.attempt, e.node, e.attempt.Kind, e.slot, e.locality)
+	if e.attempt.Kind == sched.Map {
+		fmt.Fprintf(&b, ", reads node %d", e.spec.Source)
+	}
+	if e.spec.Fail {
+		b.WriteString(", fails")
+	}
+	return b.String()
+}
+
+func (e *killAttempt) String() string {
+	return fmt.Sprintf("kill %v on node %d: %s", e.attempt, e.node, e.reason)
+}
+
+func (e *tellJob) String() string    { return fmt.Sprintf("job-%d ← %s", e.job, describeMsg(e.msg)) }
+func (e *tellNode) String() string   { return fmt.Sprintf("node-%d ← %s", e.node, describeMsg(e.msg)) }
+func (e *tellFabric) String() string { return "fabric ← " + describeMsg(e.msg) }
+
+// describeMsg names a message and its content in a line.
+func describeMsg(msg any) string {
+	switch m := msg.(type) {
+	case *FailJob:
+		return "FailJob: " + m.Reason
+	case *NodeLost:
+		return fmt.Sprintf("NodeLost %d", m.Node)
+	case *EvictOutputs:
+		return "EvictOutputs"
+	case *DropJobData:
+		return fmt.Sprintf("DropJobData job %d", m.Job)
+	}
+	return fmt.Sprintf("%T", msg)
+}
+
+// newCoordState returns the core of a coordinator; seed seeds the block
+// placement streams.
+func newCoordState(cfg *CoordinatorConfig, policy sched.Policy, seed uint64) *coordState {
+	s := &coordState{
+		cfg: cfg, policy: policy,
+		table:   newJobTable(cfg.RackOf),
+		blocks:  newBlockMap(cfg.BlockSize, cfg.Replication, cfg.RackOf, seed),
+		nodes:   make([]nodeEntry, len(cfg.RackOf)),
+		jobs:    make(map[sched.JobID]*coordJob),
+		running: make(map[sched.Attempt]placed),
+		streams: cfg.Streams,
+	}
+	if cfg.CopyingPerJob > 0 {
+		s.copies = newCopyCompute(len(cfg.RackOf), cfg.CopyingPerJob, cfg.ComputeAware)
+		s.admit = append(s.admit, s.copies)
+	}
+	if cfg.IntermediateSpace > 0 {
+		s.space = newSpaceAdmission(len(cfg.RackOf), cfg.IntermediateSpace)
+		s.admit = append(s.admit, s.space)
+	}
+	return s
+}
+
+// take hands over what the core has asked for since the last take.
+func (s *coordState) take() coordOut {
+	out := s.out
+	s.out = coordOut{}
+	return out
+}
+
+func (s *coordState) emit(e coordEffect) { s.out.effects = append(s.out.effects, e) }
+
+// fail records a broken invariant; the first one fails the run.
+func (s *coordState) fail(format string, args ...any) {
+	if s.out.err == nil {
+		s.out.err = fmt.Errorf("coordinator: "+format, args...)
+	}
+}
+
+// submit stores a job's input as blocks, registers the job with the table
+// and the policy, and spawns its job manager, which asks for its tasks.
+func (s *coordState) submit(now time.Duration, id sched.JobID, spec workload.JobSpec) {
+	spec.Submit = now // a closed worker's spec holds its think time
+	maps := spec.MapCount(s.cfg.BlockSize)
+	s.out.records = append(s.out.records, submittedRecord(id, spec, maps, spec.Reduces))
+	job := &coordJob{spec: spec, maps: maps}
+	s.jobs[id] = job
+	input, err := s.blocks.ensure(inputName(id, spec), spec.InputBytes, blockSizeFor(spec, maps, s.cfg.BlockSize))
+	if err == nil {
+		job.input = input
+	}
+	s.table.add(sched.Job{
+		ID: id, Name: spec.Name, Pool: spec.Pool, Priority: sched.Priority(spec.Priority),
+		Weight: spec.Weight, Submit: now, Maps: maps, Reduces: spec.Reduces, InputBytes: spec.InputBytes,
+	}, job.input)
+	s.policy.Submitted(now, s.table.job(id).status.Job)
+	slowStart := spec.SlowStart
+	if slowStart == 0 {
+		slowStart = s.cfg.SlowStart
+	}
+	s.emit(&spawnJobManager{job: id, spec: spec, maps: maps, slowStart: slowStart})
+	switch {
+	case err != nil:
+		s.emit(&tellJob{id, &FailJob{Job: id, Reason: err.Error()}})
+	case s.space != nil:
+		s.space.addJob(id, spec, maps)
+		if spill := s.space.spill(id); spill > s.cfg.IntermediateSpace {
+			s.emit(&tellJob{id, &FailJob{Job: id, Reason: fmt.Sprintf(
+				"a map spills %d bytes, more than a node's intermediate space (%d bytes)", spill, s.cfg.IntermediateSpace)}})
+		}
+	}
+}
+
+// requeue makes a job's tasks pending: maps indexed by the live replicas
+// of their input blocks. A finished map re-queued lost its output.
+func (s *coordState) requeue(msg *RequeueTasks) {
+	job := s.jobs[msg.Job]
+	if job == nil || job.input == nil {
+		return // the job has ended, or its input could not be stored
+	}
+	if len(msg.Maps) > 0 && len(job.input.blocks) != job.maps {
+		s.emit(&tellJob{msg.Job, &FailJob{Job: msg.Job, Reason: fmt.Sprintf(
+			"input file %q has %d blocks but the job has %d maps", inputName(msg.Job, job.spec), len(job.input.blocks), job.maps)}})
+		return
+	}
+	if len(msg.Maps) > 0 && s.copies != nil {
+		s.copies.setMapsFinished(msg.Job, false)
+	}
+	for _, m := range msg.Maps {
+		s.table.addMap(msg.Job, m)
+	}
+	for _, r := range msg.Reduces {
+		s.table.addReduce(msg.Job, r)
+	}
+}
+
+// mapsFinished books the job manager's word that every map of a job has
+// finished.
+func (s *coordState) mapsFinished(job sched.JobID) {
+	if s.copies != nil && s.jobs[job] != nil {
+		s.copies.setMapsFinished(job, true)
+	}
+}
+
+// jobEnded forgets the job and kills whatever of it still runs.
+func (s *coordState) jobEnded(now time.Duration, id sched.JobID) {
+	if _, ok := s.jobs[id]; !ok {
+		return
+	}
+	for _, a := range s.runningOf(id) {
+		s.emit(&killAttempt{a, s.running[a].node, "job ended"})
+	}
+	if s.space != nil {
+		s.spaceJobEnded(id)
+	}
+	if s.copies != nil {
+		s.copies.setMapsFinished(id, false)
+	}
+	s.out.progress = true
+	s.table.remove(id)
+	s.policy.Ended(now, id)
+	delete(s.jobs, id)
+	s.maybeFinish()
+}
+
+// runningOf lists a job's running attempts in a stable order.
+func (s *coordState) runningOf(id sched.JobID) []sched.Attempt {
+	var out []sched.Attempt
+	for a := range s.running {
+		if a.Job == id {
+			out = append(out, a)
+		}
+	}
+	sortAttempts(out)
+	return out
+}
+
+// policyTick runs the policy's periodic work and kills the attempts it
+// preempts; their nodes report them ended on their next heartbeat.
+func (s *coordState) policyTick(now time.Duration) {
+	for _, p := range s.policy.Tick(now, coordView{s}) {
+		if at, ok := s.running[p.Attempt]; ok {
+			s.emit(&killAttempt{p.Attempt, at.node, p.Reason})
+		}
+	}
+}
