@@ -85,13 +85,26 @@ func said(s *coordState) []string {
 	return lines
 }
 
+// jobSpec is a job of one 100-byte map with a shuffle of the given bytes
+// to one reduce, or no reduce when shuffle is 0.
+func jobSpec(reduces int, shuffle int64) workload.JobSpec {
+	return workload.JobSpec{Name: "j", InputBytes: 100, Reduces: reduces, ShuffleBytes: shuffle}
+}
+
 // submitMaps submits job id with one map per replica list, its blocks on
 // those nodes, and makes every map pending as its job manager would.
 func submitMaps(t *testing.T, s *coordState, now time.Duration, id sched.JobID, reduces int, replicas ...[]sched.NodeID) {
 	t.Helper()
 	spec := workload.JobSpec{Name: fmt.Sprint("job", id), InputBytes: int64(100 * len(replicas)), Reduces: reduces, ShuffleBytes: int64(10 * reduces)}
+	submitJob(t, s, now, id, spec, replicas...)
+}
+
+// submitJob submits a job whose maps' blocks are on the nodes given, and
+// makes every map pending.
+func submitJob(t *testing.T, s *coordState, now time.Duration, id sched.JobID, spec workload.JobSpec, replicas ...[]sched.NodeID) {
+	t.Helper()
 	s.submit(now, id, spec)
-	require.Equal(t, []string{fmt.Sprintf("spawn job-%d: %d maps, %d reduces", id, len(replicas), reduces)}, said(s))
+	require.Equal(t, []string{fmt.Sprintf("spawn job-%d: %d maps, %d reduces", id, len(replicas), spec.Reduces)}, said(s))
 	for i, r := range replicas {
 		pin(s.blocks, s.jobs[id].input, i, r)
 	}
