@@ -43,29 +43,6 @@ func run(t *testing.T, cfg Config) *Report {
 	return rep
 }
 
-func TestMapWavesTakeTaskTimePlusAHeartbeatEach(t *testing.T) {
-	// 8 maps of 60 s of CPU each (1 MiB at 60 s/MiB; the 10 ms read
-	// overlaps) on 4 slots: 2 waves, so the job takes 120 s plus at most
-	// one heartbeat interval (3 s) per wave before its slots are offered.
-	cfg := smallCluster()
-	cfg.Workload = [][]workload.JobSpec{{{
-		Name: "cpu", InputBytes: 8 * mib, MapCPU: workload.PerMiB(60 * time.Second),
-	}}}
-	rep := run(t, cfg)
-	require.Len(t, rep.Results.Jobs, 1)
-	job := rep.Results.Jobs[0]
-	assert.Equal(t, JobSucceeded, job.Status)
-	rt := job.Finish - job.Submit
-	assert.GreaterOrEqual(t, rt, 120*time.Second)
-	assert.LessOrEqual(t, rt, 120*time.Second+2*cfg.Heartbeat)
-	assert.Len(t, rep.Results.Attempts, 8)
-	for _, a := range rep.Results.Attempts {
-		assert.Equal(t, sched.Succeeded, a.Outcome)
-		assert.Equal(t, 60*time.Second, a.End-a.Start, "%v", a.Attempt)
-	}
-	assert.Equal(t, EndDone, rep.Result.Reason)
-}
-
 func TestACPUBoundMapReadsNoFasterThanItComputes(t *testing.T) {
 	// One node, 100 MB/s disk, two map slots filled on one heartbeat. The
 	// CPU-bound map computes 10 s over 100 MiB, so it streams its block at
@@ -304,20 +281,6 @@ func TestDeadlineCutsJobsOff(t *testing.T) {
 			assert.Equal(t, 90*time.Second, j.Finish)
 		}
 	}
-}
-
-func TestAttemptsUseEverySlotIndexWithinBounds(t *testing.T) {
-	cfg := smallCluster()
-	cfg.Workload = [][]workload.JobSpec{{{
-		Name: "cpu", InputBytes: 8 * mib, MapCPU: workload.PerMiB(60 * time.Second),
-	}}}
-	rep := run(t, cfg)
-	used := map[[2]int]bool{}
-	for _, a := range rep.Results.Attempts {
-		require.True(t, a.Slot >= 0 && a.Slot < cfg.MapSlots, "slot %d", a.Slot)
-		used[[2]int{int(a.Node), a.Slot}] = true
-	}
-	assert.Len(t, used, cfg.Nodes()*cfg.MapSlots, "8 maps in two waves fill all 4 map slots")
 }
 
 func TestWatchdogCountsOnlyRealWork(t *testing.T) {
