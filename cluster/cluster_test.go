@@ -43,77 +43,6 @@ func run(t *testing.T, cfg Config) *Report {
 	return rep
 }
 
-func TestACPUBoundMapReadsNoFasterThanItComputes(t *testing.T) {
-	// One node, 100 MB/s disk, two map slots filled on one heartbeat. The
-	// CPU-bound map computes 10 s over 100 MiB, so it streams its block at
-	// 10 MiB/s; the pure-I/O scan gets the rest of the disk,
-	// 100e6 − 10 × 2^20 = 89.51 MB/s, and reads its 90 MiB in 1.054 s
-	// (an even split of the disk would take 1.887 s). The CPU-bound map
-	// ends with its compute, at 10 s.
-	cfg := smallCluster()
-	cfg.NodesPerRack, cfg.Replication, cfg.BlockSize = 1, 1, 100*mib
-	cfg.Workload = [][]workload.JobSpec{{
-		{Name: "cpu", InputBytes: 100 * mib, MapCPU: workload.PerMiB(100 * time.Millisecond)},
-		{Name: "scan", InputBytes: 90 * mib},
-	}}
-	rep := run(t, cfg)
-	require.Len(t, rep.Results.Attempts, 2)
-	took := map[sched.JobID]time.Duration{}
-	for _, a := range rep.Results.Attempts {
-		require.Equal(t, sched.Succeeded, a.Outcome)
-		assert.Equal(t, rep.Results.Attempts[0].Start, a.Start, "both maps start on one heartbeat")
-		took[a.Attempt.Job] = a.End - a.Start
-	}
-	scan := 90 * mib / (100e6 - 10*mib)
-	assert.InDelta(t, 10.0, took[1].Seconds(), 1e-6)
-	assert.InDelta(t, scan, took[2].Seconds(), 1e-6)
-}
-
-func TestReducesWaitForSlowStartAndEndTheJob(t *testing.T) {
-	// 20 maps with slow-start 0.5: no reduce may launch before 10 maps
-	// have finished, and the job ends after its last reduce.
-	cfg := smallCluster()
-	cfg.Workload = [][]workload.JobSpec{{{
-		Name: "wordcount", InputBytes: 20 * mib, Reduces: 2, ShuffleBytes: 4 * mib, OutputBytes: 2 * mib,
-		MapCPU: workload.PerMiB(5 * time.Second), ReduceCPU: workload.PerMiB(time.Second), SlowStart: 0.5,
-	}}}
-	rep := run(t, cfg)
-	job := rep.Results.Jobs[0]
-	require.Equal(t, JobSucceeded, job.Status)
-	var mapEnds []time.Duration
-	var lastReduce time.Duration
-	var fetched int64
-	reduces := 0
-	for _, a := range rep.Results.Attempts {
-		require.Equal(t, sched.Succeeded, a.Outcome)
-		if a.Attempt.Kind == sched.Map {
-			mapEnds = append(mapEnds, a.End)
-			continue
-		}
-		reduces++
-		lastReduce = max(lastReduce, a.End)
-		finishedBefore := 0
-		for _, m := range rep.Results.Attempts {
-			if m.Attempt.Kind == sched.Map && m.End <= a.Start {
-				finishedBefore++
-			}
-		}
-		assert.GreaterOrEqual(t, finishedBefore, 10, "reduce %v started at %v", a.Attempt, a.Start)
-		// Each reduce fetches its half of every map's output; halves of
-		// odd-sized outputs differ by a byte.
-		assert.InDelta(t, 2*mib, a.RemoteBytes+a.LocalBytes, 20)
-		fetched += a.RemoteBytes + a.LocalBytes
-	}
-	assert.Equal(t, int64(4*mib), fetched, "the reduces fetch the whole shuffle")
-	assert.Len(t, mapEnds, 20)
-	assert.Equal(t, 2, reduces)
-	assert.GreaterOrEqual(t, job.Finish, lastReduce)
-	// Input, spills, shuffle and three-way output: every byte accounted.
-	f := rep.Results.Flows
-	assert.Zero(t, f.Aborted)
-	assert.Equal(t, f.Bytes, f.Delivered)
-}
-
 // stopper stops an actor when told to.
 type stopper struct{ victim *actor.PID }
 
@@ -283,25 +212,6 @@ func TestDeadlineCutsJobsOff(t *testing.T) {
 	}
 }
 
-func TestWatchdogCountsOnlyRealWork(t *testing.T) {
-	// One map of 2 h of compute with a 1 h watchdog: nothing launches or
-	// ends for 2 h, but the map's node and the coordinator keep
-	// heartbeating, so only a watchdog fed by real work would fire. It
-	// must fire: that is what it is for.
-	cfg := smallCluster()
-	cfg.Workload = [][]workload.JobSpec{{{Name: "long", InputBytes: mib, MapCPU: workload.PerMiB(2 * time.Hour)}}}
-	c, err := Build(cfg)
-	require.NoError(t, err)
-	_, err = c.Run()
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "stalled: no progress since")
-
-	// With the watchdog at 3 h the same run succeeds.
-	cfg.StallAfter = 3 * time.Hour
-	rep := run(t, cfg)
-	assert.Equal(t, 1.0, rep.Summary["jobs.succeeded"])
-}
-
 func TestConfigValidateReportsEveryField(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Racks = 0
@@ -340,45 +250,6 @@ func TestJobFailsWithAReasonWhenItsInputIsLost(t *testing.T) {
 	assert.Equal(t, JobFailed, job.Status)
 	assert.Regexp(t, `^block \d+ of "input-1" has no live replica$`, job.Reason)
 	assert.Equal(t, EndDone, rep.Result.Reason, "a failed job ends the run like any other")
-}
-
-func TestClosedWorkersSubmitAfterEachJobEnds(t *testing.T) {
-	// Two closed-loop workers of three jobs each, thinking 10 s between
-	// a job's end and the next submission, next to one open stream.
-	cfg := smallCluster()
-	job := workload.JobSpec{InputBytes: 2 * mib, MapCPU: workload.PerMiB(20 * time.Second), Submit: 10 * time.Second}
-	worker := []workload.JobSpec{job, job, job}
-	worker[0].Submit = time.Second
-	cfg.Closed = [][]workload.JobSpec{worker, worker}
-	cfg.Workload = [][]workload.JobSpec{{{Name: "open", InputBytes: mib, MapCPU: workload.PerMiB(time.Second)}}}
-	rep := run(t, cfg)
-	jobs := rep.Results.Jobs
-	require.Len(t, jobs, 7)
-	assert.Equal(t, "open", jobs[0].Name, "open streams' jobs come first")
-	for w := range 2 {
-		first := 1 + 3*w // index of the worker's first job
-		assert.Equal(t, time.Second, jobs[first].Submit)
-		for i := first + 1; i < first+3; i++ {
-			require.Equal(t, JobSucceeded, jobs[i-1].Status)
-			assert.Equal(t, jobs[i-1].Finish+10*time.Second, jobs[i].Submit, "job %d", jobs[i].ID)
-		}
-	}
-}
-
-func TestJobSetupDelaysTheFirstLaunch(t *testing.T) {
-	// With 20 s of setup no task launches before submit + 20 s, and the
-	// first launches within a heartbeat after it.
-	cfg := smallCluster()
-	cfg.JobSetup = 20 * time.Second
-	cfg.Workload = [][]workload.JobSpec{{{
-		Name: "cpu", Submit: time.Second, InputBytes: 2 * mib, MapCPU: workload.PerMiB(10 * time.Second),
-	}}}
-	rep := run(t, cfg)
-	job := rep.Results.Jobs[0]
-	require.Equal(t, JobSucceeded, job.Status)
-	assert.GreaterOrEqual(t, job.Start, job.Submit+cfg.JobSetup)
-	assert.LessOrEqual(t, job.Start, job.Submit+cfg.JobSetup+cfg.Heartbeat)
-	assert.GreaterOrEqual(t, job.Finish-job.Submit, cfg.JobSetup+10*time.Second)
 }
 
 // hoardingRun is a long job whose reducers start early and wait for its
