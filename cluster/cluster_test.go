@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/asynkron/protoactor-go/actor"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -41,68 +40,6 @@ func run(t *testing.T, cfg Config) *Report {
 	rep, err := c.Run()
 	require.NoError(t, err)
 	return rep
-}
-
-// stopper stops an actor when told to.
-type stopper struct{ victim *actor.PID }
-
-func (s *stopper) Receive(ctx actor.Context) {
-	if _, ok := ctx.Message().(*note); ok {
-		ctx.Stop(s.victim)
-	}
-}
-
-func TestLostNodeIsDeclaredDeadAndItsWorkReRuns(t *testing.T) {
-	for _, perHost := range []bool{false, true} {
-		t.Run(fmt.Sprintf("fetch_per_host=%v", perHost), func(t *testing.T) { lostNodeRun(t, perHost) })
-	}
-}
-
-func lostNodeRun(t *testing.T, fetchPerHost bool) {
-	// Three nodes, two replicas per block. Node 1 crashes at 100 s, in
-	// the middle of the maps; after 3 silent heartbeats (9 s) it is
-	// declared dead: its running attempts and the map outputs it held are
-	// re-run elsewhere and the job still succeeds, whether reducers fetch
-	// output by output or host by host.
-	cfg := smallCluster()
-	cfg.FetchPerHost = fetchPerHost
-	cfg.NodesPerRack = 3
-	cfg.DeadAfter = 3
-	cfg.Workload = [][]workload.JobSpec{{{
-		Name: "survivor", InputBytes: 24 * mib, Reduces: 2, ShuffleBytes: 24 * mib, OutputBytes: mib,
-		MapCPU: workload.PerMiB(30 * time.Second), ReduceCPU: workload.PerMiB(time.Second),
-	}}}
-	c, err := Build(cfg)
-	require.NoError(t, err)
-	rt := c.Runtime()
-	killer, err := rt.Spawn("killer", func() actor.Actor { return &stopper{victim: c.Node(1)} })
-	require.NoError(t, err)
-	rt.Clock().At(100*time.Second, killer, &note{"crash node 1"})
-	rep, err := c.Run()
-	require.NoError(t, err)
-
-	require.Equal(t, JobSucceeded, rep.Results.Jobs[0].Status)
-	var lost, reruns int
-	succeeded := map[sched.Attempt]bool{}
-	for _, a := range rep.Results.Attempts {
-		if a.Node == 1 {
-			assert.LessOrEqual(t, a.End, 109*time.Second+cfg.Heartbeat, "nothing ends on node 1 after it is declared dead")
-		}
-		if a.Outcome == sched.Killed && a.Reason == "node lost" {
-			lost++
-		}
-		if a.Attempt.Attempt > 0 {
-			reruns++
-		}
-		if a.Outcome == sched.Succeeded {
-			key := a.Attempt
-			key.Attempt = 0
-			succeeded[key] = true
-		}
-	}
-	assert.Positive(t, lost, "attempts running on node 1 were lost with it")
-	assert.Positive(t, reruns, "lost work ran again")
-	assert.Len(t, succeeded, 24+2, "every task succeeded once in the end")
 }
 
 // mixedWorkload is 50 jobs of 1 to 60 maps, a third of them map-only,
@@ -229,27 +166,6 @@ tasks.compute_aware = true: needs tasks.copy_compute = true
 scheduler.name = "lottery": must be one of `+strings.Join(sched.Names(), ", "), err.Error())
 	_, err = Build(cfg)
 	assert.Error(t, err, "nothing is built from an invalid configuration")
-}
-
-func TestJobFailsWithAReasonWhenItsInputIsLost(t *testing.T) {
-	// One replica per block on two nodes; node 1 crashes before the maps
-	// of its blocks can run (each map computes for 10 min, so the 8
-	// blocks take 2 waves), and those blocks are gone for good.
-	cfg := smallCluster()
-	cfg.Replication = 1
-	cfg.DeadAfter = 3
-	cfg.Workload = [][]workload.JobSpec{{{Name: "doomed", InputBytes: 16 * mib, MapCPU: workload.PerMiB(10 * time.Minute)}}}
-	c, err := Build(cfg)
-	require.NoError(t, err)
-	killer, err := c.Runtime().Spawn("killer", func() actor.Actor { return &stopper{victim: c.Node(1)} })
-	require.NoError(t, err)
-	c.Runtime().Clock().At(time.Minute, killer, &note{"crash node 1"})
-	rep, err := c.Run()
-	require.NoError(t, err)
-	job := rep.Results.Jobs[0]
-	assert.Equal(t, JobFailed, job.Status)
-	assert.Regexp(t, `^block \d+ of "input-1" has no live replica$`, job.Reason)
-	assert.Equal(t, EndDone, rep.Result.Reason, "a failed job ends the run like any other")
 }
 
 // hoardingRun is a long job whose reducers start early and wait for its
