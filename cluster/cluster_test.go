@@ -133,22 +133,6 @@ func TestSameSeedsSameRecords(t *testing.T) {
 	assert.NotEqual(t, a.Results.Attempts, c.Results.Attempts, "another workload seed places blocks elsewhere")
 }
 
-func TestDeadlineCutsJobsOff(t *testing.T) {
-	cfg := fourRacks()
-	cfg.Until = 90 * time.Second
-	rep := run(t, cfg)
-	assert.Equal(t, EndDeadline, rep.Result.Reason)
-	assert.Equal(t, 90*time.Second, rep.Result.End)
-	s := rep.Summary
-	assert.Positive(t, s["jobs.cut_off"])
-	assert.Equal(t, s["jobs.submitted"], s["jobs.succeeded"]+s["jobs.failed"]+s["jobs.cut_off"])
-	for _, j := range rep.Results.Jobs {
-		if j.Status == JobCutOff {
-			assert.Equal(t, 90*time.Second, j.Finish)
-		}
-	}
-}
-
 func TestConfigValidateReportsEveryField(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Racks = 0

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"clusteremu/actors"
 	"clusteremu/policies/sched"
@@ -45,26 +44,6 @@ func TestValidMetricNamesPoolsOnlyForJobMetrics(t *testing.T) {
 	assert.False(t, ValidMetric("pools..jobs.succeeded"))
 	assert.False(t, ValidMetric("pools.scan.jobs.speed"))
 	assert.False(t, ValidMetric("scan.jobs.succeeded"))
-}
-
-func TestACutOffJobKeepsWhatItIsAndItsPool(t *testing.T) {
-	cfg := preemptingCluster("1h")
-	cfg.Until = 30 * time.Second // both jobs' maps take longer
-	rep := run(t, cfg)
-	require.Len(t, rep.Results.Jobs, 2)
-	for i, want := range []struct {
-		pool string
-		maps int
-	}{{"batch", 8}, {"prod", 2}} {
-		j := rep.Results.Jobs[i]
-		assert.Equal(t, JobCutOff, j.Status)
-		assert.Equal(t, want.pool, j.Pool)
-		assert.Equal(t, want.maps, j.Maps)
-		assert.Equal(t, int64(want.maps)*mib, j.InputBytes)
-		assert.Equal(t, 30*time.Second, j.Finish)
-		assert.Equal(t, 1.0, rep.Summary["pools."+want.pool+".jobs.cut_off"], want.pool)
-		assert.Equal(t, 1.0, rep.Summary["pools."+want.pool+".jobs.submitted"], want.pool)
-	}
 }
 
 func TestSummaryCountsTheSlotTimeLostAttemptsHeld(t *testing.T) {
