@@ -152,76 +152,6 @@ scheduler.name = "lottery": must be one of `+strings.Join(sched.Names(), ", "), 
 	assert.Error(t, err, "nothing is built from an invalid configuration")
 }
 
-// hoardingRun is a long job whose reducers start early and wait for its
-// maps, and a small job arriving behind it (Zaharia et al. §5.1, Fig. 6),
-// under fair sharing.
-func hoardingRun(t *testing.T, copyCompute bool) (long, small JobResult, rep *Report) {
-	t.Helper()
-	cfg := smallCluster()
-	cfg.ReduceSlots = 2
-	cfg.CopyCompute, cfg.MaxReducers = copyCompute, 6
-	cfg.Scheduler, cfg.SchedulerParams = "fair", map[string]any{"delay": false} // maps shared from the start
-	cfg.Workload = [][]workload.JobSpec{{
-		{Name: "long", InputBytes: 40 * mib, MapCPU: workload.PerMiB(60 * time.Second),
-			Reduces: 8, ShuffleBytes: 8 * mib, ReduceCPU: workload.PerMiB(30 * time.Second)},
-		{Name: "small", Submit: 30 * time.Second, InputBytes: 2 * mib, MapCPU: workload.PerMiB(10 * time.Second),
-			Reduces: 2, ShuffleBytes: 2 * mib, ReduceCPU: workload.PerMiB(10 * time.Second)},
-	}}
-	rep = run(t, cfg)
-	require.Len(t, rep.Results.Jobs, 2)
-	long, small = rep.Results.Jobs[0], rep.Results.Jobs[1]
-	require.Equal(t, JobSucceeded, long.Status)
-	require.Equal(t, JobSucceeded, small.Status)
-	return long, small, rep
-}
-
-// lastMapEnd is when the job's last map ended.
-func lastMapEnd(rep *Report, job sched.JobID) time.Duration {
-	var end time.Duration
-	for _, a := range rep.Results.Attempts {
-		if a.Attempt.Job == job && a.Attempt.Kind == sched.Map {
-			end = max(end, a.End)
-		}
-	}
-	return end
-}
-
-func TestReduceSlotHoardingStarvesASmallJob(t *testing.T) {
-	// Without the split the long job's 8 reducers take all 4 reduce
-	// slots at slow-start and hold them through its 10 map waves; the
-	// small job's reduces wait for them.
-	long, small, rep := hoardingRun(t, false)
-	assert.Greater(t, small.Finish, lastMapEnd(rep, long.ID))
-}
-
-func TestCopyComputeSplittingLetsTheSmallJobThrough(t *testing.T) {
-	// With maxComputing = 2 and maxReducers = 6 (the paper's example) a
-	// node holds at most 2 of the long job's reducers while its maps run,
-	// the small job uses the other reducer slots and finishes long before
-	// the long job's maps, and the long job launches more reducers once
-	// its first ones compute.
-	long, small, rep := hoardingRun(t, true)
-	mapsEnd := lastMapEnd(rep, long.ID)
-	assert.Less(t, small.Finish, mapsEnd)
-	early := map[sched.NodeID]int{}
-	late := 0
-	for _, a := range rep.Results.Attempts {
-		if a.Attempt.Job != long.ID || a.Attempt.Kind != sched.Reduce {
-			continue
-		}
-		if a.Start < mapsEnd {
-			early[a.Node]++
-		} else {
-			late++
-		}
-	}
-	for node, n := range early {
-		assert.LessOrEqual(t, n, 2, "node %d ran %d of the long job's reducers during its maps", node, n)
-	}
-	assert.Positive(t, late, "more reducers once the first ones compute")
-	assertNoSlotOvercommitted(t, rep, Config{MapSlots: 2, ReduceSlots: 2, CopyCompute: true, MaxReducers: 6})
-}
-
 // readyReducerRun has a job whose one reducer computes for 200 s, and a
 // small job whose maps are all done by the time its reducer launches, on
 // two nodes that compute one reducer at a time. It returns whether the
@@ -268,36 +198,6 @@ func TestComputeAwareReducersDoNotQueueBehindALongComputation(t *testing.T) {
 		assert.True(t, before, "seed %d: the small job waited for the long reducer", seed)
 	}
 	assert.Positive(t, behind, "plain placement never queued the small reducer behind the long one")
-}
-
-func TestFetchPerHostMovesTheSameBytesInFewerFlows(t *testing.T) {
-	// 16 maps on 2 nodes, 2 reduces: output by output, each reducer
-	// fetches 16 outputs; host by host, the outputs queued on a node
-	// travel together. The bytes moved and the job's result are the same.
-	results := map[bool]*Report{}
-	for _, perHost := range []bool{false, true} {
-		cfg := smallCluster()
-		cfg.FetchPerHost = perHost
-		cfg.Workload = [][]workload.JobSpec{{{
-			Name: "sort", InputBytes: 16 * mib, Reduces: 2, ShuffleBytes: 16 * mib,
-			MapCPU: workload.PerMiB(5 * time.Second), ReduceCPU: workload.PerMiB(time.Second),
-		}}}
-		results[perHost] = run(t, cfg)
-		require.Equal(t, JobSucceeded, results[perHost].Results.Jobs[0].Status)
-	}
-	perOutput, perHost := results[false].Results.Flows, results[true].Results.Flows
-	assert.Equal(t, perOutput.Delivered, perHost.Delivered)
-	assert.Less(t, perHost.Completed, perOutput.Completed)
-	var fetched [2]int64
-	for i, rep := range []*Report{results[false], results[true]} {
-		for _, a := range rep.Results.Attempts {
-			if a.Attempt.Kind == sched.Reduce {
-				fetched[i] += a.LocalBytes + a.RemoteBytes
-			}
-		}
-	}
-	assert.Equal(t, int64(16*mib), fetched[0])
-	assert.Equal(t, fetched[0], fetched[1])
 }
 
 func TestChaosDrawsFromTheScheduleSeedAndReplaysPinned(t *testing.T) {
