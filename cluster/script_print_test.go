@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -77,6 +78,12 @@ func printJobs(rep *cluster.Report) string {
 // attemptFilter reads the attempts command's filters.
 func attemptFilter(t *testing.T, td *datadriven.TestData) func(actors.AttemptRecord) bool {
 	args := scanArgs(t, td, "job", "kind", "node", "outcome")
+	valid := map[string][]string{"kind": {"map", "reduce"}, "outcome": {"succeeded", "failed", "killed"}}
+	for key, values := range valid {
+		if v, ok := args[key]; ok && !slices.Contains(values, v) {
+			td.Fatalf(t, "attempts: %s=%s: want one of %s", key, v, strings.Join(values, ", "))
+		}
+	}
 	return func(a actors.AttemptRecord) bool {
 		for key, want := range args {
 			var got string

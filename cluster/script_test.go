@@ -205,6 +205,7 @@ func (s *script) run(t *testing.T, td *datadriven.TestData) string {
 		return "error: " + err.Error()
 	}
 	if err := s.schedule(c); err != nil {
+		_, _ = c.Run() // stops the actors
 		td.Fatalf(t, "run: %v", err)
 	}
 	rep, err := c.Run()
