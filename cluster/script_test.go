@@ -16,6 +16,7 @@ import (
 	"clusteremu/actors"
 	"clusteremu/cluster"
 	"clusteremu/scenarios"
+	"clusteremu/units"
 )
 
 // TestScripts runs the scenario scripts under testdata/scripts, each a
@@ -281,7 +282,7 @@ func intArg(t *testing.T, td *datadriven.TestData, args map[string]string, key s
 
 // durationArg reads a duration written as in a scenario ("90s", "1m30s").
 func durationArg(t *testing.T, td *datadriven.TestData, args map[string]string, key string) time.Duration {
-	d, err := scenarios.ParseDuration(args[key])
+	d, err := units.ParseDuration(args[key])
 	if err != nil {
 		td.Fatalf(t, "%s: %s=%q: %v", td.Cmd, key, args[key], err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"clusteremu/cluster"
+	"clusteremu/units"
 )
 
 // Expectation is an [[expect]] block: a run passes when the metric
@@ -88,7 +89,7 @@ func (e *Expectation) number() (float64, error) {
 		}
 		return v, nil
 	case string:
-		d, err := ParseDuration(v)
+		d, err := units.ParseDuration(v)
 		if err != nil {
 			return 0, fmt.Errorf("must be a number or a duration like 90s")
 		}

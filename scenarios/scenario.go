@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"clusteremu/cluster"
+	"clusteremu/units"
 	"clusteremu/workload"
 )
 
@@ -303,9 +304,9 @@ func (f *File) scheduler(c *cluster.Config) []error {
 			c.Scheduler = name
 		case "tick":
 			s, _ := v.(string)
-			d, err := ParseDuration(s)
+			d, err := units.ParseDuration(s)
 			if err != nil {
-				errs = append(errs, Invalid("scheduler.tick", v, "%s", durationForms))
+				errs = append(errs, Invalid("scheduler.tick", v, "%s", units.DurationForms))
 			}
 			c.PolicyTick = d.Std()
 		default:

@@ -73,7 +73,9 @@ func (j JobStatus) Pending(kind TaskKind) int { return byKind(kind, j.PendingMap
 func (j JobStatus) Running(kind TaskKind) int { return byKind(kind, j.RunningMaps, j.RunningReduces) }
 
 // Finished returns the finished tasks of the kind.
-func (j JobStatus) Finished(kind TaskKind) int { return byKind(kind, j.FinishedMaps, j.FinishedReduces) }
+func (j JobStatus) Finished(kind TaskKind) int {
+	return byKind(kind, j.FinishedMaps, j.FinishedReduces)
+}
 
 // Attempts returns the running attempts of the kind: the slots of that
 // kind the job holds.
