@@ -11,50 +11,19 @@ import (
 
 // CoordinatorConfig is the master's configuration.
 type CoordinatorConfig struct {
-	RackOf      []sched.RackID // by node ID
-	BlockSize   int64
-	Replication int
-	Heartbeat   time.Duration
-	// DeadAfter declares a node dead after this long without a heartbeat;
-	// 0 never does.
-	DeadAfter time.Duration
-	// AssignMultiple fills every free slot of a heartbeating node; when
-	// false a heartbeat gets at most one task of each kind.
-	AssignMultiple bool
-	// CommitPendingRunning reproduces Hadoop's commit-pending counting
-	// (Zaharia et al. §4.1): a task that finished its work still counts as
-	// running for its job while the heartbeat that reports it offers its
-	// slot, so the slot goes to another job and sticky slots do not form.
-	// Off, the job is told first and is the one furthest below its share.
-	CommitPendingRunning bool
+	Cluster   ClusterConfig
+	HDFS      HDFSConfig
+	Heartbeat HeartbeatConfig
+	Tasks     TasksConfig
 	// PolicyTick is the period of the policy's Tick (preemption, share
 	// updates); 0 never ticks.
 	PolicyTick time.Duration
-	SlowStart  float64 // default reduce slow-start fraction
-	// JobSetup is each job's initialisation before its tasks are
-	// runnable; Zaharia et al. name it the bottleneck of 3-map jobs.
-	JobSetup time.Duration
-	// CopyingPerJob, when > 0, is copy-compute splitting's per-job limit:
-	// a node runs at most this many of a job's reducers that have not
-	// begun computing.
-	CopyingPerJob int
-	// ComputeAware, under copy-compute splitting, launches a reducer of a
-	// job whose maps have all finished only on a node with a compute slot
-	// that no reducer claims: it would compute at once, so it waits for
-	// such a node in the job's queue rather than in one node's.
-	ComputeAware bool
-	// IntermediateSpace, when > 0, is each node's space for map outputs,
-	// and Evict the victim rule when it fills (coordinator_space.go).
-	IntermediateSpace int64
-	Evict             string
-	MaxAttempts       int // failed attempts after which a task fails its job
-	// FailureProbability is the chance that an attempt fails at the end
-	// of its compute, drawn per attempt from a stream keyed by the
-	// workload seed and the attempt.
-	FailureProbability float64
-	Streams            int // workload streams that will say WorkloadSubmitted
-	Fabric             *actor.PID
-	Directory          *Directory
+	// RackOf is the rack Hadoop is told each node is in, by node ID (all
+	// 0 when the cluster is not rack-aware).
+	RackOf    []sched.RackID
+	Streams   int // workload streams that will say WorkloadSubmitted
+	Fabric    *actor.PID
+	Directory *Directory
 }
 
 // Coordinator is the cluster master (JobTracker/ResourceManager and
@@ -128,14 +97,15 @@ func (c *Coordinator) Receive(ctx actor.Context) {
 
 func (c *Coordinator) handleStarted(ctx actor.Context) {
 	c.self = ctx.Self()
-	if c.cfg.DeadAfter > 0 {
-		c.deps.Clock.Every(c.cfg.Heartbeat, c.cfg.Heartbeat, c.self, &livenessTick{})
+	hb := c.cfg.Heartbeat.Interval.Std()
+	if c.cfg.Heartbeat.DeadAfter > 0 {
+		c.deps.Clock.Every(hb, hb, c.self, &livenessTick{})
 	}
 	if c.cfg.PolicyTick > 0 {
 		c.deps.Clock.Every(c.cfg.PolicyTick, c.cfg.PolicyTick, c.self, &policyTick{})
 	}
-	if c.cfg.IntermediateSpace > 0 {
-		c.deps.Clock.Every(c.cfg.Heartbeat, c.cfg.Heartbeat, c.self, &spaceTick{})
+	if c.cfg.Cluster.IntermediateSpace > 0 {
+		c.deps.Clock.Every(hb, hb, c.self, &spaceTick{})
 	}
 	c.core.maybeFinish()
 }
@@ -188,8 +158,8 @@ func (c *Coordinator) apply(ctx actor.Context, out coordOut) {
 
 // spawnJobManager starts a job's manager as the coordinator's child.
 func (c *Coordinator) spawnJobManager(ctx actor.Context, e *spawnJobManager) {
-	jm := NewJobManager(e.job, e.spec, e.maps, e.slowStart, c.cfg.MaxAttempts, c.self, c.cfg.Directory, c.deps)
-	jm.setup, jm.reportMaps = c.cfg.JobSetup, c.cfg.ComputeAware
+	jm := NewJobManager(e.job, e.spec, e.maps, e.slowStart, c.cfg.Tasks.MaxAttempts, c.self, c.cfg.Directory, c.deps)
+	jm.setup, jm.reportMaps = c.cfg.Tasks.JobSetup.Std(), c.cfg.Tasks.ComputeAware
 	pid, err := ctx.SpawnNamed(c.deps.Props(func() actor.Actor { return jm }), fmt.Sprintf("job-%d", e.job))
 	if err != nil {
 		c.deps.Fail(fmt.Errorf("coordinator: %w", err))

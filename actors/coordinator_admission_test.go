@@ -35,7 +35,7 @@ func TestCopyComputeCapsAJobsCopyingReducersPerNode(t *testing.T) {
 	// once (its reduce slots): job 1 gets one of them, job 2 another, and
 	// job 1's second reducer waits although a slot is free. Once node 0
 	// reports job 1's reducer computing, the next one may go.
-	s, _ := testCore(func(c *CoordinatorConfig) { c.CopyingPerJob = 1 })
+	s, _ := testCore(func(c *CoordinatorConfig) { c.Tasks.CopyCompute, c.Cluster.ReduceSlots = true, 1 })
 	for i := range s.nodes {
 		s.nodes[i].busy[sched.Reduce] = make([]bool, 3)
 	}
@@ -63,7 +63,9 @@ func TestComputeAwareReducersWaitForAFreeComputeSlot(t *testing.T) {
 	// Under compute-aware placement a reducer of a job whose maps have
 	// all finished launches only where a compute slot is free, counting
 	// such reducers sent since the node's last heartbeat.
-	s, _ := testCore(func(c *CoordinatorConfig) { c.CopyingPerJob, c.ComputeAware = 5, true })
+	s, _ := testCore(func(c *CoordinatorConfig) {
+		c.Tasks.CopyCompute, c.Cluster.ReduceSlots, c.Tasks.ComputeAware = true, 5, true
+	})
 	submitReduces(t, s, 1, 3)
 	view := coordView{s}
 	s.heartbeat(time.Second, &Heartbeat{Node: 0, FreeCompute: 0})
@@ -87,7 +89,7 @@ func TestIntermediateSpaceAdmitsMapsThatFitAndEvictsWhenStuck(t *testing.T) {
 	// Each node keeps 100 bytes for map outputs. Job 1's maps spill 60
 	// bytes each (120 bytes of shuffle over 2 maps), job 2's 50. A node
 	// takes one of job 1's maps, and then none of job 2's: 60 + 50 > 100.
-	s, _ := testCore(func(c *CoordinatorConfig) { c.IntermediateSpace = 100 })
+	s, _ := testCore(func(c *CoordinatorConfig) { c.Cluster.IntermediateSpace = 100 })
 	two := [][]sched.NodeID{{0, 2}, {1, 3}}
 	submitJob(t, s, 0, 1, workload.JobSpec{Name: "a", InputBytes: 200, Reduces: 1, ShuffleBytes: 120}, two...)
 	submitJob(t, s, time.Second, 2, workload.JobSpec{Name: "b", InputBytes: 200, Reduces: 1, ShuffleBytes: 100}, two...)
@@ -136,7 +138,7 @@ func TestIntermediateSpaceAdmitsMapsThatFitAndEvictsWhenStuck(t *testing.T) {
 }
 
 func TestAMapThatCanNeverFitFailsItsJobAtSubmission(t *testing.T) {
-	s, _ := testCore(func(c *CoordinatorConfig) { c.IntermediateSpace = 100 })
+	s, _ := testCore(func(c *CoordinatorConfig) { c.Cluster.IntermediateSpace = 100 })
 	s.submit(0, 1, jobSpec(1, 101))
 	assert.Equal(t, []string{
 		"spawn job-1: 1 maps, 1 reduces",

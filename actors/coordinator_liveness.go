@@ -25,7 +25,7 @@ type nodeEntry struct {
 func (s *coordState) register(now time.Duration, msg *RegisterNode) {
 	n := &s.nodes[msg.Node]
 	n.registered = true
-	n.busy = [2][]bool{make([]bool, msg.MapSlots), make([]bool, msg.ReduceSlots)}
+	n.busy = [2][]bool{make([]bool, msg.MapSlots), make([]bool, msg.Reducers)}
 	n.last = now
 	s.updateSlots()
 }
@@ -50,7 +50,7 @@ func (s *coordState) live(node sched.NodeID) bool {
 // checkLiveness declares dead every node silent for longer than DeadAfter.
 func (s *coordState) checkLiveness(now time.Duration) {
 	for i := range s.nodes {
-		if s.live(sched.NodeID(i)) && now-s.nodes[i].last > s.cfg.DeadAfter {
+		if s.live(sched.NodeID(i)) && now-s.nodes[i].last > s.cfg.Heartbeat.DeadTimeout() {
 			s.declareDead(now, sched.NodeID(i))
 		}
 	}

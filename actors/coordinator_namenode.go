@@ -44,7 +44,7 @@ func (s *coordState) taskSpec(job *coordJob, a sched.Attempt, node sched.NodeID,
 		}
 		spec.Pipeline = pipeline[1:]
 	}
-	if p := s.cfg.FailureProbability; p > 0 {
+	if p := s.cfg.Tasks.FailureProbability; p > 0 {
 		spec.Fail = s.blocks.failureStream(a).Float64() < p
 	}
 	return spec, nil

@@ -30,7 +30,7 @@ func (s *coordState) heartbeat(now time.Duration, hb *Heartbeat) {
 			continue // booked already when its node was declared dead
 		}
 		s.nodes[at.node].busy[e.Attempt.Kind][at.slot] = false
-		if s.cfg.CommitPendingRunning && e.Outcome == sched.Succeeded {
+		if s.cfg.Tasks.CommitPendingRunning && e.Outcome == sched.Succeeded {
 			committing = append(committing, e)
 			continue
 		}
@@ -71,7 +71,7 @@ func (s *coordState) offer(now time.Duration, node sched.NodeID, kind sched.Task
 		if !ok {
 			continue
 		}
-		if !s.launch(now, a, slot) || !s.cfg.AssignMultiple {
+		if !s.launch(now, a, slot) || !s.cfg.Heartbeat.AssignMultiple {
 			return
 		}
 	}

@@ -114,7 +114,7 @@ func (c *coordState) checkSpace(now time.Duration) {
 	if s.stuckSince < 0 {
 		s.stuckSince = now
 	}
-	if now-s.stuckSince < 2*c.cfg.Heartbeat {
+	if now-s.stuckSince < 2*c.cfg.Heartbeat.Interval.Std() {
 		return
 	}
 	s.stuckSince = -1
@@ -229,7 +229,7 @@ func (c *coordState) spaceStuck() bool {
 
 // victimKey ranks a job for eviction: larger goes first.
 func (c *coordState) victimKey(st *sched.JobStatus) float64 {
-	switch c.cfg.Evict {
+	switch c.cfg.Cluster.Evict {
 	case EvictLeastProgress:
 		return -float64(st.FinishedMaps+st.FinishedReduces) / float64(st.Maps+st.Reduces)
 	case EvictLargest:

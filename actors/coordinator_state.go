@@ -155,18 +155,18 @@ func newCoordState(cfg *CoordinatorConfig, policy sched.Policy, seed uint64) *co
 	s := &coordState{
 		cfg: cfg, policy: policy,
 		table:   newJobTable(cfg.RackOf),
-		blocks:  newBlockMap(cfg.BlockSize, cfg.Replication, cfg.RackOf, seed),
+		blocks:  newBlockMap(int64(cfg.HDFS.BlockSize), cfg.HDFS.Replication, cfg.RackOf, seed),
 		nodes:   make([]nodeEntry, len(cfg.RackOf)),
 		jobs:    make(map[sched.JobID]*coordJob),
 		running: make(map[sched.Attempt]placed),
 		streams: cfg.Streams,
 	}
-	if cfg.CopyingPerJob > 0 {
-		s.copies = newCopyCompute(len(cfg.RackOf), cfg.CopyingPerJob, cfg.ComputeAware)
+	if perJob := cfg.Tasks.ComputeSlots(cfg.Cluster.ReduceSlots); perJob > 0 {
+		s.copies = newCopyCompute(len(cfg.RackOf), perJob, cfg.Tasks.ComputeAware)
 		s.admit = append(s.admit, s.copies)
 	}
-	if cfg.IntermediateSpace > 0 {
-		s.space = newSpaceAdmission(len(cfg.RackOf), cfg.IntermediateSpace)
+	if space := int64(cfg.Cluster.IntermediateSpace); space > 0 {
+		s.space = newSpaceAdmission(len(cfg.RackOf), space)
 		s.admit = append(s.admit, s.space)
 	}
 	return s
@@ -192,11 +192,11 @@ func (s *coordState) fail(format string, args ...any) {
 // and the policy, and spawns its job manager, which asks for its tasks.
 func (s *coordState) submit(now time.Duration, id sched.JobID, spec workload.JobSpec) {
 	spec.Submit = now // a closed worker's spec holds its think time
-	maps := spec.MapCount(s.cfg.BlockSize)
+	maps := spec.MapCount(int64(s.cfg.HDFS.BlockSize))
 	s.out.records = append(s.out.records, submittedRecord(id, spec, maps, spec.Reduces))
 	job := &coordJob{spec: spec, maps: maps}
 	s.jobs[id] = job
-	input, err := s.blocks.ensure(inputName(id, spec), spec.InputBytes, blockSizeFor(spec, maps, s.cfg.BlockSize))
+	input, err := s.blocks.ensure(inputName(id, spec), spec.InputBytes, blockSizeFor(spec, maps, int64(s.cfg.HDFS.BlockSize)))
 	if err == nil {
 		job.input = input
 	}
@@ -207,7 +207,7 @@ func (s *coordState) submit(now time.Duration, id sched.JobID, spec workload.Job
 	s.policy.Submitted(now, s.table.job(id).status.Job)
 	slowStart := spec.SlowStart
 	if slowStart == 0 {
-		slowStart = s.cfg.SlowStart
+		slowStart = s.cfg.Tasks.SlowStart
 	}
 	s.emit(&spawnJobManager{job: id, spec: spec, maps: maps, slowStart: slowStart})
 	switch {
@@ -215,9 +215,9 @@ func (s *coordState) submit(now time.Duration, id sched.JobID, spec workload.Job
 		s.emit(&tellJob{id, &FailJob{Job: id, Reason: err.Error()}})
 	case s.space != nil:
 		s.space.addJob(id, spec, maps)
-		if spill := s.space.spill(id); spill > s.cfg.IntermediateSpace {
+		if spill := s.space.spill(id); spill > int64(s.cfg.Cluster.IntermediateSpace) {
 			s.emit(&tellJob{id, &FailJob{Job: id, Reason: fmt.Sprintf(
-				"a map spills %d bytes, more than a node's intermediate space (%d bytes)", spill, s.cfg.IntermediateSpace)}})
+				"a map spills %d bytes, more than a node's intermediate space (%d bytes)", spill, s.cfg.Cluster.IntermediateSpace)}})
 		}
 	}
 }

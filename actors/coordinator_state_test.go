@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"clusteremu/policies/sched"
+	"clusteremu/units"
 	"clusteremu/workload"
 )
 
@@ -53,9 +54,10 @@ func (p *scriptPolicy) takeLog() []string {
 
 func testCore(mod func(*CoordinatorConfig)) (*coordState, *scriptPolicy) {
 	cfg := &CoordinatorConfig{
-		RackOf: []sched.RackID{0, 0, 1, 1}, BlockSize: 100, Replication: 2,
-		Heartbeat: 3 * time.Second, DeadAfter: 30 * time.Second,
-		AssignMultiple: true, SlowStart: 0.05, MaxAttempts: 4, Streams: 1,
+		RackOf: []sched.RackID{0, 0, 1, 1}, Streams: 1,
+		HDFS:      HDFSConfig{BlockSize: 100, Replication: 2},
+		Heartbeat: HeartbeatConfig{Interval: units.Duration(3 * time.Second), DeadAfter: 10, AssignMultiple: true},
+		Tasks:     TasksConfig{SlowStart: 0.05, MaxAttempts: 4},
 	}
 	if mod != nil {
 		mod(cfg)
@@ -63,7 +65,7 @@ func testCore(mod func(*CoordinatorConfig)) (*coordState, *scriptPolicy) {
 	p := &scriptPolicy{FIFO: sched.NewFIFO()}
 	s := newCoordState(cfg, p, 1)
 	for i := range cfg.RackOf {
-		s.register(0, &RegisterNode{Node: sched.NodeID(i), Rack: cfg.RackOf[i], MapSlots: 2, ReduceSlots: 1})
+		s.register(0, &RegisterNode{Node: sched.NodeID(i), Rack: cfg.RackOf[i], MapSlots: 2, Reducers: 1})
 	}
 	return s, p
 }
@@ -168,7 +170,7 @@ func TestAnAttemptRunsInTheSlotItWasOffered(t *testing.T) {
 }
 
 func TestOneTaskPerKindPerHeartbeatWithoutAssignMultiple(t *testing.T) {
-	s, _ := testCore(func(c *CoordinatorConfig) { c.AssignMultiple = false })
+	s, _ := testCore(func(c *CoordinatorConfig) { c.Heartbeat.AssignMultiple = false })
 	submitMaps(t, s, 0, 1, 0, []sched.NodeID{0, 2}, []sched.NodeID{0, 3})
 	s.heartbeat(time.Second, &Heartbeat{Node: 0})
 	assert.Equal(t, []string{"launch j1-map0.0 on node 0 map slot 0, node, reads node 0"}, said(s))
@@ -305,7 +307,7 @@ func TestCommitPendingCountsAFinishedTaskWhileItsSlotIsOffered(t *testing.T) {
 	// running, so FIFO sees job 1 at 1 running map of 1 and the job
 	// table's counts during the offer show it.
 	for _, commit := range []bool{false, true} {
-		s, p := testCore(func(c *CoordinatorConfig) { c.CommitPendingRunning = commit })
+		s, p := testCore(func(c *CoordinatorConfig) { c.Tasks.CommitPendingRunning = commit })
 		submitMaps(t, s, 0, 1, 0, []sched.NodeID{0, 2}, []sched.NodeID{0, 2}, []sched.NodeID{0, 2})
 		s.heartbeat(time.Second, &Heartbeat{Node: 0})
 		require.Len(t, said(s), 2)
@@ -373,13 +375,13 @@ func TestAJobWhoseInputCannotBeStoredFails(t *testing.T) {
 func TestInjectedFailuresAreDrawnPerAttempt(t *testing.T) {
 	// With probability 1 every attempt fails; with 0.5 about half do, and
 	// the same attempts whatever else the run did.
-	s, _ := testCore(func(c *CoordinatorConfig) { c.FailureProbability = 1 })
+	s, _ := testCore(func(c *CoordinatorConfig) { c.Tasks.FailureProbability = 1 })
 	submitMaps(t, s, 0, 1, 0, []sched.NodeID{0, 2})
 	s.heartbeat(time.Second, &Heartbeat{Node: 0})
 	assert.Equal(t, []string{"launch j1-map0.0 on node 0 map slot 0, node, reads node 0, fails"}, said(s))
 
 	draw := func() []bool {
-		s, _ := testCore(func(c *CoordinatorConfig) { c.FailureProbability = 0.5 })
+		s, _ := testCore(func(c *CoordinatorConfig) { c.Tasks.FailureProbability = 0.5 })
 		var fails []bool
 		for task := range int32(200) {
 			spec, err := s.taskSpec(&coordJob{spec: workload.JobSpec{Reduces: 1}, maps: 200, input: inputOn([]sched.NodeID{0})},

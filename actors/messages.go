@@ -32,13 +32,15 @@ type WorkloadSubmitted struct {
 
 // ---- Membership and heartbeats: node ⇄ coordinator.
 
-// RegisterNode announces a node and its slots when it starts.
+// RegisterNode announces a node and its slots when it starts: its map
+// slots and the reducers it runs at once (TasksConfig.Reducers), the
+// slots the coordinator offers for each kind.
 type RegisterNode struct {
-	Node        sched.NodeID
-	Rack        sched.RackID
-	MapSlots    int
-	ReduceSlots int
-	PID         *actor.PID
+	Node     sched.NodeID
+	Rack     sched.RackID
+	MapSlots int
+	Reducers int
+	PID      *actor.PID
 }
 
 // Heartbeat is a node's periodic status: the attempts that left their

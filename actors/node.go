@@ -14,34 +14,15 @@ import (
 
 // NodeConfig describes one worker node (TaskTracker and DataNode).
 type NodeConfig struct {
-	ID          sched.NodeID
-	Rack        sched.RackID
-	MapSlots    int
-	ReduceSlots int
-	Heartbeat   time.Duration
-	// ParallelCopies caps a reduce attempt's concurrent shuffle fetches
-	// (Hadoop's mapred.reduce.parallel.copies).
-	ParallelCopies int
-	// OutOfBand sends a heartbeat as soon as an attempt ends, as Hadoop's
-	// out-of-band heartbeat does, besides the periodic ones.
-	OutOfBand bool
-	// MaxComputing, when > 0, is copy-compute splitting's admission
-	// control (Zaharia et al. §5.2): ReduceSlots reducers may run
-	// (maxReducers), but only MaxComputing of them past their copy phase;
-	// the others wait, in arrival order, once they have copied.
-	MaxComputing int
-	// FetchPerHost makes a reducer fetch every announced output of one
-	// map node in a single flow, as later Hadoop's per-host fetchers do,
-	// instead of one flow per map output.
-	FetchPerHost bool
-	// IntermediateSpace, when > 0, is the disk space the node keeps for
-	// map outputs (Zaharia et al. §5.4). A running map reserves its spill;
-	// a finished map's output stays until its job ends or is evicted. The
-	// node reports what is free on each heartbeat.
-	IntermediateSpace int64
-	Switch            *actor.PID // the node's rack switch
-	Coordinator       *actor.PID
-	Fabric            *actor.PID
+	ID        sched.NodeID
+	Rack      sched.RackID
+	Cluster   ClusterConfig
+	Heartbeat HeartbeatConfig
+	Tasks     TasksConfig
+	// Switch is the node's rack switch.
+	Switch      *actor.PID
+	Coordinator *actor.PID
+	Fabric      *actor.PID
 }
 
 // Node runs attempts in its map and reduce slots. An attempt moves through
@@ -61,12 +42,14 @@ type Node struct {
 	ended []AttemptEnded
 	runs  map[sched.Attempt]*run
 
-	// Copy-compute splitting: reducers computing (or writing), reducers
-	// that copied and wait to compute, and each job's reducers not yet
-	// computing, which the coordinator caps per node.
-	computing int
-	awaiting  []*run
-	copying   map[sched.JobID]int
+	// Copy-compute splitting: the reducers that may compute at once (0:
+	// no limit), reducers computing (or writing), reducers that copied
+	// and wait to compute, and each job's reducers not yet computing,
+	// which the coordinator caps per node.
+	computeSlots int
+	computing    int
+	awaiting     []*run
+	copying      map[sched.JobID]int
 
 	// Intermediate space: spill reserved by running maps, and each job's
 	// stored map outputs.
@@ -88,12 +71,16 @@ type computeDone struct {
 // NewNode returns a node actor's state; the cluster spawns it.
 func NewNode(cfg NodeConfig, deps Deps) *Node {
 	return &Node{
-		cfg:     cfg,
-		deps:    deps,
-		slots:   [2][]bool{make([]bool, cfg.MapSlots), make([]bool, cfg.ReduceSlots)},
-		runs:    make(map[sched.Attempt]*run),
-		copying: make(map[sched.JobID]int),
-		stored:  make(map[sched.JobID]int64),
+		cfg:   cfg,
+		deps:  deps,
+		slots: [2][]bool{make([]bool, cfg.Cluster.MapSlots), make([]bool, cfg.Tasks.Reducers(cfg.Cluster.ReduceSlots))},
+		// Copy-compute splitting's admission control (Zaharia et al.
+		// §5.2): of the reducers, only computeSlots may be past their
+		// copy phase; the others wait, in arrival order, once copied.
+		computeSlots: cfg.Tasks.ComputeSlots(cfg.Cluster.ReduceSlots),
+		runs:         make(map[sched.Attempt]*run),
+		copying:      make(map[sched.JobID]int),
+		stored:       make(map[sched.JobID]int64),
 	}
 }
 
@@ -130,12 +117,12 @@ func (n *Node) handleStarted(ctx actor.Context) {
 	n.self = ctx.Self()
 	n.relay(ctx, n.cfg.Coordinator, &RegisterNode{
 		Node: n.cfg.ID, Rack: n.cfg.Rack,
-		MapSlots: n.cfg.MapSlots, ReduceSlots: n.cfg.ReduceSlots, PID: n.self,
+		MapSlots: len(n.slots[sched.Map]), Reducers: len(n.slots[sched.Reduce]), PID: n.self,
 	})
 	// Nodes start their heartbeats at a random phase so that a cluster's
 	// heartbeats spread over the interval instead of arriving together.
-	phase := time.Duration(n.deps.Rand.Int64N(int64(n.cfg.Heartbeat)))
-	n.deps.Clock.Every(phase, n.cfg.Heartbeat, n.self, &heartbeatTick{})
+	phase := time.Duration(n.deps.Rand.Int64N(int64(n.cfg.Heartbeat.Interval)))
+	n.deps.Clock.Every(phase, n.cfg.Heartbeat.Interval.Std(), n.self, &heartbeatTick{})
 }
 
 // relay sends a control message through the node's rack switch.
@@ -159,7 +146,7 @@ func (n *Node) sendHeartbeat(ctx actor.Context) {
 	n.seq++
 	n.relay(ctx, n.cfg.Coordinator, &Heartbeat{
 		Node: n.cfg.ID, Seq: n.seq, Launches: n.got, Ended: n.ended,
-		Copying: n.copyingReport(), FreeCompute: n.cfg.MaxComputing - n.computing - len(n.awaiting), FreeSpace: n.freeSpace(),
+		Copying: n.copyingReport(), FreeCompute: n.computeSlots - n.computing - len(n.awaiting), FreeSpace: n.freeSpace(),
 	})
 	n.ended = nil
 }
@@ -373,7 +360,7 @@ func (n *Node) finish(ctx actor.Context, r *run, o sched.Outcome, reason string)
 	n.relay(ctx, r.launch.JobManager, &TaskFinished{
 		Attempt: a, Node: n.cfg.ID, Outcome: o, Reason: reason, OutputBytes: r.launch.Task.SpillBytes,
 	})
-	if n.cfg.OutOfBand {
+	if n.cfg.Heartbeat.OutOfBand {
 		n.sendHeartbeat(ctx)
 	}
 }
@@ -381,7 +368,7 @@ func (n *Node) finish(ctx actor.Context, r *run, o sched.Outcome, reason string)
 // admitReducers lets copied reducers compute, oldest first, while the
 // node's computing limit allows.
 func (n *Node) admitReducers() {
-	for len(n.awaiting) > 0 && (n.cfg.MaxComputing == 0 || n.computing < n.cfg.MaxComputing) {
+	for len(n.awaiting) > 0 && (n.computeSlots == 0 || n.computing < n.computeSlots) {
 		r := n.awaiting[0]
 		n.awaiting = n.awaiting[1:]
 		n.copied(r.launch.Attempt.Job)
@@ -416,7 +403,7 @@ func (n *Node) copied(job sched.JobID) {
 // copyingReport is each job's reducers still copying or waiting to
 // compute, for the coordinator's per-job cap; nil without the split.
 func (n *Node) copyingReport() map[sched.JobID]int {
-	if n.cfg.MaxComputing == 0 || len(n.copying) == 0 {
+	if n.computeSlots == 0 || len(n.copying) == 0 {
 		return nil
 	}
 	return maps.Clone(n.copying)
@@ -425,7 +412,7 @@ func (n *Node) copyingReport() map[sched.JobID]int {
 // spill is the intermediate space a launch needs: a map's spill when the
 // node accounts for space.
 func (n *Node) spill(l *LaunchTask) int64 {
-	if n.cfg.IntermediateSpace <= 0 || l.Attempt.Kind != sched.Map {
+	if int64(n.cfg.Cluster.IntermediateSpace) <= 0 || l.Attempt.Kind != sched.Map {
 		return 0
 	}
 	return l.Task.SpillBytes
@@ -434,14 +421,14 @@ func (n *Node) spill(l *LaunchTask) int64 {
 // freeSpace is the intermediate space neither reserved nor stored; 0 when
 // the node does not account for space.
 func (n *Node) freeSpace() int64 {
-	if n.cfg.IntermediateSpace <= 0 {
+	if int64(n.cfg.Cluster.IntermediateSpace) <= 0 {
 		return 0
 	}
 	used := n.reserved
 	for _, b := range n.stored {
 		used += b
 	}
-	return n.cfg.IntermediateSpace - used
+	return int64(n.cfg.Cluster.IntermediateSpace) - used
 }
 
 func (n *Node) handleMapOutputs(ctx actor.Context, msg *MapOutputs) {
@@ -461,8 +448,8 @@ func (n *Node) handleMapOutputs(ctx actor.Context, msg *MapOutputs) {
 
 // fetchMore starts queued shuffle fetches up to the parallel-copies cap.
 func (n *Node) fetchMore(ctx actor.Context, r *run) {
-	for r.fetching < n.cfg.ParallelCopies && len(r.queue) > 0 {
-		part, src, bytes := r.nextFetch(n.cfg.FetchPerHost)
+	for r.fetching < n.cfg.Tasks.ParallelCopies && len(r.queue) > 0 {
+		part, src, bytes := r.nextFetch(n.cfg.Tasks.FetchPerHost)
 		n.startFlow(ctx, r, part, src, n.cfg.ID, DiskRead, bytes, 0)
 	}
 }

@@ -39,18 +39,21 @@ func Build(cfg Config) (*Cluster, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	policy, err := sched.New(cfg.Scheduler, cfg.SchedulerParams)
+	policy, err := sched.New(cfg.Scheduler.Name, cfg.Scheduler.Params)
 	if err != nil {
 		return nil, err
 	}
-	net, err := netmodel.NewNetwork(netmodel.Config{CompletionWindow: cfg.CompletionWindow})
+	shape := &cfg.Cluster
+	net, err := netmodel.NewNetwork(netmodel.Config{CompletionWindow: shape.CompletionWindow.Std()})
 	if err != nil {
 		return nil, err
 	}
 	topo, err := netmodel.BuildTopology(net, netmodel.TopologySpec{
-		Racks: cfg.Racks, HostsPerRack: cfg.NodesPerRack,
-		DiskRead: cfg.DiskRead, DiskWrite: cfg.DiskWrite, NICUp: cfg.NIC, NICDown: cfg.NIC,
-		RackUp: cfg.RackUplink, RackDown: cfg.RackUplink, Oversubscription: cfg.Oversubscription, Core: cfg.Core,
+		Racks: shape.Racks, HostsPerRack: shape.NodesPerRack,
+		DiskRead: float64(shape.DiskRead), DiskWrite: float64(shape.DiskWrite),
+		NICUp: float64(shape.NIC), NICDown: float64(shape.NIC),
+		RackUp: float64(shape.RackUplink), RackDown: float64(shape.RackUplink),
+		Oversubscription: shape.Oversubscription, Core: float64(shape.Core),
 	})
 	if err != nil {
 		return nil, err
@@ -93,32 +96,24 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	n := cfg.Nodes()
 	dir := &actors.Directory{Nodes: make([]*actor.PID, n), Switches: make([]*actor.PID, n)}
 	rackOf := make([]sched.RackID, n)
-	switches := make([]*actor.PID, cfg.Racks)
-	for r := range cfg.Racks {
+	switches := make([]*actor.PID, cfg.Cluster.Racks)
+	for r := range cfg.Cluster.Racks {
 		name := fmt.Sprintf("rack-%d", r)
-		if switches[r], err = c.spawnActor(name, actors.NewRackSwitch(sched.RackID(r), cfg.ControlLatency, c.deps(name))); err != nil {
+		if switches[r], err = c.spawnActor(name, actors.NewRackSwitch(sched.RackID(r), cfg.Heartbeat.ControlLatency.Std(), c.deps(name))); err != nil {
 			return err
 		}
 	}
 	for i := range n {
-		rackOf[i] = sched.RackID(i / cfg.NodesPerRack)
+		rackOf[i] = sched.RackID(i / cfg.Cluster.NodesPerRack)
 		dir.Switches[i] = switches[rackOf[i]]
 	}
-	maxComputing := 0 // without copy-compute splitting: no limit
-	if cfg.CopyCompute {
-		maxComputing = cfg.ReduceSlots
-	}
 	known := rackOf // the racks Hadoop is told of
-	if !cfg.RackAware {
+	if !cfg.Cluster.RackAware {
 		known = make([]sched.RackID, n)
 	}
 	coordinator, err := c.spawnActor("coordinator", actors.NewCoordinator(actors.CoordinatorConfig{
-		RackOf: known, BlockSize: cfg.BlockSize, Replication: cfg.Replication,
-		Heartbeat: cfg.Heartbeat, DeadAfter: time.Duration(cfg.DeadAfter) * cfg.Heartbeat,
-		AssignMultiple: cfg.AssignMultiple, PolicyTick: cfg.PolicyTick, CommitPendingRunning: cfg.CommitPendingRunning,
-		SlowStart: cfg.SlowStart, JobSetup: cfg.JobSetup, CopyingPerJob: maxComputing, ComputeAware: cfg.ComputeAware,
-		MaxAttempts: cfg.MaxAttempts, FailureProbability: cfg.FailureProbability, Streams: len(cfg.Workload) + len(cfg.Closed),
-		IntermediateSpace: cfg.IntermediateSpace, Evict: cfg.Evict,
+		Cluster: cfg.Cluster, HDFS: cfg.HDFS, Heartbeat: cfg.Heartbeat, Tasks: cfg.Tasks,
+		PolicyTick: cfg.Scheduler.Tick.Std(), RackOf: known, Streams: len(cfg.Workload) + len(cfg.Closed),
 		Fabric: fabric, Directory: dir,
 	}, policy, c.deps("coordinator")))
 	if err != nil {
@@ -127,8 +122,7 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	for i := range n {
 		name := fmt.Sprintf("node-%d", i)
 		node := actors.NewNode(actors.NodeConfig{
-			ID: sched.NodeID(i), Rack: rackOf[i], MapSlots: cfg.MapSlots, ReduceSlots: cfg.Reducers(), MaxComputing: maxComputing, FetchPerHost: cfg.FetchPerHost,
-			Heartbeat: cfg.Heartbeat, ParallelCopies: cfg.ParallelCopies, OutOfBand: cfg.OutOfBand, IntermediateSpace: cfg.IntermediateSpace,
+			ID: sched.NodeID(i), Rack: rackOf[i], Cluster: cfg.Cluster, Heartbeat: cfg.Heartbeat, Tasks: cfg.Tasks,
 			Switch: dir.Switches[i], Coordinator: coordinator, Fabric: fabric,
 		}, c.deps(name))
 		if dir.Nodes[i], err = c.spawnActor(name, node); err != nil {
@@ -194,7 +188,7 @@ func (c *Cluster) Run() (*Report, error) {
 	}
 	rep := &Report{
 		Result: res, Results: results, Network: c.network.Stats(), ReferenceWall: refWall,
-		Summary: Summarize(results, [2]int{c.cfg.MapSlots * c.cfg.Nodes(), c.cfg.Reducers() * c.cfg.Nodes()}, res.End),
+		Summary: Summarize(results, [2]int{c.cfg.Cluster.MapSlots * c.cfg.Nodes(), c.cfg.Reducers() * c.cfg.Nodes()}, res.End),
 	}
 	if res.Err != nil {
 		return rep, res.Err

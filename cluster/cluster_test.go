@@ -14,6 +14,7 @@ import (
 
 	"clusteremu/actors"
 	"clusteremu/policies/sched"
+	"clusteremu/units"
 	"clusteremu/workload"
 )
 
@@ -24,11 +25,11 @@ const mib = 1 << 20
 // latency, so times come out round.
 func smallCluster() Config {
 	cfg := DefaultConfig()
-	cfg.Racks, cfg.NodesPerRack = 1, 2
-	cfg.MapSlots, cfg.ReduceSlots = 2, 1
-	cfg.BlockSize = mib
-	cfg.Replication = 2
-	cfg.ControlLatency = 0
+	cfg.Cluster.Racks, cfg.Cluster.NodesPerRack = 1, 2
+	cfg.Cluster.MapSlots, cfg.Cluster.ReduceSlots = 2, 1
+	cfg.HDFS.BlockSize = mib
+	cfg.HDFS.Replication = 2
+	cfg.Heartbeat.ControlLatency = 0
 	cfg.StallAfter = time.Hour
 	return cfg
 }
@@ -68,7 +69,7 @@ func mixedWorkload(seed uint64) []workload.JobSpec {
 
 func fourRacks() Config {
 	cfg := DefaultConfig()
-	cfg.Racks, cfg.NodesPerRack = 4, 10
+	cfg.Cluster.Racks, cfg.Cluster.NodesPerRack = 4, 10
 	cfg.StallAfter = time.Hour
 	cfg.Workload = [][]workload.JobSpec{mixedWorkload(3)}
 	return cfg
@@ -112,7 +113,7 @@ func assertNoSlotOvercommitted(t *testing.T, rep *Report, cfg Config) {
 	}
 	for k, es := range edges {
 		slices.SortFunc(es, func(a, b edge) int { return cmp.Or(cmp.Compare(a.at, b.at), a.delta-b.delta) })
-		busy, limit := 0, cfg.MapSlots
+		busy, limit := 0, cfg.Cluster.MapSlots
 		if k[1] == int(sched.Reduce) {
 			limit = cfg.Reducers()
 		}
@@ -135,15 +136,15 @@ func TestSameSeedsSameRecords(t *testing.T) {
 
 func TestConfigValidateReportsEveryField(t *testing.T) {
 	cfg := DefaultConfig()
-	cfg.Racks = 0
-	cfg.NIC = -1
-	cfg.Heartbeat = 0
-	cfg.Scheduler = "lottery"
-	cfg.ComputeAware = true
+	cfg.Cluster.Racks = 0
+	cfg.Cluster.NIC = -1
+	cfg.Heartbeat.Interval = 0
+	cfg.Scheduler.Name = "lottery"
+	cfg.Tasks.ComputeAware = true
 	err := cfg.Validate()
 	require.Error(t, err)
 	assert.Equal(t, `cluster.racks = 0: must be ≥ 1
-cluster.nic = -1: must be a rate > 0
+cluster.nic = -1B/s: must be a rate > 0
 hdfs.replication = 3: must be 1 … 1 (the nodes)
 heartbeat.interval = 0s: must be > 0
 tasks.compute_aware = true: needs tasks.copy_compute = true
@@ -161,7 +162,7 @@ func readyReducerRun(t *testing.T, seed uint64, computeAware bool) (sameNode, be
 	t.Helper()
 	cfg := smallCluster()
 	cfg.Seed = seed
-	cfg.CopyCompute, cfg.MaxReducers, cfg.ComputeAware = true, 3, computeAware
+	cfg.Tasks.CopyCompute, cfg.Tasks.MaxReducers, cfg.Tasks.ComputeAware = true, 3, computeAware
 	cfg.Workload = [][]workload.JobSpec{{
 		{Name: "long", InputBytes: 2 * mib, MapCPU: workload.PerMiB(time.Second),
 			Reduces: 1, ShuffleBytes: 2 * mib, ReduceCPU: workload.PerMiB(100 * time.Second)},
@@ -204,7 +205,7 @@ func TestChaosDrawsFromTheScheduleSeedAndReplaysPinned(t *testing.T) {
 	chaotic := func(scheduleSeed uint64) Config {
 		cfg := fourRacks()
 		cfg.ScheduleSeed = scheduleSeed
-		cfg.Chaos = Chaos{RelayJitter: 300 * time.Millisecond, HeartbeatJitter: 2 * time.Second}
+		cfg.Chaos = Chaos{RelayJitter: units.Duration(300 * time.Millisecond), HeartbeatJitter: units.Duration(2 * time.Second)}
 		cfg.RecordDecisions = true
 		return cfg
 	}

@@ -8,6 +8,7 @@ import (
 
 	"clusteremu/actors"
 	"clusteremu/policies/sched"
+	"clusteremu/units"
 	"clusteremu/workload"
 )
 
@@ -32,70 +33,11 @@ type Config struct {
 	Speedup    float64
 	Concurrent bool
 
-	Racks, NodesPerRack   int
-	MapSlots, ReduceSlots int // per node
-	DiskRead, DiskWrite   float64
-	NIC                   float64 // each direction
-	// RackUplink is each rack's link to the core, each direction; when 0,
-	// Oversubscription sets it to NodesPerRack × NIC / Oversubscription.
-	RackUplink       float64
-	Oversubscription float64
-	Core             float64 // 0: no core link
-	// RackAware tells Hadoop the racks (its topology script). When false,
-	// as on EC2, HDFS places replicas and the scheduler judges locality as
-	// if every node shared one rack, while the fabric keeps the racks and
-	// their uplinks: reads Hadoop counts as rack-local may cross them.
-	RackAware bool
-	// CompletionWindow lets flows finishing within it of each other
-	// complete together (netmodel.Config); 0 is exact.
-	CompletionWindow time.Duration
-	// IntermediateSpace, when > 0, is each node's disk space for map
-	// outputs (Zaharia et al. §5.4); Evict picks the job whose outputs go
-	// when the space deadlocks the cluster: "latest", "least_progress" or
-	// "largest" (the paper's counter-example, which can livelock).
-	IntermediateSpace int64
-	Evict             string
-
-	BlockSize   int64
-	Replication int
-
-	Heartbeat      time.Duration
-	ControlLatency time.Duration // per rack-switch hop of a control message
-	DeadAfter      int           // missed heartbeats before a node is dead; 0 never
-	AssignMultiple bool          // fill every free slot per heartbeat
-	OutOfBand      bool          // heartbeat as soon as an attempt ends
-
-	Scheduler       string
-	SchedulerParams map[string]any
-	PolicyTick      time.Duration // 0: the policy never ticks
-
-	SlowStart float64
-	JobSetup  time.Duration // per-job initialisation before its tasks run
-	// CopyCompute splits reduces into copy and compute (Zaharia et al.
-	// §5.2): a node runs MaxReducers reducers (0: 3 × ReduceSlots), of
-	// which ReduceSlots may compute at once, and at most ReduceSlots of a
-	// job's reducers that have not begun computing.
-	CopyCompute bool
-	MaxReducers int
-	// ComputeAware, under copy-compute splitting, launches a reducer whose
-	// job's maps have all finished only where a compute slot is free, so
-	// it does not queue behind a long computation on its node while
-	// another node's compute slot idles.
-	ComputeAware bool
-	// FetchPerHost fetches every announced map output of one node in a
-	// single flow (later Hadoop's per-host shuffle fetchers) rather than a
-	// flow per map output (Hadoop 1).
-	FetchPerHost bool
-	// MaxAttempts is the failed attempts after which a task fails its
-	// job; FailureProbability the chance that an attempt fails at the end
-	// of its compute, drawn per attempt from the workload seed.
-	MaxAttempts        int
-	FailureProbability float64
-	ParallelCopies     int
-	// CommitPendingRunning counts a finished task as its job's until the
-	// heartbeat that reports it has offered its slot: Hadoop's behaviour
-	// that hides sticky slots (actors.CoordinatorConfig).
-	CommitPendingRunning bool
+	Cluster   actors.ClusterConfig
+	HDFS      actors.HDFSConfig
+	Heartbeat actors.HeartbeatConfig
+	Scheduler SchedulerConfig
+	Tasks     actors.TasksConfig
 
 	// Workload holds one job list per client stream, each sorted by
 	// submission time.
@@ -126,6 +68,17 @@ type Config struct {
 	firstJob sched.JobID
 }
 
+// SchedulerConfig is [scheduler]: the policy, its tick and its own
+// parameters.
+type SchedulerConfig struct {
+	Name string `toml:"name"`
+	// Tick is the period of the policy's Tick (preemption, share
+	// updates); 0 never ticks.
+	Tick units.Duration `toml:"tick"`
+	// Params are the policy's parameters; nil is its defaults.
+	Params map[string]any `toml:"-"`
+}
+
 // DefaultConfig is a small cluster with Hadoop's defaults: 2 racks of 10
 // nodes with 4 map and 2 reduce slots, 100 MB/s disks, 1 Gb/s NICs with
 // 5:1 rack oversubscription, 128 MiB blocks in 3 replicas, 3 s heartbeats
@@ -133,80 +86,42 @@ type Config struct {
 // parallel copies.
 func DefaultConfig() Config {
 	return Config{
-		Racks: 2, NodesPerRack: 10, MapSlots: 4, ReduceSlots: 2,
-		DiskRead: 100e6, DiskWrite: 100e6, NIC: 125e6, Oversubscription: 5, RackAware: true,
-		BlockSize: 128 << 20, Replication: 3,
-		Heartbeat: 3 * time.Second, ControlLatency: time.Millisecond, DeadAfter: 10,
-		AssignMultiple: true, Scheduler: "fifo", PolicyTick: time.Second, Evict: "latest",
-		SlowStart: 0.05, MaxAttempts: 4, ParallelCopies: 5,
+		Cluster: actors.ClusterConfig{
+			Racks: 2, NodesPerRack: 10, MapSlots: 4, ReduceSlots: 2,
+			DiskRead: 100e6, DiskWrite: 100e6, NIC: 125e6, Oversubscription: 5, RackAware: true,
+			Evict: actors.EvictLatest,
+		},
+		HDFS: actors.HDFSConfig{BlockSize: 128 << 20, Replication: 3},
+		Heartbeat: actors.HeartbeatConfig{
+			Interval: units.Duration(3 * time.Second), ControlLatency: units.Duration(time.Millisecond),
+			DeadAfter: 10, AssignMultiple: true,
+		},
+		Scheduler: SchedulerConfig{Name: "fifo", Tick: units.Duration(time.Second)},
+		Tasks:     actors.TasksConfig{SlowStart: 0.05, MaxAttempts: 4, ParallelCopies: 5},
 	}
 }
 
-// Reducers is the reducers a node runs at once: its reduce slots, or
-// MaxReducers under copy-compute splitting.
-func (c *Config) Reducers() int {
-	switch {
-	case !c.CopyCompute:
-		return c.ReduceSlots
-	case c.MaxReducers > 0:
-		return c.MaxReducers
-	}
-	return 3 * c.ReduceSlots
-}
+// Reducers is the reduce attempts a node runs at once
+// (actors.TasksConfig.Reducers).
+func (c *Config) Reducers() int { return c.Tasks.Reducers(c.Cluster.ReduceSlots) }
 
 // Nodes is the cluster's node count.
-func (c *Config) Nodes() int { return c.Racks * c.NodesPerRack }
+func (c *Config) Nodes() int { return c.Cluster.Nodes() }
 
-// FieldError is one invalid configuration value. Key is the scenario key
-// that sets the field ("cluster.racks", "heartbeat.interval"), so a
-// scenario can place the error in its file.
-type FieldError struct {
-	Key   string
-	Value any
-	Msg   string
-}
-
-func (e *FieldError) Error() string { return fmt.Sprintf("%s = %v: %s", e.Key, e.Value, e.Msg) }
+// FieldError is one invalid configuration value (actors.FieldError).
+type FieldError = actors.FieldError
 
 // Validate checks the whole configuration and reports every invalid field
 // at once, joined; each is a *FieldError naming the field, its value and
 // what is allowed.
 func (c *Config) Validate() error {
-	var errs []error
-	check := func(bad bool, key string, v any, msg string) {
-		if bad {
-			errs = append(errs, &FieldError{Key: key, Value: v, Msg: msg})
-		}
-	}
-	check(c.Racks < 1, "cluster.racks", c.Racks, "must be ≥ 1")
-	check(c.NodesPerRack < 1, "cluster.nodes_per_rack", c.NodesPerRack, "must be ≥ 1")
-	check(c.MapSlots < 0, "cluster.map_slots", c.MapSlots, "must be ≥ 0")
-	check(c.ReduceSlots < 0, "cluster.reduce_slots", c.ReduceSlots, "must be ≥ 0")
-	check(!positive(c.DiskRead), "cluster.disk_read", c.DiskRead, "must be a rate > 0")
-	check(!positive(c.DiskWrite), "cluster.disk_write", c.DiskWrite, "must be a rate > 0")
-	check(!positive(c.NIC), "cluster.nic", c.NIC, "must be a rate > 0")
-	check(!nonNegative(c.RackUplink), "cluster.rack_uplink", c.RackUplink, "must be ≥ 0 (0: set by oversubscription)")
-	check(!nonNegative(c.Oversubscription), "cluster.oversubscription", c.Oversubscription, "must be ≥ 0")
-	check(!nonNegative(c.Core), "cluster.core", c.Core, "must be ≥ 0 (0: no core link)")
-	check(c.CompletionWindow < 0, "cluster.completion_window", c.CompletionWindow, "must be ≥ 0")
-	check(c.IntermediateSpace < 0, "cluster.intermediate_space", c.IntermediateSpace, "must be ≥ 0 (0: unlimited)")
-	check(c.Evict != "" && c.Evict != actors.EvictLatest && c.Evict != actors.EvictLeastProgress && c.Evict != actors.EvictLargest,
-		"cluster.evict", c.Evict, fmt.Sprintf("must be %q, %q or %q", actors.EvictLatest, actors.EvictLeastProgress, actors.EvictLargest))
-	check(c.BlockSize < 1, "hdfs.block_size", c.BlockSize, "must be ≥ 1 byte")
-	check(c.Replication < 1 || c.Replication > c.Nodes(), "hdfs.replication", c.Replication,
-		fmt.Sprintf("must be 1 … %d (the nodes)", max(c.Nodes(), 1)))
-	check(c.Heartbeat <= 0, "heartbeat.interval", c.Heartbeat, "must be > 0")
-	check(c.ControlLatency < 0, "heartbeat.control_latency", c.ControlLatency, "must be ≥ 0")
-	check(c.DeadAfter < 0, "heartbeat.dead_after", c.DeadAfter, "must be ≥ 0 missed heartbeats (0: never)")
-	check(c.PolicyTick < 0, "scheduler.tick", c.PolicyTick, "must be ≥ 0")
-	check(!(c.SlowStart >= 0 && c.SlowStart <= 1), "tasks.slow_start", c.SlowStart, "must be in [0, 1]")
-	check(c.MaxAttempts < 1, "tasks.max_attempts", c.MaxAttempts, "must be ≥ 1")
-	check(!(c.FailureProbability >= 0 && c.FailureProbability <= 1), "tasks.failure_probability", c.FailureProbability, "must be in [0, 1]")
-	check(c.ParallelCopies < 1, "tasks.parallel_copies", c.ParallelCopies, "must be ≥ 1")
-	check(c.JobSetup < 0, "tasks.job_setup", c.JobSetup, "must be ≥ 0s")
-	check(c.MaxReducers != 0 && c.MaxReducers < c.ReduceSlots, "tasks.max_reducers", c.MaxReducers,
-		fmt.Sprintf("must be 0 (3 × reduce_slots) or ≥ cluster.reduce_slots = %d", c.ReduceSlots))
-	check(c.ComputeAware && !c.CopyCompute, "tasks.compute_aware", c.ComputeAware, "needs tasks.copy_compute = true")
+	var checks actors.Checks
+	check := checks.Check
+	c.Cluster.Validate(&checks)
+	c.HDFS.Validate(&checks, c.Nodes())
+	c.Heartbeat.Validate(&checks)
+	c.Tasks.Validate(&checks, c.Cluster.ReduceSlots)
+	check(c.Scheduler.Tick < 0, "scheduler.tick", c.Scheduler.Tick, "must be ≥ 0")
 	check(c.Until < 0, "run.until", c.Until, "must be ≥ 0")
 	check(c.StallAfter < 0, "run.stall_after", c.StallAfter, "must be ≥ 0")
 	check(c.Clock != "" && c.Clock != Virtual && c.Clock != Scaled && c.Clock != Wall, "run.clock", c.Clock,
@@ -214,8 +129,9 @@ func (c *Config) Validate() error {
 	check(c.Clock == Scaled && !positive(c.Speedup), "run.speedup", c.Speedup, "must be > 0 for a scaled clock")
 	deterministic := (c.Clock == "" || c.Clock == Virtual) && !c.Concurrent
 	check(c.Chaos.RelayJitter < 0, "chaos.relay_jitter", c.Chaos.RelayJitter, "must be ≥ 0")
-	check(c.Chaos.HeartbeatJitter < 0 || c.Heartbeat > 0 && c.Chaos.HeartbeatJitter >= c.Heartbeat, "chaos.heartbeat_jitter", c.Chaos.HeartbeatJitter,
-		fmt.Sprintf("must be ≥ 0 and below heartbeat.interval = %v, so heartbeats keep their order", c.Heartbeat))
+	hb := c.Heartbeat.Interval.Std()
+	check(c.Chaos.HeartbeatJitter < 0 || hb > 0 && c.Chaos.HeartbeatJitter.Std() >= hb, "chaos.heartbeat_jitter", c.Chaos.HeartbeatJitter,
+		fmt.Sprintf("must be ≥ 0 and below heartbeat.interval = %v, so heartbeats keep their order", c.Heartbeat.Interval))
 	if c.Chaos.On() && !deterministic {
 		if c.Clock == "" || c.Clock == Virtual {
 			check(true, "run.deterministic", false, "must be true under [chaos], whose delays only a deterministic run draws")
@@ -223,14 +139,13 @@ func (c *Config) Validate() error {
 			check(true, "run.clock", c.Clock, `must be "virtual" under [chaos], whose delays only a deterministic run draws`)
 		}
 	}
-	if _, err := sched.New(c.Scheduler, c.SchedulerParams); err != nil {
+	errs := []error(checks)
+	if _, err := sched.New(c.Scheduler.Name, c.Scheduler.Params); err != nil {
 		errs = append(errs, err)
 	}
 	errs = append(errs, c.validateWorkload()...)
 	return errors.Join(errs...)
 }
-
-func nonNegative(x float64) bool { return x >= 0 && !math.IsInf(x, 0) }
 
 func positive(x float64) bool { return x > 0 && !math.IsInf(x, 0) }
 

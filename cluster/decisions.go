@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"clusteremu/actors"
+	"clusteremu/units"
 )
 
 // Chaos is a deterministic run's seeded control-plane perturbation, the
@@ -17,11 +18,11 @@ type Chaos struct {
 	// by a further [0, RelayJitter), on top of the control latency. A
 	// switch keeps each destination's messages in the order it got them,
 	// as a switch port's queue does.
-	RelayJitter time.Duration
+	RelayJitter units.Duration `toml:"relay_jitter"`
 	// HeartbeatJitter delays each heartbeat by [0, HeartbeatJitter) after
 	// its periodic tick. It must stay below the heartbeat interval, so a
 	// node's heartbeats keep their order.
-	HeartbeatJitter time.Duration
+	HeartbeatJitter units.Duration `toml:"heartbeat_jitter"`
 }
 
 // On reports whether the run perturbs anything.
@@ -171,9 +172,9 @@ func (c *course) perturbs() bool {
 func (c *course) bound(kind DecisionKind) time.Duration {
 	switch kind {
 	case DecideRelay:
-		return c.chaos.RelayJitter
+		return c.chaos.RelayJitter.Std()
 	case DecideHeartbeat:
-		return c.chaos.HeartbeatJitter
+		return c.chaos.HeartbeatJitter.Std()
 	}
 	return 0
 }

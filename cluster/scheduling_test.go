@@ -85,7 +85,7 @@ func TestAttemptsRunInTheSlotTheyWereOffered(t *testing.T) {
 	// slot would run most maps in slot 0; before the coordinator named
 	// the slot, about a third of the attempts ran elsewhere than offered.
 	cfg := fourRacks()
-	cfg.Scheduler, cfg.SchedulerParams = "tracer", map[string]any{"odd_maps": true}
+	cfg.Scheduler.Name, cfg.Scheduler.Params = "tracer", map[string]any{"odd_maps": true}
 	rep := run(t, cfg)
 	require.Len(t, traced.slots, len(rep.Results.Attempts))
 	require.Equal(t, 50.0, rep.Summary["jobs.succeeded"])
@@ -111,7 +111,7 @@ func TestAPolicyHearsWhenAttemptsReallyEnded(t *testing.T) {
 	// exceed it by up to a heartbeat interval. (The last attempts end the
 	// run before a heartbeat reports them.)
 	cfg := smallCluster()
-	cfg.Scheduler = "tracer"
+	cfg.Scheduler.Name = "tracer"
 	cfg.Workload = [][]workload.JobSpec{{
 		{Name: "a", InputBytes: 12 * mib, Reduces: 2, ShuffleBytes: 4 * mib, MapCPU: workload.PerMiB(7 * time.Second), ReduceCPU: workload.PerMiB(time.Second)},
 		{Name: "b", Submit: 10 * time.Second, InputBytes: 6 * mib, MapCPU: workload.PerMiB(11 * time.Second)},
@@ -130,7 +130,7 @@ func TestAPolicyHearsWhenAttemptsReallyEnded(t *testing.T) {
 
 func TestAJobFailsOnceATaskFailsMaxAttemptsTimes(t *testing.T) {
 	cfg := smallCluster()
-	cfg.FailureProbability, cfg.MaxAttempts = 1, 2
+	cfg.Tasks.FailureProbability, cfg.Tasks.MaxAttempts = 1, 2
 	cfg.Workload = [][]workload.JobSpec{{{Name: "doomed", InputBytes: 4 * mib, MapCPU: workload.PerMiB(5 * time.Second)}}}
 	rep := run(t, cfg)
 	job := rep.Results.Jobs[0]
@@ -146,7 +146,7 @@ func TestAJobFailsOnceATaskFailsMaxAttemptsTimes(t *testing.T) {
 	assert.Equal(t, 1.0, rep.Summary["jobs.failed"])
 
 	// Some failures under the limit: the job succeeds, every task once.
-	cfg.FailureProbability, cfg.MaxAttempts = 0.3, 10
+	cfg.Tasks.FailureProbability, cfg.Tasks.MaxAttempts = 0.3, 10
 	cfg.Workload = [][]workload.JobSpec{{{Name: "unlucky", InputBytes: 20 * mib, Reduces: 2, ShuffleBytes: 2 * mib,
 		MapCPU: workload.PerMiB(time.Second), ReduceCPU: workload.PerMiB(time.Second)}}}
 	rep = run(t, cfg)
@@ -171,7 +171,7 @@ func TestACopyAndItsTaskEndOnce(t *testing.T) {
 	// heartbeat. The original finishes first; the job manager kills the
 	// copy, whose slot time counts as killed work, and the task ends once.
 	cfg := smallCluster()
-	cfg.Scheduler, cfg.SchedulerParams = "tracer", map[string]any{"copies": true}
+	cfg.Scheduler.Name, cfg.Scheduler.Params = "tracer", map[string]any{"copies": true}
 	cfg.Workload = [][]workload.JobSpec{{{Name: "one", InputBytes: mib, MapCPU: workload.PerMiB(time.Minute)}}}
 	rep := run(t, cfg)
 	require.Equal(t, JobSucceeded, rep.Results.Jobs[0].Status)

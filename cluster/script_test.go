@@ -167,8 +167,8 @@ func describe(cfg *cluster.Config) string {
 		nodes += fmt.Sprintf(" … node-%d", cfg.Nodes()-1)
 	}
 	return fmt.Sprintf("%s × %s (%s), %d map + %d reduce slots each; %s blocks × %d; heartbeat %s; %s; %s",
-		count(cfg.Racks, "rack"), count(cfg.NodesPerRack, "node"), nodes, cfg.MapSlots, cfg.ReduceSlots,
-		scenarios.Bytes(cfg.BlockSize), cfg.Replication, scenarios.Duration(cfg.Heartbeat), cfg.Scheduler,
+		count(cfg.Cluster.Racks, "rack"), count(cfg.Cluster.NodesPerRack, "node"), nodes, cfg.Cluster.MapSlots, cfg.Cluster.ReduceSlots,
+		scenarios.Bytes(cfg.HDFS.BlockSize), cfg.HDFS.Replication, scenarios.Duration(cfg.Heartbeat.Interval), cfg.Scheduler.Name,
 		count(len(cfg.Jobs()), "job"))
 }
 

@@ -62,7 +62,7 @@ func referenceRuntimes(cfg Config, subs []soloJob, workers int) ([]time.Duration
 	for _, sub := range subs {
 		i, spec := sub.index, jobs[sub.index]
 		spec.Submit = sub.at
-		shape := soloShape{spec: soloSpec(spec, cfg.Heartbeat), id: sched.JobID(i + 1)}
+		shape := soloShape{spec: soloSpec(spec, cfg.Heartbeat.Interval.Std()), id: sched.JobID(i + 1)}
 		if shape.spec.InputFile != "" {
 			shape.id = 0
 		}

@@ -58,7 +58,7 @@ func TestReferenceRunsKeepTheHeartbeatOffset(t *testing.T) {
 	job := workload.JobSpec{InputFile: "logs", InputBytes: 4 * mib, MapCPU: workload.PerMiB(20 * time.Second)}
 	early, late := job, job
 	early.Submit = 1500 * time.Millisecond
-	late.Submit = early.Submit + 100*cfg.Heartbeat
+	late.Submit = early.Submit + 100*cfg.Heartbeat.Interval.Std()
 	cfg.Workload = [][]workload.JobSpec{{early}, {late}}
 	refs, err := ReferenceRuntimes(cfg, 2)
 	require.NoError(t, err)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"clusteremu/actors"
 	"clusteremu/cluster"
 	"clusteremu/units"
 	"clusteremu/workload"
@@ -23,16 +24,18 @@ var DefaultScenario []byte
 // File is the TOML schema of a scenario. Every table is optional; a key a
 // file leaves out keeps the default of cluster.DefaultConfig.
 type File struct {
-	Run       RunTable       `toml:"run"`
-	Cluster   ClusterTable   `toml:"cluster"`
-	HDFS      HDFSTable      `toml:"hdfs"`
-	Heartbeat HeartbeatTable `toml:"heartbeat"`
-	Chaos     ChaosTable     `toml:"chaos"`
-	Scheduler map[string]any `toml:"scheduler"`
-	Tasks     TasksTable     `toml:"tasks"`
-	Workload  WorkloadTable  `toml:"workload"`
-	Expect    []Expectation  `toml:"expect"`
-	Reproduce ReproduceTable `toml:"reproduce"`
+	Run       RunTable               `toml:"run"`
+	Cluster   actors.ClusterConfig   `toml:"cluster"`
+	HDFS      actors.HDFSConfig      `toml:"hdfs"`
+	Heartbeat actors.HeartbeatConfig `toml:"heartbeat"`
+	Chaos     cluster.Chaos          `toml:"chaos"`
+	// Scheduler holds the policy's name and tick and the policy's own
+	// parameters, decoded once the name is known.
+	Scheduler map[string]any     `toml:"scheduler"`
+	Tasks     actors.TasksConfig `toml:"tasks"`
+	Workload  WorkloadTable      `toml:"workload"`
+	Expect    []Expectation      `toml:"expect"`
+	Reproduce ReproduceTable     `toml:"reproduce"`
 }
 
 // ReproduceTable is [reproduce], for scenarios that reproduce a paper's
@@ -56,75 +59,6 @@ type RunTable struct {
 	// Slowdown runs each job alone after the run for its reference
 	// runtime, so the summary reports slowdowns (cluster.Config.Slowdown).
 	Slowdown bool `toml:"slowdown"`
-}
-
-// ClusterTable is [cluster]: the shape of the cluster and its rates.
-type ClusterTable struct {
-	Racks            int      `toml:"racks"`
-	NodesPerRack     int      `toml:"nodes_per_rack"`
-	MapSlots         int      `toml:"map_slots"`
-	ReduceSlots      int      `toml:"reduce_slots"`
-	DiskRead         Rate     `toml:"disk_read"`
-	DiskWrite        Rate     `toml:"disk_write"`
-	NIC              Rate     `toml:"nic"`
-	RackUplink       Rate     `toml:"rack_uplink"`
-	Oversubscription float64  `toml:"oversubscription"`
-	Core             Rate     `toml:"core"`
-	RackAwareness    bool     `toml:"rack_awareness"`
-	CompletionWindow Duration `toml:"completion_window"`
-	// IntermediateSpace is each node's space for map outputs, 0 unlimited;
-	// Evict the victim rule when it deadlocks (cluster.Config).
-	IntermediateSpace Bytes  `toml:"intermediate_space"`
-	Evict             string `toml:"evict"`
-}
-
-// HDFSTable is [hdfs].
-type HDFSTable struct {
-	BlockSize   Bytes `toml:"block_size"`
-	Replication int   `toml:"replication"`
-}
-
-// HeartbeatTable is [heartbeat].
-type HeartbeatTable struct {
-	Interval       Duration `toml:"interval"`
-	ControlLatency Duration `toml:"control_latency"`
-	DeadAfter      int      `toml:"dead_after"`
-	AssignMultiple bool     `toml:"assign_multiple"`
-	OutOfBand      bool     `toml:"out_of_band"`
-}
-
-// ChaosTable is [chaos]: seeded control-plane perturbations of a
-// deterministic run (cluster.Chaos), drawn from the schedule seed.
-type ChaosTable struct {
-	RelayJitter     Duration `toml:"relay_jitter"`
-	HeartbeatJitter Duration `toml:"heartbeat_jitter"`
-}
-
-// TasksTable is [tasks].
-type TasksTable struct {
-	SlowStart   float64 `toml:"slow_start"`
-	MaxAttempts int     `toml:"max_attempts"`
-	// FailureProbability is each attempt's chance of failing at the end of
-	// its compute (cluster.Config.FailureProbability).
-	FailureProbability float64 `toml:"failure_probability"`
-	ParallelCopies     int     `toml:"parallel_copies"`
-	// JobSetup is each job's initialisation before its tasks are runnable.
-	JobSetup Duration `toml:"job_setup"`
-	// CopyCompute splits reduces into copy and compute phases with
-	// separate admission (cluster.Config.CopyCompute); MaxReducers is the
-	// reducers a node runs, 0 = 3 × reduce_slots.
-	CopyCompute bool `toml:"copy_compute"`
-	MaxReducers int  `toml:"max_reducers"`
-	// ComputeAware: a reducer ready to compute launches only where a
-	// compute slot is free (cluster.Config.ComputeAware).
-	ComputeAware bool `toml:"compute_aware"`
-	// FetchPerHost: a reducer fetches all announced outputs of one node in
-	// one flow (cluster.Config.FetchPerHost).
-	FetchPerHost bool `toml:"fetch_per_host"`
-	// CommitPendingRunning: a finished task counts as running for its job
-	// while its slot is offered (Hadoop's commit-pending state; true hides
-	// sticky slots, false is the paper's fixed scheduler).
-	CommitPendingRunning bool `toml:"commit_pending_running"`
 }
 
 // WorkloadTable is [workload]: any number of streams of each kind, each a
@@ -222,20 +156,9 @@ func allUnknownKeys(list ErrorList) bool {
 func defaults() File {
 	d := cluster.DefaultConfig()
 	return File{
-		Run: RunTable{Clock: "virtual", Slowdown: true},
-		Cluster: ClusterTable{
-			Racks: d.Racks, NodesPerRack: d.NodesPerRack, MapSlots: d.MapSlots, ReduceSlots: d.ReduceSlots,
-			DiskRead: Rate(d.DiskRead), DiskWrite: Rate(d.DiskWrite), NIC: Rate(d.NIC),
-			RackUplink: Rate(d.RackUplink), Oversubscription: d.Oversubscription, Core: Rate(d.Core),
-			RackAwareness: d.RackAware, Evict: d.Evict,
-		},
-		HDFS: HDFSTable{BlockSize: Bytes(d.BlockSize), Replication: d.Replication},
-		Heartbeat: HeartbeatTable{
-			Interval: Duration(d.Heartbeat), ControlLatency: Duration(d.ControlLatency),
-			DeadAfter: d.DeadAfter, AssignMultiple: d.AssignMultiple, OutOfBand: d.OutOfBand,
-		},
-		Scheduler: map[string]any{"name": d.Scheduler, "tick": Duration(d.PolicyTick).String()},
-		Tasks:     TasksTable{SlowStart: d.SlowStart, MaxAttempts: d.MaxAttempts, ParallelCopies: d.ParallelCopies},
+		Run:     RunTable{Clock: "virtual", Slowdown: true},
+		Cluster: d.Cluster, HDFS: d.HDFS, Heartbeat: d.Heartbeat, Chaos: d.Chaos, Tasks: d.Tasks,
+		Scheduler: map[string]any{"name": d.Scheduler.Name, "tick": d.Scheduler.Tick.String()},
 	}
 }
 
@@ -256,22 +179,7 @@ func (f *File) config(dir string) (cluster.Config, []error) {
 	}
 	c.Concurrent = !deterministic
 	c.Slowdown = f.Run.Slowdown
-	t := f.Cluster
-	c.Racks, c.NodesPerRack, c.MapSlots, c.ReduceSlots = t.Racks, t.NodesPerRack, t.MapSlots, t.ReduceSlots
-	c.DiskRead, c.DiskWrite, c.NIC = float64(t.DiskRead), float64(t.DiskWrite), float64(t.NIC)
-	c.RackUplink, c.Oversubscription, c.Core = float64(t.RackUplink), t.Oversubscription, float64(t.Core)
-	c.RackAware = t.RackAwareness
-	c.CompletionWindow = t.CompletionWindow.Std()
-	c.IntermediateSpace, c.Evict = int64(t.IntermediateSpace), t.Evict
-	c.BlockSize, c.Replication = int64(f.HDFS.BlockSize), f.HDFS.Replication
-	h := f.Heartbeat
-	c.Heartbeat, c.ControlLatency, c.DeadAfter = h.Interval.Std(), h.ControlLatency.Std(), h.DeadAfter
-	c.AssignMultiple, c.OutOfBand = h.AssignMultiple, h.OutOfBand
-	c.Chaos = cluster.Chaos{RelayJitter: f.Chaos.RelayJitter.Std(), HeartbeatJitter: f.Chaos.HeartbeatJitter.Std()}
-	c.SlowStart, c.MaxAttempts, c.ParallelCopies = f.Tasks.SlowStart, f.Tasks.MaxAttempts, f.Tasks.ParallelCopies
-	c.CommitPendingRunning, c.JobSetup = f.Tasks.CommitPendingRunning, f.Tasks.JobSetup.Std()
-	c.CopyCompute, c.MaxReducers, c.FetchPerHost = f.Tasks.CopyCompute, f.Tasks.MaxReducers, f.Tasks.FetchPerHost
-	c.ComputeAware, c.FailureProbability = f.Tasks.ComputeAware, f.Tasks.FailureProbability
+	c.Cluster, c.HDFS, c.Heartbeat, c.Chaos, c.Tasks = f.Cluster, f.HDFS, f.Heartbeat, f.Chaos, f.Tasks
 	errs = append(errs, f.scheduler(&c)...)
 	if err := c.Validate(); err != nil {
 		errs = append(errs, fieldErrors(err)...)
@@ -301,19 +209,19 @@ func (f *File) scheduler(c *cluster.Config) []error {
 			if !ok {
 				errs = append(errs, Invalid("scheduler.name", v, "must be a string"))
 			}
-			c.Scheduler = name
+			c.Scheduler.Name = name
 		case "tick":
 			s, _ := v.(string)
 			d, err := units.ParseDuration(s)
 			if err != nil {
 				errs = append(errs, Invalid("scheduler.tick", v, "%s", units.DurationForms))
 			}
-			c.PolicyTick = d.Std()
+			c.Scheduler.Tick = d
 		default:
 			params[k] = v
 		}
 	}
-	c.SchedulerParams = params
+	c.Scheduler.Params = params
 	return errs
 }
 
@@ -367,7 +275,7 @@ func (w *WorkloadTable) generate(dir string, c cluster.Config) ([][]workload.Job
 	for i := range w.Synthetic {
 		s := w.Synthetic[i]
 		if s.Load > 0 && s.Slots == 0 {
-			s.Slots = c.Nodes() * c.MapSlots
+			s.Slots = c.Nodes() * c.Cluster.MapSlots
 		}
 		add(fmt.Sprintf("workload.synthetic[%d]", i), &s)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"clusteremu/cluster"
+	"clusteremu/units"
 	"clusteremu/workload"
 )
 
@@ -16,11 +17,11 @@ func TestDefaultScenarioLoads(t *testing.T) {
 	sc, err := Load("default.toml", DefaultScenario, ".")
 	require.NoError(t, err)
 	c := sc.Config
-	assert.Equal(t, 4, c.Racks)
-	assert.Equal(t, 10, c.NodesPerRack)
-	assert.Equal(t, 125e6, c.NIC, "1 Gb/s in bytes per second")
-	assert.Equal(t, int64(128<<20), c.BlockSize)
-	assert.Equal(t, 3*time.Second, c.Heartbeat)
+	assert.Equal(t, 4, c.Cluster.Racks)
+	assert.Equal(t, 10, c.Cluster.NodesPerRack)
+	assert.Equal(t, units.Rate(125e6), c.Cluster.NIC, "1 Gb/s in bytes per second")
+	assert.Equal(t, units.Bytes(128<<20), c.HDFS.BlockSize)
+	assert.Equal(t, 3*time.Second, c.Heartbeat.Interval.Std())
 	assert.Equal(t, time.Hour, c.StallAfter)
 	require.Len(t, c.Workload, 1)
 	assert.Len(t, c.Workload[0], 200)
@@ -75,12 +76,14 @@ func TestWithSet(t *testing.T) {
 		set   string
 		check func(t *testing.T, c cluster.Config)
 	}{
-		{"heartbeat.interval=1s", func(t *testing.T, c cluster.Config) { assert.Equal(t, time.Second, c.Heartbeat) }},
-		{`heartbeat.interval="500ms"`, func(t *testing.T, c cluster.Config) { assert.Equal(t, 500*time.Millisecond, c.Heartbeat) }},
-		{"cluster.racks=2", func(t *testing.T, c cluster.Config) { assert.Equal(t, 2, c.Racks) }},
-		{"cluster.nic=10Gbps", func(t *testing.T, c cluster.Config) { assert.Equal(t, 1.25e9, c.NIC) }},
-		{"heartbeat.assign_multiple=false", func(t *testing.T, c cluster.Config) { assert.False(t, c.AssignMultiple) }},
-		{"scheduler.name=fifo", func(t *testing.T, c cluster.Config) { assert.Equal(t, "fifo", c.Scheduler) }},
+		{"heartbeat.interval=1s", func(t *testing.T, c cluster.Config) { assert.Equal(t, time.Second, c.Heartbeat.Interval.Std()) }},
+		{`heartbeat.interval="500ms"`, func(t *testing.T, c cluster.Config) {
+			assert.Equal(t, 500*time.Millisecond, c.Heartbeat.Interval.Std())
+		}},
+		{"cluster.racks=2", func(t *testing.T, c cluster.Config) { assert.Equal(t, 2, c.Cluster.Racks) }},
+		{"cluster.nic=10Gbps", func(t *testing.T, c cluster.Config) { assert.Equal(t, units.Rate(1.25e9), c.Cluster.NIC) }},
+		{"heartbeat.assign_multiple=false", func(t *testing.T, c cluster.Config) { assert.False(t, c.Heartbeat.AssignMultiple) }},
+		{"scheduler.name=fifo", func(t *testing.T, c cluster.Config) { assert.Equal(t, "fifo", c.Scheduler.Name) }},
 		{"workload.synthetic[0].jobs=30", func(t *testing.T, c cluster.Config) { assert.Len(t, c.Workload[0], 30) }},
 	}
 	for _, tt := range tests {
@@ -90,7 +93,7 @@ func TestWithSet(t *testing.T) {
 			tt.check(t, got.Config)
 		})
 	}
-	assert.Equal(t, 3*time.Second, sc.Config.Heartbeat, "the original is unchanged")
+	assert.Equal(t, 3*time.Second, sc.Config.Heartbeat.Interval.Std(), "the original is unchanged")
 	assert.Len(t, sc.Config.Workload[0], 200)
 
 	for set, want := range map[string]string{
@@ -166,7 +169,7 @@ heartbeat_jitter = "3s"
 
 	sc, err := Load("ok.toml", []byte("[chaos]\nrelay_jitter = \"250ms\"\nheartbeat_jitter = \"1s\"\n"), ".")
 	require.NoError(t, err)
-	assert.Equal(t, cluster.Chaos{RelayJitter: 250 * time.Millisecond, HeartbeatJitter: time.Second}, sc.Config.Chaos)
+	assert.Equal(t, cluster.Chaos{RelayJitter: units.Duration(250 * time.Millisecond), HeartbeatJitter: units.Duration(time.Second)}, sc.Config.Chaos)
 }
 
 func TestWithSetValidatesAfterEveryOverride(t *testing.T) {

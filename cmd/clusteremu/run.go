@@ -172,7 +172,7 @@ func validateCommand(args []string, stdout, stderr io.Writer) int {
 func printSummary(w io.Writer, cfg cluster.Config, rep *cluster.Report, wall time.Duration) {
 	s := rep.Summary
 	fmt.Fprintf(w, "cluster   %d racks × %d nodes, %d map + %d reduce slots each, %s\n",
-		cfg.Racks, cfg.NodesPerRack, cfg.MapSlots, cfg.ReduceSlots, cfg.Scheduler)
+		cfg.Cluster.Racks, cfg.Cluster.NodesPerRack, cfg.Cluster.MapSlots, cfg.Cluster.ReduceSlots, cfg.Scheduler.Name)
 	fmt.Fprintf(w, "jobs      %.0f submitted, %.0f succeeded, %.0f failed, %.0f cut off\n",
 		s["jobs.submitted"], s["jobs.succeeded"], s["jobs.failed"], s["jobs.cut_off"])
 	fmt.Fprintf(w, "response  mean %.1fs  p50 %.1fs  p95 %.1fs  p99 %.1fs\n",

@@ -1,0 +1,213 @@
+package actors
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"clusteremu/units"
+)
+
+// The scenario's tables that configure the actors. Each is decoded
+// straight from its TOML table (the tags are the scenario keys), checked
+// by its Validate, and handed whole to the actors that read it: a new key
+// is one field here, its check, and the code that uses it.
+
+// ClusterConfig is [cluster]: the cluster's shape and rates. Rates are
+// bytes per second, each direction.
+type ClusterConfig struct {
+	Racks        int `toml:"racks"`
+	NodesPerRack int `toml:"nodes_per_rack"`
+	// MapSlots and ReduceSlots are each node's slots. A reduce slot
+	// computes a reduce; without copy-compute splitting it also holds the
+	// reducer while it copies (TasksConfig.Reducers).
+	MapSlots    int        `toml:"map_slots"`
+	ReduceSlots int        `toml:"reduce_slots"`
+	DiskRead    units.Rate `toml:"disk_read"`
+	DiskWrite   units.Rate `toml:"disk_write"`
+	NIC         units.Rate `toml:"nic"`
+	// RackUplink is each rack's link to the core; when 0, Oversubscription
+	// sets it to NodesPerRack × NIC / Oversubscription.
+	RackUplink       units.Rate `toml:"rack_uplink"`
+	Oversubscription float64    `toml:"oversubscription"`
+	Core             units.Rate `toml:"core"` // 0: no core link
+	// RackAware tells Hadoop the racks (its topology script). When false,
+	// as on EC2, HDFS places replicas and the scheduler judges locality as
+	// if every node shared one rack, while the fabric keeps the racks and
+	// their uplinks: reads Hadoop counts as rack-local may cross them.
+	RackAware bool `toml:"rack_awareness"`
+	// CompletionWindow lets flows finishing within it of each other
+	// complete together (netmodel.Config); 0 is exact.
+	CompletionWindow units.Duration `toml:"completion_window"`
+	// IntermediateSpace, when > 0, is each node's disk space for map
+	// outputs (Zaharia et al. §5.4). A running map reserves its spill; a
+	// finished map's output stays until its job ends or is evicted. Evict
+	// picks the job whose outputs go when the space deadlocks the cluster
+	// (coordinator_space.go).
+	IntermediateSpace units.Bytes `toml:"intermediate_space"`
+	Evict             string      `toml:"evict"`
+}
+
+// Nodes is the cluster's node count.
+func (c *ClusterConfig) Nodes() int { return c.Racks * c.NodesPerRack }
+
+// HDFSConfig is [hdfs].
+type HDFSConfig struct {
+	BlockSize   units.Bytes `toml:"block_size"`
+	Replication int         `toml:"replication"`
+}
+
+// HeartbeatConfig is [heartbeat].
+type HeartbeatConfig struct {
+	Interval units.Duration `toml:"interval"`
+	// ControlLatency is each rack-switch hop of a control message.
+	ControlLatency units.Duration `toml:"control_latency"`
+	// DeadAfter is the missed heartbeats after which the coordinator
+	// declares a node dead; 0 never does.
+	DeadAfter int `toml:"dead_after"`
+	// AssignMultiple fills every free slot of a heartbeating node; when
+	// false a heartbeat gets at most one task of each kind.
+	AssignMultiple bool `toml:"assign_multiple"`
+	// OutOfBand sends a heartbeat as soon as an attempt ends, as Hadoop's
+	// out-of-band heartbeat does, besides the periodic ones.
+	OutOfBand bool `toml:"out_of_band"`
+}
+
+// DeadTimeout is the silence after which a node is dead; 0 never.
+func (h *HeartbeatConfig) DeadTimeout() time.Duration {
+	return time.Duration(h.DeadAfter) * h.Interval.Std()
+}
+
+// TasksConfig is [tasks]: how tasks run and are retried.
+type TasksConfig struct {
+	// SlowStart is the fraction of a job's maps that must finish before
+	// its reduces run, unless the job sets its own.
+	SlowStart float64 `toml:"slow_start"`
+	// MaxAttempts is the failed attempts after which a task fails its job.
+	MaxAttempts int `toml:"max_attempts"`
+	// FailureProbability is each attempt's chance of failing at the end of
+	// its compute, drawn per attempt from a stream keyed by the workload
+	// seed and the attempt.
+	FailureProbability float64 `toml:"failure_probability"`
+	// ParallelCopies caps a reduce attempt's concurrent shuffle fetches
+	// (Hadoop's mapred.reduce.parallel.copies).
+	ParallelCopies int `toml:"parallel_copies"`
+	// JobSetup is each job's initialisation before its tasks are
+	// runnable; Zaharia et al. name it the bottleneck of 3-map jobs.
+	JobSetup units.Duration `toml:"job_setup"`
+	// CopyCompute splits reduces into copy and compute (Zaharia et al.
+	// §5.2): a node runs Reducers reducers, of which its reduce slots
+	// compute at once, and at most reduce-slots of one job's reducers that
+	// have not begun computing. MaxReducers is those reducers (0: 3 ×
+	// reduce slots).
+	CopyCompute bool `toml:"copy_compute"`
+	MaxReducers int  `toml:"max_reducers"`
+	// ComputeAware, under copy-compute splitting, launches a reducer of a
+	// job whose maps have all finished only on a node with a compute slot
+	// that no reducer claims: it would compute at once, so it waits for
+	// such a node in the job's queue rather than in one node's.
+	ComputeAware bool `toml:"compute_aware"`
+	// FetchPerHost fetches every announced map output of one node in a
+	// single flow (later Hadoop's per-host shuffle fetchers) rather than a
+	// flow per map output (Hadoop 1).
+	FetchPerHost bool `toml:"fetch_per_host"`
+	// CommitPendingRunning reproduces Hadoop's commit-pending counting
+	// (Zaharia et al. §4.1): a task that finished its work still counts as
+	// running for its job while the heartbeat that reports it offers its
+	// slot, so the slot goes to another job and sticky slots do not form.
+	// Off, the job is told first and is the one furthest below its share.
+	CommitPendingRunning bool `toml:"commit_pending_running"`
+}
+
+// Reducers is the reduce attempts a node with reduceSlots runs at once:
+// its reduce slots, or under copy-compute splitting MaxReducers (0: three
+// times the reduce slots).
+func (t *TasksConfig) Reducers(reduceSlots int) int {
+	switch {
+	case !t.CopyCompute:
+		return reduceSlots
+	case t.MaxReducers > 0:
+		return t.MaxReducers
+	}
+	return 3 * reduceSlots
+}
+
+// ComputeSlots is the reducers of a node with reduceSlots that may
+// compute at once, and under copy-compute splitting also the most of one
+// job's reducers a node runs that have not begun computing; 0 is no limit
+// (without splitting, a reducer computes in the slot it copied in).
+func (t *TasksConfig) ComputeSlots(reduceSlots int) int {
+	if !t.CopyCompute {
+		return 0
+	}
+	return reduceSlots
+}
+
+// FieldError is one invalid configuration value. Key is the scenario key
+// that sets the field ("cluster.racks", "heartbeat.interval"), so a
+// scenario can place the error in its file.
+type FieldError struct {
+	Key   string
+	Value any
+	Msg   string
+}
+
+func (e *FieldError) Error() string { return fmt.Sprintf("%s = %v: %s", e.Key, e.Value, e.Msg) }
+
+// Checks collects FieldErrors: Check adds one when bad holds.
+type Checks []error
+
+// Check records key = v as invalid, with what is allowed, when bad.
+func (c *Checks) Check(bad bool, key string, v any, msg string) {
+	if bad {
+		*c = append(*c, &FieldError{Key: key, Value: v, Msg: msg})
+	}
+}
+
+// Validate checks [cluster] on its own.
+func (c *ClusterConfig) Validate(errs *Checks) {
+	errs.Check(c.Racks < 1, "cluster.racks", c.Racks, "must be ≥ 1")
+	errs.Check(c.NodesPerRack < 1, "cluster.nodes_per_rack", c.NodesPerRack, "must be ≥ 1")
+	errs.Check(c.MapSlots < 0, "cluster.map_slots", c.MapSlots, "must be ≥ 0")
+	errs.Check(c.ReduceSlots < 0, "cluster.reduce_slots", c.ReduceSlots, "must be ≥ 0")
+	errs.Check(!positive(float64(c.DiskRead)), "cluster.disk_read", c.DiskRead, "must be a rate > 0")
+	errs.Check(!positive(float64(c.DiskWrite)), "cluster.disk_write", c.DiskWrite, "must be a rate > 0")
+	errs.Check(!positive(float64(c.NIC)), "cluster.nic", c.NIC, "must be a rate > 0")
+	errs.Check(!nonNegative(float64(c.RackUplink)), "cluster.rack_uplink", c.RackUplink, "must be ≥ 0 (0: set by oversubscription)")
+	errs.Check(!nonNegative(c.Oversubscription), "cluster.oversubscription", c.Oversubscription, "must be ≥ 0")
+	errs.Check(!nonNegative(float64(c.Core)), "cluster.core", c.Core, "must be ≥ 0 (0: no core link)")
+	errs.Check(c.CompletionWindow < 0, "cluster.completion_window", c.CompletionWindow, "must be ≥ 0")
+	errs.Check(c.IntermediateSpace < 0, "cluster.intermediate_space", c.IntermediateSpace, "must be ≥ 0 (0: unlimited)")
+	errs.Check(c.Evict != "" && c.Evict != EvictLatest && c.Evict != EvictLeastProgress && c.Evict != EvictLargest,
+		"cluster.evict", c.Evict, fmt.Sprintf("must be %q, %q or %q", EvictLatest, EvictLeastProgress, EvictLargest))
+}
+
+// Validate checks [hdfs] on a cluster of nodes.
+func (h *HDFSConfig) Validate(errs *Checks, nodes int) {
+	errs.Check(h.BlockSize < 1, "hdfs.block_size", h.BlockSize, "must be ≥ 1 byte")
+	errs.Check(h.Replication < 1 || h.Replication > nodes, "hdfs.replication", h.Replication,
+		fmt.Sprintf("must be 1 … %d (the nodes)", max(nodes, 1)))
+}
+
+// Validate checks [heartbeat] on its own.
+func (h *HeartbeatConfig) Validate(errs *Checks) {
+	errs.Check(h.Interval <= 0, "heartbeat.interval", h.Interval, "must be > 0")
+	errs.Check(h.ControlLatency < 0, "heartbeat.control_latency", h.ControlLatency, "must be ≥ 0")
+	errs.Check(h.DeadAfter < 0, "heartbeat.dead_after", h.DeadAfter, "must be ≥ 0 missed heartbeats (0: never)")
+}
+
+// Validate checks [tasks] on nodes with reduceSlots.
+func (t *TasksConfig) Validate(errs *Checks, reduceSlots int) {
+	errs.Check(!(t.SlowStart >= 0 && t.SlowStart <= 1), "tasks.slow_start", t.SlowStart, "must be in [0, 1]")
+	errs.Check(t.MaxAttempts < 1, "tasks.max_attempts", t.MaxAttempts, "must be ≥ 1")
+	errs.Check(!(t.FailureProbability >= 0 && t.FailureProbability <= 1), "tasks.failure_probability", t.FailureProbability, "must be in [0, 1]")
+	errs.Check(t.ParallelCopies < 1, "tasks.parallel_copies", t.ParallelCopies, "must be ≥ 1")
+	errs.Check(t.JobSetup < 0, "tasks.job_setup", t.JobSetup, "must be ≥ 0s")
+	errs.Check(t.MaxReducers != 0 && t.MaxReducers < reduceSlots, "tasks.max_reducers", t.MaxReducers,
+		fmt.Sprintf("must be 0 (3 × reduce_slots) or ≥ cluster.reduce_slots = %d", reduceSlots))
+	errs.Check(t.ComputeAware && !t.CopyCompute, "tasks.compute_aware", t.ComputeAware, "needs tasks.copy_compute = true")
+}
+
+func nonNegative(x float64) bool { return x >= 0 && !math.IsInf(x, 0) }
+
+func positive(x float64) bool { return x > 0 && !math.IsInf(x, 0) }
