@@ -40,4 +40,10 @@
 // netmodel, and their results into messages. Emulated time comes from the
 // Clock in Deps, never from the wall clock; randomness from the actor's
 // seeded stream.
+//
+// The scenario's [cluster], [hdfs], [heartbeat] and [tasks] tables decode
+// straight into ClusterConfig, HDFSConfig, HeartbeatConfig and TasksConfig
+// (config.go), each with its checks; the coordinator and every node get
+// them whole, so a new key is a field, its check and the code that reads
+// it.
 package actors
