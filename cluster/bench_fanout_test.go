@@ -90,7 +90,7 @@ func BenchmarkFanOutFanIn(b *testing.B) {
 		}
 	}
 	b.Run("deterministic", onRuntime(RunOptions{}))
-	b.Run("concurrent", onRuntime(RunOptions{Concurrent: true}))
+	b.Run("concurrent", onRuntime(RunOptions{Deterministic: new(false)}))
 	b.Run("protoactor-default", func(b *testing.B) {
 		sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 			return slog.New(slog.NewTextHandler(io.Discard, nil))

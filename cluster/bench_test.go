@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+
+	"clusteremu/units"
 )
 
 // pinger bounces a ball with its peer until the count runs out; the last
@@ -51,7 +53,7 @@ func BenchmarkPingPong(b *testing.B) {
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds()/1e6, "Mmsgs/s")
 	})
 	b.Run("concurrent", func(b *testing.B) {
-		r := NewRuntime(RunOptions{Concurrent: true})
+		r := NewRuntime(RunOptions{Deterministic: new(false)})
 		x, _ := r.Spawn("x", func() actor.Actor { return &pinger{} })
 		y, _ := r.Spawn("y", func() actor.Actor { return &pinger{} })
 		r.Send(x, y)
@@ -98,7 +100,7 @@ func (h *heartbeater) Receive(ctx actor.Context) {
 // heartbeats per op, in virtual time.
 func BenchmarkHeartbeatHour(b *testing.B) {
 	for range b.N {
-		r := NewRuntime(RunOptions{Until: time.Hour})
+		r := NewRuntime(RunOptions{Until: units.Duration(time.Hour)})
 		count := 0
 		sink, _ := r.Spawn("coordinator", func() actor.Actor {
 			return actor.ReceiveFunc(func(ctx actor.Context) {
@@ -124,7 +126,7 @@ func BenchmarkHeartbeatHour(b *testing.B) {
 // time strayed from 2 s, in percent, and the emulated time held back.
 func BenchmarkScaledDrift(b *testing.B) {
 	for range b.N {
-		r := NewRuntime(RunOptions{Clock: Scaled, Speedup: 30, Until: time.Minute})
+		r := NewRuntime(RunOptions{Clock: Scaled, Speedup: 30, Until: units.Duration(time.Minute)})
 		sink, _ := r.Spawn("coordinator", func() actor.Actor { return actor.ReceiveFunc(func(actor.Context) {}) })
 		for i := range 100 {
 			pid, _ := r.Spawn(fmt.Sprintf("node-%d", i), func() actor.Actor { return &heartbeater{sink: sink} })

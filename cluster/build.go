@@ -28,7 +28,7 @@ type Report struct {
 	// Network holds the solver's work counters.
 	Network netmodel.Stats
 	// ReferenceWall is the wall time the reference runs took
-	// (Config.Slowdown), which the run's own speed leaves out.
+	// (Config.Run.Slowdown), which the run's own speed leaves out.
 	ReferenceWall time.Duration
 }
 
@@ -58,14 +58,11 @@ func Build(cfg Config) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
+	opts := cfg.Run
+	opts.Chaos = cfg.Chaos
 	c := &Cluster{
 		cfg: cfg, network: net, rec: newRecorder(),
-		rt: NewRuntime(RunOptions{
-			WorkloadSeed: cfg.Seed, ScheduleSeed: cfg.ScheduleSeed, Until: cfg.Until,
-			StallAfter: cfg.StallAfter, Events: cfg.Events, Choices: cfg.Choices,
-			Clock: cfg.Clock, Speedup: cfg.Speedup, Concurrent: cfg.Concurrent,
-			Chaos: cfg.Chaos, Pinned: cfg.Pinned, Decisions: cfg.Decisions, RecordDecisions: cfg.RecordDecisions,
-		}),
+		rt: NewRuntime(opts),
 	}
 	if err := c.spawn(topo, policy); err != nil {
 		c.rt.Run() // stops what was spawned
@@ -167,7 +164,7 @@ func (c *Cluster) Run() (*Report, error) {
 	res := c.rt.Run()
 	results, err := c.rec.results(res.End)
 	var refWall time.Duration
-	if c.cfg.Slowdown && res.Err == nil {
+	if c.cfg.Run.Slowdown && res.Err == nil {
 		start := time.Now()
 		// Only jobs that succeeded have a slowdown; each is run alone
 		// from the instant it was submitted.

@@ -30,7 +30,7 @@ func smallCluster() Config {
 	cfg.HDFS.BlockSize = mib
 	cfg.HDFS.Replication = 2
 	cfg.Heartbeat.ControlLatency = 0
-	cfg.StallAfter = time.Hour
+	cfg.Run.StallAfter = units.Duration(time.Hour)
 	return cfg
 }
 
@@ -70,7 +70,7 @@ func mixedWorkload(seed uint64) []workload.JobSpec {
 func fourRacks() Config {
 	cfg := DefaultConfig()
 	cfg.Cluster.Racks, cfg.Cluster.NodesPerRack = 4, 10
-	cfg.StallAfter = time.Hour
+	cfg.Run.StallAfter = units.Duration(time.Hour)
 	cfg.Workload = [][]workload.JobSpec{mixedWorkload(3)}
 	return cfg
 }
@@ -129,7 +129,7 @@ func TestSameSeedsSameRecords(t *testing.T) {
 	b := run(t, fourRacks())
 	assert.Equal(t, a.Results, b.Results)
 	other := fourRacks()
-	other.Seed = 99
+	other.Run.Seed = 99
 	c := run(t, other)
 	assert.NotEqual(t, a.Results.Attempts, c.Results.Attempts, "another workload seed places blocks elsewhere")
 }
@@ -161,7 +161,7 @@ scheduler.name = "lottery": must be one of `+strings.Join(sched.Names(), ", "), 
 func readyReducerRun(t *testing.T, seed uint64, computeAware bool) (sameNode, before bool) {
 	t.Helper()
 	cfg := smallCluster()
-	cfg.Seed = seed
+	cfg.Run.Seed = seed
 	cfg.Tasks.CopyCompute, cfg.Tasks.MaxReducers, cfg.Tasks.ComputeAware = true, 3, computeAware
 	cfg.Workload = [][]workload.JobSpec{{
 		{Name: "long", InputBytes: 2 * mib, MapCPU: workload.PerMiB(time.Second),
@@ -204,9 +204,9 @@ func TestComputeAwareReducersDoNotQueueBehindALongComputation(t *testing.T) {
 func TestChaosDrawsFromTheScheduleSeedAndReplaysPinned(t *testing.T) {
 	chaotic := func(scheduleSeed uint64) Config {
 		cfg := fourRacks()
-		cfg.ScheduleSeed = scheduleSeed
+		cfg.Run.ScheduleSeed = scheduleSeed
 		cfg.Chaos = Chaos{RelayJitter: units.Duration(300 * time.Millisecond), HeartbeatJitter: units.Duration(2 * time.Second)}
-		cfg.RecordDecisions = true
+		cfg.Run.RecordDecisions = true
 		return cfg
 	}
 	calm := run(t, fourRacks())
@@ -231,13 +231,13 @@ func TestChaosDrawsFromTheScheduleSeedAndReplaysPinned(t *testing.T) {
 	// The recorded departures, pinned, repeat the run under any seed;
 	// with none pinned the run takes the default course: FIFO, no delays.
 	pinned := chaotic(77)
-	pinned.Pinned, pinned.Decisions = true, a.Result.Decisions
+	pinned.Run.Pinned, pinned.Run.Decisions = true, a.Result.Decisions
 	p := run(t, pinned)
 	assert.Equal(t, a.Results, p.Results)
 	assert.Equal(t, a.Result.Decisions, p.Result.Decisions)
 
 	bare := chaotic(77)
-	bare.Pinned = true
+	bare.Run.Pinned = true
 	d := run(t, bare)
 	assert.Empty(t, d.Result.Decisions)
 	assert.NotEqual(t, a.Results.Jobs, d.Results.Jobs)

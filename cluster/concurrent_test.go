@@ -23,7 +23,7 @@ func TestConcurrentVirtualClusterFinishesTheSameJobs(t *testing.T) {
 		{Name: "b", InputBytes: 2 * mib, MapCPU: workload.PerMiB(30 * time.Second)},
 	}}
 	det := run(t, cfg)
-	cfg.Concurrent = true
+	cfg.Run.Deterministic = new(false)
 	con := run(t, cfg)
 	assert.Equal(t, EndDone, con.Result.Reason)
 	require.Len(t, con.Results.Jobs, len(det.Results.Jobs))
@@ -85,5 +85,5 @@ func fanOutProgram(t *testing.T, opts RunOptions) [][]string {
 func TestConcurrentVirtualRecordsTheSameSetAsDeterministic(t *testing.T) {
 	det := fanOutProgram(t, RunOptions{ScheduleSeed: 1})
 	require.Len(t, det[0], 9)
-	assert.Equal(t, det, fanOutProgram(t, RunOptions{Concurrent: true}))
+	assert.Equal(t, det, fanOutProgram(t, RunOptions{Deterministic: new(false)}))
 }

@@ -16,22 +16,11 @@ import (
 // heartbeats, the scheduling policy and the workload. Rates are bytes per
 // second; durations are emulated time. Start from DefaultConfig.
 type Config struct {
-	// Seed drives everything the workload generates (block placement,
-	// heartbeat phases); ScheduleSeed only the order of same-instant
-	// messages.
-	Seed, ScheduleSeed uint64
-	// Until cuts the run off at this emulated instant; 0 runs to the end.
-	Until time.Duration
-	// StallAfter fails a run that makes no progress for this long; 0
-	// never does.
-	StallAfter time.Duration
-	// Clock is virtual (the default), scaled or wall; Speedup is a scaled
-	// run's emulated seconds per wall second. Concurrent runs virtual time
-	// on protoactor's goroutines instead of the deterministic executor;
-	// scaled and wall runs are always concurrent and not reproducible.
-	Clock      ClockMode
-	Speedup    float64
-	Concurrent bool
+	// Run is how the run goes: seeds, clock, deadline ([run]).
+	Run RunOptions
+	// Chaos perturbs a deterministic run's control plane with delays
+	// drawn from the schedule seed ([chaos]).
+	Chaos Chaos
 
 	Cluster   actors.ClusterConfig
 	HDFS      actors.HDFSConfig
@@ -47,21 +36,6 @@ type Config struct {
 	// after the one before it ended. Closed jobs are numbered after the
 	// open streams' jobs.
 	Closed [][]workload.JobSpec
-
-	// Chaos perturbs a deterministic run's control plane with delays
-	// drawn from the schedule seed.
-	Chaos Chaos
-	// Pinned follows Decisions instead of drawing (RunOptions.Pinned);
-	// RecordDecisions records where the run left the default course.
-	Pinned          bool
-	Decisions       []Decision
-	RecordDecisions bool
-
-	Events, Choices bool // record the event and choice logs
-	// Slowdown runs every job alone on an empty copy of the cluster after
-	// the run, for its reference runtime (ReferenceRuntimes), and reports
-	// slowdowns. It costs one extra run per distinct job.
-	Slowdown bool
 
 	// firstJob is the ID of the workload's first job (0: 1), so that a
 	// reference run keeps the job's ID and with it its input file.
@@ -122,21 +96,23 @@ func (c *Config) Validate() error {
 	c.Heartbeat.Validate(&checks)
 	c.Tasks.Validate(&checks, c.Cluster.ReduceSlots)
 	check(c.Scheduler.Tick < 0, "scheduler.tick", c.Scheduler.Tick, "must be ≥ 0")
-	check(c.Until < 0, "run.until", c.Until, "must be ≥ 0")
-	check(c.StallAfter < 0, "run.stall_after", c.StallAfter, "must be ≥ 0")
-	check(c.Clock != "" && c.Clock != Virtual && c.Clock != Scaled && c.Clock != Wall, "run.clock", c.Clock,
+	r := &c.Run
+	check(r.Until < 0, "run.until", r.Until, "must be ≥ 0")
+	check(r.StallAfter < 0, "run.stall_after", r.StallAfter, "must be ≥ 0")
+	check(r.Clock != "" && r.Clock != Virtual && r.Clock != Scaled && r.Clock != Wall, "run.clock", r.Clock,
 		`must be "virtual", "scaled" or "wall"`)
-	check(c.Clock == Scaled && !positive(c.Speedup), "run.speedup", c.Speedup, "must be > 0 for a scaled clock")
-	deterministic := (c.Clock == "" || c.Clock == Virtual) && !c.Concurrent
+	check(r.Clock == Scaled && !positive(r.Speedup), "run.speedup", r.Speedup, "must be > 0 for a scaled clock")
+	check(r.Concurrent() && r.Deterministic != nil && *r.Deterministic, "run.deterministic", true,
+		"needs the virtual clock; scaled and wall runs are concurrent")
 	check(c.Chaos.RelayJitter < 0, "chaos.relay_jitter", c.Chaos.RelayJitter, "must be ≥ 0")
 	hb := c.Heartbeat.Interval.Std()
 	check(c.Chaos.HeartbeatJitter < 0 || hb > 0 && c.Chaos.HeartbeatJitter.Std() >= hb, "chaos.heartbeat_jitter", c.Chaos.HeartbeatJitter,
 		fmt.Sprintf("must be ≥ 0 and below heartbeat.interval = %v, so heartbeats keep their order", c.Heartbeat.Interval))
-	if c.Chaos.On() && !deterministic {
-		if c.Clock == "" || c.Clock == Virtual {
+	if c.Chaos.On() && r.Concurrent() {
+		if r.Clock == "" || r.Clock == Virtual {
 			check(true, "run.deterministic", false, "must be true under [chaos], whose delays only a deterministic run draws")
 		} else {
-			check(true, "run.clock", c.Clock, `must be "virtual" under [chaos], whose delays only a deterministic run draws`)
+			check(true, "run.clock", r.Clock, `must be "virtual" under [chaos], whose delays only a deterministic run draws`)
 		}
 	}
 	errs := []error(checks)

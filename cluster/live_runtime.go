@@ -18,7 +18,7 @@ func (r *Runtime) makeLive(opts RunOptions) *Runtime {
 	if wall == nil {
 		wall = systemClock{}
 	}
-	r.live = newLiveClock(mode, opts.Speedup, wall, opts.Until)
+	r.live = newLiveClock(mode, opts.Speedup, wall, opts.Until.Std())
 	r.live.sys = r.sys
 	r.sub = r.sys.EventStream.Subscribe(func(evt any) {
 		if _, ok := evt.(*actor.DeadLetterEvent); ok {
@@ -106,7 +106,7 @@ func (r *Runtime) liveStalled() bool {
 	next, ok := r.live.timers.next()
 	r.live.mu.Unlock()
 	progress := r.liveProg.Load()
-	if !ok || next-timeOf(progress) <= r.opts.StallAfter {
+	if !ok || next-timeOf(progress) <= r.opts.StallAfter.Std() {
 		return false
 	}
 	r.liveFailed(fmt.Errorf("stalled: no progress since %v, next timer at %v", timeOf(progress), next))

@@ -142,7 +142,7 @@ func TestScaledClockHoldsTimeBackWhenLate(t *testing.T) {
 func TestConcurrentVirtualWaitsForQuiescence(t *testing.T) {
 	// Protoactor's dispatcher runs the cascade on its goroutines; the
 	// clock must not move to the 2 s timer until all 101 hops are done.
-	r := NewRuntime(RunOptions{Concurrent: true})
+	r := NewRuntime(RunOptions{Deterministic: new(false)})
 	c := &cascade{clock: r.Clock()}
 	pid, err := r.Spawn("cascade", func() actor.Actor { return c })
 	require.NoError(t, err)
@@ -162,7 +162,7 @@ func TestConcurrentVirtualWaitsForQuiescence(t *testing.T) {
 }
 
 func TestConcurrentPanicFailsTheRun(t *testing.T) {
-	r := NewRuntime(RunOptions{Concurrent: true})
+	r := NewRuntime(RunOptions{Deterministic: new(false)})
 	pid, err := r.Spawn("bomb", func() actor.Actor { return bomb{} })
 	require.NoError(t, err)
 	r.Clock().At(5*time.Second, pid, &note{"x"})

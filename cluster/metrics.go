@@ -27,7 +27,7 @@ type JobResult struct {
 	actors.JobRecord
 	Status JobStatus
 	// Reference is the job's response time alone on the empty cluster
-	// (Config.Slowdown); 0 when not measured or when it failed alone.
+	// (Config.Run.Slowdown); 0 when not measured or when it failed alone.
 	Reference time.Duration
 }
 

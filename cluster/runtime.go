@@ -16,48 +16,70 @@ import (
 	"github.com/asynkron/protoactor-go/eventstream"
 
 	"clusteremu/actors"
+	"clusteremu/units"
 )
 
-// RunOptions configure a deterministic virtual-time run.
+// RunOptions is how a run goes: the scenario's [run] table (the tagged
+// fields) and what only a program or the CLI sets.
 type RunOptions struct {
-	// WorkloadSeed seeds everything the run generates, through per-actor
-	// streams (see Runtime.Rand).
-	WorkloadSeed uint64
+	// Seed seeds everything the run generates (block placement, jobs,
+	// heartbeat phases), through per-actor streams (see Runtime.Rand).
+	Seed uint64 `toml:"seed"`
 	// ScheduleSeed seeds only the order in which messages ready at the
-	// same instant are delivered.
-	ScheduleSeed uint64
+	// same instant are delivered, and [chaos] delays.
+	ScheduleSeed uint64 `toml:"schedule_seed"`
+	// Clock is the clock mode; "" is Virtual. Speedup is a Scaled run's
+	// emulated seconds per wall second, > 0.
+	Clock   ClockMode `toml:"clock"`
+	Speedup float64   `toml:"speedup"`
+	// Deterministic runs the virtual clock on the executor, one goroutine
+	// delivering every message (the default); false uses protoactor's own
+	// dispatchers (real interleavings, for the race detector). Scaled and
+	// wall runs are never deterministic. Nil is the clock's default.
+	Deterministic *bool `toml:"deterministic"`
 	// Until stops the run at this emulated instant; 0 runs until the work
 	// is done or nothing is left to happen.
-	Until time.Duration
+	Until units.Duration `toml:"until"`
 	// StallAfter fails the run when no actor reports progress for this
 	// long in emulated time although timers keep firing; 0 never does.
-	StallAfter time.Duration
+	StallAfter units.Duration `toml:"stall_after"`
+	// Slowdown runs every job alone on an empty copy of the cluster after
+	// the run, for its reference runtime (ReferenceRuntimes), and reports
+	// slowdowns. It costs one extra run per distinct job.
+	Slowdown bool `toml:"slowdown"`
+
 	// Events records every delivery (Result.Events).
-	Events bool
+	Events bool `toml:"-"`
 	// Choices records every scheduling choice (Result.Choices).
-	Choices bool
-	// Clock is the clock mode; "" is Virtual. Scaled and Wall runs, and
-	// Virtual runs with Concurrent set, deliver messages on protoactor's
-	// own goroutines and are not reproducible.
-	Clock      ClockMode
-	Speedup    float64   // Scaled: emulated seconds per wall second, > 0
-	Concurrent bool      // Virtual: use protoactor's dispatcher instead of the executor
-	WallClock  WallClock // Scaled and Wall: the real time to follow; nil is the machine's
+	Choices bool `toml:"-"`
+	// WallClock is the real time a scaled or wall run follows; nil is the
+	// machine's.
+	WallClock WallClock `toml:"-"`
 	// Replay follows a recorded choice log: the run makes the same
 	// choices while they name a ready actor at the same instant, and
 	// draws from the schedule seed past the log's end or where it
 	// diverged.
-	Replay []Choice
+	Replay []Choice `toml:"-"`
 	// Chaos perturbs the control plane with delays drawn from the
-	// schedule seed.
-	Chaos Chaos
+	// schedule seed (the scenario's [chaos], Config.Chaos).
+	Chaos Chaos `toml:"-"`
 	// Pinned runs the default course — same-instant messages in the order
 	// they were posted, no delays — except at Decisions; nothing is drawn.
-	Pinned    bool
-	Decisions []Decision
+	Pinned    bool       `toml:"-"`
+	Decisions []Decision `toml:"-"`
 	// RecordDecisions records where the run left the default course
 	// (Result.Decisions): replaying them pinned repeats the run.
-	RecordDecisions bool
+	RecordDecisions bool `toml:"-"`
+}
+
+// Concurrent reports whether the run delivers messages on protoactor's
+// own goroutines: always on a scaled or wall clock, on the virtual clock
+// when Deterministic is false.
+func (o *RunOptions) Concurrent() bool {
+	if o.Clock == Scaled || o.Clock == Wall {
+		return true
+	}
+	return o.Deterministic != nil && !*o.Deterministic
 }
 
 // EndReason says why a run ended.
@@ -127,7 +149,7 @@ func NewRuntime(opts RunOptions) *Runtime {
 	ex.recordChoices = opts.Choices
 	ex.replay = opts.Replay
 	r := &Runtime{opts: opts, sys: sys, ex: ex}
-	if opts.Clock == Scaled || opts.Clock == Wall || opts.Concurrent {
+	if opts.Concurrent() {
 		return r.makeLive(opts)
 	}
 	r.sub = sys.EventStream.Subscribe(func(evt any) {
@@ -181,7 +203,7 @@ func (r *Runtime) Send(to *actor.PID, msg any) { r.sys.Root.Send(to, msg) }
 func (r *Runtime) Rand(name string) *rand.Rand {
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(name))
-	return rand.New(rand.NewPCG(r.opts.WorkloadSeed, h.Sum64()))
+	return rand.New(rand.NewPCG(r.opts.Seed, h.Sum64()))
 }
 
 // Perturb returns the run's perturbation function for actors.Deps: nil
@@ -261,7 +283,7 @@ func (r *Runtime) Run() Result {
 func (r *Runtime) loop() EndReason {
 	limit := time.Duration(1<<63 - 1)
 	if r.opts.Until > 0 {
-		limit = r.opts.Until
+		limit = r.opts.Until.Std()
 	}
 	for {
 		switch {
@@ -287,7 +309,7 @@ func (r *Runtime) loop() EndReason {
 // pending.
 func (r *Runtime) stalled() bool {
 	next, ok := r.ex.timers.next()
-	if r.opts.StallAfter <= 0 || !ok || next-r.progress <= r.opts.StallAfter {
+	if r.opts.StallAfter <= 0 || !ok || next-r.progress <= r.opts.StallAfter.Std() {
 		return false
 	}
 	pending := r.ex.timers.pending()

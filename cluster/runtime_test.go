@@ -12,6 +12,7 @@ import (
 	"go.uber.org/goleak"
 
 	"clusteremu/actors"
+	"clusteremu/units"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -58,7 +59,7 @@ func TestTimersFireInDeadlineThenSetOrder(t *testing.T) {
 }
 
 func TestPeriodicTimersUseAbsoluteDeadlines(t *testing.T) {
-	r := NewRuntime(RunOptions{Until: 10 * time.Second})
+	r := NewRuntime(RunOptions{Until: units.Duration(10 * time.Second)})
 	var log []string
 	a := spawnRecorder(t, r, "a", &log)
 	r.Clock().Every(500*time.Millisecond, 3*time.Second, a, &note{"tick"})
@@ -239,7 +240,7 @@ func TestPanicFailsTheRun(t *testing.T) {
 }
 
 func TestStallWatchdog(t *testing.T) {
-	r := NewRuntime(RunOptions{StallAfter: time.Minute})
+	r := NewRuntime(RunOptions{StallAfter: units.Duration(time.Minute)})
 	var log []string
 	a := spawnRecorder(t, r, "a", &log)
 	r.Clock().Every(3*time.Second, 3*time.Second, a, &note{"heartbeat"})
@@ -250,8 +251,8 @@ func TestStallWatchdog(t *testing.T) {
 }
 
 func TestTimerToStoppedActorIsDropped(t *testing.T) {
-	for _, opts := range []RunOptions{{}, {Concurrent: true}} {
-		t.Run(fmt.Sprintf("concurrent=%v", opts.Concurrent), func(t *testing.T) { timerToStoppedActor(t, opts) })
+	for _, opts := range []RunOptions{{}, {Deterministic: new(false)}} {
+		t.Run(fmt.Sprintf("concurrent=%v", opts.Concurrent()), func(t *testing.T) { timerToStoppedActor(t, opts) })
 	}
 }
 
@@ -279,7 +280,7 @@ func timerToStoppedActor(t *testing.T, opts RunOptions) {
 
 func TestRandStreamsArePerName(t *testing.T) {
 	draw := func(seed uint64, names ...string) map[string]uint64 {
-		r := NewRuntime(RunOptions{WorkloadSeed: seed})
+		r := NewRuntime(RunOptions{Seed: seed})
 		defer r.Run()
 		out := map[string]uint64{}
 		for _, n := range names {

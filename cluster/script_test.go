@@ -197,9 +197,9 @@ func (s *script) run(t *testing.T, td *datadriven.TestData) string {
 	}
 	args := scanArgs(t, td, "until")
 	cfg := s.sc.Config
-	cfg.Events = true
+	cfg.Run.Events = true
 	if _, ok := args["until"]; ok {
-		cfg.Until = durationArg(t, td, args, "until")
+		cfg.Run.Until = units.Duration(durationArg(t, td, args, "until"))
 	}
 	c, err := cluster.Build(cfg)
 	if err != nil {

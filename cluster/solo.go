@@ -106,12 +106,10 @@ func soloSpec(j workload.JobSpec, heartbeat time.Duration) workload.JobSpec {
 // failed.
 func soloRun(cfg Config, job workload.JobSpec, id sched.JobID) (time.Duration, error) {
 	cfg.Workload, cfg.Closed, cfg.firstJob = [][]workload.JobSpec{{job}}, nil, id
-	cfg.Clock, cfg.Concurrent, cfg.Speedup = Virtual, false, 0
-	cfg.Until, cfg.Events, cfg.Choices = 0, false, false
-	cfg.Slowdown = false
-	// The solo run keeps the cluster's chaos but none of the run's own
-	// decisions: they name instants and actors of the shared run.
-	cfg.Pinned, cfg.Decisions, cfg.RecordDecisions = false, nil, false
+	// A deterministic virtual run with the same seeds and stall limit, and
+	// the cluster's chaos, but none of the run's own decisions: they name
+	// instants and actors of the shared run.
+	cfg.Run = RunOptions{Seed: cfg.Run.Seed, ScheduleSeed: cfg.Run.ScheduleSeed, StallAfter: cfg.Run.StallAfter}
 	c, err := Build(cfg)
 	if err != nil {
 		return 0, err

@@ -14,7 +14,7 @@ func TestAJobAloneHasSlowdownOne(t *testing.T) {
 	// The reference run of a job that was alone anyway is the same run:
 	// same submission offset, same heartbeat phases, same block placement.
 	cfg := smallCluster()
-	cfg.Slowdown = true
+	cfg.Run.Slowdown = true
 	cfg.Workload = [][]workload.JobSpec{{{
 		Name: "alone", Submit: 7 * time.Second, InputBytes: 8 * mib, Reduces: 1, ShuffleBytes: mib,
 		MapCPU: workload.PerMiB(10 * time.Second), ReduceCPU: workload.PerMiB(5 * time.Second),
@@ -33,7 +33,7 @@ func TestContendingJobsSlowEachOtherDown(t *testing.T) {
 	// as alone and the second after it, so the second's slowdown is ≈ 2.
 	// Both read one file, so they share one reference run.
 	cfg := smallCluster()
-	cfg.Slowdown = true
+	cfg.Run.Slowdown = true
 	job := workload.JobSpec{InputFile: "logs", InputBytes: 8 * mib, MapCPU: workload.PerMiB(60 * time.Second)}
 	first, second := job, job
 	first.Name, second.Name = "first", "second"

@@ -18,7 +18,7 @@ type Summary map[string]float64
 
 // MetricNames are the names a Summary may hold. Response-time and
 // locality metrics are absent from runs where no job succeeded or no map
-// ran; slowdowns from runs without reference runs (Config.Slowdown).
+// ran; slowdowns from runs without reference runs (Config.Run.Slowdown).
 var MetricNames = []string{
 	"flows.aborted", "flows.bytes", "flows.completed",
 	"jobs.cut_off", "jobs.evicted_maps", "jobs.evictions", "jobs.failed", "jobs.makespan",

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -102,6 +103,9 @@ func formatValue(v any) string {
 		return strconv.Quote(v.String())
 	case float64:
 		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.String { // a named string: run.clock's ClockMode
+		return strconv.Quote(rv.String())
 	}
 	return fmt.Sprint(v)
 }

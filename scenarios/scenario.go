@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"time"
 
 	"clusteremu/actors"
 	"clusteremu/cluster"
@@ -24,7 +23,7 @@ var DefaultScenario []byte
 // File is the TOML schema of a scenario. Every table is optional; a key a
 // file leaves out keeps the default of cluster.DefaultConfig.
 type File struct {
-	Run       RunTable               `toml:"run"`
+	Run       cluster.RunOptions     `toml:"run"`
 	Cluster   actors.ClusterConfig   `toml:"cluster"`
 	HDFS      actors.HDFSConfig      `toml:"hdfs"`
 	Heartbeat actors.HeartbeatConfig `toml:"heartbeat"`
@@ -45,20 +44,6 @@ type File struct {
 type ReproduceTable struct {
 	Source  string   `toml:"source"`
 	Reduced []string `toml:"reduced"`
-}
-
-// RunTable is [run]: how the run goes.
-type RunTable struct {
-	Clock         string   `toml:"clock"` // "virtual", "scaled" or "wall"
-	Speedup       float64  `toml:"speedup"`
-	Seed          uint64   `toml:"seed"`
-	ScheduleSeed  uint64   `toml:"schedule_seed"`
-	Deterministic *bool    `toml:"deterministic"`
-	Until         Duration `toml:"until"`
-	StallAfter    Duration `toml:"stall_after"`
-	// Slowdown runs each job alone after the run for its reference
-	// runtime, so the summary reports slowdowns (cluster.Config.Slowdown).
-	Slowdown bool `toml:"slowdown"`
 }
 
 // WorkloadTable is [workload]: any number of streams of each kind, each a
@@ -89,7 +74,7 @@ func (s *Scenario) WithSeed(seed uint64) (*Scenario, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	cfg.Until = s.Config.Until
+	cfg.Run.Until = s.Config.Run.Until
 	out := *s
 	out.Config, out.file = cfg, f
 	return &out, nil
@@ -156,7 +141,7 @@ func allUnknownKeys(list ErrorList) bool {
 func defaults() File {
 	d := cluster.DefaultConfig()
 	return File{
-		Run:     RunTable{Clock: "virtual", Slowdown: true},
+		Run:     cluster.RunOptions{Clock: cluster.Virtual, Slowdown: true},
 		Cluster: d.Cluster, HDFS: d.HDFS, Heartbeat: d.Heartbeat, Chaos: d.Chaos, Tasks: d.Tasks,
 		Scheduler: map[string]any{"name": d.Scheduler.Name, "tick": d.Scheduler.Tick.String()},
 	}
@@ -167,19 +152,7 @@ func defaults() File {
 func (f *File) config(dir string) (cluster.Config, []error) {
 	var errs []error
 	c := cluster.DefaultConfig()
-	c.Seed, c.ScheduleSeed = f.Run.Seed, f.Run.ScheduleSeed
-	c.Until, c.StallAfter = f.Run.Until.Std(), f.Run.StallAfter.Std()
-	c.Clock, c.Speedup = cluster.ClockMode(f.Run.Clock), f.Run.Speedup
-	deterministic := c.Clock == cluster.Virtual
-	if f.Run.Deterministic != nil {
-		deterministic = *f.Run.Deterministic
-	}
-	if deterministic && c.Clock != cluster.Virtual {
-		errs = append(errs, Invalid("run.deterministic", true, "needs the virtual clock; scaled and wall runs are concurrent"))
-	}
-	c.Concurrent = !deterministic
-	c.Slowdown = f.Run.Slowdown
-	c.Cluster, c.HDFS, c.Heartbeat, c.Chaos, c.Tasks = f.Cluster, f.HDFS, f.Heartbeat, f.Chaos, f.Tasks
+	c.Run, c.Cluster, c.HDFS, c.Heartbeat, c.Chaos, c.Tasks = f.Run, f.Cluster, f.HDFS, f.Heartbeat, f.Chaos, f.Tasks
 	errs = append(errs, f.scheduler(&c)...)
 	if err := c.Validate(); err != nil {
 		errs = append(errs, fieldErrors(err)...)
@@ -237,7 +210,7 @@ func fieldErrors(err error) []error {
 		var ce *cluster.FieldError
 		switch {
 		case errors.As(e, &ce):
-			out = append(out, Invalid(ce.Key, configValue(ce.Value), "%s", ce.Msg))
+			out = append(out, Invalid(ce.Key, ce.Value, "%s", ce.Msg))
 		case schedKeyRE.MatchString(e.Error()):
 			m := schedKeyRE.FindStringSubmatch(e.Error())
 			out = append(out, &FieldError{Key: m[1], Value: m[2], Msg: m[3]})
@@ -246,14 +219,6 @@ func fieldErrors(err error) []error {
 		}
 	}
 	return out
-}
-
-// configValue writes a configuration value the way a scenario would.
-func configValue(v any) any {
-	if d, ok := v.(time.Duration); ok {
-		return Duration(d).String()
-	}
-	return v
 }
 
 // generate builds every stream's jobs, in the order of WorkloadTable.
@@ -265,7 +230,7 @@ func (w *WorkloadTable) generate(dir string, c cluster.Config) ([][]workload.Job
 			errs = append(errs, Prefix(key, err))
 			return
 		}
-		jobs, err := s.Generate(Env{Dir: dir, Seed: c.Seed})
+		jobs, err := s.Generate(Env{Dir: dir, Seed: c.Run.Seed})
 		if err != nil {
 			errs = append(errs, Prefix(key, err))
 			return

@@ -22,7 +22,7 @@ func TestDefaultScenarioLoads(t *testing.T) {
 	assert.Equal(t, units.Rate(125e6), c.Cluster.NIC, "1 Gb/s in bytes per second")
 	assert.Equal(t, units.Bytes(128<<20), c.HDFS.BlockSize)
 	assert.Equal(t, 3*time.Second, c.Heartbeat.Interval.Std())
-	assert.Equal(t, time.Hour, c.StallAfter)
+	assert.Equal(t, time.Hour, c.Run.StallAfter.Std())
 	require.Len(t, c.Workload, 1)
 	assert.Len(t, c.Workload[0], 200)
 	assert.Len(t, sc.Expect, 2)
@@ -163,7 +163,7 @@ heartbeat_jitter = "3s"
 	_, err := Load("chaos.toml", []byte(text), ".")
 	require.Error(t, err)
 	assert.Equal(t, []string{
-		`chaos.toml:2:1: run.clock = scaled: must be "virtual" under [chaos], whose delays only a deterministic run draws`,
+		`chaos.toml:2:1: run.clock = "scaled": must be "virtual" under [chaos], whose delays only a deterministic run draws`,
 		`chaos.toml:7:1: chaos.heartbeat_jitter = "3s": must be ≥ 0 and below heartbeat.interval = 3s, so heartbeats keep their order`,
 	}, strings.Split(err.Error(), "\n"))
 
@@ -180,8 +180,8 @@ func TestWithSetValidatesAfterEveryOverride(t *testing.T) {
 	for _, sets := range [][]string{{"run.clock=scaled", "run.speedup=2"}, {"run.speedup=2", "run.clock=scaled"}} {
 		got, err := sc.WithSet(sets...)
 		require.NoError(t, err, "%v", sets)
-		assert.Equal(t, cluster.Scaled, got.Config.Clock)
-		assert.Equal(t, 2.0, got.Config.Speedup)
+		assert.Equal(t, cluster.Scaled, got.Config.Run.Clock)
+		assert.Equal(t, 2.0, got.Config.Run.Speedup)
 	}
 	_, err = sc.WithSet("run.clock=scaled")
 	assert.ErrorContains(t, err, "--set run.clock=scaled: run.speedup = 0: must be > 0 for a scaled clock")

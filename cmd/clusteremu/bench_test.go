@@ -9,6 +9,7 @@ import (
 
 	"clusteremu/cluster"
 	"clusteremu/scenarios"
+	"clusteremu/units"
 )
 
 // BenchmarkFB2009FirstHour runs the first emulated hour of the SWIM
@@ -23,8 +24,8 @@ func BenchmarkFB2009FirstHour(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	sc.Config.Until = time.Hour
-	sc.Config.Slowdown = false // the run alone, not its reference runs
+	sc.Config.Run.Until = units.Duration(time.Hour)
+	sc.Config.Run.Slowdown = false // the run alone, not its reference runs
 	var rep *cluster.Report
 	for range b.N {
 		c, err := cluster.Build(sc.Config)

@@ -79,8 +79,8 @@ type outcome struct {
 // exploreSeed runs the scenario under one schedule seed.
 func exploreSeed(sc *scenarios.Scenario, seed uint64) outcome {
 	cfg := sc.Config
-	cfg.ScheduleSeed = seed
-	cfg.Slowdown = false // the checks are the run's own
+	cfg.Run.ScheduleSeed = seed
+	cfg.Run.Slowdown = false // the checks are the run's own
 	rep, err := verdict(sc, cfg)
 	o := outcome{err: err}
 	if rep != nil {

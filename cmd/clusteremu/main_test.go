@@ -341,7 +341,7 @@ func TestDeterministicExamplesReplayByteForByte(t *testing.T) {
 			t.Logf("%s: %v (skipped)", path, err) // a trace not beside the repository
 			continue
 		}
-		if sc.Config.Concurrent {
+		if sc.Config.Run.Concurrent() {
 			continue // scaled, wall and concurrent runs do not replay
 		}
 		checked++

@@ -27,8 +27,8 @@ func writeOutputs(dir string, sc *scenarios.Scenario, cfg cluster.Config, rep *c
 	summary := map[string]any{
 		"scenario":      sc.Name,
 		"config_sha256": configHash(cfg),
-		"seed":          cfg.Seed,
-		"schedule_seed": cfg.ScheduleSeed,
+		"seed":          cfg.Run.Seed,
+		"schedule_seed": cfg.Run.ScheduleSeed,
 		"clock":         clockName(cfg),
 		"end_reason":    string(rep.Result.Reason),
 		"metrics":       rep.Summary,
@@ -49,7 +49,7 @@ func writeOutputs(dir string, sc *scenarios.Scenario, cfg cluster.Config, rep *c
 	if err := writeCSV(filepath.Join(dir, "jobs.csv"), jobRows(rep.Results)); err != nil {
 		return err
 	}
-	if cfg.Events {
+	if cfg.Run.Events {
 		if err := writeJSONL(filepath.Join(dir, "events.jsonl"), rep.Result.Events); err != nil {
 			return err
 		}
@@ -155,11 +155,11 @@ func taskRows(res *cluster.Results) [][]string {
 // clockName says how the run kept time.
 func clockName(cfg cluster.Config) string {
 	switch {
-	case cfg.Clock == cluster.Scaled:
-		return fmt.Sprintf("scaled ×%g", cfg.Speedup)
-	case cfg.Clock == cluster.Wall:
+	case cfg.Run.Clock == cluster.Scaled:
+		return fmt.Sprintf("scaled ×%g", cfg.Run.Speedup)
+	case cfg.Run.Clock == cluster.Wall:
 		return "wall"
-	case cfg.Concurrent:
+	case cfg.Run.Concurrent():
 		return "virtual, concurrent"
 	}
 	return "virtual, deterministic"

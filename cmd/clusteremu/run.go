@@ -8,6 +8,7 @@ import (
 
 	"clusteremu/cluster"
 	"clusteremu/scenarios"
+	"clusteremu/units"
 )
 
 // parseInterspersed parses flags that may stand before or after the
@@ -70,12 +71,12 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		case f.Name == "seed":
 			sc, err = sc.WithSeed(*seed)
 		case f.Name == "until":
-			sc.Config.Until = *until
+			sc.Config.Run.Until = units.Duration(*until)
 		}
 	})
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "schedule-seed" {
-			sc.Config.ScheduleSeed = *scheduleSeed // after --seed, which sets both
+			sc.Config.Run.ScheduleSeed = *scheduleSeed // after --seed, which sets both
 		}
 	})
 	if err != nil {
@@ -87,7 +88,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	cfg := sc.Config
-	cfg.Events, cfg.Choices, cfg.RecordDecisions = *events, *events, *events
+	cfg.Run.Events, cfg.Run.Choices, cfg.Run.RecordDecisions = *events, *events, *events
 	if *decisions != "" {
 		if err := needsDeterministic(sc, "--decisions"); err != nil {
 			fmt.Fprintln(stderr, err)
@@ -98,7 +99,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, err)
 			return 2
 		}
-		cfg.Pinned, cfg.Decisions = true, ds
+		cfg.Run.Pinned, cfg.Run.Decisions = true, ds
 	}
 	c, err := cluster.Build(cfg)
 	if err != nil {
@@ -107,7 +108,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	stop := func() {}
 	if !*quiet && isTerminal(stderr) {
-		stop = showProgress(stderr, c, cfg.Until)
+		stop = showProgress(stderr, c, cfg.Run.Until.Std())
 	}
 	start := time.Now()
 	rep, runErr := c.Run()

@@ -70,7 +70,7 @@ func parseDeterministic(fs *flag.FlagSet, args []string, stderr io.Writer) (*sce
 }
 
 func needsDeterministic(sc *scenarios.Scenario, command string) error {
-	if sc.Config.Concurrent || sc.Config.Clock != cluster.Virtual {
+	if sc.Config.Run.Concurrent() || sc.Config.Run.Clock != cluster.Virtual {
 		return fmt.Errorf("%s: %s needs deterministic virtual time (run.clock = \"virtual\", deterministic)", sc.Name, command)
 	}
 	return nil
@@ -84,7 +84,7 @@ func needsDeterministic(sc *scenarios.Scenario, command string) error {
 func shrinkSeed(w io.Writer, sc *scenarios.Scenario, seed uint64, workers int) ([]cluster.Decision, error) {
 	start := time.Now()
 	cfg := sc.Config
-	cfg.ScheduleSeed, cfg.Slowdown, cfg.RecordDecisions = seed, false, true
+	cfg.Run.ScheduleSeed, cfg.Run.Slowdown, cfg.Run.RecordDecisions = seed, false, true
 	rep, first := verdict(sc, cfg)
 	if first == nil {
 		return nil, fmt.Errorf("schedule seed %d of %s does not fail", seed, sc.Name)
@@ -105,7 +105,7 @@ func shrinkSeed(w io.Writer, sc *scenarios.Scenario, seed uint64, workers int) (
 	want := signature(first)
 	fails := func(ds []cluster.Decision) bool {
 		c := cfg
-		c.RecordDecisions, c.Pinned, c.Decisions = false, true, ds
+		c.Run.RecordDecisions, c.Run.Pinned, c.Run.Decisions = false, true, ds
 		_, err := verdict(sc, c)
 		return err != nil && signature(err) == want
 	}
