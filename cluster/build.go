@@ -14,7 +14,7 @@ import (
 // Cluster is a built, not yet running, emulated cluster.
 type Cluster struct {
 	cfg     Config
-	rt      *Runtime
+	rt      Runtime
 	rec     *recorder
 	network *netmodel.Network
 	nodes   []*actor.PID
@@ -22,8 +22,9 @@ type Cluster struct {
 
 // Report is what a run produced.
 type Report struct {
-	Result  Result
-	Results *Results
+	// End is how the run ended; Records its jobs, attempts and flows.
+	End     RunEnd
+	Records *Records
 	Summary Summary
 	// Network holds the solver's work counters.
 	Network netmodel.Stats
@@ -156,13 +157,13 @@ func (c *Cluster) Progress() (now time.Duration, submitted, ended int) {
 }
 
 // Runtime exposes the run, for tests that script extra events.
-func (c *Cluster) Runtime() *Runtime { return c.rt }
+func (c *Cluster) Runtime() Runtime { return c.rt }
 
 // Run runs the cluster to its end and assembles the report. The error is a
 // broken invariant or a failed run; the report is filled either way.
 func (c *Cluster) Run() (*Report, error) {
 	res := c.rt.Run()
-	results, err := c.rec.results(res.End)
+	results, err := c.rec.results(res.At)
 	var refWall time.Duration
 	if c.cfg.Run.Slowdown && res.Err == nil {
 		start := time.Now()
@@ -170,13 +171,13 @@ func (c *Cluster) Run() (*Report, error) {
 		// from the instant it was submitted.
 		var done []soloJob
 		for _, j := range results.Jobs {
-			if j.Status == JobSucceeded {
+			if j.Outcome == JobSucceeded {
 				done = append(done, soloJob{index: int(j.ID) - 1, at: j.Submit})
 			}
 		}
 		refs, rerr := referenceRuntimes(c.cfg, done, 0)
 		if rerr != nil {
-			return &Report{Result: res, Results: results}, rerr
+			return &Report{End: res, Records: results}, rerr
 		}
 		for i := range results.Jobs {
 			results.Jobs[i].Reference = refs[results.Jobs[i].ID-1]
@@ -184,8 +185,8 @@ func (c *Cluster) Run() (*Report, error) {
 		refWall = time.Since(start)
 	}
 	rep := &Report{
-		Result: res, Results: results, Network: c.network.Stats(), ReferenceWall: refWall,
-		Summary: Summarize(results, [2]int{c.cfg.Cluster.MapSlots * c.cfg.Nodes(), c.cfg.Reducers() * c.cfg.Nodes()}, res.End),
+		End: res, Records: results, Network: c.network.Stats(), ReferenceWall: refWall,
+		Summary: Summarize(results, [2]int{c.cfg.Cluster.MapSlots * c.cfg.Nodes(), c.cfg.Reducers() * c.cfg.Nodes()}, res.At),
 	}
 	if res.Err != nil {
 		return rep, res.Err
@@ -194,7 +195,7 @@ func (c *Cluster) Run() (*Report, error) {
 		return rep, fmt.Errorf("invariant: %w", err)
 	}
 	if res.Reason != EndDone && res.Reason != EndDeadline {
-		return rep, fmt.Errorf("run ended %s at %v with %v jobs unfinished", res.Reason, res.End, rep.Summary["jobs.cut_off"])
+		return rep, fmt.Errorf("run ended %s at %v with %v jobs unfinished", res.Reason, res.At, rep.Summary["jobs.cut_off"])
 	}
 	return rep, nil
 }

@@ -78,15 +78,15 @@ func fourRacks() Config {
 func TestFiftyJobsOnFortyNodesUnderFIFO(t *testing.T) {
 	cfg := fourRacks()
 	rep := run(t, cfg)
-	require.Len(t, rep.Results.Jobs, 50)
+	require.Len(t, rep.Records.Jobs, 50)
 	byJob := map[sched.JobID]int{}
-	for _, a := range rep.Results.Attempts {
+	for _, a := range rep.Records.Attempts {
 		if a.Outcome == sched.Succeeded {
 			byJob[a.Attempt.Job]++
 		}
 	}
-	for _, j := range rep.Results.Jobs {
-		require.Equal(t, JobSucceeded, j.Status, "job %d: %s", j.ID, j.Reason)
+	for _, j := range rep.Records.Jobs {
+		require.Equal(t, JobSucceeded, j.Outcome, "job %d: %s", j.ID, j.Reason)
 		assert.GreaterOrEqual(t, j.Start, j.Submit)
 		assert.Greater(t, j.Finish, j.Start)
 		assert.Equal(t, j.Maps+j.Reduces, byJob[j.ID], "job %d: one success per task", j.ID)
@@ -107,7 +107,7 @@ func assertNoSlotOvercommitted(t *testing.T, rep *Report, cfg Config) {
 		delta int
 	}
 	edges := map[[2]int][]edge{}
-	for _, a := range rep.Results.Attempts {
+	for _, a := range rep.Records.Attempts {
 		k := [2]int{int(a.Node), int(a.Attempt.Kind)}
 		edges[k] = append(edges[k], edge{a.Start, 1}, edge{a.End, -1})
 	}
@@ -127,11 +127,11 @@ func assertNoSlotOvercommitted(t *testing.T, rep *Report, cfg Config) {
 func TestSameSeedsSameRecords(t *testing.T) {
 	a := run(t, fourRacks())
 	b := run(t, fourRacks())
-	assert.Equal(t, a.Results, b.Results)
+	assert.Equal(t, a.Records, b.Records)
 	other := fourRacks()
 	other.Run.Seed = 99
 	c := run(t, other)
-	assert.NotEqual(t, a.Results.Attempts, c.Results.Attempts, "another workload seed places blocks elsewhere")
+	assert.NotEqual(t, a.Records.Attempts, c.Records.Attempts, "another workload seed places blocks elsewhere")
 }
 
 func TestConfigValidateReportsEveryField(t *testing.T) {
@@ -170,16 +170,16 @@ func readyReducerRun(t *testing.T, seed uint64, computeAware bool) (sameNode, be
 			Reduces: 1, ShuffleBytes: mib, ReduceCPU: workload.PerMiB(10 * time.Second)},
 	}}
 	rep := run(t, cfg)
-	require.Len(t, rep.Results.Jobs, 2)
+	require.Len(t, rep.Records.Jobs, 2)
 	reducer := map[sched.JobID]actors.AttemptRecord{}
-	for _, a := range rep.Results.Attempts {
+	for _, a := range rep.Records.Attempts {
 		if a.Attempt.Kind == sched.Reduce {
 			reducer[a.Attempt.Job] = a
 		}
 	}
-	long, small := reducer[rep.Results.Jobs[0].ID], reducer[rep.Results.Jobs[1].ID]
-	require.Equal(t, JobSucceeded, rep.Results.Jobs[1].Status)
-	return small.Node == long.Node, rep.Results.Jobs[1].Finish < long.End
+	long, small := reducer[rep.Records.Jobs[0].ID], reducer[rep.Records.Jobs[1].ID]
+	require.Equal(t, JobSucceeded, rep.Records.Jobs[1].Outcome)
+	return small.Node == long.Node, rep.Records.Jobs[1].Finish < long.End
 }
 
 func TestComputeAwareReducersDoNotQueueBehindALongComputation(t *testing.T) {
@@ -211,14 +211,14 @@ func TestChaosDrawsFromTheScheduleSeedAndReplaysPinned(t *testing.T) {
 	}
 	calm := run(t, fourRacks())
 	a, b := run(t, chaotic(1)), run(t, chaotic(1))
-	assert.Equal(t, a.Results, b.Results, "one schedule seed, one run")
-	assert.NotEqual(t, calm.Results.Jobs, a.Results.Jobs, "chaos moves job times")
+	assert.Equal(t, a.Records, b.Records, "one schedule seed, one run")
+	assert.NotEqual(t, calm.Records.Jobs, a.Records.Jobs, "chaos moves job times")
 	c := run(t, chaotic(2))
-	assert.NotEqual(t, a.Results.Jobs, c.Results.Jobs, "another schedule seed draws other delays")
+	assert.NotEqual(t, a.Records.Jobs, c.Records.Jobs, "another schedule seed draws other delays")
 	assertNoSlotOvercommitted(t, a, chaotic(1))
 
 	kinds := map[DecisionKind]int{}
-	for _, d := range a.Result.Decisions {
+	for _, d := range a.End.Decisions {
 		kinds[d.Kind]++
 		if d.Kind == DecideHeartbeat {
 			assert.Less(t, d.Delay, 2*time.Second)
@@ -231,14 +231,14 @@ func TestChaosDrawsFromTheScheduleSeedAndReplaysPinned(t *testing.T) {
 	// The recorded departures, pinned, repeat the run under any seed;
 	// with none pinned the run takes the default course: FIFO, no delays.
 	pinned := chaotic(77)
-	pinned.Run.Pinned, pinned.Run.Decisions = true, a.Result.Decisions
+	pinned.Run.Pinned, pinned.Run.Decisions = true, a.End.Decisions
 	p := run(t, pinned)
-	assert.Equal(t, a.Results, p.Results)
-	assert.Equal(t, a.Result.Decisions, p.Result.Decisions)
+	assert.Equal(t, a.Records, p.Records)
+	assert.Equal(t, a.End.Decisions, p.End.Decisions)
 
 	bare := chaotic(77)
 	bare.Run.Pinned = true
 	d := run(t, bare)
-	assert.Empty(t, d.Result.Decisions)
-	assert.NotEqual(t, a.Results.Jobs, d.Results.Jobs)
+	assert.Empty(t, d.End.Decisions)
+	assert.NotEqual(t, a.Records.Jobs, d.Records.Jobs)
 }

@@ -25,18 +25,18 @@ func TestConcurrentVirtualClusterFinishesTheSameJobs(t *testing.T) {
 	det := run(t, cfg)
 	cfg.Run.Deterministic = new(false)
 	con := run(t, cfg)
-	assert.Equal(t, EndDone, con.Result.Reason)
-	require.Len(t, con.Results.Jobs, len(det.Results.Jobs))
-	require.Len(t, con.Results.Attempts, len(det.Results.Attempts))
-	names := func(rep *Report) map[string]JobStatus {
-		m := map[string]JobStatus{}
-		for _, j := range rep.Results.Jobs {
-			m[j.Name] = j.Status
+	assert.Equal(t, EndDone, con.End.Reason)
+	require.Len(t, con.Records.Jobs, len(det.Records.Jobs))
+	require.Len(t, con.Records.Attempts, len(det.Records.Attempts))
+	names := func(rep *Report) map[string]JobOutcome {
+		m := map[string]JobOutcome{}
+		for _, j := range rep.Records.Jobs {
+			m[j.Name] = j.Outcome
 		}
 		return m
 	}
 	assert.Equal(t, names(det), names(con))
-	for _, a := range con.Results.Attempts {
+	for _, a := range con.Records.Attempts {
 		assert.Equal(t, 30*time.Second, a.End-a.Start, "%v", a.Attempt)
 	}
 }
@@ -75,7 +75,7 @@ func fanOutProgram(t *testing.T, opts RunOptions) [][]string {
 	res := r.Run()
 	require.NoError(t, res.Err)
 	assert.Equal(t, EndIdle, res.Reason)
-	assert.Equal(t, 3*time.Second, res.End)
+	assert.Equal(t, 3*time.Second, res.At)
 	for _, l := range logs {
 		slices.Sort(l)
 	}

@@ -1,6 +1,8 @@
-// Package cluster is clusteremu's runtime and builder: the deterministic
-// virtual-time Runtime on protoactor, Build, which turns a Config into
-// running actors, the run's records and invariants, and its Summary.
+// Package cluster is clusteremu's runtime and builder: the Runtime on
+// protoactor (deterministic virtual time, or live on protoactor's own
+// dispatchers under a virtual, scaled or wall clock), Build, which turns a
+// Config into running actors, the run's Records and invariants, and its
+// Summary.
 //
 // A deterministic run delivers every message on the goroutine that calls
 // Run. Each actor's mailbox is the executor's: posting a message only
@@ -14,7 +16,7 @@
 //	cfg := cluster.DefaultConfig()
 //	cfg.Workload = [][]workload.JobSpec{jobs}
 //	c, err := cluster.Build(cfg)
-//	rep, err := c.Run() // rep.Results: jobs and attempts; rep.Summary: headline metrics
+//	rep, err := c.Run() // rep.Records: jobs and attempts; rep.Summary: headline metrics
 //
 // It imports actors, netmodel, policies and workload; it must not import
 // scenarios or cmd (scenarios decode into Config).

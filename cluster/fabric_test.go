@@ -61,7 +61,7 @@ func fabricRunNet(t *testing.T, spec netmodel.TopologySpec, flows map[time.Durat
 	}
 	res := rt.Run()
 	require.NoError(t, res.Err)
-	_, err = rec.results(res.End)
+	_, err = rec.results(res.At)
 	require.NoError(t, err, "every completed flow delivered its size")
 	return probe.done, net
 }

@@ -87,7 +87,7 @@ func (c *clockLog) Receive(ctx actor.Context) {
 
 // startScaled runs, at ×10 on a fake wall clock, an actor that logs two
 // notes due at emulated 1 s and 3 s.
-func startScaled(t *testing.T) (*fakeWall, chan string, chan Result) {
+func startScaled(t *testing.T) (*fakeWall, chan string, chan RunEnd) {
 	t.Helper()
 	wall := newFakeWall()
 	r := NewRuntime(RunOptions{Clock: Scaled, Speedup: 10, WallClock: wall})
@@ -96,7 +96,7 @@ func startScaled(t *testing.T) (*fakeWall, chan string, chan Result) {
 	require.NoError(t, err)
 	r.Clock().At(time.Second, pid, &note{"one"})
 	r.Clock().At(3*time.Second, pid, &note{"three"})
-	results := make(chan Result)
+	results := make(chan RunEnd)
 	go func() { results <- r.Run() }()
 	return wall, got, results
 }
@@ -158,7 +158,7 @@ func TestConcurrentVirtualWaitsForQuiescence(t *testing.T) {
 		assert.Equal(t, time.Second, at)
 	}
 	assert.Equal(t, "2s after", <-got)
-	assert.Equal(t, 2*time.Second, res.End)
+	assert.Equal(t, 2*time.Second, res.At)
 }
 
 func TestConcurrentPanicFailsTheRun(t *testing.T) {

@@ -11,21 +11,21 @@ import (
 	"clusteremu/policies/sched"
 )
 
-// JobStatus is how a job ended: succeeded, failed with a reason, or cut
+// JobOutcome is how a job ended: succeeded, failed with a reason, or cut
 // off by the run's deadline while it was still running.
-type JobStatus string
+type JobOutcome string
 
-// Job statuses.
+// Job outcomes.
 const (
-	JobSucceeded JobStatus = "succeeded"
-	JobFailed    JobStatus = "failed"
-	JobCutOff    JobStatus = "cut-off"
+	JobSucceeded JobOutcome = "succeeded"
+	JobFailed    JobOutcome = "failed"
+	JobCutOff    JobOutcome = "cut-off"
 )
 
-// JobResult is one job's line in the results.
+// JobResult is one job's line in the records.
 type JobResult struct {
 	actors.JobRecord
-	Status JobStatus
+	Outcome JobOutcome
 	// Reference is the job's response time alone on the empty cluster
 	// (Config.Run.Slowdown); 0 when not measured or when it failed alone.
 	Reference time.Duration
@@ -34,14 +34,14 @@ type JobResult struct {
 // Slowdown is the job's response time over its reference runtime, 0 when
 // either is missing.
 func (j *JobResult) Slowdown() float64 {
-	if j.Status != JobSucceeded || j.Reference <= 0 {
+	if j.Outcome != JobSucceeded || j.Reference <= 0 {
 		return 0
 	}
 	return float64(j.Finish-j.Submit) / float64(j.Reference)
 }
 
-// Results are a run's records, sorted: jobs by ID, attempts by attempt.
-type Results struct {
+// Records are a run's records, sorted: jobs by ID, attempts by attempt.
+type Records struct {
 	Jobs     []JobResult
 	Attempts []actors.AttemptRecord
 	Flows    FlowTotals
@@ -142,10 +142,10 @@ func (r *recorder) counts() (submitted, ended int) {
 
 // results assembles the sorted records; jobs submitted but not ended by
 // the run's end are cut off at end.
-func (r *recorder) results(end time.Duration) (*Results, error) {
+func (r *recorder) results(end time.Duration) (*Records, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	res := &Results{Flows: r.flows}
+	res := &Records{Flows: r.flows}
 	for id, sub := range r.submitted {
 		rec, ok := r.jobs[id]
 		status := JobCutOff
@@ -158,7 +158,7 @@ func (r *recorder) results(end time.Duration) (*Results, error) {
 		default:
 			status = JobFailed
 		}
-		res.Jobs = append(res.Jobs, JobResult{JobRecord: rec, Status: status})
+		res.Jobs = append(res.Jobs, JobResult{JobRecord: rec, Outcome: status})
 	}
 	slices.SortFunc(res.Jobs, func(a, b JobResult) int { return int(a.ID - b.ID) })
 	for _, a := range r.attempts {

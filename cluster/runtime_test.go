@@ -32,7 +32,7 @@ func (a *recorderActor) Receive(ctx actor.Context) {
 	}
 }
 
-func spawnRecorder(t *testing.T, r *Runtime, name string, log *[]string) *actor.PID {
+func spawnRecorder(t *testing.T, r Runtime, name string, log *[]string) *actor.PID {
 	t.Helper()
 	pid, err := r.Spawn(name, func() actor.Actor { return &recorderActor{clock: r.Clock(), log: log, name: name} })
 	require.NoError(t, err)
@@ -54,7 +54,7 @@ func TestTimersFireInDeadlineThenSetOrder(t *testing.T) {
 	res := r.Run()
 	require.NoError(t, res.Err)
 	assert.Equal(t, EndIdle, res.Reason)
-	assert.Equal(t, 3*time.Second, res.End)
+	assert.Equal(t, 3*time.Second, res.At)
 	assert.Equal(t, []string{"1s a first", "2s a second", "3s a third", "3s a fourth, set after third"}, log)
 }
 
@@ -66,7 +66,7 @@ func TestPeriodicTimersUseAbsoluteDeadlines(t *testing.T) {
 	res := r.Run()
 	require.NoError(t, res.Err)
 	assert.Equal(t, EndDeadline, res.Reason)
-	assert.Equal(t, 10*time.Second, res.End)
+	assert.Equal(t, 10*time.Second, res.At)
 	assert.Equal(t, []string{"500ms a tick", "3.5s a tick", "6.5s a tick", "9.5s a tick"}, log)
 }
 
@@ -126,12 +126,12 @@ func (e *echo) Receive(ctx actor.Context) {
 	}
 }
 
-func runFan(t *testing.T, seed uint64, replay []Choice) ([]string, Result) {
+func runFan(t *testing.T, seed uint64, replay []Choice) ([]string, RunEnd) {
 	t.Helper()
 	return runFanWith(t, RunOptions{ScheduleSeed: seed, Events: true, Choices: true, Replay: replay})
 }
 
-func runFanWith(t *testing.T, opts RunOptions) ([]string, Result) {
+func runFanWith(t *testing.T, opts RunOptions) ([]string, RunEnd) {
 	t.Helper()
 	r := NewRuntime(opts)
 	var log []string
@@ -236,7 +236,7 @@ func TestPanicFailsTheRun(t *testing.T) {
 	res := r.Run()
 	assert.Equal(t, EndFailed, res.Reason)
 	assert.EqualError(t, res.Err, "actor bomb panicked at 5s handling cluster.note: boom")
-	assert.Equal(t, 5*time.Second, res.End)
+	assert.Equal(t, 5*time.Second, res.At)
 }
 
 func TestStallWatchdog(t *testing.T) {

@@ -87,10 +87,10 @@ func TestAttemptsRunInTheSlotTheyWereOffered(t *testing.T) {
 	cfg := fourRacks()
 	cfg.Scheduler.Name, cfg.Scheduler.Params = "tracer", map[string]any{"odd_maps": true}
 	rep := run(t, cfg)
-	require.Len(t, traced.slots, len(rep.Results.Attempts))
+	require.Len(t, traced.slots, len(rep.Records.Attempts))
 	require.Equal(t, 50.0, rep.Summary["jobs.succeeded"])
 	elsewhere := 0
-	for _, a := range rep.Results.Attempts {
+	for _, a := range rep.Records.Attempts {
 		slot, ok := traced.slots[a.Attempt]
 		require.True(t, ok, "%v was never launched", a.Attempt)
 		if slot != a.Slot {
@@ -118,14 +118,14 @@ func TestAPolicyHearsWhenAttemptsReallyEnded(t *testing.T) {
 	}}
 	rep := run(t, cfg)
 	heard := 0
-	for _, a := range rep.Results.Attempts {
+	for _, a := range rep.Records.Attempts {
 		if held, ok := traced.held[a.Attempt]; ok {
 			heard++
 			assert.Equal(t, a.End-a.Start, held, "%v", a.Attempt)
 		}
 	}
 	assert.Len(t, traced.held, heard)
-	assert.Greater(t, heard, len(rep.Results.Attempts)-4)
+	assert.Greater(t, heard, len(rep.Records.Attempts)-4)
 }
 
 func TestAJobFailsOnceATaskFailsMaxAttemptsTimes(t *testing.T) {
@@ -133,10 +133,10 @@ func TestAJobFailsOnceATaskFailsMaxAttemptsTimes(t *testing.T) {
 	cfg.Tasks.FailureProbability, cfg.Tasks.MaxAttempts = 1, 2
 	cfg.Workload = [][]workload.JobSpec{{{Name: "doomed", InputBytes: 4 * mib, MapCPU: workload.PerMiB(5 * time.Second)}}}
 	rep := run(t, cfg)
-	job := rep.Results.Jobs[0]
-	assert.Equal(t, JobFailed, job.Status)
+	job := rep.Records.Jobs[0]
+	assert.Equal(t, JobFailed, job.Outcome)
 	assert.Regexp(t, `^task j1-map\d\.1 failed 2 times, last: failed at the end of its compute \(tasks\.failure_probability\)$`, job.Reason)
-	for _, a := range rep.Results.Attempts {
+	for _, a := range rep.Records.Attempts {
 		assert.NotEqual(t, sched.Succeeded, a.Outcome, "%v", a.Attempt)
 		if a.Outcome == sched.Failed {
 			assert.Equal(t, 5*time.Second, a.End-a.Start, "%v fails when its compute ends", a.Attempt)
@@ -150,11 +150,11 @@ func TestAJobFailsOnceATaskFailsMaxAttemptsTimes(t *testing.T) {
 	cfg.Workload = [][]workload.JobSpec{{{Name: "unlucky", InputBytes: 20 * mib, Reduces: 2, ShuffleBytes: 2 * mib,
 		MapCPU: workload.PerMiB(time.Second), ReduceCPU: workload.PerMiB(time.Second)}}}
 	rep = run(t, cfg)
-	require.Equal(t, JobSucceeded, rep.Results.Jobs[0].Status, rep.Results.Jobs[0].Reason)
+	require.Equal(t, JobSucceeded, rep.Records.Jobs[0].Outcome, rep.Records.Jobs[0].Reason)
 	assert.Positive(t, rep.Summary["tasks.failed"])
 	assert.Positive(t, rep.Summary["tasks.failed.slot_seconds"])
 	succeeded := map[string]int{}
-	for _, a := range rep.Results.Attempts {
+	for _, a := range rep.Records.Attempts {
 		if a.Outcome == sched.Succeeded {
 			succeeded[fmt.Sprintf("%v%d", a.Attempt.Kind, a.Attempt.Task)]++
 		}
@@ -174,9 +174,9 @@ func TestACopyAndItsTaskEndOnce(t *testing.T) {
 	cfg.Scheduler.Name, cfg.Scheduler.Params = "tracer", map[string]any{"copies": true}
 	cfg.Workload = [][]workload.JobSpec{{{Name: "one", InputBytes: mib, MapCPU: workload.PerMiB(time.Minute)}}}
 	rep := run(t, cfg)
-	require.Equal(t, JobSucceeded, rep.Results.Jobs[0].Status)
-	require.Len(t, rep.Results.Attempts, 2)
-	first, copy := rep.Results.Attempts[0], rep.Results.Attempts[1]
+	require.Equal(t, JobSucceeded, rep.Records.Jobs[0].Outcome)
+	require.Len(t, rep.Records.Attempts, 2)
+	first, copy := rep.Records.Attempts[0], rep.Records.Attempts[1]
 	assert.Equal(t, int32(1), copy.Attempt.Attempt)
 	assert.NotEqual(t, first.Node, copy.Node)
 	assert.Equal(t, sched.Succeeded, first.Outcome)
@@ -185,5 +185,5 @@ func TestACopyAndItsTaskEndOnce(t *testing.T) {
 	assert.Equal(t, first.End, copy.End, "killed at once: no control latency")
 	assert.Equal(t, 1.0, rep.Summary["tasks.killed"])
 	assert.InDelta(t, (copy.End - copy.Start).Seconds(), rep.Summary["tasks.killed.slot_seconds"], 1e-9)
-	assert.Less(t, rep.Results.Jobs[0].Finish, copy.Start+time.Minute, "the job did not wait for the copy")
+	assert.Less(t, rep.Records.Jobs[0].Finish, copy.Start+time.Minute, "the job did not wait for the copy")
 }

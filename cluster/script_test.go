@@ -295,16 +295,16 @@ func durationArg(t *testing.T, td *datadriven.TestData, args map[string]string, 
 // ending is how the run ended: why, at what emulated instant, and how
 // many messages went to actors that no longer existed.
 func ending(rep *cluster.Report) (reason cluster.EndReason, at time.Duration, deadLetters int) {
-	return rep.Result.Reason, rep.Result.End, rep.Result.DeadLetters
+	return rep.End.Reason, rep.End.At, rep.End.DeadLetters
 }
 
-func jobsOf(rep *cluster.Report) []cluster.JobResult { return rep.Results.Jobs }
+func jobsOf(rep *cluster.Report) []cluster.JobResult { return rep.Records.Jobs }
 
-func attemptsOf(rep *cluster.Report) []actors.AttemptRecord { return rep.Results.Attempts }
+func attemptsOf(rep *cluster.Report) []actors.AttemptRecord { return rep.Records.Attempts }
 
-func flowsOf(rep *cluster.Report) cluster.FlowTotals { return rep.Results.Flows }
+func flowsOf(rep *cluster.Report) cluster.FlowTotals { return rep.Records.Flows }
 
-func eventsOf(rep *cluster.Report) []cluster.Event { return rep.Result.Events }
+func eventsOf(rep *cluster.Report) []cluster.Event { return rep.End.Events }
 
 // outcomeOf is how the job ended: succeeded, failed or cut-off.
-func outcomeOf(j *cluster.JobResult) string { return string(j.Status) }
+func outcomeOf(j *cluster.JobResult) string { return string(j.Outcome) }

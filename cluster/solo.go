@@ -118,8 +118,8 @@ func soloRun(cfg Config, job workload.JobSpec, id sched.JobID) (time.Duration, e
 	if err != nil {
 		return 0, err
 	}
-	j := rep.Results.Jobs[0]
-	if j.Status != JobSucceeded {
+	j := rep.Records.Jobs[0]
+	if j.Outcome != JobSucceeded {
 		return 0, nil
 	}
 	return j.Finish - j.Submit, nil

@@ -20,7 +20,7 @@ func TestAJobAloneHasSlowdownOne(t *testing.T) {
 		MapCPU: workload.PerMiB(10 * time.Second), ReduceCPU: workload.PerMiB(5 * time.Second),
 	}}}
 	rep := run(t, cfg)
-	job := rep.Results.Jobs[0]
+	job := rep.Records.Jobs[0]
 	assert.Equal(t, job.Finish-job.Submit, job.Reference)
 	assert.InDelta(t, 1.0, job.Slowdown(), 1e-12)
 	assert.InDelta(t, 1.0, rep.Summary["jobs.slowdown.p50"], 1e-12)
@@ -39,7 +39,7 @@ func TestContendingJobsSlowEachOtherDown(t *testing.T) {
 	first.Name, second.Name = "first", "second"
 	cfg.Workload = [][]workload.JobSpec{{first, second}}
 	rep := run(t, cfg)
-	jobs := rep.Results.Jobs
+	jobs := rep.Records.Jobs
 	require.Len(t, jobs, 2)
 	assert.Equal(t, jobs[0].Reference, jobs[1].Reference)
 	assert.GreaterOrEqual(t, jobs[0].Reference, 120*time.Second)
@@ -71,7 +71,7 @@ func TestWithoutSlowdownNoReferenceRuns(t *testing.T) {
 	cfg := smallCluster()
 	cfg.Workload = [][]workload.JobSpec{{{Name: "j", InputBytes: mib, MapCPU: workload.PerMiB(time.Second)}}}
 	rep := run(t, cfg)
-	assert.Zero(t, rep.Results.Jobs[0].Reference)
+	assert.Zero(t, rep.Records.Jobs[0].Reference)
 	assert.Zero(t, rep.ReferenceWall)
 	assert.NotContains(t, rep.Summary, "jobs.slowdown.p50")
 }

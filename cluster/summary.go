@@ -79,7 +79,7 @@ func (s Summary) Names() []string {
 
 // Summarize computes the headline metrics of a run's results. slots are
 // the cluster's map and reduce slots; end is the run's emulated end.
-func Summarize(res *Results, slots [2]int, end time.Duration) Summary {
+func Summarize(res *Records, slots [2]int, end time.Duration) Summary {
 	s := Summary{"run.end": end.Seconds()}
 	summarizeJobs(s, "", res.Jobs)
 	pools := map[string][]JobResult{}
@@ -100,15 +100,15 @@ func Summarize(res *Results, slots [2]int, end time.Duration) Summary {
 
 func summarizeJobs(s Summary, prefix string, jobs []JobResult) {
 	var rts, slows, small []float64
-	counts := map[JobStatus]int{}
+	counts := map[JobOutcome]int{}
 	first, last := math.Inf(1), math.Inf(-1)
 	evictions, evicted := 0, 0
 	for _, j := range jobs {
-		counts[j.Status]++
+		counts[j.Outcome]++
 		evictions += j.Evictions
 		evicted += j.EvictedMaps
 		first = math.Min(first, j.Submit.Seconds())
-		if j.Status == JobSucceeded {
+		if j.Outcome == JobSucceeded {
 			rts = append(rts, (j.Finish - j.Submit).Seconds())
 			if j.Maps <= SmallJobMaps {
 				small = append(small, (j.Finish - j.Submit).Seconds())
@@ -156,7 +156,7 @@ func (s Summary) distribution(prefix string, xs []float64) {
 	}
 }
 
-func summarizeAttempts(s Summary, res *Results, slots [2]int, end time.Duration) {
+func summarizeAttempts(s Summary, res *Records, slots [2]int, end time.Duration) {
 	var busy [2]float64
 	var loc [3]int
 	outcomes := map[sched.Outcome]int{}

@@ -11,10 +11,10 @@ import (
 )
 
 func TestSummaryCountsEachPoolApart(t *testing.T) {
-	job := func(pool string, submit, finish time.Duration, status JobStatus) JobResult {
-		return JobResult{JobRecord: actors.JobRecord{Pool: pool, Submit: submit, Finish: finish, Maps: 16}, Status: status}
+	job := func(pool string, submit, finish time.Duration, status JobOutcome) JobResult {
+		return JobResult{JobRecord: actors.JobRecord{Pool: pool, Submit: submit, Finish: finish, Maps: 16}, Outcome: status}
 	}
-	res := &Results{Jobs: []JobResult{
+	res := &Records{Jobs: []JobResult{
 		job("scan", 0, 10*time.Second, JobSucceeded),
 		job("scan", 0, 30*time.Second, JobSucceeded),
 		job("compute", 5*time.Second, 65*time.Second, JobSucceeded),
@@ -50,7 +50,7 @@ func TestSummaryCountsTheSlotTimeLostAttemptsHeld(t *testing.T) {
 	attempt := func(task int32, start, end time.Duration, outcome sched.Outcome) actors.AttemptRecord {
 		return actors.AttemptRecord{Attempt: sched.Attempt{Task: task}, Start: start, End: end, Outcome: outcome}
 	}
-	res := &Results{Attempts: []actors.AttemptRecord{
+	res := &Records{Attempts: []actors.AttemptRecord{
 		attempt(0, 0, 10*time.Second, sched.Killed),
 		attempt(1, 5*time.Second, 8*time.Second, sched.Failed),
 		attempt(2, -1, 9*time.Second, sched.Killed), // lost before it launched: held no slot

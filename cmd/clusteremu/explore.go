@@ -84,7 +84,7 @@ func exploreSeed(sc *scenarios.Scenario, seed uint64) outcome {
 	rep, err := verdict(sc, cfg)
 	o := outcome{err: err}
 	if rep != nil {
-		o.at = rep.Result.End
+		o.at = rep.End.At
 	}
 	return o
 }

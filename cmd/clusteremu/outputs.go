@@ -30,7 +30,7 @@ func writeOutputs(dir string, sc *scenarios.Scenario, cfg cluster.Config, rep *c
 		"seed":          cfg.Run.Seed,
 		"schedule_seed": cfg.Run.ScheduleSeed,
 		"clock":         clockName(cfg),
-		"end_reason":    string(rep.Result.Reason),
+		"end_reason":    string(rep.End.Reason),
 		"metrics":       rep.Summary,
 	}
 	if err := writeJSON(filepath.Join(dir, "summary.json"), summary); err != nil {
@@ -38,29 +38,29 @@ func writeOutputs(dir string, sc *scenarios.Scenario, cfg cluster.Config, rep *c
 	}
 	host, _ := os.Hostname()
 	run := map[string]any{
-		"wall_seconds": wall.Seconds(), "speed": rep.Result.End.Seconds() / wall.Seconds(),
+		"wall_seconds": wall.Seconds(), "speed": rep.End.At.Seconds() / wall.Seconds(),
 		"reference_wall_seconds": rep.ReferenceWall.Seconds(),
-		"messages":               rep.Result.Steps, "dead_letters": rep.Result.DeadLetters,
+		"messages":               rep.End.Steps, "dead_letters": rep.End.DeadLetters,
 		"host": host, "go": runtime.Version(), "goos": runtime.GOOS, "goarch": runtime.GOARCH,
 	}
 	if err := writeJSON(filepath.Join(dir, "run.json"), run); err != nil {
 		return err
 	}
-	if err := writeCSV(filepath.Join(dir, "jobs.csv"), jobRows(rep.Results)); err != nil {
+	if err := writeCSV(filepath.Join(dir, "jobs.csv"), jobRows(rep.Records)); err != nil {
 		return err
 	}
 	if cfg.Run.Events {
-		if err := writeJSONL(filepath.Join(dir, "events.jsonl"), rep.Result.Events); err != nil {
+		if err := writeJSONL(filepath.Join(dir, "events.jsonl"), rep.End.Events); err != nil {
 			return err
 		}
-		if err := writeJSONL(filepath.Join(dir, "choices.jsonl"), rep.Result.Choices); err != nil {
+		if err := writeJSONL(filepath.Join(dir, "choices.jsonl"), rep.End.Choices); err != nil {
 			return err
 		}
-		if err := writeJSONL(filepath.Join(dir, "decisions.jsonl"), rep.Result.Decisions); err != nil {
+		if err := writeJSONL(filepath.Join(dir, "decisions.jsonl"), rep.End.Decisions); err != nil {
 			return err
 		}
 	}
-	return writeCSV(filepath.Join(dir, "tasks.csv"), taskRows(rep.Results))
+	return writeCSV(filepath.Join(dir, "tasks.csv"), taskRows(rep.Records))
 }
 
 // configHash identifies the resolved configuration, generated workload
@@ -116,7 +116,7 @@ func writeCSV(path string, rows [][]string) error {
 // secs prints emulated times in seconds with a fixed format.
 func secs(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', 6, 64) }
 
-func jobRows(res *cluster.Results) [][]string {
+func jobRows(res *cluster.Records) [][]string {
 	rows := [][]string{{"job", "name", "pool", "status", "reason", "submit", "start", "finish", "response",
 		"reference", "slowdown", "maps", "reduces", "input_bytes", "shuffle_bytes", "output_bytes", "evictions", "evicted_maps"}}
 	for _, j := range res.Jobs {
@@ -128,7 +128,7 @@ func jobRows(res *cluster.Results) [][]string {
 		if sd := j.Slowdown(); sd > 0 {
 			ref, slowdown = secs(j.Reference), strconv.FormatFloat(sd, 'f', 4, 64)
 		}
-		rows = append(rows, []string{fmt.Sprint(j.ID), j.Name, j.Pool, string(j.Status), j.Reason,
+		rows = append(rows, []string{fmt.Sprint(j.ID), j.Name, j.Pool, string(j.Outcome), j.Reason,
 			secs(j.Submit), start, secs(j.Finish), secs(j.Finish - j.Submit), ref, slowdown,
 			fmt.Sprint(j.Maps), fmt.Sprint(j.Reduces), fmt.Sprint(j.InputBytes), fmt.Sprint(j.ShuffleBytes), fmt.Sprint(j.OutputBytes),
 			fmt.Sprint(j.Evictions), fmt.Sprint(j.EvictedMaps)})
@@ -136,7 +136,7 @@ func jobRows(res *cluster.Results) [][]string {
 	return rows
 }
 
-func taskRows(res *cluster.Results) [][]string {
+func taskRows(res *cluster.Records) [][]string {
 	rows := [][]string{{"attempt", "job", "kind", "task", "try", "node", "slot", "locality", "start", "end",
 		"local_bytes", "remote_bytes", "outcome", "reason"}}
 	for _, a := range res.Attempts {

@@ -200,16 +200,16 @@ func printSummary(w io.Writer, cfg cluster.Config, rep *cluster.Report, wall tim
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "flows     %.0f completed, %.0f aborted, %.1f GB moved\n", s["flows.completed"], s["flows.aborted"], s["flows.bytes"]/1e9)
-	emulated := rep.Result.End
+	emulated := rep.End.At
 	fmt.Fprintf(w, "time      %v emulated (%s) in %v wall: %.0f× real time, %d messages, %s clock\n",
-		emulated.Round(time.Second), rep.Result.Reason, wall.Round(time.Millisecond), emulated.Seconds()/wall.Seconds(),
-		rep.Result.Steps, clockName(cfg))
+		emulated.Round(time.Second), rep.End.Reason, wall.Round(time.Millisecond), emulated.Seconds()/wall.Seconds(),
+		rep.End.Steps, clockName(cfg))
 	if rep.ReferenceWall > 0 {
 		fmt.Fprintf(w, "reference %d jobs run alone for their slowdowns in %v wall (run.slowdown = false skips them)\n",
-			len(rep.Results.Jobs), rep.ReferenceWall.Round(time.Millisecond))
+			len(rep.Records.Jobs), rep.ReferenceWall.Round(time.Millisecond))
 	}
-	if rep.Result.Lag > 0 {
+	if rep.End.Lag > 0 {
 		fmt.Fprintf(w, "lag       emulated time held back %v (at most %v at once): the machine could not keep up\n",
-			rep.Result.Lag.Round(time.Millisecond), rep.Result.MaxLate.Round(time.Millisecond))
+			rep.End.Lag.Round(time.Millisecond), rep.End.MaxLate.Round(time.Millisecond))
 	}
 }

@@ -90,12 +90,12 @@ func shrinkSeed(w io.Writer, sc *scenarios.Scenario, seed uint64, workers int) (
 		return nil, fmt.Errorf("schedule seed %d of %s does not fail", seed, sc.Name)
 	}
 	fmt.Fprintf(w, "seed %d: FAIL %v\n", seed, first)
-	all := rep.Result.Decisions
-	if rep.Result.Err != nil {
+	all := rep.End.Decisions
+	if rep.End.Err != nil {
 		// A broken invariant ends the run: nothing after it mattered.
 		kept := all[:0:0]
 		for _, d := range all {
-			if d.At <= rep.Result.End {
+			if d.At <= rep.End.At {
 				kept = append(kept, d)
 			}
 		}

@@ -1,0 +1,150 @@
+package cluster
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"clusteremu/actors"
+)
+
+// deterministicRuntime is a deterministic run: every actor uses the
+// executor's mailbox, so one goroutine (the one that calls Run) delivers
+// every message and the clock is virtual.
+type deterministicRuntime struct {
+	system
+	ex       *executor
+	done     bool
+	progress time.Duration
+	dead     int
+	dropped  int
+}
+
+func newDeterministicRuntime(base system) *deterministicRuntime {
+	ex := newExecutor(base.opts)
+	ex.sys = base.sys
+	ex.recordEvents = base.opts.Events
+	ex.recordChoices = base.opts.Choices
+	ex.replay = base.opts.Replay
+	r := &deterministicRuntime{system: base, ex: ex}
+	r.sub = r.sys.EventStream.Subscribe(func(evt any) {
+		if _, ok := evt.(*actor.DeadLetterEvent); ok {
+			if ex.running == "clock" {
+				r.dropped++
+			} else {
+				r.dead++
+			}
+		}
+	})
+	return r
+}
+
+func (r *deterministicRuntime) Clock() actors.Clock { return r.ex }
+
+func (r *deterministicRuntime) Props(producer actor.Producer) *actor.Props {
+	return actor.PropsFromProducer(producer, actor.WithMailbox(r.ex.newMailbox), neverRestart())
+}
+
+func (r *deterministicRuntime) Spawn(name string, producer actor.Producer) (*actor.PID, error) {
+	return r.spawn(name, r.Props(producer))
+}
+
+func (r *deterministicRuntime) Perturb() func(actors.Perturbation, string) time.Duration {
+	if !r.ex.course.perturbs() {
+		return nil
+	}
+	return func(kind actors.Perturbation, target string) time.Duration {
+		return r.ex.delay(DecisionKind(kind), target)
+	}
+}
+
+func (r *deterministicRuntime) Done() { r.done = true }
+
+func (r *deterministicRuntime) Fail(err error) {
+	if r.ex.failed == nil {
+		if r.ex.handling == nil {
+			r.ex.failed = fmt.Errorf("at %v: %w", r.ex.now, err)
+		} else {
+			r.ex.failed = fmt.Errorf("at %v, %s handling %s: %w", r.ex.now, r.ex.running, typeName(r.ex.handling), err)
+		}
+	}
+}
+
+func (r *deterministicRuntime) Now() time.Duration { return time.Duration(r.ex.shown.Load()) }
+
+func (r *deterministicRuntime) Progress() { r.progress = r.ex.now }
+
+func (r *deterministicRuntime) Run() RunEnd {
+	reason := r.loop()
+	end := r.ex.now
+	r.stop()
+	res := RunEnd{
+		Reason: reason, At: end, Err: r.ex.failed, Steps: r.ex.steps, DeadLetters: r.dead, Dropped: r.dropped,
+		Diverged: r.ex.diverged, Events: r.ex.events, Choices: r.ex.choices, Decisions: r.ex.course.log,
+	}
+	if res.Err != nil {
+		res.Reason = EndFailed
+	}
+	return res
+}
+
+func (r *deterministicRuntime) loop() EndReason {
+	limit := time.Duration(1<<63 - 1)
+	if r.opts.Until > 0 {
+		limit = r.opts.Until.Std()
+	}
+	for {
+		switch {
+		case r.ex.failed != nil:
+			return EndFailed
+		case r.done:
+			return EndDone
+		case r.ex.step():
+		case r.stalled():
+			return EndFailed
+		case !r.ex.fireDue(limit):
+			if _, pending := r.ex.timers.next(); pending {
+				r.ex.now = limit
+				return EndDeadline
+			}
+			return EndIdle
+		}
+	}
+}
+
+// stalled reports, before the clock moves, whether it would move past the
+// watchdog's limit with no progress, and fails the run listing what is
+// pending.
+func (r *deterministicRuntime) stalled() bool {
+	next, ok := r.ex.timers.next()
+	if r.opts.StallAfter <= 0 || !ok || next-r.progress <= r.opts.StallAfter.Std() {
+		return false
+	}
+	pending := r.ex.timers.pending()
+	keys := make([]string, 0, len(pending))
+	for k, n := range pending {
+		keys = append(keys, fmt.Sprintf("%s ×%d", k, n))
+	}
+	slices.Sort(keys)
+	r.ex.failed = fmt.Errorf("stalled: no progress since %v, next timer at %v; pending timers: %s",
+		r.progress, next, strings.Join(keys, ", "))
+	return true
+}
+
+// stop stops every actor, children first as protoactor does, delivering
+// the stop messages on this goroutine; timers are dropped.
+func (r *deterministicRuntime) stop() {
+	r.ex.timers.clear()
+	for _, pid := range r.top {
+		if _, alive := r.sys.ProcessRegistry.GetLocal(pid.Id); alive {
+			r.sys.Root.Stop(pid)
+		}
+	}
+	for r.ex.step() {
+	}
+	r.sys.EventStream.Unsubscribe(r.sub)
+	r.sys.Shutdown()
+}
