@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
 	"clusteremu/actors"
 	"clusteremu/cluster"
-	"clusteremu/units"
+	"clusteremu/policies/sched"
 	"clusteremu/workload"
 )
 
@@ -197,37 +196,37 @@ func (f *File) config(dir string) (cluster.Config, []error) {
 	return c, errs
 }
 
-// scheduler takes the policy's name and tick out of [scheduler]; the rest
-// are the policy's own parameters, which it validates.
+// scheduler decodes [scheduler]: the policy's name and tick, then every
+// other key into the named policy's own parameters (sched.NewParams),
+// through the strict decoder, so that an unknown or mistyped parameter is
+// reported at its key like any other; c.Validate runs the policy's checks
+// of the values. The table is decoded from the File, which --set may have
+// changed, so its errors have no position until Load locates them.
 func (f *File) scheduler(c *cluster.Config) []error {
-	params := make(map[string]any, len(f.Scheduler))
-	var errs []error
-	for k, v := range f.Scheduler {
-		switch k {
-		case "name":
-			name, ok := v.(string)
-			if !ok {
-				errs = append(errs, Invalid("scheduler.name", v, "must be a string"))
-			}
-			c.Scheduler.Name = name
-		case "tick":
-			s, _ := v.(string)
-			d, err := units.ParseDuration(s)
-			if err != nil {
-				errs = append(errs, Invalid("scheduler.tick", v, "%s", units.DurationForms))
-			}
-			c.Scheduler.Tick = d
-		default:
-			params[k] = v
+	doc := treeDocument(map[string]any{"scheduler": f.Scheduler})
+	var params []string
+	for k := range f.Scheduler {
+		if k != "name" && k != "tick" {
+			params = append(params, k)
 		}
 	}
-	c.Scheduler.Params = params
-	return errs
+	if err := doc.DecodeAt("scheduler", &c.Scheduler, params...); err != nil {
+		return []error{err}
+	}
+	p, err := sched.NewParams(c.Scheduler.Name)
+	if err != nil {
+		return nil // c.Validate reports the unknown name
+	}
+	err = doc.DecodeAt("scheduler", p, "name", "tick")
+	if list, _ := err.(ErrorList); err == nil || allUnknownKeys(list) {
+		// Every known key was decoded, so the values can be checked.
+		c.Scheduler.Params = p
+	}
+	if err != nil {
+		return []error{err}
+	}
+	return nil
 }
-
-// schedKeyRE finds the key a policy names in its errors ("scheduler.t1:
-// ..." or `scheduler.name = "x": ...`).
-var schedKeyRE = regexp.MustCompile(`^(scheduler\.[A-Za-z0-9_.\[\]]+)(?: = (.*?))?: (.*)$`)
 
 // fieldErrors turns the configuration's errors into FieldErrors keyed by
 // their scenario path.
@@ -235,15 +234,10 @@ func fieldErrors(err error) []error {
 	var out []error
 	for _, e := range flatten(err) {
 		var ce *cluster.FieldError
-		switch {
-		case errors.As(e, &ce):
-			out = append(out, Invalid(ce.Key, configValue(ce.Value), "%s", ce.Msg))
-		case schedKeyRE.MatchString(e.Error()):
-			m := schedKeyRE.FindStringSubmatch(e.Error())
-			out = append(out, &FieldError{Key: m[1], Value: m[2], Msg: m[3]})
-		default:
-			out = append(out, e)
+		if errors.As(e, &ce) {
+			e = Invalid(ce.Key, configValue(ce.Value), "%s", ce.Msg)
 		}
+		out = append(out, e)
 	}
 	return out
 }

@@ -226,7 +226,8 @@ func (d *Document) at(path []seg, e *Error) *Error {
 }
 
 // Locate turns a validation error into positioned errors: every
-// FieldError in err (see Prefix) is placed at its key, or at the closest
+// FieldError in err (see Prefix), and every Error without a position (of
+// a document without text), is placed at its key, or at the closest
 // ancestor present when the key is missing; other errors are placed at
 // 1:1. It returns nil for nil and an ErrorList otherwise.
 func (d *Document) Locate(err error) error {
@@ -235,6 +236,10 @@ func (d *Document) Locate(err error) error {
 		var pe *Error
 		var fe *FieldError
 		switch {
+		case errors.As(e, &pe) && pe.Line == 0:
+			segs, _ := parsePath(pe.Key)
+			placed := *pe
+			out = append(out, d.at(segs, &placed))
 		case errors.As(e, &pe):
 			out = append(out, pe)
 		case errors.As(e, &fe):

@@ -116,17 +116,5 @@ func (f *FIFO) Assign(_ time.Duration, v View, s Slot) (Assignment, bool) {
 	return Assignment{}, false
 }
 
-// fifoParams reads [scheduler] for "fifo": delay = false, t1 = "15s",
-// t2 = "15s", as for "fair" but with delay scheduling off by default.
-func fifoParams(m map[string]any) (Policy, error) {
-	w := DefaultFairConfig().Delay
-	p := newParams("scheduler", m)
-	w = p.waits(w, false)
-	if err := p.done("delay", "t1", "t2"); err != nil {
-		return nil, err
-	}
-	return NewFIFOWithDelay(w), nil
-}
-
 // Tick implements Policy; FIFO never preempts.
 func (*FIFO) Tick(time.Duration, View) []Preemption { return nil }

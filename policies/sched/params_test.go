@@ -92,3 +92,65 @@ func TestParamErrorWritesValuesAsTOML(t *testing.T) {
 		assert.Equal(t, tt.want, tt.err.Error())
 	}
 }
+
+func TestNewBuildsFromParams(t *testing.T) {
+	p, err := New("fifo", nil)
+	require.NoError(t, err)
+	assert.Equal(t, "fifo", p.Name())
+	assert.Equal(t, DefaultFIFOParams().Waits(), p.(*FIFO).waits)
+
+	fifo := DefaultFIFOParams()
+	fifo.Delay, fifo.T1 = true, units.Duration(5*time.Second)
+	p, err = New("fifo", fifo)
+	require.NoError(t, err)
+	assert.Equal(t, Waits{Enabled: true, T1: 5 * time.Second, T2: 15 * time.Second}, p.(*FIFO).waits)
+
+	fair := DefaultFairParams()
+	fair.Preemption, fair.Pools = true, []PoolParams{{Name: "prod", MinMaps: 60}}
+	p, err = New("fair", fair)
+	require.NoError(t, err)
+	assert.Equal(t, fair.Config(), p.(*Fair).cfg)
+	fair.Pools[0].MinMaps = 1
+	assert.Equal(t, 60, p.(*Fair).cfg.Pools[0].MinShare[Map], "the policy keeps nothing of its parameters")
+}
+
+func TestNewRejectsBadParams(t *testing.T) {
+	fifo := DefaultFIFOParams()
+	fifo.T1, fifo.T2 = -1, -1
+	_, err := New("fifo", fifo)
+	assert.EqualError(t, err, `scheduler.t1 = "-1ns": must be a duration ≥ 0 like "15s"`+"\n"+
+		`scheduler.t2 = "-1ns": must be a duration ≥ 0 like "15s"`)
+
+	_, err = New("fifo", DefaultFairParams())
+	assert.EqualError(t, err, `scheduler "fifo" takes parameters of type *sched.FIFOParams, not *sched.FairParams`)
+
+	_, err = New("lottery", nil)
+	assert.EqualError(t, err, `scheduler.name = "lottery": must be one of fair, fifo`)
+	var pe *ParamError
+	require.ErrorAs(t, err, &pe)
+	assert.Equal(t, ParamError{Key: "name", Value: "lottery", Msg: "must be one of fair, fifo"}, *pe)
+	_, err = NewParams("lottery")
+	assert.EqualError(t, err, `scheduler.name = "lottery": must be one of fair, fifo`)
+}
+
+func TestNewParamsReturnsFreshDefaults(t *testing.T) {
+	for _, name := range Names() {
+		a, err := NewParams(name)
+		require.NoError(t, err)
+		b, err := NewParams(name)
+		require.NoError(t, err)
+		assert.NotSame(t, a, b, name)
+		assert.Equal(t, a, b, name)
+	}
+	a, _ := NewParams("fair")
+	a.(*FairParams).T1 = 0
+	a.(*FairParams).Pools = append(a.(*FairParams).Pools, PoolParams{Name: "p"})
+	b, _ := NewParams("fair")
+	assert.Equal(t, DefaultFairParams(), b, "changing one set of defaults changes no other")
+}
+
+func TestRegisterPanicsOnATakenName(t *testing.T) {
+	assert.PanicsWithValue(t, `sched: policy "fair" registered twice`, func() {
+		Register("fair", DefaultFIFOParams, func(*FIFOParams) (Policy, error) { return NewFIFO(), nil })
+	})
+}
