@@ -4,8 +4,10 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -179,7 +181,7 @@ func (f *File) config(dir string) (cluster.Config, []error) {
 	c.Concurrent = !deterministic
 	c.Slowdown = f.Run.Slowdown
 	c.Cluster, c.HDFS, c.Heartbeat, c.Chaos, c.Tasks = f.Cluster, f.HDFS, f.Heartbeat, f.Chaos, f.Tasks
-	errs = append(errs, f.scheduler(&c)...)
+	errs = append(errs, f.scheduler(&c))
 	if err := c.Validate(); err != nil {
 		errs = append(errs, fieldErrors(err)...)
 	}
@@ -202,30 +204,26 @@ func (f *File) config(dir string) (cluster.Config, []error) {
 // reported at its key like any other; c.Validate runs the policy's checks
 // of the values. The table is decoded from the File, which --set may have
 // changed, so its errors have no position until Load locates them.
-func (f *File) scheduler(c *cluster.Config) []error {
+func (f *File) scheduler(c *cluster.Config) error {
 	doc := treeDocument(map[string]any{"scheduler": f.Scheduler})
-	var params []string
-	for k := range f.Scheduler {
-		if k != "name" && k != "tick" {
-			params = append(params, k)
-		}
+	if errs, _ := doc.decodeEach("scheduler", &c.Scheduler, "name"); len(errs) > 0 {
+		return errs
 	}
-	if err := doc.DecodeAt("scheduler", &c.Scheduler, params...); err != nil {
-		return []error{err}
-	}
+	errs, _ := doc.decodeEach("scheduler", &c.Scheduler, "tick")
 	p, err := sched.NewParams(c.Scheduler.Name)
 	if err != nil {
-		return nil // c.Validate reports the unknown name
+		return errs.err() // c.Validate reports the unknown name
 	}
-	err = doc.DecodeAt("scheduler", p, "name", "tick")
-	if list, _ := err.(ErrorList); err == nil || allUnknownKeys(list) {
-		// Every known key was decoded, so the values can be checked.
-		c.Scheduler.Params = p
+	keys := slices.DeleteFunc(slices.Sorted(maps.Keys(f.Scheduler)), func(k string) bool { return k == "name" || k == "tick" })
+	bad, whole := doc.decodeEach("scheduler", p, keys...)
+	if len(whole) < len(keys) {
+		// Decode the well-typed keys again into fresh defaults, for
+		// c.Validate to check their values.
+		p, _ = sched.NewParams(c.Scheduler.Name)
+		doc.decodeEach("scheduler", p, whole...)
 	}
-	if err != nil {
-		return []error{err}
-	}
-	return nil
+	c.Scheduler.Params = p
+	return append(errs, bad...).err()
 }
 
 // fieldErrors turns the configuration's errors into FieldErrors keyed by
