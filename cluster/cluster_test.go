@@ -148,9 +148,29 @@ cluster.nic = -1B/s: must be a rate > 0
 hdfs.replication = 3: must be 1 … 1 (the nodes)
 heartbeat.interval = 0s: must be > 0
 tasks.compute_aware = true: needs tasks.copy_compute = true
-scheduler.name = "lottery": must be one of `+strings.Join(sched.Names(), ", "), err.Error())
+scheduler.name = lottery: must be one of `+strings.Join(sched.Names(), ", "), err.Error())
 	_, err = Build(cfg)
 	assert.Error(t, err, "nothing is built from an invalid configuration")
+}
+
+func TestConfigValidateKeysThePolicysErrorsUnderScheduler(t *testing.T) {
+	cfg := DefaultConfig()
+	params := sched.DefaultFairParams()
+	params.FairShareFraction, params.Pools = 2, []sched.PoolParams{{Name: "a"}, {MinMaps: 1}}
+	cfg.Scheduler.Name, cfg.Scheduler.Params = "fair", params
+	var got []FieldError
+	for _, e := range cfg.Validate().(interface{ Unwrap() []error }).Unwrap() {
+		var fe *FieldError
+		require.ErrorAs(t, e, &fe)
+		got = append(got, *fe)
+	}
+	assert.Equal(t, []FieldError{
+		{Key: "scheduler.fair_share_fraction", Value: 2.0, Msg: "must be a number in [0, 1]"},
+		{Key: "scheduler.pools[1].name", Msg: "missing; every pool needs a name"},
+	}, got)
+
+	cfg.Scheduler.Name = "fifo"
+	assert.EqualError(t, cfg.Validate(), `scheduler "fifo" takes parameters of type *sched.FIFOParams, not *sched.FairParams`)
 }
 
 // readyReducerRun has a job whose one reducer computes for 200 s, and a

@@ -49,8 +49,9 @@ type SchedulerConfig struct {
 	// Tick is the period of the policy's Tick (preemption, share
 	// updates); 0 never ticks.
 	Tick units.Duration `toml:"tick"`
-	// Params are the policy's parameters; nil is its defaults.
-	Params map[string]any `toml:"-"`
+	// Params are the policy's parameters, of the type it registered
+	// (sched.Register); nil is its defaults.
+	Params sched.Params `toml:"-"`
 }
 
 // DefaultConfig is a small cluster with Hadoop's defaults: 2 racks of 10
@@ -117,10 +118,28 @@ func (c *Config) Validate() error {
 	}
 	errs := []error(checks)
 	if _, err := sched.New(c.Scheduler.Name, c.Scheduler.Params); err != nil {
-		errs = append(errs, err)
+		errs = append(errs, schedulerErrors(err)...)
 	}
 	errs = append(errs, c.validateWorkload()...)
 	return errors.Join(errs...)
+}
+
+// schedulerErrors turns the policy's errors into FieldErrors keyed by
+// their scenario path ("scheduler.pools[1].weight").
+func schedulerErrors(err error) []error {
+	errs := []error{err}
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = joined.Unwrap()
+	}
+	out := make([]error, len(errs))
+	for i, e := range errs {
+		out[i] = e
+		var pe *sched.ParamError
+		if errors.As(e, &pe) {
+			out[i] = &FieldError{Key: "scheduler." + pe.Key, Value: pe.Value, Msg: pe.Msg}
+		}
+	}
+	return out
 }
 
 func positive(x float64) bool { return x > 0 && !math.IsInf(x, 0) }

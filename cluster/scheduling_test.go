@@ -39,10 +39,18 @@ type tracer struct {
 // traced is the tracer the last run built.
 var traced *tracer
 
+// tracerParams are the tracer's parameters.
+type tracerParams struct {
+	OddMaps bool `toml:"odd_maps"`
+	Copies  bool `toml:"copies"`
+}
+
+func (*tracerParams) Validate() error { return nil }
+
 func init() {
-	sched.Register("tracer", func(params map[string]any) (sched.Policy, error) {
+	sched.Register("tracer", func() *tracerParams { return &tracerParams{} }, func(p *tracerParams) (sched.Policy, error) {
 		traced = &tracer{
-			FIFO: sched.NewFIFO(), oddMaps: params["odd_maps"] == true, copies: params["copies"] == true,
+			FIFO: sched.NewFIFO(), oddMaps: p.OddMaps, copies: p.Copies,
 			slots: map[sched.Attempt]int{}, launched: map[sched.Attempt]time.Duration{},
 			held: map[sched.Attempt]time.Duration{}, running: map[sched.Attempt]sched.NodeID{}, copied: map[int32]bool{},
 		}
@@ -85,7 +93,7 @@ func TestAttemptsRunInTheSlotTheyWereOffered(t *testing.T) {
 	// slot would run most maps in slot 0; before the coordinator named
 	// the slot, about a third of the attempts ran elsewhere than offered.
 	cfg := fourRacks()
-	cfg.Scheduler.Name, cfg.Scheduler.Params = "tracer", map[string]any{"odd_maps": true}
+	cfg.Scheduler.Name, cfg.Scheduler.Params = "tracer", &tracerParams{OddMaps: true}
 	rep := run(t, cfg)
 	require.Len(t, traced.slots, len(rep.Records.Attempts))
 	require.Equal(t, 50.0, rep.Summary["jobs.succeeded"])
@@ -171,7 +179,7 @@ func TestACopyAndItsTaskEndOnce(t *testing.T) {
 	// heartbeat. The original finishes first; the job manager kills the
 	// copy, whose slot time counts as killed work, and the task ends once.
 	cfg := smallCluster()
-	cfg.Scheduler.Name, cfg.Scheduler.Params = "tracer", map[string]any{"copies": true}
+	cfg.Scheduler.Name, cfg.Scheduler.Params = "tracer", &tracerParams{Copies: true}
 	cfg.Workload = [][]workload.JobSpec{{{Name: "one", InputBytes: mib, MapCPU: workload.PerMiB(time.Minute)}}}
 	rep := run(t, cfg)
 	require.Equal(t, JobSucceeded, rep.Records.Jobs[0].Outcome)

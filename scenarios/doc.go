@@ -42,6 +42,12 @@
 // last occurrence of a key, so Position decodes the shortest prefix of the
 // file that holds the wanted element.
 //
+// [scheduler] is decoded in two steps: name and tick, then every other key
+// into the named policy's own parameters (sched.NewParams), one key at a
+// time, so that a wrong type there stops only its key and every bad
+// parameter is reported with the rest of the file's errors. --set changes
+// the File's table and decodes it the same way, without positions.
+//
 // # Workloads
 //
 // A Stream (SWIMStream, SyntheticStream or JobsStream) turns its

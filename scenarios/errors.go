@@ -13,7 +13,8 @@ import (
 // Error is one problem in a scenario file at a 1-based line and byte
 // column. Key is the key path ("cluster.racks", "workload.stream[1].rate"),
 // empty for syntax errors; Value is the offending value as written, when
-// known.
+// known. An error of a document without text (a scenario changed by
+// --set) has no file and line 0.
 type Error struct {
 	File      string
 	Line, Col int
@@ -23,8 +24,11 @@ type Error struct {
 }
 
 // Error formats e as "file:line:col: key = value: msg", leaving out the key
-// and value when they are empty.
+// and value when they are empty and the position when it is unknown.
 func (e *Error) Error() string {
+	if e.Line == 0 {
+		return describe(e.Key, e.Value, e.Msg)
+	}
 	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, describe(e.Key, e.Value, e.Msg))
 }
 

@@ -4,14 +4,15 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
+	"slices"
 	"strings"
 
 	"clusteremu/actors"
 	"clusteremu/cluster"
-	"clusteremu/units"
+	"clusteremu/policies/sched"
 	"clusteremu/workload"
 )
 
@@ -153,7 +154,7 @@ func (f *File) config(dir string) (cluster.Config, []error) {
 	var errs []error
 	c := cluster.DefaultConfig()
 	c.Run, c.Cluster, c.HDFS, c.Heartbeat, c.Chaos, c.Tasks = f.Run, f.Cluster, f.HDFS, f.Heartbeat, f.Chaos, f.Tasks
-	errs = append(errs, f.scheduler(&c)...)
+	errs = append(errs, f.scheduler(&c))
 	if err := c.Validate(); err != nil {
 		errs = append(errs, fieldErrors(err)...)
 	}
@@ -170,37 +171,33 @@ func (f *File) config(dir string) (cluster.Config, []error) {
 	return c, errs
 }
 
-// scheduler takes the policy's name and tick out of [scheduler]; the rest
-// are the policy's own parameters, which it validates.
-func (f *File) scheduler(c *cluster.Config) []error {
-	params := make(map[string]any, len(f.Scheduler))
-	var errs []error
-	for k, v := range f.Scheduler {
-		switch k {
-		case "name":
-			name, ok := v.(string)
-			if !ok {
-				errs = append(errs, Invalid("scheduler.name", v, "must be a string"))
-			}
-			c.Scheduler.Name = name
-		case "tick":
-			s, _ := v.(string)
-			d, err := units.ParseDuration(s)
-			if err != nil {
-				errs = append(errs, Invalid("scheduler.tick", v, "%s", units.DurationForms))
-			}
-			c.Scheduler.Tick = d
-		default:
-			params[k] = v
-		}
+// scheduler decodes [scheduler]: the policy's name and tick, then every
+// other key into the named policy's own parameters (sched.NewParams),
+// through the strict decoder, so that an unknown or mistyped parameter is
+// reported at its key like any other; c.Validate runs the policy's checks
+// of the values. The table is decoded from the File, which --set may have
+// changed, so its errors have no position until Load locates them.
+func (f *File) scheduler(c *cluster.Config) error {
+	doc := treeDocument(map[string]any{"scheduler": f.Scheduler})
+	if errs, _ := doc.decodeEach("scheduler", &c.Scheduler, "name"); len(errs) > 0 {
+		return errs
 	}
-	c.Scheduler.Params = params
-	return errs
+	errs, _ := doc.decodeEach("scheduler", &c.Scheduler, "tick")
+	p, err := sched.NewParams(c.Scheduler.Name)
+	if err != nil {
+		return errs.err() // c.Validate reports the unknown name
+	}
+	keys := slices.DeleteFunc(slices.Sorted(maps.Keys(f.Scheduler)), func(k string) bool { return k == "name" || k == "tick" })
+	bad, whole := doc.decodeEach("scheduler", p, keys...)
+	if len(whole) < len(keys) {
+		// Decode the well-typed keys again into fresh defaults, for
+		// c.Validate to check their values.
+		p, _ = sched.NewParams(c.Scheduler.Name)
+		doc.decodeEach("scheduler", p, whole...)
+	}
+	c.Scheduler.Params = p
+	return append(errs, bad...).err()
 }
-
-// schedKeyRE finds the key a policy names in its errors ("scheduler.t1:
-// ..." or `scheduler.name = "x": ...`).
-var schedKeyRE = regexp.MustCompile(`^(scheduler\.[A-Za-z0-9_.\[\]]+)(?: = (.*?))?: (.*)$`)
 
 // fieldErrors turns the configuration's errors into FieldErrors keyed by
 // their scenario path.
@@ -208,15 +205,10 @@ func fieldErrors(err error) []error {
 	var out []error
 	for _, e := range flatten(err) {
 		var ce *cluster.FieldError
-		switch {
-		case errors.As(e, &ce):
-			out = append(out, Invalid(ce.Key, ce.Value, "%s", ce.Msg))
-		case schedKeyRE.MatchString(e.Error()):
-			m := schedKeyRE.FindStringSubmatch(e.Error())
-			out = append(out, &FieldError{Key: m[1], Value: m[2], Msg: m[3]})
-		default:
-			out = append(out, e)
+		if errors.As(e, &ce) {
+			e = Invalid(ce.Key, ce.Value, "%s", ce.Msg)
 		}
+		out = append(out, e)
 	}
 	return out
 }

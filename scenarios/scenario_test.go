@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"clusteremu/cluster"
+	"clusteremu/policies/sched"
 	"clusteremu/units"
 	"clusteremu/workload"
 )
@@ -205,4 +206,112 @@ map_cpu_per_mib = "10ms"
 	assert.Equal(t, workload.PerMiB(time.Second), job(slow).MapCPU)
 	assert.Equal(t, workload.PerMiB(2*time.Second), job(slow).ReduceCPU)
 	assert.Equal(t, workload.PerMiB(10*time.Millisecond), job(sc).MapCPU, "the original is unchanged")
+}
+
+func TestSchedulerParameterErrorsComeWithTheFilesOthers(t *testing.T) {
+	// Every bad policy parameter is reported at its key with what is
+	// allowed, together with the rest of the file's errors: here
+	// cluster.map_slots.
+	const head = "[cluster]\nmap_slots = -1\n\n[scheduler]\n"
+	const mapSlots = "s.toml:2:1: cluster.map_slots = -1: must be ≥ 0"
+	tests := []struct {
+		name, scheduler string
+		want            []string
+	}{
+		{"unknown parameter", `name = "fifo"
+weight = 2
+`, []string{"s.toml:6:1: scheduler.weight: unknown key; allowed: delay, t1, t2"}},
+		{"wrong types", `name = "fair"
+preemption = "yes"
+t1 = 15
+fair_share_fraction = 0.5
+`, []string{
+			"s.toml:6:1: scheduler.preemption: incompatible types: TOML value has type string; destination has type boolean",
+			"s.toml:7:1: scheduler.t1 = 15: must look like 250ms, 3s, 1h30m or 2d (a quoted string with a unit)",
+		}},
+		{"out of range, with an unknown key", `name = "fair"
+fair_share_fraction = 1.5
+t3 = "1s"
+`, []string{
+			"s.toml:6:1: scheduler.fair_share_fraction = 1.5: must be a number in [0, 1]",
+			"s.toml:7:1: scheduler.t3: unknown key; allowed: delay, t1, t2, preemption, min_share_timeout, fair_share_timeout, fair_share_fraction, pool_per_job, pools",
+		}},
+		{"out of range next to a wrong type", `name = "fair"
+min_share_timeout = 300
+fair_share_fraction = -1
+`, []string{
+			`s.toml:6:1: scheduler.min_share_timeout = 300: must look like 250ms, 3s, 1h30m or 2d (a quoted string with a unit)`,
+			"s.toml:7:1: scheduler.fair_share_fraction = -1: must be a number in [0, 1]",
+		}},
+		{"bad pools", `name = "fair"
+[[scheduler.pools]]
+name = "prod"
+min_maps = 2
+[[scheduler.pools]]
+name = "batch"
+weight = 0
+wieght = 2
+[[scheduler.pools]]
+min_reduces = 1
+`, []string{
+			"s.toml:11:1: scheduler.pools[1].weight = 0: must be a number in [0.001, 1000]",
+			"s.toml:12:1: scheduler.pools[1].wieght: unknown key; allowed: name, weight, min_maps, min_reduces, t1, t2",
+			"s.toml:13:13: scheduler.pools[2].name: missing; every pool needs a name",
+		}},
+		{"a pool of the wrong type", `name = "fair"
+pools = [{name = "a"}, {name = "b", min_maps = 1.5}]
+`, []string{"s.toml:6:37: scheduler.pools[1].min_maps: incompatible types: TOML value has type float64; destination has type integer"}},
+		{"unknown policy", `name = "lottery"
+t1 = "5s"
+`, []string{`s.toml:5:1: scheduler.name = "lottery": must be one of fair, fifo`}},
+		{"bad name and tick", `name = 5
+tick = 1
+`, []string{"s.toml:5:1: scheduler.name: incompatible types: TOML value has type int64; destination has type string"}},
+		{"bad tick", `name = "fair"
+tick = 1
+delay = 0
+`, []string{
+			"s.toml:6:1: scheduler.tick = 1: must look like 250ms, 3s, 1h30m or 2d (a quoted string with a unit)",
+			"s.toml:7:1: scheduler.delay: incompatible types: TOML value has type int64; destination has type boolean",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Load("s.toml", []byte(head+tt.scheduler), ".")
+			require.Error(t, err)
+			assert.Equal(t, append([]string{mapSlots}, tt.want...), strings.Split(err.Error(), "\n"))
+		})
+	}
+}
+
+func TestWithSetChecksSchedulerParameters(t *testing.T) {
+	sc, err := Load("fair.toml", []byte(`
+[scheduler]
+name = "fair"
+[[scheduler.pools]]
+name = "prod"
+`), ".")
+	require.NoError(t, err)
+	got, err := sc.WithSet("scheduler.t1=5s", "scheduler.pools[0].weight=2")
+	require.NoError(t, err)
+	params := got.Config.Scheduler.Params.(*sched.FairParams)
+	assert.Equal(t, units.Duration(5*time.Second), params.T1)
+	assert.Equal(t, 2.0, *params.Pools[0].Weight)
+	assert.Nil(t, sc.Config.Scheduler.Params.(*sched.FairParams).Pools[0].Weight, "the original is unchanged")
+
+	for _, tt := range []struct {
+		sets []string
+		want string
+	}{
+		{[]string{"scheduler.t1=soon"}, `--set scheduler.t1=soon: scheduler.t1 = "soon": must look like 250ms, 3s, 1h30m or 2d`},
+		{[]string{"scheduler.t3=1s"}, "--set scheduler.t3=1s: scheduler.t3: unknown key; allowed: delay, t1, t2, preemption, " +
+			"min_share_timeout, fair_share_timeout, fair_share_fraction, pool_per_job, pools"},
+		{[]string{"scheduler.fair_share_fraction=2", "scheduler.pools[0].weight=1e6"}, "--set scheduler.fair_share_fraction=2 " +
+			"--set scheduler.pools[0].weight=1e6: scheduler.fair_share_fraction = 2: must be a number in [0, 1]\n" +
+			"scheduler.pools[0].weight = 1e+06: must be a number in [0.001, 1000]"},
+		{[]string{"scheduler.name=fifo"}, "--set scheduler.name=fifo: scheduler.pools: unknown key; allowed: delay, t1, t2"},
+	} {
+		_, err := sc.WithSet(tt.sets...)
+		assert.EqualError(t, err, tt.want, "%v", tt.sets)
+	}
 }

@@ -19,6 +19,9 @@ type Document struct {
 	Name string // the file name used in errors
 	text string
 	tree map[string]any
+	// bare: the document is a tree without text (treeDocument), so its
+	// errors carry no file or position.
+	bare bool
 }
 
 // DecodeFile reads the TOML file at path and decodes it strictly into v
@@ -50,6 +53,13 @@ func Parse(name string, data []byte) (*Document, error) {
 		return nil, d.decodeError(err, nil)
 	}
 	return d, nil
+}
+
+// treeDocument is a Document of a tree that has no text, such as a File's
+// [scheduler] table after --set changed it: it decodes as a parsed
+// document does, and its errors name their keys but no file or position.
+func treeDocument(tree map[string]any) *Document {
+	return &Document{tree: tree, bare: true}
 }
 
 // Decode decodes the document into v, a pointer to a struct whose fields
@@ -199,8 +209,12 @@ func lineEnds(text string) []int {
 }
 
 // at sets e's file and position to those of path, or of its closest
-// ancestor that the document has, or 1:1.
+// ancestor that the document has, or 1:1; a bare document leaves them
+// empty.
 func (d *Document) at(path []seg, e *Error) *Error {
+	if d.bare {
+		return e
+	}
 	e.File, e.Line, e.Col = d.Name, 1, 1
 	for n := len(path); n > 0; n-- {
 		if line, col, ok := d.position(path[:n]); ok {
@@ -212,7 +226,8 @@ func (d *Document) at(path []seg, e *Error) *Error {
 }
 
 // Locate turns a validation error into positioned errors: every
-// FieldError in err (see Prefix) is placed at its key, or at the closest
+// FieldError in err (see Prefix), and every Error without a position (of
+// a document without text), is placed at its key, or at the closest
 // ancestor present when the key is missing; other errors are placed at
 // 1:1. It returns nil for nil and an ErrorList otherwise.
 func (d *Document) Locate(err error) error {
@@ -221,6 +236,10 @@ func (d *Document) Locate(err error) error {
 		var pe *Error
 		var fe *FieldError
 		switch {
+		case errors.As(e, &pe) && pe.Line == 0:
+			segs, _ := parsePath(pe.Key)
+			placed := *pe
+			out = append(out, d.at(segs, &placed))
 		case errors.As(e, &pe):
 			out = append(out, pe)
 		case errors.As(e, &fe):

@@ -43,6 +43,31 @@ func (d *Document) DecodeAt(path string, v any, skip ...string) error {
 	return errs.err()
 }
 
+// decodeEach decodes each of the keys of the table at path into v on its
+// own, leaving out the table's other keys. A wrong type stops the decoder
+// at its key, so decoding the keys one by one reports every bad key at
+// once. It returns every error and the keys that decoded whole, with at
+// most unknown keys inside them; a key that did not may have left its
+// field half set.
+func (d *Document) decodeEach(path string, v any, keys ...string) (errs ErrorList, whole []string) {
+	segs, _ := parsePath(path)
+	sub, _ := value(d.tree, segs)
+	table, _ := sub.(map[string]any)
+	for _, k := range keys {
+		if _, ok := table[k]; !ok {
+			continue
+		}
+		others := slices.DeleteFunc(slices.Collect(maps.Keys(table)), func(o string) bool { return o == k })
+		var list ErrorList
+		errors.As(d.DecodeAt(path, v, others...), &list)
+		if len(list) == 0 || allUnknownKeys(list) {
+			whole = append(whole, k)
+		}
+		errs = append(errs, list...)
+	}
+	return errs, whole
+}
+
 // subtableError positions an error from decoding a re-encoded table: the
 // decoder's own position is in the re-encoded text, so only its key is
 // used.

@@ -95,3 +95,26 @@ func TestDecodeAtNotATable(t *testing.T) {
 		}
 	}
 }
+
+func TestDecodeAtInATreeWithoutText(t *testing.T) {
+	// A table changed in memory (by --set) decodes as the file would; its
+	// errors name the key and the rule but no position.
+	parsed, err := Parse("s.toml", []byte(kindsDoc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := treeDocument(parsed.tree)
+	for _, tt := range []struct {
+		path string
+		v    Stream
+		want string
+	}{
+		{"workload.stream[1]", &SyntheticStream{}, "workload.stream[1].lod: unknown key; allowed: jobs, interarrival, load, slots"},
+		{"workload.stream[0]", &SWIMStream{}, `(workload.stream[0].start = "5 s": must look like 250ms|workload.stream[0].time_scale: incompatible types)`},
+	} {
+		err := doc.DecodeAt(tt.path, tt.v, "kind")
+		if err == nil || !matchesOneOf(err.Error(), tt.want) {
+			t.Errorf("DecodeAt(%q) = %v; want %s", tt.path, err, tt.want)
+		}
+	}
+}

@@ -1,6 +1,10 @@
 package sched
 
-import "time"
+import (
+	"time"
+
+	"clusteremu/units"
+)
 
 // Waits are delay scheduling's two waits: a job without a node-local task
 // for the offered node is skipped until it has waited T1, may then launch
@@ -16,6 +20,27 @@ import "time"
 type Waits struct {
 	Enabled bool
 	T1, T2  time.Duration
+}
+
+// defaultWait is T1 and T2 unless a scenario sets them: the paper's 15 s.
+const defaultWait = 15 * time.Second
+
+// DelayParams are delay scheduling's parameters, a part of both "fifo"'s
+// and "fair"'s: delay turns it on, t1 and t2 are the waits.
+type DelayParams struct {
+	Delay bool           `toml:"delay"`
+	T1    units.Duration `toml:"t1"`
+	T2    units.Duration `toml:"t2"`
+}
+
+// Waits returns the parameters as Waits.
+func (p *DelayParams) Waits() Waits {
+	return Waits{Enabled: p.Delay, T1: p.T1.Std(), T2: p.T2.Std()}
+}
+
+func (p *DelayParams) check(c *paramChecks) {
+	c.duration("t1", p.T1)
+	c.duration("t2", p.T2)
 }
 
 // delayState is Algorithm 1 of Zaharia et al. 2009: per job a locality

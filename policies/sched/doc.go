@@ -1,5 +1,6 @@
 // Package sched is the task-scheduling policy interface of clusteremu and
-// its policies. It imports nothing from clusteremu.
+// its policies. It imports nothing from clusteremu but the leaf package
+// units.
 //
 // A Policy is owned by the coordinator actor, which feeds it events and asks
 // it for decisions; the policy never sees an actor, a clock or a goroutine.
@@ -59,4 +60,31 @@
 // first (a slot left idle does not end the offers); after each assignment
 // it launches the task, updates the view and calls Launched before the
 // next Assign.
+//
+// # Parameters
+//
+// A policy's parameters are a struct of its own with toml tags and a
+// Validate method (Params). Register names the policy with its defaults
+// and its constructor; a scenario decodes [scheduler], less name and
+// tick, over NewParams(name) with its strict decoder, so an unknown or
+// mistyped key is reported at its line like any other, and New runs
+// Validate, whose *ParamError values name the key and what is allowed:
+//
+//	type Params struct {
+//		SlowStart float64 `toml:"slow_start"`
+//	}
+//
+//	func (p *Params) Validate() error {
+//		if !(p.SlowStart >= 0 && p.SlowStart <= 1) {
+//			return &sched.ParamError{Key: "slow_start", Value: p.SlowStart, Msg: "must be a number in [0, 1]"}
+//		}
+//		return nil
+//	}
+//
+//	func init() {
+//		sched.Register("race-fifo", func() *Params { return &Params{SlowStart: 0.05} }, New)
+//	}
+//
+// With slow_start = 2.0 in the file, the scenario reports
+// "race.toml:30:1: scheduler.slow_start = 2: must be a number in [0, 1]".
 package sched

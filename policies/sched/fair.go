@@ -7,6 +7,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"clusteremu/units"
 )
 
 // Pool is a FAIR pool: a minimum share of map and reduce slots, a weight
@@ -45,9 +47,115 @@ type FairConfig struct {
 // are the values in Hadoop 1's sample allocation file.
 func DefaultFairConfig() FairConfig {
 	return FairConfig{
-		Delay:      Waits{Enabled: true, T1: 15 * time.Second, T2: 15 * time.Second},
+		Delay:      Waits{Enabled: true, T1: defaultWait, T2: defaultWait},
 		MinTimeout: 5 * time.Minute, FairTimeout: 10 * time.Minute, Fraction: 1,
 	}
+}
+
+// FairParams are "fair"'s parameters:
+//
+//	delay = true                 # delay scheduling
+//	t1 = "15s"                   # wait before rack-local
+//	t2 = "15s"                   # further wait before off-rack
+//	preemption = false
+//	min_share_timeout = "300s"   # T_min
+//	fair_share_timeout = "600s"  # T_fair
+//	fair_share_fraction = 1.0    # preempt below this fraction of the fair share
+//	pool_per_job = false         # a job without a pool gets its own
+//	pools = [{name = "prod", min_maps = 60, min_reduces = 20, weight = 1.0, t1 = "0s"}]
+//
+// They are FairConfig as a scenario writes it (Config).
+type FairParams struct {
+	DelayParams
+	Preemption        bool           `toml:"preemption"`
+	MinShareTimeout   units.Duration `toml:"min_share_timeout"`
+	FairShareTimeout  units.Duration `toml:"fair_share_timeout"`
+	FairShareFraction float64        `toml:"fair_share_fraction"`
+	PoolPerJob        bool           `toml:"pool_per_job"`
+	Pools             []PoolParams   `toml:"pools"`
+}
+
+// PoolParams are one pool of "fair": its name (required), its weight
+// (default 1), its minimum shares of map and reduce slots (default 0) and
+// its own delay-scheduling waits. A pool that leaves out t1 or t2 takes
+// the policy's; one that sets either takes the policy's waits with that
+// one replaced, delay on or off as the policy's.
+type PoolParams struct {
+	Name       string          `toml:"name"`
+	Weight     *float64        `toml:"weight"` // nil: 1
+	MinMaps    int             `toml:"min_maps"`
+	MinReduces int             `toml:"min_reduces"`
+	T1         *units.Duration `toml:"t1"` // nil: the policy's
+	T2         *units.Duration `toml:"t2"` // nil: the policy's
+}
+
+// DefaultFairParams returns "fair"'s defaults, DefaultFairConfig's.
+func DefaultFairParams() *FairParams {
+	d := DefaultFairConfig()
+	return &FairParams{
+		DelayParams:     DelayParams{Delay: d.Delay.Enabled, T1: units.Duration(d.Delay.T1), T2: units.Duration(d.Delay.T2)},
+		MinShareTimeout: units.Duration(d.MinTimeout), FairShareTimeout: units.Duration(d.FairTimeout),
+		FairShareFraction: d.Fraction,
+	}
+}
+
+// Validate implements Params.
+func (p *FairParams) Validate() error {
+	var c paramChecks
+	p.check(&c)
+	c.duration("min_share_timeout", p.MinShareTimeout)
+	c.duration("fair_share_timeout", p.FairShareTimeout)
+	c.number("fair_share_fraction", p.FairShareFraction, 0, 1)
+	for i := range p.Pools {
+		p.Pools[i].check(&c, fmt.Sprintf("pools[%d]", i))
+	}
+	return c.err()
+}
+
+func (p *PoolParams) check(c *paramChecks, key string) {
+	c.check(p.Name == "", key+".name", nil, "missing; every pool needs a name")
+	if p.Weight != nil {
+		c.number(key+".weight", *p.Weight, 1e-3, 1e3)
+	}
+	c.count(key+".min_maps", p.MinMaps)
+	c.count(key+".min_reduces", p.MinReduces)
+	if p.T1 != nil {
+		c.duration(key+".t1", *p.T1)
+	}
+	if p.T2 != nil {
+		c.duration(key+".t2", *p.T2)
+	}
+}
+
+// Config returns the configuration the parameters describe.
+func (p *FairParams) Config() FairConfig {
+	cfg := FairConfig{
+		Delay: p.Waits(), PoolPerJob: p.PoolPerJob, Preempt: p.Preemption,
+		MinTimeout: p.MinShareTimeout.Std(), FairTimeout: p.FairShareTimeout.Std(), Fraction: p.FairShareFraction,
+	}
+	for i := range p.Pools {
+		cfg.Pools = append(cfg.Pools, p.Pools[i].pool(cfg.Delay))
+	}
+	return cfg
+}
+
+// pool is the pool the parameters describe under the policy's waits.
+func (p *PoolParams) pool(delay Waits) Pool {
+	pool := Pool{Name: p.Name, Weight: 1, MinShare: [2]int{p.MinMaps, p.MinReduces}}
+	if p.Weight != nil {
+		pool.Weight = *p.Weight
+	}
+	if p.T1 != nil || p.T2 != nil {
+		w := delay
+		if p.T1 != nil {
+			w.T1 = p.T1.Std()
+		}
+		if p.T2 != nil {
+			w.T2 = p.T2.Std()
+		}
+		pool.Waits = &w
+	}
+	return pool
 }
 
 // Fair is the FAIR scheduler: max-min fair shares with minimum guarantees
@@ -260,61 +368,4 @@ func weightOf(w float64) float64 {
 		return 1
 	}
 	return w
-}
-
-// fairParams reads [scheduler] for "fair":
-//
-//	delay = true                 # delay scheduling
-//	t1 = "15s"                   # wait before rack-local
-//	t2 = "15s"                   # further wait before off-rack
-//	preemption = false
-//	min_share_timeout = "300s"   # T_min
-//	fair_share_timeout = "600s"  # T_fair
-//	fair_share_fraction = 1.0    # preempt below this fraction of the fair share
-//	pool_per_job = false         # a job without a pool gets its own
-//	pools = [{name = "prod", min_maps = 60, min_reduces = 20, weight = 1.0, t1 = "0s"}]
-func fairParams(m map[string]any) (Policy, error) {
-	cfg := DefaultFairConfig()
-	p := newParams("scheduler", m)
-	cfg.Delay = p.waits(cfg.Delay, cfg.Delay.Enabled)
-	cfg.Preempt = p.boolean("preemption", cfg.Preempt)
-	cfg.MinTimeout = p.duration("min_share_timeout", cfg.MinTimeout)
-	cfg.FairTimeout = p.duration("fair_share_timeout", cfg.FairTimeout)
-	cfg.Fraction = p.number("fair_share_fraction", cfg.Fraction, 0, 1)
-	cfg.PoolPerJob = p.boolean("pool_per_job", cfg.PoolPerJob)
-	for i, t := range p.tables("pools") {
-		pool, err := poolParams(i, t, cfg.Delay)
-		if err != nil {
-			return nil, err
-		}
-		cfg.Pools = append(cfg.Pools, pool)
-	}
-	if err := p.done("delay", "t1", "t2", "preemption", "min_share_timeout", "fair_share_timeout",
-		"fair_share_fraction", "pool_per_job", "pools"); err != nil {
-		return nil, err
-	}
-	return NewFair(cfg), nil
-}
-
-func poolParams(i int, t map[string]any, delay Waits) (Pool, error) {
-	p := newParams(fmt.Sprintf("scheduler.pools[%d]", i), t)
-	pool := Pool{Name: p.str("name", ""), Weight: p.number("weight", 1, 1e-3, 1e3)}
-	pool.MinShare = [2]int{p.count("min_maps"), p.count("min_reduces")}
-	if _, has := t["t1"]; has {
-		w := delay
-		w.T1 = p.duration("t1", w.T1)
-		pool.Waits = &w
-	}
-	if _, has := t["t2"]; has {
-		w := delay
-		if pool.Waits != nil {
-			w = *pool.Waits
-		}
-		w.T2 = p.duration("t2", w.T2)
-		pool.Waits = &w
-	}
-	if pool.Name == "" && p.err == nil {
-		return pool, fmt.Errorf("scheduler.pools[%d].name: missing; every pool needs a name", i)
-	}
-	return pool, p.done("name", "weight", "min_maps", "min_reduces", "t1", "t2")
 }

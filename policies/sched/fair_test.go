@@ -202,34 +202,6 @@ func TestFairPreemptionNeverBelowFairShare(t *testing.T) {
 	assert.Equal(t, "pool b below its fair share", kills[0].Reason)
 }
 
-func TestFairParams(t *testing.T) {
-	p, err := New("fair", map[string]any{
-		"t1": "5s", "preemption": true, "fair_share_fraction": 0.5, "pool_per_job": true,
-		"pools": []map[string]any{{"name": "prod", "min_maps": int64(60), "min_reduces": int64(20), "t1": "0s"}},
-	})
-	require.NoError(t, err)
-	f := p.(*Fair)
-	assert.Equal(t, 5*time.Second, f.cfg.Delay.T1)
-	assert.Equal(t, 15*time.Second, f.cfg.Delay.T2)
-	assert.True(t, f.cfg.Preempt)
-	assert.Equal(t, 0.5, f.cfg.Fraction)
-	assert.True(t, f.cfg.PoolPerJob)
-	require.Len(t, f.cfg.Pools, 1)
-	assert.Equal(t, [2]int{60, 20}, f.cfg.Pools[0].MinShare)
-	assert.Equal(t, time.Duration(0), f.cfg.Pools[0].Waits.T1)
-
-	for params, want := range map[string]map[string]any{
-		`scheduler.t1 = "soon": must be a duration ≥ 0 like "15s"`:                                                                                             {"t1": "soon"},
-		`scheduler.fair_share_fraction = 2: must be a number in [0, 1]`:                                                                                        {"fair_share_fraction": 2.0},
-		`scheduler.pools[0].min_maps = -1: must be a number in [0, 2.147483647e+09]`:                                                                           {"pools": []map[string]any{{"name": "x", "min_maps": int64(-1)}}},
-		`scheduler.pools[0].name: missing; every pool needs a name`:                                                                                            {"pools": []map[string]any{{"min_maps": int64(1)}}},
-		`scheduler.t3: unknown parameter; allowed: delay, t1, t2, preemption, min_share_timeout, fair_share_timeout, fair_share_fraction, pool_per_job, pools`: {"t3": "1s"},
-	} {
-		_, err := New("fair", want)
-		assert.EqualError(t, err, params)
-	}
-}
-
 func TestFairSharesOfJobsInPools(t *testing.T) {
 	// 12 map slots. Pool "a" (weight 2) holds jobs 1 and 2, job 2 with
 	// weight 3; pool "b" (weight 1) holds job 3. All want 20: a gets 8 and

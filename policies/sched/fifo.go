@@ -3,6 +3,8 @@ package sched
 import (
 	"sort"
 	"time"
+
+	"clusteremu/units"
 )
 
 // FIFO is Hadoop's default scheduler: jobs in order of priority, then
@@ -22,6 +24,29 @@ type FIFO struct {
 	queue []Job // priority, then submission time, then ID
 	waits Waits
 	delay *delayState
+}
+
+// FIFOParams are "fifo"'s parameters: delay scheduling, off by default as
+// in Hadoop's FIFO scheduler, with the waits of the delay-scheduling paper.
+//
+//	delay = false
+//	t1 = "15s"   # wait before rack-local
+//	t2 = "15s"   # further wait before off-rack
+type FIFOParams struct {
+	DelayParams
+}
+
+// DefaultFIFOParams returns "fifo"'s defaults: delay = false, t1 = t2 =
+// 15 s.
+func DefaultFIFOParams() *FIFOParams {
+	return &FIFOParams{DelayParams{T1: units.Duration(defaultWait), T2: units.Duration(defaultWait)}}
+}
+
+// Validate implements Params.
+func (p *FIFOParams) Validate() error {
+	var c paramChecks
+	p.check(&c)
+	return c.err()
 }
 
 // NewFIFO returns an empty FIFO policy without delay scheduling.
@@ -89,18 +114,6 @@ func (f *FIFO) Assign(_ time.Duration, v View, s Slot) (Assignment, bool) {
 		}
 	}
 	return Assignment{}, false
-}
-
-// fifoParams reads [scheduler] for "fifo": delay = false, t1 = "15s",
-// t2 = "15s", as for "fair" but with delay scheduling off by default.
-func fifoParams(m map[string]any) (Policy, error) {
-	w := DefaultFairConfig().Delay
-	p := newParams("scheduler", m)
-	w = p.waits(w, false)
-	if err := p.done("delay", "t1", "t2"); err != nil {
-		return nil, err
-	}
-	return NewFIFOWithDelay(w), nil
 }
 
 // Tick implements Policy; FIFO never preempts.

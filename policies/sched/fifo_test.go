@@ -122,25 +122,6 @@ func TestFIFOFillsSlotsInQueueOrder(t *testing.T) {
 	assert.Empty(t, f.Tick(time.Minute, v))
 }
 
-func TestNewPolicy(t *testing.T) {
-	p, err := New("fifo", nil)
-	require.NoError(t, err)
-	assert.Equal(t, "fifo", p.Name())
-
-	_, err = New("fifo", map[string]any{"weight": 2})
-	assert.EqualError(t, err, "scheduler.weight: unknown parameter; allowed: delay, t1, t2")
-
-	p, err = New("fifo", map[string]any{"delay": true, "t1": "5s"})
-	require.NoError(t, err)
-	assert.Equal(t, Waits{Enabled: true, T1: 5 * time.Second, T2: 15 * time.Second}, p.(*FIFO).waits)
-
-	_, err = New("fifo", map[string]any{"delay": "yes"})
-	assert.EqualError(t, err, `scheduler.delay = "yes": must be true or false`)
-
-	_, err = New("lottery", nil)
-	assert.EqualError(t, err, `scheduler.name = "lottery": must be one of fair, fifo`)
-}
-
 func TestFIFOWithDelaySkipsToALocalJob(t *testing.T) {
 	// Job 1 heads the queue but has no node-local map on node 5; job 2
 	// has. With delay scheduling job 2 launches node-local; once job 1 has

@@ -1,10 +1,7 @@
 package sched
 
 import (
-	"fmt"
 	"iter"
-	"sort"
-	"strings"
 	"time"
 )
 
@@ -86,43 +83,4 @@ func byKind(kind TaskKind, maps, reduces int) int {
 		return maps
 	}
 	return reduces
-}
-
-// Factory builds a policy from its parameters, decoded from the scenario's
-// [scheduler] table. It rejects unknown or invalid parameters with an error
-// naming the parameter.
-type Factory func(params map[string]any) (Policy, error)
-
-var registry = map[string]Factory{
-	"fifo": fifoParams,
-	"fair": fairParams,
-}
-
-// Register makes a policy defined outside this package available to
-// scenarios under name, as the race example's does; it is meant for init
-// functions and panics when the name is taken.
-func Register(name string, f Factory) {
-	if _, taken := registry[name]; taken {
-		panic(fmt.Sprintf("sched: policy %q registered twice", name))
-	}
-	registry[name] = f
-}
-
-// Names lists the registered policies, sorted.
-func Names() []string {
-	names := make([]string, 0, len(registry))
-	for name := range registry {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	return names
-}
-
-// New builds the named policy with its parameters.
-func New(name string, params map[string]any) (Policy, error) {
-	f, ok := registry[name]
-	if !ok {
-		return nil, fmt.Errorf("scheduler.name = %q: must be one of %s", name, strings.Join(Names(), ", "))
-	}
-	return f(params)
 }

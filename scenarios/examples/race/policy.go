@@ -18,7 +18,6 @@
 package race
 
 import (
-	"fmt"
 	"math"
 	"time"
 
@@ -28,7 +27,26 @@ import (
 // Name is the policy's scenario name.
 const Name = "race-fifo"
 
-func init() { sched.Register(Name, New) }
+func init() { sched.Register(Name, DefaultParams, New) }
+
+// Params are the policy's parameters in [scheduler]: slow_start is the
+// fraction of a job's maps that must finish before its reduces run, as
+// tasks.slow_start; fixed asks the view instead.
+type Params struct {
+	SlowStart float64 `toml:"slow_start"`
+	Fixed     bool    `toml:"fixed"`
+}
+
+// DefaultParams returns slow_start = 0.05, fixed = false.
+func DefaultParams() *Params { return &Params{SlowStart: 0.05} }
+
+// Validate implements sched.Params.
+func (p *Params) Validate() error {
+	if !(p.SlowStart >= 0 && p.SlowStart <= 1) {
+		return &sched.ParamError{Key: "slow_start", Value: p.SlowStart, Msg: "must be a number in [0, 1]"}
+	}
+	return nil
+}
 
 // Policy is FIFO for maps, and for reduces FIFO with its own readiness
 // test: planted-buggy unless fixed.
@@ -39,33 +57,9 @@ type Policy struct {
 	order     []sched.Job
 }
 
-// New builds the policy from [scheduler]: slow_start (the fraction of a
-// job's maps that must finish before its reduces run, as tasks.slow_start;
-// default 0.05) and fixed (default false).
-func New(params map[string]any) (sched.Policy, error) {
-	p := &Policy{FIFO: sched.NewFIFO(), slowStart: 0.05}
-	for k, v := range params {
-		switch k {
-		case "slow_start":
-			f, ok := v.(float64)
-			if i, isInt := v.(int64); isInt {
-				f, ok = float64(i), true
-			}
-			if !ok || !(f >= 0 && f <= 1) {
-				return nil, fmt.Errorf("scheduler.slow_start = %v: must be a number in [0, 1]", v)
-			}
-			p.slowStart = f
-		case "fixed":
-			b, ok := v.(bool)
-			if !ok {
-				return nil, fmt.Errorf("scheduler.fixed = %v: must be true or false", v)
-			}
-			p.fixed = b
-		default:
-			return nil, fmt.Errorf("scheduler.%s: unknown parameter of %s; allowed: slow_start, fixed", k, Name)
-		}
-	}
-	return p, nil
+// New builds the policy from valid parameters.
+func New(p *Params) (sched.Policy, error) {
+	return &Policy{FIFO: sched.NewFIFO(), slowStart: p.SlowStart, fixed: p.Fixed}, nil
 }
 
 // Name implements sched.Policy.

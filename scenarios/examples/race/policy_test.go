@@ -2,6 +2,8 @@ package race
 
 import (
 	"iter"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -9,6 +11,7 @@ import (
 	"go.uber.org/goleak"
 
 	"clusteremu/policies/sched"
+	"clusteremu/scenarios"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -34,7 +37,7 @@ func TestTheHeartbeatThatBeatsTaskFinished(t *testing.T) {
 	slot := sched.Slot{Node: 3, Kind: sched.Reduce}
 
 	for _, fixed := range []bool{false, true} {
-		p, err := New(map[string]any{"slow_start": 0.05, "fixed": fixed})
+		p, err := New(&Params{SlowStart: 0.05, Fixed: fixed})
 		require.NoError(t, err)
 		p.Submitted(0, job)
 		_, ok := p.Assign(0, v, slot)
@@ -44,7 +47,7 @@ func TestTheHeartbeatThatBeatsTaskFinished(t *testing.T) {
 	// Once the job manager has released the reduces both agree.
 	v.st.PendingReduces = 2
 	for _, fixed := range []bool{false, true} {
-		p, _ := New(map[string]any{"fixed": fixed})
+		p, _ := New(&Params{SlowStart: 0.05, Fixed: fixed})
 		p.Submitted(0, job)
 		a, ok := p.Assign(0, v, slot)
 		assert.True(t, ok)
@@ -53,10 +56,21 @@ func TestTheHeartbeatThatBeatsTaskFinished(t *testing.T) {
 }
 
 func TestParametersAreChecked(t *testing.T) {
-	_, err := New(map[string]any{"fixd": true})
-	assert.EqualError(t, err, "scheduler.fixd: unknown parameter of race-fifo; allowed: slow_start, fixed")
-	_, err = New(map[string]any{"slow_start": 2.0})
-	assert.EqualError(t, err, "scheduler.slow_start = 2: must be a number in [0, 1]")
-	_, err = New(map[string]any{"fixed": "yes"})
-	assert.EqualError(t, err, "scheduler.fixed = yes: must be true or false")
+	// The scenario decodes [scheduler] into Params as it does any table:
+	// unknown keys and wrong types at their line, out-of-range values
+	// from Validate, all with the file's other errors.
+	text, err := os.ReadFile("race.toml")
+	require.NoError(t, err)
+	for _, tt := range []struct{ from, to, want string }{
+		{"fixed = false", "fixd = true", "race.toml:31:1: scheduler.fixd: unknown key; allowed: slow_start, fixed"},
+		{"slow_start = 0.05\nfixed", "slow_start = 2.0\nfixed", "race.toml:30:1: scheduler.slow_start = 2: must be a number in [0, 1]"},
+		{"fixed = false", `fixed = "yes"`, "race.toml:31:1: scheduler.fixed: incompatible types: TOML value has type string; destination has type boolean"},
+	} {
+		bad := strings.NewReplacer(tt.from, tt.to, "map_slots = 2", "map_slots = -1").Replace(string(text))
+		_, err := scenarios.Load("race.toml", []byte(bad), ".")
+		require.Error(t, err, tt.to)
+		assert.Equal(t, []string{"race.toml:17:1: cluster.map_slots = -1: must be ≥ 0", tt.want}, strings.Split(err.Error(), "\n"), tt.to)
+	}
+	_, err = sched.New(Name, &Params{SlowStart: -0.5})
+	assert.EqualError(t, err, "scheduler.slow_start = -0.5: must be a number in [0, 1]")
 }
