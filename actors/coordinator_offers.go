@@ -59,8 +59,10 @@ func (s *coordState) attemptEnded(now time.Duration, node sched.NodeID, e Attemp
 
 // offer hands the node's free slots of a kind to the policy, lowest index
 // first, until one launch without assign-multiple. A slot the policy
-// leaves idle does not end the offers: a policy that partitions a node's
-// slots between queues declines one slot and fills the next.
+// leaves idle ends the offers unless the policy is slot-aware
+// (sched.SlotAware): one that partitions a node's slots between queues
+// declines one slot and fills the next, while any other would only
+// decline the rest too, at a cost on every heartbeat of an idle cluster.
 func (s *coordState) offer(now time.Duration, node sched.NodeID, kind sched.TaskKind) {
 	for i, busy := range s.nodes[node].busy[kind] {
 		if busy {
@@ -69,7 +71,10 @@ func (s *coordState) offer(now time.Duration, node sched.NodeID, kind sched.Task
 		slot := sched.Slot{Node: node, Rack: s.cfg.RackOf[node], Kind: kind, Index: i}
 		a, ok := s.policy.Assign(now, coordView{s}, slot)
 		if !ok {
-			continue
+			if s.slotAware {
+				continue
+			}
+			return
 		}
 		if !s.launch(now, a, slot) || !s.cfg.Heartbeat.AssignMultiple {
 			return

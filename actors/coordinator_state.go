@@ -20,13 +20,15 @@ import (
 // (coordinator_liveness.go), and the admission rules beyond free slots
 // (coordinator_admission.go, coordinator_space.go).
 type coordState struct {
-	cfg     *CoordinatorConfig
-	policy  sched.Policy
-	table   *jobTable
-	blocks  *blockMap
-	nodes   []nodeEntry
-	jobs    map[sched.JobID]*coordJob
-	running map[sched.Attempt]placed
+	cfg    *CoordinatorConfig
+	policy sched.Policy
+	// slotAware: the policy is offered every free slot (sched.SlotAware).
+	slotAware bool
+	table     *jobTable
+	blocks    *blockMap
+	nodes     []nodeEntry
+	jobs      map[sched.JobID]*coordJob
+	running   map[sched.Attempt]placed
 	// admit are the admission rules a node's slot offer passes before a
 	// task of a job may take it; copies and space are the same rules by
 	// their concrete types, nil when off.
@@ -153,7 +155,7 @@ func describeMsg(msg any) string {
 // placement streams.
 func newCoordState(cfg *CoordinatorConfig, policy sched.Policy, seed uint64) *coordState {
 	s := &coordState{
-		cfg: cfg, policy: policy,
+		cfg: cfg, policy: policy, slotAware: isSlotAware(policy),
 		table:   newJobTable(cfg.RackOf),
 		blocks:  newBlockMap(int64(cfg.HDFS.BlockSize), cfg.HDFS.Replication, cfg.RackOf, seed),
 		nodes:   make([]nodeEntry, len(cfg.RackOf)),
@@ -294,4 +296,9 @@ func (s *coordState) policyTick(now time.Duration) {
 			s.emit(&killAttempt{p.Attempt, at.node, p.Reason})
 		}
 	}
+}
+
+func isSlotAware(p sched.Policy) bool {
+	sa, ok := p.(sched.SlotAware)
+	return ok && sa.SlotAware()
 }

@@ -169,6 +169,49 @@ func TestAnAttemptRunsInTheSlotItWasOffered(t *testing.T) {
 	assert.Equal(t, [4]int{0, 2, 1, 2}, [4]int{st.PendingMaps, st.RunningMaps, st.FinishedMaps, st.MapAttempts})
 }
 
+// evenDecliner leaves every even-numbered slot idle and counts the offers.
+type evenDecliner struct {
+	*sched.FIFO
+	aware  bool
+	offers []string
+}
+
+func (p *evenDecliner) SlotAware() bool { return p.aware }
+
+func (p *evenDecliner) Assign(now time.Duration, v sched.View, s sched.Slot) (sched.Assignment, bool) {
+	p.offers = append(p.offers, fmt.Sprintf("%v slot %d", s.Kind, s.Index))
+	if s.Index%2 == 0 {
+		return sched.Assignment{}, false
+	}
+	return p.FIFO.Assign(now, v, s)
+}
+
+func TestADeclinedSlotEndsTheOffersUnlessThePolicyIsSlotAware(t *testing.T) {
+	for _, aware := range []bool{false, true} {
+		t.Run(fmt.Sprintf("slot-aware=%v", aware), func(t *testing.T) {
+			cfg := &CoordinatorConfig{
+				RackOf: []sched.RackID{0, 0}, Streams: 1,
+				HDFS:      HDFSConfig{BlockSize: 100, Replication: 2},
+				Heartbeat: HeartbeatConfig{Interval: units.Duration(3 * time.Second), AssignMultiple: true},
+				Tasks:     TasksConfig{SlowStart: 0.05, MaxAttempts: 4},
+			}
+			p := &evenDecliner{FIFO: sched.NewFIFO(), aware: aware}
+			s := newCoordState(cfg, p, 1)
+			s.register(0, &RegisterNode{Node: 0, Rack: 0, MapSlots: 2, Reducers: 1})
+			s.register(0, &RegisterNode{Node: 1, Rack: 0, MapSlots: 2, Reducers: 1})
+			submitMaps(t, s, 0, 1, 0, []sched.NodeID{0, 1})
+			s.heartbeat(time.Second, &Heartbeat{Node: 0})
+			if !aware {
+				assert.Empty(t, said(s), "FIFO would decline slot 1 as it declined slot 0")
+				assert.Equal(t, []string{"map slot 0", "reduce slot 0"}, p.offers)
+				return
+			}
+			assert.Equal(t, []string{"launch j1-map0.0 on node 0 map slot 1, node, reads node 0"}, said(s))
+			assert.Equal(t, []string{"map slot 0", "map slot 1", "reduce slot 0"}, p.offers)
+		})
+	}
+}
+
 func TestOneTaskPerKindPerHeartbeatWithoutAssignMultiple(t *testing.T) {
 	s, _ := testCore(func(c *CoordinatorConfig) { c.Heartbeat.AssignMultiple = false })
 	submitMaps(t, s, 0, 1, 0, []sched.NodeID{0, 2}, []sched.NodeID{0, 3})

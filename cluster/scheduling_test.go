@@ -60,6 +60,9 @@ func init() {
 
 func (p *tracer) Name() string { return "tracer" }
 
+// SlotAware asks for every free slot when the tracer leaves some idle.
+func (p *tracer) SlotAware() bool { return p.oddMaps }
+
 func (p *tracer) Launched(now time.Duration, l sched.Launch) {
 	p.slots[l.Attempt], p.launched[l.Attempt], p.running[l.Attempt] = l.Slot, now, l.Node
 	p.FIFO.Launched(now, l)

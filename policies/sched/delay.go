@@ -86,12 +86,10 @@ func (d *delayState) heartbeat(now time.Duration) {
 }
 
 // offer answers a slot offer for one job: reduce slots at any locality,
-// map slots through allow. A job with no pending task of the kind is not
-// examined, so it is not marked skipped.
+// map slots through allow. A job with no pending task of the kind for the
+// node (View.BestLocality reports none) is not examined, so it is not
+// marked skipped.
 func (d *delayState) offer(id JobID, v View, s Slot) (Assignment, bool) {
-	if st, ok := v.Job(id); !ok || st.Pending(s.Kind) == 0 {
-		return Assignment{}, false
-	}
 	if s.Kind == Reduce {
 		_, ok := v.BestLocality(id, Reduce, s.Node)
 		return Assignment{Job: id, Kind: Reduce, MaxLocality: OffRack}, ok

@@ -25,11 +25,22 @@ type Policy interface {
 	// Assign calls for that node's free slots follow.
 	Heartbeat(now time.Duration, node NodeID)
 	// Assign picks the job to run a task in the free slot s, or reports
-	// false to leave the slot idle until the node's next heartbeat.
+	// false to leave the slot idle until the node's next heartbeat (see
+	// SlotAware for the slots offered after a declined one).
 	Assign(now time.Duration, v View, s Slot) (Assignment, bool)
 	// Tick runs the policy's periodic work and returns the attempts to
 	// preempt, in the order they should be taken.
 	Tick(now time.Duration, v View) []Preemption
+}
+
+// SlotAware is implemented by a policy whose answer depends on which of a
+// node's free slots it is offered (Slot.Index), as one that partitions
+// each node's slots between queues does. Such a policy, when SlotAware
+// reports true, is offered every free slot of a kind on each heartbeat,
+// whatever it declined; any other policy is offered a node's free slots
+// until it declines one, as it would decline the rest alike.
+type SlotAware interface {
+	SlotAware() bool
 }
 
 // View is the coordinator's current picture of the active jobs, valid only
