@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"container/heap"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -21,30 +20,71 @@ type timer struct {
 	index  int // position in the heap, -1 once popped or cancelled
 }
 
-// timerHeap orders timers by (deadline, seq).
+// timerHeap is a binary min-heap of timers by (deadline, seq), written out
+// rather than through container/heap: the clock's heap operations are a
+// large share of a run, and the typed comparisons inline.
 type timerHeap []*timer
 
-func (h timerHeap) Len() int { return len(h) }
-func (h timerHeap) Less(i, j int) bool {
-	if h[i].at != h[j].at {
-		return h[i].at < h[j].at
-	}
-	return h[i].seq < h[j].seq
+func (h timerHeap) less(i, j int) bool {
+	a, b := h[i], h[j]
+	return a.at < b.at || a.at == b.at && a.seq < b.seq
 }
-func (h timerHeap) Swap(i, j int) {
+
+func (h timerHeap) swap(i, j int) {
 	h[i], h[j] = h[j], h[i]
 	h[i].index, h[j].index = i, j
 }
-func (h *timerHeap) Push(x any) {
-	t := x.(*timer)
+
+func (h timerHeap) up(j int) {
+	for j > 0 {
+		i := (j - 1) / 2
+		if !h.less(j, i) {
+			break
+		}
+		h.swap(i, j)
+		j = i
+	}
+}
+
+// down sifts the timer at i0 down within the first n and reports whether
+// it moved.
+func (h timerHeap) down(i0, n int) bool {
+	i := i0
+	for {
+		j := 2*i + 1
+		if j >= n {
+			break
+		}
+		if j2 := j + 1; j2 < n && h.less(j2, j) {
+			j = j2
+		}
+		if !h.less(j, i) {
+			break
+		}
+		h.swap(i, j)
+		i = j
+	}
+	return i > i0
+}
+
+func (h *timerHeap) push(t *timer) {
 	t.index = len(*h)
 	*h = append(*h, t)
+	h.up(t.index)
 }
-func (h *timerHeap) Pop() any {
-	old := *h
-	t := old[len(old)-1]
-	old[len(old)-1] = nil
-	*h = old[:len(old)-1]
+
+// remove takes the timer at i out of the heap.
+func (h *timerHeap) remove(i int) *timer {
+	n := len(*h) - 1
+	if n != i {
+		h.swap(i, n)
+		if !h.down(i, n) {
+			h.up(i)
+		}
+	}
+	t := (*h)[n]
+	(*h)[n] = nil
+	*h = (*h)[:n]
 	t.index = -1
 	return t
 }
@@ -66,7 +106,7 @@ func (ts *timers) add(at, period time.Duration, to *actor.PID, msg any) actors.T
 	ts.nextID++
 	ts.seq++
 	t := &timer{id: ts.nextID, at: at, seq: ts.seq, period: period, to: to, msg: msg}
-	heap.Push(&ts.heap, t)
+	ts.heap.push(t)
 	ts.byID[t.id] = t
 	return t.id
 }
@@ -78,7 +118,7 @@ func (ts *timers) cancel(id actors.TimerID) bool {
 	}
 	delete(ts.byID, id)
 	if t.index >= 0 {
-		heap.Remove(&ts.heap, t.index)
+		ts.heap.remove(t.index)
 	}
 	return true
 }
@@ -96,13 +136,15 @@ func (ts *timers) next() (time.Duration, bool) {
 // calls fire for each.
 func (ts *timers) popDue(at time.Duration, fire func(*timer)) {
 	for len(ts.heap) > 0 && ts.heap[0].at <= at {
-		t := heap.Pop(&ts.heap).(*timer)
+		t := ts.heap[0]
 		if t.period > 0 {
+			// Re-armed in place: its deadline only grows, so it sinks.
 			ts.seq++
 			t.at += t.period
 			t.seq = ts.seq
-			heap.Push(&ts.heap, t)
+			ts.heap.down(0, len(ts.heap))
 		} else {
+			ts.heap.remove(0)
 			delete(ts.byID, t.id)
 		}
 		fire(t)
