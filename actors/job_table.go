@@ -22,6 +22,11 @@ import (
 // NameNode cannot give. The indices use lazy deletion: a taken task stays
 // in the lists of its other replicas' nodes and racks and is skipped when
 // met, so taking a task costs O(1) amortised and adding one O(replicas).
+// A task queued again (an attempt failed or was killed, its output was
+// lost) goes to the front of every list, the latest first, as Hadoop's
+// failMap and failReduce put it; the entries of its earlier queuing are
+// stale for good, so whether a query dropped them already changes nothing
+// a later pick sees: a policy's questions never change which task runs.
 type jobTable struct {
 	rackOf []sched.RackID // by node
 	jobs   map[sched.JobID]*tableJob
@@ -31,17 +36,21 @@ type jobTable struct {
 type tableJob struct {
 	status  sched.JobStatus
 	input   *file          // nil when the input could not be stored
-	tasks   [2][]taskEntry // by kind and task
-	byNode  map[sched.NodeID][]int32
-	byRack  map[sched.RackID][]int32
-	anyMap  []int32
-	reduces []int32 // pending reduce tasks, FIFO
+	tasks   [2]taskEntries // by kind and task
+	byNode  map[sched.NodeID]*taskList
+	byRack  map[sched.RackID]*taskList
+	anyMap  taskList
+	reduces taskList
 }
+
+// queued lists a pending task: the task and which of its queuings this is.
+type queued struct{ task, gen int32 }
 
 // taskEntry is where one task of a job stands at the coordinator.
 type taskEntry struct {
 	next    int32 // the number of its next attempt
 	live    int32 // running attempts
+	gen     int32 // times queued: only entries of the latest are valid
 	pending bool
 	done    bool
 }
@@ -55,9 +64,9 @@ func (t *jobTable) add(job sched.Job, input *file) {
 	j := &tableJob{
 		status: sched.JobStatus{Job: job},
 		input:  input,
-		tasks:  [2][]taskEntry{make([]taskEntry, job.Maps), make([]taskEntry, job.Reduces)},
-		byNode: make(map[sched.NodeID][]int32),
-		byRack: make(map[sched.RackID][]int32),
+		tasks:  [2]taskEntries{make(taskEntries, job.Maps), make(taskEntries, job.Reduces)},
+		byNode: make(map[sched.NodeID]*taskList),
+		byRack: make(map[sched.RackID]*taskList),
 	}
 	t.jobs[job.ID] = j
 	i := sort.Search(len(t.order), func(i int) bool { return submittedBefore(job, t.order[i].status.Job) })
@@ -115,16 +124,16 @@ func (t *jobTable) addMap(id sched.JobID, task int32) {
 		e.done = false
 		j.status.FinishedMaps--
 	}
+	again := e.gen > 0
 	e.pending = true
+	e.gen++
+	q := queued{task, e.gen}
 	j.status.PendingMaps++
 	for _, n := range j.input.blocks[task].replicas {
-		j.byNode[n] = append(j.byNode[n], task)
-		r := t.rackOf[n]
-		if l := j.byRack[r]; len(l) == 0 || l[len(l)-1] != task {
-			j.byRack[r] = append(l, task)
-		}
+		listAt(j.byNode, n).add(q, again)
+		listAt(j.byRack, t.rackOf[n]).add(q, again) // once per rack
 	}
-	j.anyMap = append(j.anyMap, task)
+	j.anyMap.add(q, again)
 }
 
 // addReduce makes a reduce task pending.
@@ -133,8 +142,10 @@ func (t *jobTable) addReduce(id sched.JobID, task int32) {
 	if e == nil || e.pending || e.done {
 		return
 	}
+	again := e.gen > 0
 	e.pending = true
-	j.reduces = append(j.reduces, task)
+	e.gen++
+	j.reduces.add(queued{task, e.gen}, again)
 	j.status.PendingReduces++
 }
 
@@ -146,14 +157,10 @@ func (t *jobTable) take(id sched.JobID, kind sched.TaskKind, node sched.NodeID, 
 		return 0, 0, false
 	}
 	if kind == sched.Reduce {
-		for len(j.reduces) > 0 && !j.tasks[sched.Reduce][j.reduces[0]].pending {
-			j.reduces = j.reduces[1:]
-		}
-		if len(j.reduces) == 0 {
+		task, ok := j.reduces.first(j.tasks[sched.Reduce].listed)
+		if !ok {
 			return 0, 0, false
 		}
-		task := j.reduces[0]
-		j.reduces = j.reduces[1:]
 		j.tasks[sched.Reduce][task].pending = false
 		j.status.PendingReduces--
 		return task, sched.OffRack, true
@@ -184,7 +191,7 @@ func (t *jobTable) bestLocality(id sched.JobID, kind sched.TaskKind, node sched.
 // gone replicas from the heads of the lists it looks at.
 func (t *jobTable) bestMap(j *tableJob, node sched.NodeID, max sched.Locality) (int32, sched.Locality, bool) {
 	maps := j.tasks[sched.Map]
-	onNode := func(task int32) bool { return maps[task].pending && j.holds(task, node) }
+	onNode := func(q queued) bool { return maps.listed(q) && j.holds(q.task, node) }
 	if task, ok := firstIn(j.byNode, node, onNode); ok {
 		return task, sched.NodeLocal, true
 	}
@@ -192,35 +199,81 @@ func (t *jobTable) bestMap(j *tableJob, node sched.NodeID, max sched.Locality) (
 		return 0, 0, false
 	}
 	rack := t.rackOf[node]
-	inRack := func(task int32) bool { return maps[task].pending && t.inRack(j, task, rack) }
+	inRack := func(q queued) bool { return maps.listed(q) && t.inRack(j, q.task, rack) }
 	if task, ok := firstIn(j.byRack, rack, inRack); ok {
 		return task, sched.RackLocal, true
 	}
 	if max < sched.OffRack {
 		return 0, 0, false
 	}
-	for len(j.anyMap) > 0 && !maps[j.anyMap[0]].pending {
-		j.anyMap = j.anyMap[1:]
-	}
-	if len(j.anyMap) == 0 {
-		return 0, 0, false
-	}
-	return j.anyMap[0], sched.OffRack, true
+	task, ok := j.anyMap.first(maps.listed)
+	return task, sched.OffRack, ok
 }
 
-// firstIn returns the first task listed under key that is still valid,
-// dropping the invalid ones before it.
-func firstIn[K comparable](index map[K][]int32, key K, valid func(int32) bool) (int32, bool) {
-	list := index[key]
-	for len(list) > 0 && !valid(list[0]) {
-		list = list[1:]
+type taskEntries []taskEntry
+
+// listed reports whether q is a valid listing: its task is pending, from
+// the queuing q lists.
+func (es taskEntries) listed(q queued) bool {
+	e := &es[q.task]
+	return e.pending && e.gen == q.gen
+}
+
+// taskList is one list of pending tasks: the tasks queued again, latest
+// first (a stack whose top is its last element), before the tasks queued
+// for the first time, in order.
+type taskList struct{ again, fresh []queued }
+
+// add lists q at the front when its task is queued again, else at the
+// back. A map with two replicas in one rack is listed there once.
+func (l *taskList) add(q queued, again bool) {
+	switch {
+	case again && (len(l.again) == 0 || l.again[len(l.again)-1] != q):
+		l.again = append(l.again, q)
+	case !again && (len(l.fresh) == 0 || l.fresh[len(l.fresh)-1] != q):
+		l.fresh = append(l.fresh, q)
 	}
-	if len(list) == 0 {
-		delete(index, key)
+}
+
+// first returns the first task still valid, dropping the invalid ones
+// before it.
+func (l *taskList) first(valid func(queued) bool) (int32, bool) {
+	for len(l.again) > 0 && !valid(l.again[len(l.again)-1]) {
+		l.again = l.again[:len(l.again)-1]
+	}
+	if len(l.again) > 0 {
+		return l.again[len(l.again)-1].task, true
+	}
+	for len(l.fresh) > 0 && !valid(l.fresh[0]) {
+		l.fresh = l.fresh[1:]
+	}
+	if len(l.fresh) > 0 {
+		return l.fresh[0].task, true
+	}
+	return 0, false
+}
+
+func listAt[K comparable](index map[K]*taskList, key K) *taskList {
+	l := index[key]
+	if l == nil {
+		l = &taskList{}
+		index[key] = l
+	}
+	return l
+}
+
+// firstIn returns the first valid task listed under key, forgetting the
+// key once its list is empty.
+func firstIn[K comparable](index map[K]*taskList, key K, valid func(queued) bool) (int32, bool) {
+	l := index[key]
+	if l == nil {
 		return 0, false
 	}
-	index[key] = list
-	return list[0], true
+	task, ok := l.first(valid)
+	if !ok {
+		delete(index, key)
+	}
+	return task, ok
 }
 
 // holds reports whether the node holds a live replica of the map's block.

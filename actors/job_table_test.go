@@ -163,3 +163,48 @@ func TestJobTableCountsTasksApartFromAttempts(t *testing.T) {
 	}
 	assert.Equal(t, []sched.JobID{3, 2}, ids)
 }
+
+// A task queued again goes ahead of the tasks never started, the latest
+// first, at every level of locality, as Hadoop's failMap puts it; and the
+// order tasks are taken in does not depend on what was asked in between.
+func TestJobTableRequeuesAtTheFrontWhateverWasAsked(t *testing.T) {
+	takeAll := func(query bool) []int32 {
+		tab := twoRacks()
+		tab.add(sched.Job{ID: 1, Maps: 6, Reduces: 3}, inputOn(
+			[]sched.NodeID{0, 3}, []sched.NodeID{0, 3}, []sched.NodeID{0, 3},
+			[]sched.NodeID{0, 3}, []sched.NodeID{0, 3}, []sched.NodeID{0, 3}))
+		for task := range int32(6) {
+			tab.addMap(1, task)
+		}
+		for task := range int32(3) {
+			tab.addReduce(1, task)
+		}
+		var order []int32
+		take := func(kind sched.TaskKind, node sched.NodeID) {
+			if query {
+				for n := range sched.NodeID(6) {
+					tab.bestLocality(1, kind, n)
+				}
+			}
+			task, _, ok := tab.take(1, kind, node, sched.OffRack)
+			require.True(t, ok)
+			order = append(order, task)
+		}
+		take(sched.Map, 0) // 0
+		take(sched.Map, 0) // 1
+		take(sched.Map, 0) // 2
+		tab.addMap(1, 0)   // attempts of 0 and then 1 fail
+		tab.addMap(1, 1)
+		take(sched.Map, 0) // 1: the latest queued again, node-local
+		take(sched.Map, 5) // 0: rack-local on rack 1, ahead of 3, 4, 5
+		take(sched.Map, 5) // 3
+		take(sched.Reduce, 0)
+		tab.addReduce(1, 0)
+		take(sched.Reduce, 0) // 0 again, ahead of 1 and 2
+		take(sched.Reduce, 0)
+		return order
+	}
+	want := []int32{0, 1, 2, 1, 0, 3, 0, 0, 1}
+	assert.Equal(t, want, takeAll(false))
+	assert.Equal(t, want, takeAll(true), "a policy's questions change nothing")
+}
