@@ -73,6 +73,15 @@ func (s *spaceAdmission) addJob(id sched.JobID, spec workload.JobSpec, maps int)
 // spill is the most intermediate space one of the job's maps needs.
 func (s *spaceAdmission) spill(id sched.JobID) int64 { return s.spills[id] }
 
+// mostFree is the most space any node reported free.
+func (s *spaceAdmission) mostFree() int64 {
+	var most int64
+	for i := range s.nodes {
+		most = max(most, s.nodes[i].free)
+	}
+	return most
+}
+
 func (s *spaceAdmission) admits(job sched.JobID, kind sched.TaskKind, node sched.NodeID) bool {
 	// An evicted job waits for another to end: no maps, no reduces.
 	return !s.held[job] && (kind != sched.Map || s.fits(job, node))

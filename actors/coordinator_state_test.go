@@ -444,3 +444,28 @@ func TestInjectedFailuresAreDrawnPerAttempt(t *testing.T) {
 	}
 	assert.InDelta(t, 100, n, 25)
 }
+
+// A stalled run's report says what each job waits for.
+func TestWaitingSaysWhatEachJobWaitsFor(t *testing.T) {
+	s, _ := testCore(nil)
+	submitMaps(t, s, 0, 1, 0, []sched.NodeID{0, 1})
+	assert.Equal(t, []string{"job 1 (job1): 1 map pending, which fifo launches nowhere",
+		"1 workload stream(s) still to submit jobs"}, s.waiting())
+	s.workloadSubmitted()
+
+	s.heartbeat(time.Second, &Heartbeat{Node: 0})
+	said(s)
+	assert.Equal(t, []string{"job 1 (job1): 1 running attempt(s) that did not end within the stall time"}, s.waiting())
+
+	// Every node gone: nothing has a slot.
+	s, _ = testCore(nil)
+	submitMaps(t, s, 0, 1, 2, []sched.NodeID{0, 1}, []sched.NodeID{2, 3})
+	s.requeue(&RequeueTasks{Job: 1, Reduces: []int32{0, 1}})
+	for n := range sched.NodeID(4) {
+		s.nodes[n].dead = true
+	}
+	s.updateSlots()
+	s.workloadSubmitted()
+	assert.Equal(t, []string{"job 1 (job1): 2 maps pending, but no live node has a map slot; " +
+		"2 reduces pending, but no live node has a reduce slot"}, s.waiting())
+}

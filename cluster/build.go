@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -18,6 +19,9 @@ type Cluster struct {
 	rec     *recorder
 	network *netmodel.Network
 	nodes   []*actor.PID
+	// coordinator is read once the run has stopped, to say what a stalled
+	// run's jobs wait for.
+	coordinator *actors.Coordinator
 }
 
 // Report is what a run produced.
@@ -109,11 +113,12 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	if !cfg.Cluster.RackAware {
 		known = make([]sched.RackID, n)
 	}
-	coordinator, err := c.spawnActor("coordinator", actors.NewCoordinator(actors.CoordinatorConfig{
+	c.coordinator = actors.NewCoordinator(actors.CoordinatorConfig{
 		Cluster: cfg.Cluster, HDFS: cfg.HDFS, Heartbeat: cfg.Heartbeat, Tasks: cfg.Tasks,
 		PolicyTick: cfg.Scheduler.Tick.Std(), RackOf: known, Streams: len(cfg.Workload) + len(cfg.Closed),
 		Fabric: fabric, Directory: dir,
-	}, policy, c.deps("coordinator")))
+	}, policy, c.deps("coordinator"))
+	coordinator, err := c.spawnActor("coordinator", c.coordinator)
 	if err != nil {
 		return err
 	}
@@ -163,6 +168,10 @@ func (c *Cluster) Runtime() Runtime { return c.rt }
 // broken invariant or a failed run; the report is filled either way.
 func (c *Cluster) Run() (*Report, error) {
 	res := c.rt.Run()
+	var stall *StallError
+	if errors.As(res.Err, &stall) {
+		stall.Waiting = c.coordinator.Waiting()
+	}
 	results, err := c.rec.results(res.At)
 	var refWall time.Duration
 	if c.cfg.Run.Slowdown && res.Err == nil {

@@ -262,3 +262,22 @@ func TestChaosDrawsFromTheScheduleSeedAndReplaysPinned(t *testing.T) {
 	assert.Empty(t, d.End.Decisions)
 	assert.NotEqual(t, a.Records.Jobs, d.Records.Jobs)
 }
+
+// A workload with tasks of a kind no node has a slot for could never
+// finish: it is refused before the run, naming the knob and a job.
+func TestConfigRefusesTasksNoSlotCouldRun(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Workload = [][]workload.JobSpec{{
+		{Name: "maps-only", InputBytes: 1 << 20},
+		{Name: "shuffles", InputBytes: 1 << 20, Reduces: 3, ShuffleBytes: 1 << 20},
+	}}
+	require.NoError(t, cfg.Validate())
+
+	cfg.Cluster.ReduceSlots = 0
+	assert.EqualError(t, cfg.Validate(), `cluster.reduce_slots = 0: must be ≥ 1: 1 of the workload's jobs have reduces `+
+		`(the first, job 2 "shuffles", has 3), which no node could run`)
+
+	cfg.Cluster.ReduceSlots, cfg.Cluster.MapSlots = 2, 0
+	assert.EqualError(t, cfg.Validate(), `cluster.map_slots = 0: must be ≥ 1: 2 of the workload's jobs have maps `+
+		`(the first, job 1 "maps-only", has 1), which no node could run`)
+}

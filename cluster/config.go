@@ -120,8 +120,55 @@ func (c *Config) Validate() error {
 	if _, err := sched.New(c.Scheduler.Name, c.Scheduler.Params); err != nil {
 		errs = append(errs, schedulerErrors(err)...)
 	}
-	errs = append(errs, c.validateWorkload()...)
+	errs = append(errs, c.ValidateWorkload())
 	return errors.Join(errs...)
+}
+
+// ValidateWorkload checks the workload on its own and against the
+// cluster: every job valid, each stream in submission order, and no task
+// of a kind the cluster has no slot for. Validate includes it; a caller
+// that generates the workload from a validated configuration runs it
+// again afterwards.
+func (c *Config) ValidateWorkload() error {
+	return errors.Join(append(c.validateWorkload(), c.validateSlots()...)...)
+}
+
+// validateSlots refuses what no run could finish: a workload with tasks of
+// a kind on a cluster with no slot of that kind.
+func (c *Config) validateSlots() []error {
+	if c.HDFS.BlockSize < 1 {
+		return nil // reported already; map counts need it
+	}
+	var errs []error
+	jobs := c.Jobs()
+	for _, k := range []struct {
+		key   string
+		slots int
+		tasks func(*workload.JobSpec) int
+		kind  string
+	}{
+		{"cluster.map_slots", c.Cluster.MapSlots, func(j *workload.JobSpec) int { return j.MapCount(int64(c.HDFS.BlockSize)) }, "map"},
+		{"cluster.reduce_slots", c.Cluster.ReduceSlots, func(j *workload.JobSpec) int { return j.Reduces }, "reduce"},
+	} {
+		if k.slots > 0 {
+			continue
+		}
+		first, n := -1, 0
+		for i := range jobs {
+			if k.tasks(&jobs[i]) > 0 {
+				n++
+				if first < 0 {
+					first = i
+				}
+			}
+		}
+		if n > 0 {
+			errs = append(errs, &FieldError{Key: k.key, Value: k.slots, Msg: fmt.Sprintf(
+				"must be ≥ 1: %d of the workload's jobs have %ss (the first, job %d %q, has %d), which no node could run",
+				n, k.kind, first+1, jobs[first].Name, k.tasks(&jobs[first]))})
+		}
+	}
+	return errs
 }
 
 // schedulerErrors turns the policy's errors into FieldErrors keyed by

@@ -1,11 +1,15 @@
 package cluster
 
 import (
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -86,8 +90,47 @@ const (
 	EndDone     EndReason = "done"     // an actor declared the work done
 	EndIdle     EndReason = "idle"     // nothing left to deliver and no timer pending
 	EndDeadline EndReason = "deadline" // the emulated deadline was reached
-	EndFailed   EndReason = "failed"   // an actor failed, panicked or the run stalled
+	EndFailed   EndReason = "failed"   // an actor failed or panicked
+	EndStalled  EndReason = "stalled"  // no progress for RunOptions.StallAfter (a *StallError)
 )
+
+// StallError ends a run that made no progress — no attempt or job changed
+// state, no flow completed — for RunOptions.StallAfter while timers kept
+// firing.
+type StallError struct {
+	Since, Next time.Duration // the last progress, and the timer past the limit
+	// Timers counts the pending timers by message type.
+	Timers map[string]int
+	// Waiting is what each active job waits for, as the coordinator
+	// sees it (Cluster.Run fills it in).
+	Waiting []string
+}
+
+func (e *StallError) Error() string {
+	types := slices.Sorted(maps.Keys(e.Timers))
+	timers := make([]string, len(types))
+	for i, t := range types {
+		timers[i] = fmt.Sprintf("%s ×%d", t, e.Timers[t])
+	}
+	msg := fmt.Sprintf("stalled: no progress since %v, next timer at %v; pending timers: %s", e.Since, e.Next, strings.Join(timers, ", "))
+	if len(e.Waiting) > 0 {
+		msg += "; waiting: " + strings.Join(e.Waiting, "; ")
+	}
+	return msg
+}
+
+// endReason is how a run that ended for reason with err ended: stalled,
+// failed, or as the loop said.
+func endReason(reason EndReason, err error) EndReason {
+	var stall *StallError
+	switch {
+	case errors.As(err, &stall):
+		return EndStalled
+	case err != nil:
+		return EndFailed
+	}
+	return reason
+}
 
 // RunEnd is how a run ended.
 type RunEnd struct {

@@ -2,8 +2,6 @@ package cluster
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -85,9 +83,7 @@ func (r *deterministicRuntime) Run() RunEnd {
 		Reason: reason, At: end, Err: r.ex.failed, Steps: r.ex.steps, DeadLetters: r.dead, Dropped: r.dropped,
 		Diverged: r.ex.diverged, Events: r.ex.events, Choices: r.ex.choices, Decisions: r.ex.course.log,
 	}
-	if res.Err != nil {
-		res.Reason = EndFailed
-	}
+	res.Reason = endReason(res.Reason, res.Err)
 	return res
 }
 
@@ -123,14 +119,7 @@ func (r *deterministicRuntime) stalled() bool {
 	if r.opts.StallAfter <= 0 || !ok || next-r.progress <= r.opts.StallAfter.Std() {
 		return false
 	}
-	pending := r.ex.timers.pending()
-	keys := make([]string, 0, len(pending))
-	for k, n := range pending {
-		keys = append(keys, fmt.Sprintf("%s ×%d", k, n))
-	}
-	slices.Sort(keys)
-	r.ex.failed = fmt.Errorf("stalled: no progress since %v, next timer at %v; pending timers: %s",
-		r.progress, next, strings.Join(keys, ", "))
+	r.ex.failed = &StallError{Since: r.progress, Next: next, Timers: r.ex.timers.pending()}
 	return true
 }
 

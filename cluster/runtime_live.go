@@ -124,11 +124,10 @@ func (r *liveRuntime) Run() RunEnd {
 	r.clock.mu.Unlock()
 	res := RunEnd{Reason: reason, At: end, Err: r.failed(), Steps: r.clock.handled.Load(),
 		DeadLetters: dead, Dropped: dropped, Lag: lag, MaxLate: maxLate}
-	if res.Err != nil {
-		res.Reason = EndFailed
-	} else if r.done.Load() {
+	if r.done.Load() {
 		res.Reason = EndDone
 	}
+	res.Reason = endReason(res.Reason, res.Err)
 	return res
 }
 
@@ -144,7 +143,10 @@ func (r *liveRuntime) stalled() bool {
 	if !ok || next-timeOf(progress) <= r.opts.StallAfter.Std() {
 		return false
 	}
-	r.Fail(fmt.Errorf("stalled: no progress since %v, next timer at %v", timeOf(progress), next))
+	r.clock.mu.Lock()
+	pending := r.clock.timers.pending()
+	r.clock.mu.Unlock()
+	r.Fail(&StallError{Since: timeOf(progress), Next: next, Timers: pending})
 	return true
 }
 

@@ -245,8 +245,8 @@ func TestStallWatchdog(t *testing.T) {
 	a := spawnRecorder(t, r, "a", &log)
 	r.Clock().Every(3*time.Second, 3*time.Second, a, &note{"heartbeat"})
 	res := r.Run()
-	assert.Equal(t, EndFailed, res.Reason)
-	assert.EqualError(t, res.Err, "stalled: no progress since 0s, next timer at 1m3s; pending timers: a cluster.note ×1")
+	assert.Equal(t, EndStalled, res.Reason)
+	assert.EqualError(t, res.Err, "stalled: no progress since 0s, next timer at 1m3s; pending timers: cluster.note ×1")
 	assert.Len(t, log, 20, "heartbeats at 3 s … 60 s")
 }
 

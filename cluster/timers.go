@@ -151,12 +151,11 @@ func (ts *timers) popDue(at time.Duration, fire func(*timer)) {
 	}
 }
 
-// pending lists the pending timers by receiver and message type, for a
-// stall report.
+// pending counts the pending timers by message type, for a stall report.
 func (ts *timers) pending() map[string]int {
 	out := make(map[string]int)
 	for _, t := range ts.heap {
-		out[t.to.Id+" "+typeName(t.msg)]++
+		out[typeName(t.msg)]++
 	}
 	return out
 }

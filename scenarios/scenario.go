@@ -168,6 +168,12 @@ func (f *File) config(dir string) (cluster.Config, []error) {
 		}
 		c.Closed = append(c.Closed, workers...)
 	}
+	if errors.Join(errs...) == nil {
+		// The jobs against the cluster: tasks no slot could run.
+		if err := c.ValidateWorkload(); err != nil {
+			errs = append(errs, fieldErrors(err)...)
+		}
+	}
 	return c, errs
 }
 

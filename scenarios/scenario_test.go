@@ -315,3 +315,28 @@ name = "prod"
 		assert.EqualError(t, err, tt.want, "%v", tt.sets)
 	}
 }
+
+// Tasks no slot could run are refused at the slot key, once the workload
+// is known, by Load and by --set alike.
+func TestTasksNoSlotCouldRunAreRefusedAtTheKey(t *testing.T) {
+	text := `[cluster]
+racks = 1
+reduce_slots = 0
+
+[hdfs]
+replication = 1
+
+[[workload.jobs]]
+job = [{ name = "a", input_bytes = "1MiB", reduces = 2, shuffle_bytes = "1MiB" }]
+`
+	_, err := Load("slots.toml", []byte(text), ".")
+	require.Error(t, err)
+	assert.Equal(t, `slots.toml:3:1: cluster.reduce_slots = 0: must be ≥ 1: 1 of the workload's jobs have reduces `+
+		`(the first, job 1 "a", has 2), which no node could run`, err.Error())
+
+	sc, err := Load("default.toml", DefaultScenario, ".")
+	require.NoError(t, err)
+	_, err = sc.WithSet("cluster.map_slots=0", "workload.synthetic[0].slots=80")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "cluster.map_slots = 0: must be ≥ 1: 200 of the workload's jobs have maps")
+}
