@@ -48,8 +48,21 @@ type ClusterConfig struct {
 	Evict             string      `toml:"evict"`
 }
 
-// Nodes is the cluster's node count.
-func (c *ClusterConfig) Nodes() int { return c.Racks * c.NodesPerRack }
+// Limits of what one run can hold; Validate refuses more.
+const (
+	MaxNodes        = 100_000    // racks × nodes_per_rack
+	MaxSlotsPerNode = 1024       // map slots, and reducers, per node
+	MaxTasks        = 20_000_000 // maps and reduces of the whole workload
+)
+
+// Nodes is the cluster's node count; it saturates rather than overflow, so
+// validation can report a product too large.
+func (c *ClusterConfig) Nodes() int {
+	if c.Racks > 0 && c.NodesPerRack > math.MaxInt/c.Racks {
+		return math.MaxInt
+	}
+	return c.Racks * c.NodesPerRack
+}
 
 // HDFSConfig is [hdfs].
 type HDFSConfig struct {
@@ -168,8 +181,10 @@ func (c *Checks) Check(bad bool, key string, v any, msg string) {
 func (c *ClusterConfig) Validate(errs *Checks) {
 	errs.Check(c.Racks < 1, "cluster.racks", c.Racks, "must be ≥ 1")
 	errs.Check(c.NodesPerRack < 1, "cluster.nodes_per_rack", c.NodesPerRack, "must be ≥ 1")
-	errs.Check(c.MapSlots < 0, "cluster.map_slots", c.MapSlots, "must be ≥ 0")
-	errs.Check(c.ReduceSlots < 0, "cluster.reduce_slots", c.ReduceSlots, "must be ≥ 0")
+	errs.Check(c.Racks >= 1 && c.NodesPerRack >= 1 && c.Nodes() > MaxNodes, "cluster.nodes_per_rack", c.NodesPerRack,
+		fmt.Sprintf("racks × nodes_per_rack must be at most %d nodes; cluster.racks = %d", MaxNodes, c.Racks))
+	errs.Check(c.MapSlots < 0 || c.MapSlots > MaxSlotsPerNode, "cluster.map_slots", c.MapSlots, fmt.Sprintf("must be 0 … %d", MaxSlotsPerNode))
+	errs.Check(c.ReduceSlots < 0 || c.ReduceSlots > MaxSlotsPerNode, "cluster.reduce_slots", c.ReduceSlots, fmt.Sprintf("must be 0 … %d", MaxSlotsPerNode))
 	errs.Check(!positive(float64(c.DiskRead)), "cluster.disk_read", c.DiskRead, "must be a rate > 0")
 	errs.Check(!positive(float64(c.DiskWrite)), "cluster.disk_write", c.DiskWrite, "must be a rate > 0")
 	errs.Check(!positive(float64(c.NIC)), "cluster.nic", c.NIC, "must be a rate > 0")
@@ -185,8 +200,9 @@ func (c *ClusterConfig) Validate(errs *Checks) {
 // Validate checks [hdfs] on a cluster of nodes.
 func (h *HDFSConfig) Validate(errs *Checks, nodes int) {
 	errs.Check(h.BlockSize < 1, "hdfs.block_size", h.BlockSize, "must be ≥ 1 byte")
-	errs.Check(h.Replication < 1 || h.Replication > nodes, "hdfs.replication", h.Replication,
-		fmt.Sprintf("must be 1 … %d (the nodes)", max(nodes, 1)))
+	shaped := nodes >= 1 && nodes <= MaxNodes // else [cluster] is reported
+	errs.Check(h.Replication < 1 || shaped && h.Replication > nodes, "hdfs.replication", h.Replication,
+		fmt.Sprintf("must be 1 … %d (the nodes)", max(min(nodes, MaxNodes), 1)))
 }
 
 // Validate checks [heartbeat] on its own.
@@ -203,8 +219,8 @@ func (t *TasksConfig) Validate(errs *Checks, reduceSlots int) {
 	errs.Check(!(t.FailureProbability >= 0 && t.FailureProbability <= 1), "tasks.failure_probability", t.FailureProbability, "must be in [0, 1]")
 	errs.Check(t.ParallelCopies < 1, "tasks.parallel_copies", t.ParallelCopies, "must be ≥ 1")
 	errs.Check(t.JobSetup < 0, "tasks.job_setup", t.JobSetup, "must be ≥ 0s")
-	errs.Check(t.MaxReducers != 0 && t.MaxReducers < reduceSlots, "tasks.max_reducers", t.MaxReducers,
-		fmt.Sprintf("must be 0 (3 × reduce_slots) or ≥ cluster.reduce_slots = %d", reduceSlots))
+	errs.Check(t.MaxReducers != 0 && (t.MaxReducers < reduceSlots || t.MaxReducers > MaxSlotsPerNode), "tasks.max_reducers", t.MaxReducers,
+		fmt.Sprintf("must be 0 (3 × reduce_slots) or cluster.reduce_slots = %d … %d", reduceSlots, MaxSlotsPerNode))
 	errs.Check(t.ComputeAware && !t.CopyCompute, "tasks.compute_aware", t.ComputeAware, "needs tasks.copy_compute = true")
 }
 

@@ -145,7 +145,6 @@ func TestConfigValidateReportsEveryField(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, `cluster.racks = 0: must be ≥ 1
 cluster.nic = -1B/s: must be a rate > 0
-hdfs.replication = 3: must be 1 … 1 (the nodes)
 heartbeat.interval = 0s: must be > 0
 tasks.compute_aware = true: needs tasks.copy_compute = true
 scheduler.name = lottery: must be one of `+strings.Join(sched.Names(), ", "), err.Error())

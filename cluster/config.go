@@ -141,6 +141,12 @@ func (c *Config) validateSlots() []error {
 	}
 	var errs []error
 	jobs := c.Jobs()
+	if total, biggest := workloadTasks(jobs, int64(c.HDFS.BlockSize)); total > actors.MaxTasks {
+		errs = append(errs, &FieldError{Key: "hdfs.block_size", Value: c.HDFS.BlockSize, Msg: fmt.Sprintf(
+			"the workload needs more than %d tasks at this block size, the most one run holds (job %d %q alone has %d maps): "+
+				"raise the block size or trim the workload", actors.MaxTasks, biggest+1, jobs[biggest].Name, jobs[biggest].MapCount(int64(c.HDFS.BlockSize)))})
+		return errs
+	}
 	for _, k := range []struct {
 		key   string
 		slots int
@@ -226,4 +232,17 @@ func (c *Config) Jobs() []workload.JobSpec {
 		jobs = append(jobs, worker...)
 	}
 	return jobs
+}
+
+// workloadTasks counts the workload's maps and reduces, saturating rather
+// than overflowing, and finds the job with the most maps.
+func workloadTasks(jobs []workload.JobSpec, blockSize int64) (total, biggest int) {
+	for i := range jobs {
+		n := jobs[i].MapCount(blockSize)
+		if n > jobs[biggest].MapCount(blockSize) {
+			biggest = i
+		}
+		total = min(total+min(n, actors.MaxTasks+1)+min(jobs[i].Reduces, actors.MaxTasks+1), math.MaxInt/2)
+	}
+	return total, biggest
 }

@@ -6,13 +6,23 @@ import (
 	"strings"
 )
 
+// keyReport receives what walkStruct finds: a key the type has no field
+// for, with the keys its table allows, and a negative number given to an
+// unsigned field (which the decoder would wrap around: seed = -1 as
+// 2^64 − 1).
+type keyReport struct {
+	unknown  func(path []seg, allowed []string)
+	negative func(path []seg, n int64)
+}
+
 // walkStruct visits the keys of a decoded TOML table against the Go type
-// it was decoded into and calls report for every key the type has no
-// field for, with the indexed path and the keys the table allows. Values
+// it was decoded into and reports every key the type has no field for,
+// with the indexed path and the keys the table allows, and every negative
+// number for an unsigned field. Values
 // whose type decodes itself (toml.Unmarshaler, encoding.TextUnmarshaler),
 // toml.Primitive (decoded later by its owner), interfaces and maps of such
 // values are not looked into. Keys are visited in sorted order.
-func walkStruct(table map[string]any, t reflect.Type, path []seg, report func([]seg, []string)) {
+func walkStruct(table map[string]any, t reflect.Type, path []seg, report keyReport) {
 	t = deref(t)
 	if decodesItself(t) {
 		return
@@ -24,8 +34,11 @@ func walkStruct(table map[string]any, t reflect.Type, path []seg, report func([]
 			p := append(slices.Clip(path), seg{name: k, idx: -1})
 			ft, ok := types[k]
 			if !ok {
-				report(p, names)
+				report.unknown(p, names)
 				continue
+			}
+			if n, isInt := table[k].(int64); isInt && n < 0 && unsigned(ft) {
+				report.negative(p, n)
 			}
 			walkValue(table[k], ft, p, report)
 		}
@@ -37,7 +50,7 @@ func walkStruct(table map[string]any, t reflect.Type, path []seg, report func([]
 }
 
 // walkValue descends into a value that is a table or an array of tables.
-func walkValue(v any, t reflect.Type, path []seg, report func([]seg, []string)) {
+func walkValue(v any, t reflect.Type, path []seg, report keyReport) {
 	t = deref(t)
 	if decodesItself(t) {
 		return
@@ -56,7 +69,7 @@ func walkValue(v any, t reflect.Type, path []seg, report func([]seg, []string)) 
 	}
 }
 
-func walkElement(e any, t reflect.Type, path []seg, i int, report func([]seg, []string)) {
+func walkElement(e any, t reflect.Type, path []seg, i int, report keyReport) {
 	if t.Kind() != reflect.Slice && t.Kind() != reflect.Array {
 		return
 	}
@@ -111,4 +124,12 @@ func sortedKeys(m map[string]any) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+func unsigned(t reflect.Type) bool {
+	switch deref(t).Kind() {
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return true
+	}
+	return false
 }

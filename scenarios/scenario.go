@@ -128,10 +128,11 @@ func Load(name string, data []byte, dir string) (*Scenario, error) {
 }
 
 // allUnknownKeys reports whether decoding failed only on keys the schema
-// lacks, after which the rest of the file was decoded and can be checked.
+// lacks or on negative numbers for unsigned keys, after which the rest of
+// the file was decoded and can be checked.
 func allUnknownKeys(list ErrorList) bool {
 	for _, e := range list {
-		if !strings.HasPrefix(e.Msg, "unknown key") {
+		if !strings.HasPrefix(e.Msg, "unknown key") && e.Msg != negativeMsg {
 			return false
 		}
 	}
@@ -238,6 +239,9 @@ func (w *WorkloadTable) generate(dir string, c cluster.Config) ([][]workload.Job
 	for i := range w.Synthetic {
 		s := w.Synthetic[i]
 		if s.Load > 0 && s.Slots == 0 {
+			if n := c.Nodes(); n < 1 || n > actors.MaxNodes || c.Cluster.MapSlots > actors.MaxSlotsPerNode {
+				continue // the load is of a cluster that is invalid, as reported
+			}
 			s.Slots = c.Nodes() * c.Cluster.MapSlots
 		}
 		add(fmt.Sprintf("workload.synthetic[%d]", i), &s)

@@ -213,7 +213,7 @@ func TestSchedulerParameterErrorsComeWithTheFilesOthers(t *testing.T) {
 	// allowed, together with the rest of the file's errors: here
 	// cluster.map_slots.
 	const head = "[cluster]\nmap_slots = -1\n\n[scheduler]\n"
-	const mapSlots = "s.toml:2:1: cluster.map_slots = -1: must be ≥ 0"
+	const mapSlots = "s.toml:2:1: cluster.map_slots = -1: must be 0 … 1024"
 	tests := []struct {
 		name, scheduler string
 		want            []string
@@ -339,4 +339,44 @@ job = [{ name = "a", input_bytes = "1MiB", reduces = 2, shuffle_bytes = "1MiB" }
 	_, err = sc.WithSet("cluster.map_slots=0", "workload.synthetic[0].slots=80")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "cluster.map_slots = 0: must be ≥ 1: 200 of the workload's jobs have maps")
+}
+
+// What one run cannot hold, and numbers the decoder would wrap around,
+// are refused at their keys before the run, with no error that follows
+// only from another.
+func TestBadInputBeyondWhatARunHolds(t *testing.T) {
+	tests := []struct {
+		name, text string
+		want       []string
+	}{
+		{"a negative seed", "[run]\nseed = -1\nschedule_seed = -2\n", []string{
+			"x.toml:2:1: run.seed = -1: must be ≥ 0",
+			"x.toml:3:1: run.schedule_seed = -2: must be ≥ 0",
+		}},
+		{"a billion racks", "[cluster]\nracks = 1000000000\n", []string{
+			"x.toml:1:2: cluster.nodes_per_rack = 10: racks × nodes_per_rack must be at most 100000 nodes; cluster.racks = 1000000000",
+		}},
+		{"a product that overflows", "[cluster]\nracks = 4611686018427387904\nnodes_per_rack = 4\n", []string{
+			"x.toml:3:1: cluster.nodes_per_rack = 4: racks × nodes_per_rack must be at most 100000 nodes; cluster.racks = 4611686018427387904",
+		}},
+		{"slots beyond a node", "[cluster]\nmap_slots = 5000\n", []string{
+			"x.toml:2:1: cluster.map_slots = 5000: must be 0 … 1024",
+		}},
+		{"an input of 2^63 bytes", "[[workload.jobs]]\njob = [{ name = \"huge\", input_bytes = 9223372036854775807 }]\n", []string{
+			`x.toml:1:1: hdfs.block_size = "128MiB": the workload needs more than 20000000 tasks at this block size, ` +
+				`the most one run holds (job 1 "huge" alone has 68719476736 maps): raise the block size or trim the workload`,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Load("x.toml", []byte(tt.text), ".")
+			require.Error(t, err)
+			assert.Equal(t, tt.want, strings.Split(err.Error(), "\n"))
+		})
+	}
+
+	sc, err := Load("default.toml", DefaultScenario, ".")
+	require.NoError(t, err)
+	_, err = sc.WithSet("run.seed=-1")
+	assert.EqualError(t, err, "--set run.seed=-1: -1: must be ≥ 0")
 }

@@ -123,6 +123,9 @@ func decodeInto(v reflect.Value, value string) error {
 			return fmt.Errorf("%s: %v", value, unwrapTOML(err))
 		}
 	}
+	if n, ok := parseAny(value).(int64); ok && n < 0 && unsigned(v.Type()) {
+		return fmt.Errorf("%s: %s", value, negativeMsg) // the decoder would wrap it around
+	}
 	v.Set(probe.Elem().Field(0))
 	return nil
 }

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"encoding"
 	"errors"
+	"fmt"
 	"os"
 	"reflect"
 	"regexp"
@@ -79,10 +80,21 @@ func (d *Document) Decode(v any) error {
 	// and toml.Primitive fields, and would miss keys the decoder matched
 	// case-insensitively; walking the type finds exactly the unknown ones.
 	var errs ErrorList
-	walkStruct(d.tree, reflect.TypeOf(v), nil, func(path []seg, allowed []string) {
-		errs = append(errs, d.unknown(path, allowed))
-	})
+	walkStruct(d.tree, reflect.TypeOf(v), nil, d.keyReport(&errs))
 	return errs.err()
+}
+
+// negativeMsg is the error of a negative number for an unsigned key.
+const negativeMsg = "must be ≥ 0"
+
+// keyReport collects walkStruct's findings as positioned errors.
+func (d *Document) keyReport(errs *ErrorList) keyReport {
+	return keyReport{
+		unknown: func(path []seg, allowed []string) { *errs = append(*errs, d.unknown(path, allowed)) },
+		negative: func(path []seg, n int64) {
+			*errs = append(*errs, d.at(path, &Error{Key: formatPath(path), Value: fmt.Sprint(n), Msg: negativeMsg}))
+		},
+	}
 }
 
 func (d *Document) unknown(path []seg, allowed []string) *Error {

@@ -37,9 +37,7 @@ func (d *Document) DecodeAt(path string, v any, skip ...string) error {
 		return ErrorList{d.subtableError(segs, table, reflect.TypeOf(v), err)}
 	}
 	var errs ErrorList
-	walkStruct(table, reflect.TypeOf(v), segs, func(p []seg, allowed []string) {
-		errs = append(errs, d.unknown(p, allowed))
-	})
+	walkStruct(table, reflect.TypeOf(v), segs, d.keyReport(&errs))
 	return errs.err()
 }
 

@@ -72,7 +72,10 @@ func (j *JobSpec) MapCount(blockSize int64) int {
 	if j.Maps > 0 {
 		return j.Maps
 	}
-	n := (j.InputBytes + blockSize - 1) / blockSize
+	n := j.InputBytes / blockSize // rounded up below, without overflowing near 2^63
+	if j.InputBytes%blockSize != 0 {
+		n++
+	}
 	return int(max(1, n))
 }
 

@@ -29,6 +29,7 @@ func TestMapCount(t *testing.T) {
 		{JobSpec{InputBytes: block + 1}, 2},
 		{JobSpec{InputBytes: 10 * block}, 10},
 		{JobSpec{InputBytes: 10 * block, Maps: 3}, 3},
+		{JobSpec{InputBytes: math.MaxInt64}, 1 << 36}, // rounded up without overflowing
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, tt.spec.MapCount(block), "%+v", tt.spec)

@@ -459,3 +459,15 @@ func TestDecisionFileErrorsNameTheLine(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, path+`:2: decision kind "swap": must be "order", "relay" or "heartbeat"`, err.Error())
 }
+
+// --until takes a span as a scenario writes it, days included.
+func TestUntilTakesTheScenariosDurations(t *testing.T) {
+	var out, errs bytes.Buffer
+	code := run([]string{"run", "--until", "1d", "--set", "run.slowdown=false"}, &out, &errs)
+	assert.Equal(t, 0, code, errs.String())
+	out.Reset()
+	errs.Reset()
+	code = run([]string{"run", "--until", "90"}, &out, &errs)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs.String(), `invalid value "90" for flag -until: "90": must look like 250ms, 3s, 1h30m or 2d`)
+}

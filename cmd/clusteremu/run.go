@@ -46,7 +46,8 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	seed := fs.Uint64("seed", 0, "override the workload and schedule seeds")
 	scheduleSeed := fs.Uint64("schedule-seed", 0, "override the schedule seed only (replays a seed explore reported)")
-	until := fs.Duration("until", 0, "cut the run off at this emulated time")
+	var until units.Duration
+	fs.Var(durationFlag{&until}, "until", "cut the run off at this emulated time (as a scenario writes it: 90m, 2d)")
 	out := fs.String("out", "", "write summary.json, run.json, jobs.csv and tasks.csv into this directory")
 	var sets setFlags
 	fs.Var(&sets, "set", "override a scenario key: key=value (repeatable)")
@@ -71,7 +72,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		case f.Name == "seed":
 			sc, err = sc.WithSeed(*seed)
 		case f.Name == "until":
-			sc.Config.Run.Until = units.Duration(*until)
+			sc.Config.Run.Until = until
 		}
 	})
 	fs.Visit(func(f *flag.Flag) {
@@ -212,4 +213,24 @@ func printSummary(w io.Writer, cfg cluster.Config, rep *cluster.Report, wall tim
 		fmt.Fprintf(w, "lag       emulated time held back %v (at most %v at once): the machine could not keep up\n",
 			rep.End.Lag.Round(time.Millisecond), rep.End.MaxLate.Round(time.Millisecond))
 	}
+}
+
+// durationFlag is a flag taking a span of emulated time as a scenario
+// writes it ("90m", "1d12h"), so --until and run.until accept the same.
+type durationFlag struct{ d *units.Duration }
+
+func (f durationFlag) String() string {
+	if f.d == nil {
+		return "0s"
+	}
+	return f.d.String()
+}
+
+func (f durationFlag) Set(s string) error {
+	d, err := units.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	*f.d = d
+	return nil
 }

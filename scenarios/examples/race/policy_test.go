@@ -69,7 +69,7 @@ func TestParametersAreChecked(t *testing.T) {
 		bad := strings.NewReplacer(tt.from, tt.to, "map_slots = 2", "map_slots = -1").Replace(string(text))
 		_, err := scenarios.Load("race.toml", []byte(bad), ".")
 		require.Error(t, err, tt.to)
-		assert.Equal(t, []string{"race.toml:17:1: cluster.map_slots = -1: must be ≥ 0", tt.want}, strings.Split(err.Error(), "\n"), tt.to)
+		assert.Equal(t, []string{"race.toml:17:1: cluster.map_slots = -1: must be 0 … 1024", tt.want}, strings.Split(err.Error(), "\n"), tt.to)
 	}
 	_, err = sched.New(Name, &Params{SlowStart: -0.5})
 	assert.EqualError(t, err, "scheduler.slow_start = -0.5: must be a number in [0, 1]")
