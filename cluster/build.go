@@ -164,6 +164,14 @@ func (c *Cluster) Progress() (now time.Duration, submitted, ended int) {
 // Runtime exposes the run, for tests that script extra events.
 func (c *Cluster) Runtime() Runtime { return c.rt }
 
+// ErrInterrupted is the error of a run Interrupt stopped; its report holds
+// what was done, the jobs still running cut off.
+var ErrInterrupted = errors.New("interrupted")
+
+// Interrupt stops a running cluster after the message being delivered, as
+// Ctrl-C does; it may be called from any goroutine.
+func (c *Cluster) Interrupt() { c.rt.Interrupt() }
+
 // Run runs the cluster to its end and assembles the report. The error is a
 // broken invariant or a failed run; the report is filled either way.
 func (c *Cluster) Run() (*Report, error) {
@@ -174,7 +182,7 @@ func (c *Cluster) Run() (*Report, error) {
 	}
 	results, err := c.rec.results(res.At)
 	var refWall time.Duration
-	if c.cfg.Run.Slowdown && res.Err == nil {
+	if c.cfg.Run.Slowdown && res.Err == nil && res.Reason != EndInterrupted {
 		start := time.Now()
 		// Only jobs that succeeded have a slowdown; each is run alone
 		// from the instant it was submitted.
@@ -202,6 +210,9 @@ func (c *Cluster) Run() (*Report, error) {
 	}
 	if err != nil {
 		return rep, fmt.Errorf("invariant: %w", err)
+	}
+	if res.Reason == EndInterrupted {
+		return rep, fmt.Errorf("%w at %v with %v jobs unfinished", ErrInterrupted, res.At, rep.Summary["jobs.cut_off"])
 	}
 	if res.Reason != EndDone && res.Reason != EndDeadline {
 		return rep, fmt.Errorf("run ended %s at %v with %v jobs unfinished", res.Reason, res.At, rep.Summary["jobs.cut_off"])

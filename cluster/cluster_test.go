@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -279,4 +280,46 @@ func TestConfigRefusesTasksNoSlotCouldRun(t *testing.T) {
 	cfg.Cluster.ReduceSlots, cfg.Cluster.MapSlots = 2, 0
 	assert.EqualError(t, cfg.Validate(), `cluster.map_slots = 0: must be ≥ 1: 2 of the workload's jobs have maps `+
 		`(the first, job 1 "maps-only", has 1), which no node could run`)
+}
+
+// interrupter interrupts its cluster when its timer fires, as a signal
+// handler does in the middle of a run.
+type interrupter struct{ c *Cluster }
+
+func (i *interrupter) Receive(ctx actor.Context) {
+	if _, ok := ctx.Message().(*note); ok {
+		i.c.Interrupt()
+	}
+}
+
+// An interrupted run stops where it is and keeps what was done: the jobs
+// that ended, and the ones still running cut off.
+func TestInterruptKeepsWhatWasDone(t *testing.T) {
+	for _, deterministic := range []bool{true, false} {
+		t.Run(fmt.Sprintf("deterministic=%v", deterministic), func(t *testing.T) {
+			cfg := smallCluster()
+			cfg.Run.Deterministic = new(deterministic)
+			cfg.Run.Slowdown = true // no reference runs after an interrupt
+			cfg.Workload = [][]workload.JobSpec{{
+				{Name: "quick", InputBytes: mib, MapCPU: workload.PerMiB(10 * time.Second)},
+				{Name: "slow", Submit: time.Second, InputBytes: mib, MapCPU: workload.PerMiB(time.Hour)},
+			}}
+			c, err := Build(cfg)
+			require.NoError(t, err)
+			pid, err := c.Runtime().Spawn("interrupter", func() actor.Actor { return &interrupter{c} })
+			require.NoError(t, err)
+			c.Runtime().Clock().At(time.Minute, pid, &note{"stop"})
+			rep, err := c.Run()
+			require.ErrorIs(t, err, ErrInterrupted)
+			assert.Equal(t, EndInterrupted, rep.End.Reason)
+			assert.GreaterOrEqual(t, rep.End.At, time.Minute)
+			if deterministic {
+				assert.Equal(t, time.Minute, rep.End.At, "right after the message that interrupted")
+			}
+			require.Len(t, rep.Records.Jobs, 2)
+			assert.Equal(t, JobSucceeded, rep.Records.Jobs[0].Outcome)
+			assert.Equal(t, JobCutOff, rep.Records.Jobs[1].Outcome)
+			assert.Zero(t, rep.ReferenceWall, "no reference runs")
+		})
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -92,6 +93,8 @@ const (
 	EndDeadline EndReason = "deadline" // the emulated deadline was reached
 	EndFailed   EndReason = "failed"   // an actor failed or panicked
 	EndStalled  EndReason = "stalled"  // no progress for RunOptions.StallAfter (a *StallError)
+	// EndInterrupted: Runtime.Interrupt asked the run to stop (Ctrl-C).
+	EndInterrupted EndReason = "interrupted"
 )
 
 // StallError ends a run that made no progress — no attempt or job changed
@@ -186,6 +189,10 @@ type Runtime interface {
 	Now() time.Duration
 	// Progress tells the stall watchdog that the run's state changed.
 	Progress()
+	// Interrupt ends the run after the message being delivered, as
+	// EndInterrupted; it may be called from any goroutine, before or
+	// during Run.
+	Interrupt()
 	// Run delivers messages until the work is done, the deadline passes,
 	// an actor fails or nothing is left to happen; then it stops every
 	// actor and returns. It must be called once, on the goroutine that
@@ -204,20 +211,20 @@ func NewRuntime(opts RunOptions) Runtime {
 		// interval; a short interval lets it end before leak checks.
 		actor.WithDeadLetterThrottleInterval(time.Millisecond),
 	)
-	base := system{opts: opts, sys: sys}
 	if opts.Concurrent() {
-		return newLiveRuntime(base)
+		return newLiveRuntime(opts, sys)
 	}
-	return newDeterministicRuntime(base)
+	return newDeterministicRuntime(opts, sys)
 }
 
 // system is what both kinds of run share: the options, the actor system
 // and the top-level actors to stop at the end.
 type system struct {
-	opts RunOptions
-	sys  *actor.ActorSystem
-	top  []*actor.PID
-	sub  *eventstream.Subscription
+	opts        RunOptions
+	sys         *actor.ActorSystem
+	top         []*actor.PID
+	sub         *eventstream.Subscription
+	interrupted atomic.Bool
 }
 
 func (s *system) spawn(name string, props *actor.Props) (*actor.PID, error) {

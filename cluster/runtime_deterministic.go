@@ -21,13 +21,13 @@ type deterministicRuntime struct {
 	dropped  int
 }
 
-func newDeterministicRuntime(base system) *deterministicRuntime {
-	ex := newExecutor(base.opts)
-	ex.sys = base.sys
-	ex.recordEvents = base.opts.Events
-	ex.recordChoices = base.opts.Choices
-	ex.replay = base.opts.Replay
-	r := &deterministicRuntime{system: base, ex: ex}
+func newDeterministicRuntime(opts RunOptions, sys *actor.ActorSystem) *deterministicRuntime {
+	ex := newExecutor(opts)
+	ex.sys = sys
+	ex.recordEvents = opts.Events
+	ex.recordChoices = opts.Choices
+	ex.replay = opts.Replay
+	r := &deterministicRuntime{system: system{opts: opts, sys: sys}, ex: ex}
 	r.sub = r.sys.EventStream.Subscribe(func(evt any) {
 		if _, ok := evt.(*actor.DeadLetterEvent); ok {
 			if ex.running == "clock" {
@@ -75,6 +75,8 @@ func (r *deterministicRuntime) Now() time.Duration { return time.Duration(r.ex.s
 
 func (r *deterministicRuntime) Progress() { r.progress = r.ex.now }
 
+func (r *deterministicRuntime) Interrupt() { r.interrupted.Store(true) }
+
 func (r *deterministicRuntime) Run() RunEnd {
 	reason := r.loop()
 	end := r.ex.now
@@ -98,6 +100,8 @@ func (r *deterministicRuntime) loop() EndReason {
 			return EndFailed
 		case r.done:
 			return EndDone
+		case r.interrupted.Load():
+			return EndInterrupted
 		case r.ex.step():
 		case r.stalled():
 			return EndFailed

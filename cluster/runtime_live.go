@@ -25,8 +25,7 @@ type liveRuntime struct {
 	watcher  *actor.PID
 }
 
-func newLiveRuntime(base system) *liveRuntime {
-	opts := base.opts
+func newLiveRuntime(opts RunOptions, sys *actor.ActorSystem) *liveRuntime {
 	mode := opts.Clock
 	if mode == "" {
 		mode = Virtual
@@ -35,7 +34,7 @@ func newLiveRuntime(base system) *liveRuntime {
 	if wall == nil {
 		wall = systemClock{}
 	}
-	r := &liveRuntime{system: base, clock: newLiveClock(mode, opts.Speedup, wall, opts.Until.Std())}
+	r := &liveRuntime{system: system{opts: opts, sys: sys}, clock: newLiveClock(mode, opts.Speedup, wall, opts.Until.Std())}
 	r.clock.sys = r.sys
 	r.sub = r.sys.EventStream.Subscribe(func(evt any) {
 		if _, ok := evt.(*actor.DeadLetterEvent); ok {
@@ -74,6 +73,11 @@ func (r *liveRuntime) Now() time.Duration { return r.clock.Now() }
 
 func (r *liveRuntime) Progress() { r.progress.Store(int64(r.clock.Now())) }
 
+func (r *liveRuntime) Interrupt() {
+	r.interrupted.Store(true)
+	r.clock.poke()
+}
+
 // recoverPanics fails the run when a handler panics. The panic is
 // recovered here, so the mailbox counts the message as handled and the
 // clock is not left waiting for it.
@@ -107,7 +111,7 @@ func (r *liveRuntime) failed() error {
 // Run drives the live clock until the run ends, then stops every actor
 // through the watcher and waits for them to be gone.
 func (r *liveRuntime) Run() RunEnd {
-	stopped := func() bool { return r.done.Load() || r.failed() != nil || r.stalled() }
+	stopped := func() bool { return r.done.Load() || r.interrupted.Load() || r.failed() != nil || r.stalled() }
 	reason := r.clock.drive(stopped)
 	end := r.clock.Now()
 	// Stopping and watching an actor that already stopped is a dead
@@ -124,8 +128,11 @@ func (r *liveRuntime) Run() RunEnd {
 	r.clock.mu.Unlock()
 	res := RunEnd{Reason: reason, At: end, Err: r.failed(), Steps: r.clock.handled.Load(),
 		DeadLetters: dead, Dropped: dropped, Lag: lag, MaxLate: maxLate}
-	if r.done.Load() {
+	switch {
+	case r.done.Load():
 		res.Reason = EndDone
+	case r.interrupted.Load():
+		res.Reason = EndInterrupted
 	}
 	res.Reason = endReason(res.Reason, res.Err)
 	return res

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -470,4 +471,30 @@ func TestUntilTakesTheScenariosDurations(t *testing.T) {
 	code = run([]string{"run", "--until", "90"}, &out, &errs)
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errs.String(), `invalid value "90" for flag -until: "90": must look like 250ms, 3s, 1h30m or 2d`)
+}
+
+// An interrupt keeps what the run found: the outputs are written, the
+// summary says it was interrupted, and the exit code is 130. The test's
+// interrupt is pending before the run starts, so the run stops at its
+// first step.
+func TestRunInterruptedKeepsItsOutputs(t *testing.T) {
+	saved := interrupts
+	defer func() { interrupts = saved }()
+	interrupts = func() (<-chan os.Signal, func()) {
+		ch := make(chan os.Signal, 1)
+		ch <- os.Interrupt
+		return ch, func() {}
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	var out, errs bytes.Buffer
+	code := run([]string{"run", "--out", dir}, &out, &errs)
+	assert.Equal(t, 130, code, errs.String())
+	assert.Contains(t, errs.String(), "clusteremu: interrupted at 0s")
+	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	require.NoError(t, err)
+	var summary map[string]any
+	require.NoError(t, json.Unmarshal(data, &summary))
+	assert.Equal(t, "interrupted", summary["end_reason"])
+	_, err = os.Stat(filepath.Join(dir, "jobs.csv"))
+	assert.NoError(t, err)
 }

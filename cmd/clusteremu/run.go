@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -111,9 +112,11 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	if !*quiet && isTerminal(stderr) {
 		stop = showProgress(stderr, c, cfg.Run.Until.Std())
 	}
+	endWatch := onInterrupt(stderr, c.Interrupt)
 	start := time.Now()
 	rep, runErr := c.Run()
 	wall := time.Since(start) - rep.ReferenceWall // the run's own
+	endWatch()
 	stop()
 	printSummary(stdout, cfg, rep, wall)
 	if *out != "" {
@@ -121,6 +124,10 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "clusteremu:", err)
 			return 1
 		}
+	}
+	if errors.Is(runErr, cluster.ErrInterrupted) {
+		fmt.Fprintln(stderr, "clusteremu:", runErr)
+		return exitInterrupted
 	}
 	if runErr != nil {
 		fmt.Fprintln(stderr, "clusteremu:", runErr)
