@@ -1,12 +1,15 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"runtime"
+	"sync"
 	"time"
 
+	"clusteremu/cluster"
 	"clusteremu/internal/parallel"
 	"clusteremu/scenarios"
 )
@@ -33,32 +36,61 @@ func exploreCommand(args []string, stdout, stderr io.Writer) int {
 	*workers = parallel.Workers(*workers)
 	start := time.Now()
 	outcomes := make([]outcome, *seeds)
+	var printing sync.Mutex
+	runs := newRunSet()
+	endWatch := onInterrupt(stderr, runs.interrupt)
 	parallel.For(*seeds, *workers, func(i int) {
-		outcomes[i] = exploreSeed(sc, *first+uint64(i))
+		seed := *first + uint64(i)
+		o := exploreSeed(sc, seed, runs)
+		outcomes[i] = o
+		if o.err != nil && !o.skipped {
+			// Each failure as it is found: a long exploration shows
+			// what it has, and an interrupted one loses nothing.
+			printing.Lock()
+			fmt.Fprintf(stdout, "seed %d: FAIL %v\n", seed, o.err)
+			printing.Unlock()
+		}
 	})
+	endWatch()
 	wall := time.Since(start)
-	failed, earliest := 0, -1
+	failed, explored, earliest := 0, 0, -1
 	for i, o := range outcomes {
+		if o.skipped {
+			continue
+		}
+		explored++
 		if o.err == nil {
 			continue
 		}
 		failed++
-		fmt.Fprintf(stdout, "seed %d: FAIL %v\n", *first+uint64(i), o.err)
 		if earliest < 0 || o.at < outcomes[earliest].at {
 			earliest = i
 		}
 	}
-	fmt.Fprintf(stdout, "explored %d schedule seeds (%d–%d) of %s: %d failed, in %v wall (%.1f seeds/s, %d at once)\n",
-		*seeds, *first, *first+uint64(*seeds)-1, sc.Name, failed, wall.Round(time.Millisecond), float64(*seeds)/wall.Seconds(), max(1, min(*workers, *seeds)))
-	if failed == 0 {
+	if runs.stopped() {
+		fmt.Fprintf(stdout, "interrupted: explored %d of %d schedule seeds (%d–%d) of %s: %d failed, in %v wall\n",
+			explored, *seeds, *first, *first+uint64(*seeds)-1, sc.Name, failed, wall.Round(time.Millisecond))
+	} else {
+		fmt.Fprintf(stdout, "explored %d schedule seeds (%d–%d) of %s: %d failed, in %v wall (%.1f seeds/s, %d at once)\n",
+			*seeds, *first, *first+uint64(*seeds)-1, sc.Name, failed, wall.Round(time.Millisecond), float64(*seeds)/wall.Seconds(), max(1, min(*workers, *seeds)))
+	}
+	code := 0
+	switch {
+	case failed == 0 && runs.stopped():
+		return exitInterrupted
+	case failed == 0:
 		return 0
+	case runs.stopped():
+		code = exitInterrupted
+	default:
+		code = 1
 	}
 	// The seed that failed earliest has the least history before its
 	// failure, so it replays quickest and shrinks furthest.
 	seed := *first + uint64(earliest)
 	fmt.Fprintf(stdout, "earliest failure: seed %d at %v\n", seed, outcomes[earliest].at)
 	fmt.Fprintf(stdout, "replay it with:  clusteremu run %s --schedule-seed %d --out DIR --events\n", sc.Name, seed)
-	if *shrinkFirst {
+	if *shrinkFirst && !runs.stopped() {
 		fmt.Fprintln(stdout)
 		if _, err := shrinkSeed(stdout, sc, seed, *workers); err != nil {
 			fmt.Fprintln(stderr, "clusteremu:", err)
@@ -66,25 +98,85 @@ func exploreCommand(args []string, stdout, stderr io.Writer) int {
 	} else {
 		fmt.Fprintf(stdout, "shrink it with:  clusteremu shrink %s --schedule-seed %d\n", sc.Name, seed)
 	}
-	return 1
+	return code
 }
 
 // outcome is one explored seed's first violation and the emulated instant
-// its run ended.
+// its run ended; skipped when an interrupt kept it from being explored.
 type outcome struct {
-	err error
-	at  time.Duration
+	err     error
+	at      time.Duration
+	skipped bool
 }
 
-// exploreSeed runs the scenario under one schedule seed.
-func exploreSeed(sc *scenarios.Scenario, seed uint64) outcome {
+// exploreSeed runs the scenario under one schedule seed, as one of runs.
+func exploreSeed(sc *scenarios.Scenario, seed uint64, runs *runSet) outcome {
+	if runs.stopped() {
+		return outcome{skipped: true}
+	}
 	cfg := sc.Config
 	cfg.Run.ScheduleSeed = seed
 	cfg.Run.Slowdown = false // the checks are the run's own
-	rep, err := verdict(sc, cfg)
+	c, err := cluster.Build(cfg)
+	if err != nil {
+		return outcome{err: err}
+	}
+	if !runs.add(c) {
+		_, _ = c.Run() // interrupted before it began: stops the actors
+		return outcome{skipped: true}
+	}
+	rep, err := verdictOf(sc, c)
+	runs.remove(c)
+	if errors.Is(err, cluster.ErrInterrupted) {
+		return outcome{skipped: true}
+	}
 	o := outcome{err: err}
 	if rep != nil {
 		o.at = rep.End.At
 	}
 	return o
+}
+
+// runSet is the runs going on at once, so an interrupt reaches them all,
+// and no run starts after it.
+type runSet struct {
+	mu      sync.Mutex
+	running map[*cluster.Cluster]bool
+	stop    bool
+}
+
+func newRunSet() *runSet { return &runSet{running: map[*cluster.Cluster]bool{}} }
+
+// add registers a run about to start, and reports false once interrupted.
+func (s *runSet) add(c *cluster.Cluster) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stop {
+		c.Interrupt()
+		return false
+	}
+	s.running[c] = true
+	return true
+}
+
+func (s *runSet) remove(c *cluster.Cluster) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.running, c)
+}
+
+// interrupt stops every run going on and every one to come.
+func (s *runSet) interrupt() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stop = true
+	for c := range s.running {
+		c.Interrupt()
+	}
+}
+
+func (s *runSet) stopped() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stop
 }

@@ -478,13 +478,7 @@ func TestUntilTakesTheScenariosDurations(t *testing.T) {
 // interrupt is pending before the run starts, so the run stops at its
 // first step.
 func TestRunInterruptedKeepsItsOutputs(t *testing.T) {
-	saved := interrupts
-	defer func() { interrupts = saved }()
-	interrupts = func() (<-chan os.Signal, func()) {
-		ch := make(chan os.Signal, 1)
-		ch <- os.Interrupt
-		return ch, func() {}
-	}
+	pendingInterrupt(t)
 	dir := filepath.Join(t.TempDir(), "out")
 	var out, errs bytes.Buffer
 	code := run([]string{"run", "--out", dir}, &out, &errs)
@@ -497,4 +491,27 @@ func TestRunInterruptedKeepsItsOutputs(t *testing.T) {
 	assert.Equal(t, "interrupted", summary["end_reason"])
 	_, err = os.Stat(filepath.Join(dir, "jobs.csv"))
 	assert.NoError(t, err)
+}
+
+// An interrupted exploration starts no more runs, reports what it
+// explored and exits 130.
+func TestExploreInterrupted(t *testing.T) {
+	pendingInterrupt(t)
+	var out, errs bytes.Buffer
+	code := run([]string{"explore", writeScenario(t, smallScenario), "--seeds", "4"}, &out, &errs)
+	assert.Equal(t, 130, code, errs.String())
+	assert.Contains(t, out.String(), "interrupted: explored 0 of 4 schedule seeds (1–4) of")
+	assert.NotContains(t, out.String(), "FAIL")
+}
+
+// pendingInterrupt makes the next command find an interrupt waiting, as
+// if Ctrl-C came while it set up.
+func pendingInterrupt(t *testing.T) {
+	saved := interrupts
+	t.Cleanup(func() { interrupts = saved })
+	interrupts = func() (<-chan os.Signal, func()) {
+		ch := make(chan os.Signal, 1)
+		ch <- os.Interrupt
+		return ch, func() {}
+	}
 }

@@ -135,6 +135,12 @@ func verdict(sc *scenarios.Scenario, cfg cluster.Config) (*cluster.Report, error
 	if err != nil {
 		return nil, err
 	}
+	return verdictOf(sc, c)
+}
+
+// verdictOf runs a built cluster of the scenario and checks it as verdict
+// does.
+func verdictOf(sc *scenarios.Scenario, c *cluster.Cluster) (*cluster.Report, error) {
 	rep, err := c.Run()
 	if err != nil {
 		return rep, err
