@@ -58,7 +58,13 @@ type Recorder interface {
 	// JobSubmitted receives what a job is as it is submitted (Start -1,
 	// no outcome): a job the run cuts off keeps this record.
 	JobSubmitted(r JobRecord)
+	// JobUpdated receives a running job's record when its start or its
+	// eviction counts change: a job the run cuts off keeps the last.
+	JobUpdated(r JobRecord)
 	JobEnded(r JobRecord)
+	// AttemptStarted receives an attempt as it launches on its node (End
+	// −1): one the run cuts off keeps this record.
+	AttemptStarted(r AttemptRecord)
 	AttemptEnded(r AttemptRecord)
 	FlowEnded(r FlowRecord)
 }

@@ -72,6 +72,7 @@ func (m *JobManager) Receive(ctx actor.Context) {
 		fx, lost := m.state.evicted()
 		m.evictions++
 		m.evictedMaps += lost
+		m.deps.Metrics.JobUpdated(m.record())
 		m.apply(ctx, fx)
 	case *FailJob:
 		m.fail(ctx, msg.Reason)
@@ -84,6 +85,7 @@ func (m *JobManager) Receive(ctx actor.Context) {
 func (m *JobManager) handleLaunched(ctx actor.Context, msg *TaskLaunched) {
 	if m.first < 0 {
 		m.first = m.deps.Clock.Now()
+		m.deps.Metrics.JobUpdated(m.record())
 	}
 	fx, err := m.state.launched(msg.Attempt, msg.Node)
 	m.check(err)
@@ -161,12 +163,19 @@ func (m *JobManager) fail(ctx actor.Context, reason string) {
 	m.end(ctx, m.state.outcome)
 }
 
+// record is the job's record so far.
+func (m *JobManager) record() JobRecord {
+	rec := submittedRecord(m.id, m.spec, len(m.state.maps), len(m.state.reduces))
+	rec.Start = m.first
+	rec.Evictions, rec.EvictedMaps = m.evictions, m.evictedMaps
+	return rec
+}
+
 // end records the job and tells the coordinator, which kills whatever of
 // the job still runs.
 func (m *JobManager) end(ctx actor.Context, o *jobOutcome) {
-	rec := submittedRecord(m.id, m.spec, len(m.state.maps), len(m.state.reduces))
-	rec.Start, rec.Finish = m.first, m.deps.Clock.Now()
-	rec.Evictions, rec.EvictedMaps = m.evictions, m.evictedMaps
+	rec := m.record()
+	rec.Finish = m.deps.Clock.Now()
 	rec.Succeeded, rec.Reason = o.Succeeded, o.Reason
 	m.deps.Metrics.JobEnded(rec)
 	ctx.Send(m.coordinator, &JobEnded{Job: m.id, Succeeded: o.Succeeded, Reason: o.Reason})

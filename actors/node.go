@@ -176,6 +176,9 @@ func (n *Node) handleLaunch(ctx actor.Context, msg *LaunchTask) {
 	n.slots[kind][msg.Slot] = true
 	r := newRun(msg, n.deps.Clock.Now())
 	n.runs[msg.Attempt] = r
+	n.deps.Metrics.AttemptStarted(AttemptRecord{
+		Attempt: msg.Attempt, Node: n.cfg.ID, Slot: msg.Slot, Locality: msg.Task.Locality, Start: r.start, End: -1,
+	})
 	if kind == sched.Map {
 		n.startMap(ctx, r)
 	} else {

@@ -46,12 +46,10 @@ type executor struct {
 	running  string // the actor being run, for event senders
 	handling any    // the message it handles, for failure reports
 
-	recordChoices bool
-	choices       []Choice
-	replay        []Choice // choices to follow; past its end, the seed decides
-	diverged      int      // replayed choices that could not be followed
-	events        []Event
-	recordEvents  bool
+	onChoice func(Choice) // nil: choices are not recorded
+	onEvent  func(Event)  // nil: deliveries are not recorded
+	replay   []Choice     // choices to follow; past its end, the seed decides
+	diverged int          // replayed choices that could not be followed
 
 	steps  uint64
 	failed error
@@ -98,8 +96,8 @@ func (ex *executor) step() bool {
 	}
 	m := ex.choose()
 	ex.steps++
-	if ex.recordChoices || len(ex.replay) > 0 {
-		ex.choices = append(ex.choices, Choice{At: ex.now, Receiver: m.name, Count: m.steps})
+	if ex.onChoice != nil {
+		ex.onChoice(Choice{At: ex.now, Receiver: m.name, Count: m.steps})
 	}
 	m.steps++
 	prev := ex.running
@@ -116,8 +114,7 @@ func (ex *executor) step() bool {
 // ready actor, otherwise the pinned course's or one drawn with the
 // schedule seed. A lone ready mailbox costs no draw.
 func (ex *executor) choose() *mailbox {
-	i := len(ex.choices)
-	if i < len(ex.replay) {
+	if i := ex.steps; i < uint64(len(ex.replay)) {
 		want := ex.replay[i]
 		for _, m := range ex.ready {
 			if m.name == want.Receiver && want.At == ex.now {
@@ -135,10 +132,12 @@ func (ex *executor) choose() *mailbox {
 	return ex.drawChoice()
 }
 
-// delivered logs a user message about to be handled.
-func (ex *executor) delivered(m *mailbox, env envelope) {
-	if ex.recordEvents {
-		ex.events = append(ex.events, Event{At: ex.now, Sender: env.sender, Receiver: m.name, Type: typeName(env.msg)})
+// delivered logs a message about to be handled; system messages
+// (protoactor's lifecycle: Started, Stop, Watch, Terminated...) come from
+// "system".
+func (ex *executor) delivered(m *mailbox, sender string, msg any) {
+	if ex.onEvent != nil {
+		ex.onEvent(Event{At: ex.now, Sender: sender, Receiver: m.name, Type: typeName(msg)})
 	}
 }
 

@@ -99,11 +99,12 @@ func (m *mailbox) deliver() {
 		case *actor.SuspendMailbox, *actor.ResumeMailbox:
 			return // failures never reach protoactor's supervision here
 		}
+		m.ex.delivered(m, "system", msg)
 		m.invoke(msg, true)
 		return
 	}
 	env := m.user.pop()
-	m.ex.delivered(m, env)
+	m.ex.delivered(m, env.sender, env.msg)
 	m.invoke(env.msg, false)
 }
 

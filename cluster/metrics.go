@@ -41,9 +41,12 @@ func (j *JobResult) Slowdown() float64 {
 }
 
 // Records are a run's records, sorted: jobs by ID, attempts by attempt.
+// Attempts are those that ended; CutOff those still running when the run
+// ended, each with End at the run's end (they count in no metric).
 type Records struct {
 	Jobs     []JobResult
 	Attempts []actors.AttemptRecord
+	CutOff   []actors.AttemptRecord
 	Flows    FlowTotals
 }
 
@@ -61,7 +64,9 @@ type FlowTotals struct {
 type recorder struct {
 	mu        sync.Mutex
 	submitted map[sched.JobID]actors.JobRecord
+	updated   map[sched.JobID]actors.JobRecord
 	jobs      map[sched.JobID]actors.JobRecord
+	running   map[sched.Attempt]actors.AttemptRecord
 	attempts  map[sched.Attempt]actors.AttemptRecord
 	flows     FlowTotals
 	errs      []error
@@ -70,7 +75,9 @@ type recorder struct {
 func newRecorder() *recorder {
 	return &recorder{
 		submitted: make(map[sched.JobID]actors.JobRecord),
+		updated:   make(map[sched.JobID]actors.JobRecord),
 		jobs:      make(map[sched.JobID]actors.JobRecord),
+		running:   make(map[sched.Attempt]actors.AttemptRecord),
 		attempts:  make(map[sched.Attempt]actors.AttemptRecord),
 	}
 }
@@ -83,10 +90,29 @@ func (r *recorder) violate(format string, args ...any) {
 func (r *recorder) JobSubmitted(rec actors.JobRecord) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, dup := r.submitted[rec.ID]; dup {
-		r.violate("job %d submitted twice", rec.ID)
+	putOnce(r, r.submitted, rec.ID, rec, "job %d submitted twice")
+}
+
+// putOnce stores v at k; k there already breaks an invariant.
+func putOnce[K comparable, V any](r *recorder, m map[K]V, k K, v V, twice string) {
+	if _, dup := m[k]; dup {
+		r.violate(twice, k)
 	}
-	r.submitted[rec.ID] = rec
+	m[k] = v
+}
+
+// JobUpdated implements actors.Recorder.
+func (r *recorder) JobUpdated(rec actors.JobRecord) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.updated[rec.ID] = rec
+}
+
+// AttemptStarted implements actors.Recorder.
+func (r *recorder) AttemptStarted(rec actors.AttemptRecord) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	putOnce(r, r.running, rec.Attempt, rec, "attempt %v started twice")
 }
 
 // JobEnded implements actors.Recorder.
@@ -110,6 +136,7 @@ func (r *recorder) AttemptEnded(rec actors.AttemptRecord) {
 		r.violate("attempt %v ended twice (%v at %v, then %v at %v)", rec.Attempt, prev.Outcome, prev.End, rec.Outcome, rec.End)
 	}
 	r.attempts[rec.Attempt] = rec
+	delete(r.running, rec.Attempt)
 }
 
 // FlowEnded implements actors.Recorder.
@@ -152,6 +179,9 @@ func (r *recorder) results(end time.Duration) (*Records, error) {
 		switch {
 		case !ok:
 			rec = sub
+			if last, updated := r.updated[id]; updated {
+				rec = last
+			}
 			rec.Finish = end
 		case rec.Succeeded:
 			status = JobSucceeded
@@ -164,6 +194,12 @@ func (r *recorder) results(end time.Duration) (*Records, error) {
 	for _, a := range r.attempts {
 		res.Attempts = append(res.Attempts, a)
 	}
-	slices.SortFunc(res.Attempts, func(a, b actors.AttemptRecord) int { return sched.CompareAttempts(a.Attempt, b.Attempt) })
+	for _, a := range r.running {
+		a.End = end
+		res.CutOff = append(res.CutOff, a)
+	}
+	byAttempt := func(a, b actors.AttemptRecord) int { return sched.CompareAttempts(a.Attempt, b.Attempt) }
+	slices.SortFunc(res.Attempts, byAttempt)
+	slices.SortFunc(res.CutOff, byAttempt)
 	return res, errors.Join(r.errs...)
 }

@@ -49,10 +49,15 @@ type RunOptions struct {
 	// slowdowns. It costs one extra run per distinct job.
 	Slowdown bool `toml:"slowdown"`
 
-	// Events records every delivery (RunEnd.Events).
-	Events bool `toml:"-"`
-	// Choices records every scheduling choice (RunEnd.Choices).
-	Choices bool `toml:"-"`
+	// Events records every delivery (RunEnd.Events) of a deterministic
+	// run; OnEvent, when set, receives each instead, as it happens, so a
+	// long run's log need not be held in memory.
+	Events  bool        `toml:"-"`
+	OnEvent func(Event) `toml:"-" json:"-"`
+	// Choices records every scheduling choice (RunEnd.Choices) of a
+	// deterministic run; OnChoice, when set, receives each instead.
+	Choices  bool         `toml:"-"`
+	OnChoice func(Choice) `toml:"-" json:"-"`
 	// WallClock is the real time a scaled or wall run follows; nil is the
 	// machine's.
 	WallClock WallClock `toml:"-"`

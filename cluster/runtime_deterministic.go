@@ -19,15 +19,22 @@ type deterministicRuntime struct {
 	progress time.Duration
 	dead     int
 	dropped  int
+	events   []Event  // RunOptions.Events without OnEvent
+	choices  []Choice // RunOptions.Choices without OnChoice
 }
 
 func newDeterministicRuntime(opts RunOptions, sys *actor.ActorSystem) *deterministicRuntime {
 	ex := newExecutor(opts)
 	ex.sys = sys
-	ex.recordEvents = opts.Events
-	ex.recordChoices = opts.Choices
 	ex.replay = opts.Replay
 	r := &deterministicRuntime{system: system{opts: opts, sys: sys}, ex: ex}
+	ex.onEvent, ex.onChoice = opts.OnEvent, opts.OnChoice
+	if ex.onEvent == nil && opts.Events {
+		ex.onEvent = func(e Event) { r.events = append(r.events, e) }
+	}
+	if ex.onChoice == nil && opts.Choices {
+		ex.onChoice = func(c Choice) { r.choices = append(r.choices, c) }
+	}
 	r.sub = r.sys.EventStream.Subscribe(func(evt any) {
 		if _, ok := evt.(*actor.DeadLetterEvent); ok {
 			if ex.running == "clock" {
@@ -83,7 +90,7 @@ func (r *deterministicRuntime) Run() RunEnd {
 	r.stop()
 	res := RunEnd{
 		Reason: reason, At: end, Err: r.ex.failed, Steps: r.ex.steps, DeadLetters: r.dead, Dropped: r.dropped,
-		Diverged: r.ex.diverged, Events: r.ex.events, Choices: r.ex.choices, Decisions: r.ex.course.log,
+		Diverged: r.ex.diverged, Events: r.events, Choices: r.choices, Decisions: r.ex.course.log,
 	}
 	res.Reason = endReason(res.Reason, res.Err)
 	return res

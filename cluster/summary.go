@@ -50,6 +50,38 @@ func ValidMetric(name string) bool {
 	return ok && i > 0 && strings.HasPrefix(rest[i+1:], "jobs.") && slices.Contains(MetricNames, rest[i+1:])
 }
 
+// Metric units: what a metric's value measures (MetricUnit).
+const (
+	UnitSeconds  = "seconds"  // emulated seconds (slot-seconds for *.slot_seconds)
+	UnitFraction = "fraction" // from 0 to 1
+	UnitCount    = "count"
+	UnitRatio    = "ratio" // a slowdown: a time over a time
+	UnitBytes    = "bytes"
+	UnitPerHour  = "jobs per hour"
+)
+
+// MetricUnit is what a valid metric measures, for checking values written
+// against it.
+func MetricUnit(name string) string {
+	if rest, ok := strings.CutPrefix(name, PoolMetrics); ok {
+		name = rest[strings.LastIndex(rest, ".jobs.")+1:]
+	}
+	switch {
+	case strings.HasPrefix(name, "jobs.response_time.") || strings.HasSuffix(name, ".response_time.mean") ||
+		name == "jobs.makespan" || name == "run.end" || strings.HasSuffix(name, ".slot_seconds"):
+		return UnitSeconds
+	case strings.HasPrefix(name, "tasks.locality.") || strings.HasPrefix(name, "slots.utilisation."):
+		return UnitFraction
+	case strings.HasPrefix(name, "jobs.slowdown."):
+		return UnitRatio
+	case name == "flows.bytes":
+		return UnitBytes
+	case name == "jobs.throughput":
+		return UnitPerHour
+	}
+	return UnitCount
+}
+
 // Pools lists, sorted, the pools the summary holds job metrics for.
 func (s Summary) Pools() []string {
 	var pools []string

@@ -64,6 +64,8 @@ func (e *Expectation) Validate() error {
 	errs.add(!slices.Contains(ops, e.Op), Invalid("op", e.Op, "must be one of %s", strings.Join(ops, " ")))
 	if _, err := e.number(); err != nil {
 		errs = append(errs, Invalid("value", e.Value, "%v", err))
+	} else if cluster.ValidMetric(e.Metric) {
+		errs = append(errs, e.fits())
 	}
 	errs.add(e.Op == "~" && !(e.Tolerance > 0), Invalid("tolerance", e.Tolerance, `must be > 0 with op = "~"`))
 	errs.add(e.Op != "~" && e.Tolerance != 0, Invalid("tolerance", e.Tolerance, `applies only to op = "~"`))
@@ -76,6 +78,28 @@ func (e *Expectation) Validate() error {
 		errs.add(!ok || k == "", Invalid(key, set, "must be key=value"))
 	}
 	return errs.err()
+}
+
+// fits checks that the value is of the metric's kind: a duration only
+// for a time, a fraction within [0, 1], a whole count. A ratio to a
+// baseline is a plain number whatever the metric.
+func (e *Expectation) fits() error {
+	unit := cluster.MetricUnit(e.Metric)
+	_, isText := e.Value.(string)
+	v, _ := e.number()
+	switch {
+	case e.Baseline != nil:
+		if isText {
+			return Invalid("value", e.Value, "compares %s with its baseline's: a ratio, a plain number", e.Metric)
+		}
+	case isText && unit != cluster.UnitSeconds:
+		return Invalid("value", e.Value, "%s is a %s, not a time: give a number", e.Metric, unit)
+	case unit == cluster.UnitFraction && (v < 0 || v > 1):
+		return Invalid("value", e.Value, "%s is a fraction from 0 to 1 (0.95, not 95)", e.Metric)
+	case unit == cluster.UnitCount && (v < 0 || v != math.Trunc(v)) && e.Op != "~":
+		return Invalid("value", e.Value, "%s counts: give a whole number ≥ 0", e.Metric)
+	}
+	return nil
 }
 
 // number is the value as a float: a TOML number, or a duration in seconds.

@@ -3,8 +3,14 @@ package scenarios
 import (
 	"errors"
 	"fmt"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"clusteremu/cluster"
+	"clusteremu/units"
 )
 
 // fuzzTarget nests the stream structs the way a scenario will: tables,
@@ -99,6 +105,8 @@ func FuzzLoad(f *testing.F) {
 		"[[workload.closed]]\nworkers = 2\njobs = 1\n[workload.closed.job]\ninput_file = \"d\"\ninput_bytes = \"1GiB\"\n",
 		"[reproduce]\nsource = \"s\"\nreduced = [\"run.until=1m\"]\n[[expect]]\nset = [\"x=1\"]\nbaseline = []\nmetric = \"jobs.throughput\"\nop = \"~\"\nvalue = 1\ntolerance = 0.1\n",
 		"[tasks]\ncopy_compute = true\nmax_reducers = 1\nfetch_per_host = true\njob_setup = \"5s\"\n",
+		"[cluster]\nracks = 2\nnodes_per_rack = 3\nintermediate_space = \"300MiB\"\n[[workload.synthetic]]\njobs = 6\ninterarrival = \"5s\"\nmax_maps = 9\n",
+		"[heartbeat]\ninterval = \"1h\"\n[scheduler]\nname = \"fair\"\npreemption = true\n[[workload.synthetic]]\njobs = 3\ninterarrival = \"1s\"\nmax_maps = 4\n",
 	} {
 		f.Add(seed)
 	}
@@ -106,7 +114,58 @@ func FuzzLoad(f *testing.F) {
 		if strings.Contains(doc, "jobs") && strings.Count(doc, "0") > 4 {
 			t.Skip("large generated workloads make slow inputs, not findings")
 		}
-		_, err := Load("f.toml", []byte(doc), "testdata")
+		sc, err := Load("f.toml", []byte(doc), "testdata")
 		checkPositioned(t, doc, err)
+		if err == nil {
+			runBounded(t, sc)
+		}
 	})
+}
+
+// Fuzzed scenarios that validate run for at most fuzzUntil of emulated
+// time, with a stall limit, within fuzzHeap of heap: a valid scenario
+// must end, without a panic, a broken invariant or a runaway allocation.
+const (
+	fuzzUntil = 10 * time.Minute
+	fuzzHeap  = 2 << 30
+	fuzzTasks = 200_000 // beyond, an input is slow, not a finding
+)
+
+func runBounded(t *testing.T, sc *Scenario) {
+	t.Helper()
+	cfg := sc.Config
+	tasks := 0
+	for _, stream := range append(slices.Clone(cfg.Workload), cfg.Closed...) {
+		for _, j := range stream {
+			tasks += int(min(j.InputBytes/max(int64(cfg.HDFS.BlockSize), 1), fuzzTasks)) + j.Reduces
+		}
+	}
+	if tasks > fuzzTasks || cfg.Nodes() > 2000 || cfg.Run.Concurrent() {
+		t.Skip("a large or concurrent run: slow, not a finding")
+	}
+	cfg.Run.Until = units.Duration(min(cfg.Run.Until.Std(), fuzzUntil))
+	if cfg.Run.Until == 0 {
+		cfg.Run.Until = units.Duration(fuzzUntil)
+	}
+	cfg.Run.StallAfter = units.Duration(time.Hour)
+	cfg.Run.Slowdown = false
+	c, err := cluster.Build(cfg)
+	if err != nil {
+		t.Fatalf("a scenario that validates does not build: %v", err)
+	}
+	rep, err := c.Run()
+	if err != nil && !strings.HasPrefix(err.Error(), "run ended deadline") {
+		var stall *cluster.StallError
+		if !errors.As(err, &stall) {
+			t.Fatalf("run failed: %v", err)
+		}
+	}
+	if rep.End.At > cfg.Run.Until.Std() {
+		t.Fatalf("the run passed its deadline: %v > %v", rep.End.At, cfg.Run.Until)
+	}
+	var mem runtime.MemStats
+	runtime.ReadMemStats(&mem)
+	if mem.HeapAlloc > fuzzHeap {
+		t.Fatalf("%d bytes of heap after the run", mem.HeapAlloc)
+	}
 }

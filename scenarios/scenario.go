@@ -117,11 +117,17 @@ func Load(name string, data []byte, dir string) (*Scenario, error) {
 	for i := range f.Expect {
 		errs = append(errs, Prefix(fmt.Sprintf("expect[%d]", i), f.Expect[i].Validate()))
 	}
+	errs = append(errs, poolChecks(f.Expect, sc.Config)...)
+	found = append(found, f.senseChecks(doc, name)...)
 	var located ErrorList
 	if err := errors.Join(errs...); err != nil {
 		errors.As(doc.Locate(err), &located)
 	}
-	if all := append(found, located...); len(all) > 0 {
+	all := append(found, located...)
+	if len(all) == 0 {
+		all = f.workloadCheck(name)
+	}
+	if len(all) > 0 {
 		return nil, all.err()
 	}
 	return sc, nil

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -168,7 +169,7 @@ heartbeat_jitter = "3s"
 		`chaos.toml:7:1: chaos.heartbeat_jitter = "3s": must be ≥ 0 and below heartbeat.interval = 3s, so heartbeats keep their order`,
 	}, strings.Split(err.Error(), "\n"))
 
-	sc, err := Load("ok.toml", []byte("[chaos]\nrelay_jitter = \"250ms\"\nheartbeat_jitter = \"1s\"\n"), ".")
+	sc, err := Load("ok.toml", []byte("[chaos]\nrelay_jitter = \"250ms\"\nheartbeat_jitter = \"1s\"\n"+someWork), ".")
 	require.NoError(t, err)
 	assert.Equal(t, cluster.Chaos{RelayJitter: units.Duration(250 * time.Millisecond), HeartbeatJitter: units.Duration(time.Second)}, sc.Config.Chaos)
 }
@@ -290,7 +291,7 @@ func TestWithSetChecksSchedulerParameters(t *testing.T) {
 name = "fair"
 [[scheduler.pools]]
 name = "prod"
-`), ".")
+`+someWork), ".")
 	require.NoError(t, err)
 	got, err := sc.WithSet("scheduler.t1=5s", "scheduler.pools[0].weight=2")
 	require.NoError(t, err)
@@ -379,4 +380,63 @@ func TestBadInputBeyondWhatARunHolds(t *testing.T) {
 	require.NoError(t, err)
 	_, err = sc.WithSet("run.seed=-1")
 	assert.EqualError(t, err, "--set run.seed=-1: -1: must be ≥ 0")
+}
+
+// A resolved scenario loads into the same configuration as the scenario.
+func TestResolvedLoadsTheSameConfig(t *testing.T) {
+	paths, err := filepath.Glob("examples/*.toml")
+	require.NoError(t, err)
+	papers, err := filepath.Glob("papers/*/*.toml")
+	require.NoError(t, err)
+	for _, path := range append(paths, papers...) {
+		t.Run(path, func(t *testing.T) {
+			sc, err := LoadFile(path)
+			require.NoError(t, err)
+			sc, err = sc.WithSet("cluster.racks=3", "run.until=2d")
+			require.NoError(t, err)
+			text, err := sc.Resolved()
+			require.NoError(t, err)
+			again, err := Load("resolved.toml", text, t.TempDir())
+			require.NoError(t, err, "%s", text)
+			require.Equal(t, sc.Config, again.Config)
+			require.Equal(t, sc.Expect, again.Expect)
+		})
+	}
+}
+
+// someWork is a workload for scenarios written to test other tables.
+const someWork = `
+[[workload.synthetic]]
+jobs = 1
+interarrival = "10s"
+`
+
+// What the decoder takes but cannot mean what was written is refused,
+// with the position of the key that makes it so.
+func TestNonsenseIsRefused(t *testing.T) {
+	for _, tc := range []struct{ name, text, want string }{
+		{"an empty file", "", `s.toml:1:1: workload: no workload: add a [[workload.synthetic]]`},
+		{"no workload", "[cluster]\nracks = 2\n", `s.toml:1:1: workload: no workload`},
+		{"both uplink keys", "[cluster]\nrack_uplink = \"1Gbps\"\noversubscription = 4\n" + someWork,
+			`s.toml:3:1: cluster.oversubscription = 4: sets the rack uplink, which cluster.rack_uplink = "125MB/s" sets too`},
+		{"a duration for a count", someWork + "[[expect]]\nmetric = \"jobs.succeeded\"\nop = \">\"\nvalue = \"10m\"\n",
+			`s.toml:8:1: expect[0].value = "10m": jobs.succeeded is a count, not a time`},
+		{"a percentage for a fraction", someWork + "[[expect]]\nmetric = \"tasks.locality.node\"\nop = \">\"\nvalue = 95\n",
+			`s.toml:8:1: expect[0].value = 95: tasks.locality.node is a fraction from 0 to 1`},
+		{"a pool no job is in", someWork + "[[expect]]\nmetric = \"pools.prod.jobs.succeeded\"\nop = \">\"\nvalue = 1\n",
+			`s.toml:6:1: expect[0].metric = "pools.prod.jobs.succeeded": no job of the workload is in pool "prod" (pools: none)`},
+		{"a pool declared twice", "[scheduler]\nname = \"fair\"\n[[scheduler.pools]]\nname = \"a\"\n[[scheduler.pools]]\nname = \"a\"\n" + someWork,
+			`s.toml:6:1: scheduler.pools[1].name = "a": names pools[0] again`},
+		{"a bare number for a rate", "[cluster]\nnic = 1000\n" + someWork,
+			`s.toml:2:1: cluster.nic = 1000: a rate needs a unit`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Load("s.toml", []byte(tc.text), ".")
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+	// An idle cluster for a while is a meaning.
+	_, err := Load("s.toml", []byte("[run]\nuntil = \"1h\"\n"), ".")
+	assert.NoError(t, err)
 }

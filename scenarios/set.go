@@ -34,6 +34,7 @@ func (s *Scenario) WithSet(assignments ...string) (*Scenario, error) {
 	for i := range f.Expect {
 		errs = append(errs, Prefix(fmt.Sprintf("expect[%d]", i), f.Expect[i].Validate()))
 	}
+	errs = append(errs, poolChecks(f.Expect, cfg)...)
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("%s: %w", strings.TrimPrefix(name, s.Name+" "), err)
 	}

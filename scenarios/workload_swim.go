@@ -2,8 +2,10 @@ package scenarios
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -80,11 +82,7 @@ func (s *SWIMStream) Generate(env Env) ([]workload.JobSpec, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	path := s.Trace
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(env.Dir, path)
-	}
-	f, err := os.Open(path)
+	f, path, err := openTrace(s.Trace, env.Dir)
 	if err != nil {
 		return nil, err
 	}
@@ -94,6 +92,37 @@ func (s *SWIMStream) Generate(env Env) ([]workload.JobSpec, error) {
 		return nil, err
 	}
 	return s.Convert(recs), nil
+}
+
+// TracesEnv names the environment variable of a directory of SWIM traces:
+// a trace not found where the scenario says is looked for there by its
+// file name, so scenarios find the traces in any clone.
+const TracesEnv = "CLUSTEREMU_TRACES"
+
+// openTrace opens a trace named as written (relative to the scenario's
+// directory), else its file name in $CLUSTEREMU_TRACES; the error says
+// where it looked.
+func openTrace(trace, dir string) (*os.File, string, error) {
+	path := trace
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(dir, path)
+	}
+	f, err := os.Open(path)
+	if !errors.Is(err, fs.ErrNotExist) {
+		return f, path, err
+	}
+	looked := path
+	if env := os.Getenv(TracesEnv); env != "" {
+		alt := filepath.Join(env, filepath.Base(trace))
+		if f, err := os.Open(alt); !errors.Is(err, fs.ErrNotExist) {
+			return f, alt, err
+		}
+		looked += " and " + alt
+	} else {
+		looked += " ($" + TracesEnv + " is not set)"
+	}
+	return nil, "", Invalid("trace", trace, "not found: looked at %s; the SWIM traces are in SWIM's workloadSuite "+
+		"(github.com/SWIMProjectUCB/SWIM): set %s to the directory that holds them", looked, TracesEnv)
 }
 
 // SWIMRecord is one line of a SWIM trace. Times are seconds.

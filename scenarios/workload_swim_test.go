@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"clusteremu/workload"
 )
 
@@ -155,4 +158,19 @@ func TestSWIMRealTraceFirstHour(t *testing.T) {
 	if err != nil || len(all) != 5894 {
 		t.Errorf("whole day: %d jobs, %v; want 5894", len(all), err)
 	}
+}
+
+// A trace not where the scenario says is found by name in
+// $CLUSTEREMU_TRACES; the error says where it looked.
+func TestTraceFoundInTheTracesDirectory(t *testing.T) {
+	text := "[[workload.swim]]\ntrace = \"elsewhere/swim_small.tsv\"\n"
+	t.Setenv(TracesEnv, "")
+	_, err := Load("s.toml", []byte(text), ".")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `s.toml:2:1: workload.swim[0].trace = "elsewhere/swim_small.tsv": not found: looked at elsewhere/swim_small.tsv ($CLUSTEREMU_TRACES is not set)`)
+
+	t.Setenv(TracesEnv, "testdata")
+	sc, err := Load("s.toml", []byte(text), ".")
+	require.NoError(t, err)
+	assert.NotEmpty(t, sc.Config.Workload[0])
 }

@@ -44,7 +44,9 @@ import (
 // min_reduce_fraction = 0.05, max_reduce_fraction = 0.25,
 // block_size = "128MiB", shuffle_ratio = 1.0, output_ratio = 1.0,
 // pool = "", map_cpu_per_mib and reduce_cpu_per_mib (see CPUCosts).
-// A zero or absent value takes the default.
+// An absent value takes the default, and so does a zero for keys where
+// zero means nothing (jobs, task_time, the map bounds, block_size...);
+// lognormal_mu, the reduce fractions and the ratios take 0 as written.
 type SyntheticStream struct {
 	Jobs              int      `toml:"jobs"`
 	Interarrival      Duration `toml:"interarrival"`
@@ -56,13 +58,13 @@ type SyntheticStream struct {
 	ParetoAlpha       float64  `toml:"pareto_alpha"`
 	MinMaps           int      `toml:"min_maps"`
 	MaxMaps           int      `toml:"max_maps"`
-	LognormalMu       float64  `toml:"lognormal_mu"`
+	LognormalMu       *float64 `toml:"lognormal_mu"`
 	LognormalSigma    float64  `toml:"lognormal_sigma"`
 	MinReduceFraction *float64 `toml:"min_reduce_fraction"`
 	MaxReduceFraction *float64 `toml:"max_reduce_fraction"`
 	BlockSize         Bytes    `toml:"block_size"`
-	ShuffleRatio      float64  `toml:"shuffle_ratio"`
-	OutputRatio       float64  `toml:"output_ratio"`
+	ShuffleRatio      *float64 `toml:"shuffle_ratio"`
+	OutputRatio       *float64 `toml:"output_ratio"`
 	Pool              string   `toml:"pool"`
 	CPUCosts
 }
@@ -99,12 +101,11 @@ var FacebookBins = []SizeBin{
 // DefaultSyntheticStream returns a SyntheticStream with every default
 // filled in; Jobs and the arrival process are left for the scenario.
 func DefaultSyntheticStream() SyntheticStream {
-	minFrac, maxFrac := 0.05, 0.25
 	return SyntheticStream{
 		TaskTime: Duration(30 * time.Second), Sizes: "facebook", ParetoAlpha: 1.1,
-		MinMaps: 1, MaxMaps: 12800, LognormalMu: 2.5, LognormalSigma: 1.5,
-		MinReduceFraction: &minFrac, MaxReduceFraction: &maxFrac,
-		BlockSize: 128 << 20, ShuffleRatio: 1, OutputRatio: 1,
+		MinMaps: 1, MaxMaps: 12800, LognormalMu: new(2.5), LognormalSigma: 1.5,
+		MinReduceFraction: new(0.05), MaxReduceFraction: new(0.25),
+		BlockSize: 128 << 20, ShuffleRatio: new(1.0), OutputRatio: new(1.0),
 	}
 }
 
@@ -128,14 +129,14 @@ func (s *SyntheticStream) Validate() error {
 	c.add(!(v.ParetoAlpha > 0) || !finite(v.ParetoAlpha), Invalid("pareto_alpha", v.ParetoAlpha, "must be a finite number > 0"))
 	c.add(v.MinMaps < 1, Invalid("min_maps", v.MinMaps, "must be ≥ 1"))
 	c.add(v.MaxMaps < v.MinMaps || v.MaxMaps > 1e7, Invalid("max_maps", v.MaxMaps, "must be in [min_maps = %d, 10000000]", v.MinMaps))
-	c.add(!finite(v.LognormalMu), Invalid("lognormal_mu", v.LognormalMu, "must be finite"))
+	c.add(!finite(*v.LognormalMu), Invalid("lognormal_mu", *v.LognormalMu, "must be finite"))
 	c.add(!(v.LognormalSigma > 0) || !finite(v.LognormalSigma), Invalid("lognormal_sigma", v.LognormalSigma, "must be a finite number > 0"))
 	minf, maxf := *v.MinReduceFraction, *v.MaxReduceFraction
 	c.add(!(minf >= 0 && minf <= 1), Invalid("min_reduce_fraction", minf, "must be in [0, 1]"))
 	c.add(!(maxf >= minf && maxf <= 1), Invalid("max_reduce_fraction", maxf, "must be in [min_reduce_fraction = %g, 1]", minf))
 	c.add(v.BlockSize < 1, Invalid("block_size", v.BlockSize, "must be > 0"))
-	c.add(!(v.ShuffleRatio >= 0) || !finite(v.ShuffleRatio), Invalid("shuffle_ratio", v.ShuffleRatio, "must be a finite number ≥ 0"))
-	c.add(!(v.OutputRatio >= 0) || !finite(v.OutputRatio), Invalid("output_ratio", v.OutputRatio, "must be a finite number ≥ 0"))
+	c.add(!(*v.ShuffleRatio >= 0) || !finite(*v.ShuffleRatio), Invalid("shuffle_ratio", *v.ShuffleRatio, "must be a finite number ≥ 0"))
+	c.add(!(*v.OutputRatio >= 0) || !finite(*v.OutputRatio), Invalid("output_ratio", *v.OutputRatio, "must be a finite number ≥ 0"))
 	c.add(v.Jobs > 1_000_000, Invalid("jobs", v.Jobs, "must be at most 1000000"))
 	return c.err()
 }
@@ -194,10 +195,10 @@ func (s *SyntheticStream) job(i, maps int, r *rand.Rand) workload.JobSpec {
 		reduces = max(1, int(math.Round(f*float64(maps))))
 	}
 	input := int64(maps) * int64(s.BlockSize)
-	shuffle, output := int64(0), ratio(input, s.OutputRatio)
+	shuffle, output := int64(0), ratio(input, *s.OutputRatio)
 	if reduces > 0 {
-		shuffle = ratio(input, s.ShuffleRatio)
-		output = ratio(shuffle, s.OutputRatio)
+		shuffle = ratio(input, *s.ShuffleRatio)
+		output = ratio(shuffle, *s.OutputRatio)
 	}
 	mapCPU, reduceCPU := s.CPUCosts.costs()
 	return workload.JobSpec{
@@ -217,7 +218,7 @@ func (s *SyntheticStream) drawMaps(r *rand.Rand) int {
 	case "pareto":
 		return boundedPareto(r, s.ParetoAlpha, s.MinMaps, s.MaxMaps)
 	case "lognormal":
-		x := math.Round(math.Exp(s.LognormalMu + s.LognormalSigma*r.NormFloat64()))
+		x := math.Round(math.Exp(*s.LognormalMu + s.LognormalSigma*r.NormFloat64()))
 		return int(min(max(x, float64(s.MinMaps)), float64(s.MaxMaps)))
 	}
 	u, bin := r.Float64(), FacebookBins[len(FacebookBins)-1]

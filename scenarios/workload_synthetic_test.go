@@ -152,7 +152,7 @@ func TestSyntheticHeavyTails(t *testing.T) {
 	p := (1 - math.Pow(0.5, 1.1)) / (1 - math.Pow(1.0/5001, 1.1))
 	within(t, "P(maps = 1)", float64(ones)/n, p, math.Sqrt(p*(1-p)/n))
 
-	jobs = generate(t, SyntheticStream{Jobs: n, Interarrival: Duration(time.Second), Sizes: "lognormal", LognormalMu: 3, LognormalSigma: 1}, 5)
+	jobs = generate(t, SyntheticStream{Jobs: n, Interarrival: Duration(time.Second), Sizes: "lognormal", LognormalMu: new(3.0), LognormalSigma: 1}, 5)
 	below := 0
 	for _, j := range jobs {
 		if j.Maps < 20 { // e^3 ≈ 20.09 is the median
@@ -164,10 +164,20 @@ func TestSyntheticHeavyTails(t *testing.T) {
 
 func TestSyntheticMapOnly(t *testing.T) {
 	zero := 0.0
-	jobs := generate(t, SyntheticStream{Jobs: 50, Interarrival: Duration(time.Second), MinReduceFraction: &zero, MaxReduceFraction: &zero, OutputRatio: 0.5}, 6)
+	jobs := generate(t, SyntheticStream{Jobs: 50, Interarrival: Duration(time.Second), MinReduceFraction: &zero, MaxReduceFraction: &zero, OutputRatio: new(0.5)}, 6)
 	for _, j := range jobs {
 		if j.Reduces != 0 || j.ShuffleBytes != 0 || j.OutputBytes != j.InputBytes/2 {
 			t.Fatalf("%s: %d reduces, %d shuffle, %d output of %d input", j.Name, j.Reduces, j.ShuffleBytes, j.OutputBytes, j.InputBytes)
+		}
+	}
+}
+
+// A ratio of 0 is 0: no shuffle, no output.
+func TestSyntheticZeroRatiosMeanZero(t *testing.T) {
+	jobs := generate(t, SyntheticStream{Jobs: 20, Interarrival: Duration(time.Second), ShuffleRatio: new(0.0), OutputRatio: new(0.0)}, 6)
+	for _, j := range jobs {
+		if j.ShuffleBytes != 0 || j.OutputBytes != 0 || j.InputBytes == 0 {
+			t.Fatalf("%s: %d shuffle, %d output of %d input", j.Name, j.ShuffleBytes, j.OutputBytes, j.InputBytes)
 		}
 	}
 }
@@ -185,7 +195,7 @@ func TestSyntheticValidate(t *testing.T) {
 		{SyntheticStream{Jobs: 1, Load: 1, Slots: 1, Sizes: "zipf"}, []string{`sizes = "zipf": must be`}},
 		{SyntheticStream{Jobs: 1, Load: 1, Slots: 1, MinMaps: 10, MaxMaps: 5}, []string{"max_maps = 5: must be in [min_maps = 10"}},
 		{SyntheticStream{Jobs: 1, Load: 1, Slots: 1, MaxReduceFraction: &bad}, []string{"max_reduce_fraction = 2"}},
-		{SyntheticStream{Jobs: 1, Load: 1, Slots: 1, BlockSize: -1, ShuffleRatio: -1}, []string{"block_size", "shuffle_ratio = -1"}},
+		{SyntheticStream{Jobs: 1, Load: 1, Slots: 1, BlockSize: -1, ShuffleRatio: new(-1.0)}, []string{"block_size", "shuffle_ratio = -1"}},
 	} {
 		err := tc.s.Validate()
 		for _, m := range tc.msgs {

@@ -78,8 +78,14 @@ func ParseRate(s string) (Rate, error) {
 		}
 		return Rate(n), nil
 	}
+	if unit == "" {
+		if strings.Trim(num, "0.") == "" {
+			return 0, nil // zero in any unit
+		}
+		return 0, fmt.Errorf("%q: a rate needs a unit: %s", s, rateForms) // 1000 meant as Mb/s
+	}
 	mult, ok := byteUnits[strings.TrimSuffix(unit, "/s")]
-	if !ok || (unit != "" && !strings.HasSuffix(unit, "/s")) {
+	if !ok || !strings.HasSuffix(unit, "/s") {
 		return 0, fmt.Errorf("%q: %s", s, rateForms)
 	}
 	n, err := exactFloat(num, mult, 1)
@@ -219,9 +225,12 @@ func (b *Bytes) UnmarshalTOML(v any) error {
 	return err
 }
 
-// UnmarshalTOML decodes a TOML string or non-negative integer of bytes per
-// second.
+// UnmarshalTOML decodes a TOML string. A bare number is refused: 1000
+// meant as Mb/s would silently be bytes per second.
 func (r *Rate) UnmarshalTOML(v any) error {
+	if _, ok := v.(string); !ok && v != int64(0) {
+		return fmt.Errorf("%s: a rate needs a unit: %s (a quoted string)", tomlValue(v), rateForms)
+	}
 	n, err := decodeUnit(v, ParseRate, rateForms)
 	*r = n
 	return err
@@ -265,3 +274,14 @@ func tomlValue(v any) string {
 	}
 	return fmt.Sprint(v)
 }
+
+// MarshalTOML writes the size as a quoted string with its unit.
+func (b Bytes) MarshalTOML() ([]byte, error) { return quoted(b.String()), nil }
+
+// MarshalTOML writes the rate as a quoted string with its unit.
+func (r Rate) MarshalTOML() ([]byte, error) { return quoted(r.String()), nil }
+
+// MarshalTOML writes the span as a quoted string with its unit.
+func (d Duration) MarshalTOML() ([]byte, error) { return quoted(d.String()), nil }
+
+func quoted(s string) []byte { return []byte(strconv.Quote(s)) }

@@ -68,7 +68,7 @@ func TestParseRate(t *testing.T) {
 		{"1GiB/s", 1 << 30},
 		{"1.5KiB/s", 1536},
 		{"0", 0},
-		{"4096", 4096},
+		{"4096B/s", 4096},
 	} {
 		got, err := ParseRate(tc.in)
 		if err != nil || got != tc.want {
@@ -81,7 +81,7 @@ func TestParseRate(t *testing.T) {
 }
 
 func TestParseRateRejects(t *testing.T) {
-	for _, in := range []string{"1 Gbps", "1GBps", "125MB", "1Gb", "fast", "", "/s", "1MiB/h", "-1Gbps"} {
+	for _, in := range []string{"1 Gbps", "1GBps", "125MB", "1Gb", "fast", "", "/s", "1MiB/h", "-1Gbps", "4096", "1e3"} {
 		_, err := ParseRate(in)
 		if err == nil || !strings.Contains(err.Error(), "must look like 1Gbps, 125MB/s") {
 			t.Errorf("ParseRate(%q) error = %v; want the accepted forms", in, err)

@@ -106,8 +106,16 @@ func (p *FairParams) Validate() error {
 	c.duration("min_share_timeout", p.MinShareTimeout)
 	c.duration("fair_share_timeout", p.FairShareTimeout)
 	c.number("fair_share_fraction", p.FairShareFraction, 0, 1)
+	first := map[string]int{}
 	for i := range p.Pools {
-		p.Pools[i].check(&c, fmt.Sprintf("pools[%d]", i))
+		key := fmt.Sprintf("pools[%d]", i)
+		p.Pools[i].check(&c, key)
+		name := p.Pools[i].Name
+		if j, dup := first[name]; dup && name != "" {
+			c.check(true, key+".name", name, fmt.Sprintf("names pools[%d] again: a pool is declared once", j))
+		} else {
+			first[name] = i
+		}
 	}
 	return c.err()
 }

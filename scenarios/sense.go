@@ -1,0 +1,76 @@
+package scenarios
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"clusteremu/cluster"
+)
+
+// senseChecks refuses what the decoder accepts but cannot mean what the
+// writer meant: the two keys of one setting written together. doc is the
+// file as written.
+func (f *File) senseChecks(doc *Document, name string) ErrorList {
+	var errs ErrorList
+	_, _, uplink := doc.Position("cluster.rack_uplink")
+	line, col, over := doc.Position("cluster.oversubscription")
+	if uplink && over && f.Cluster.RackUplink > 0 && f.Cluster.Oversubscription > 0 {
+		errs = append(errs, &Error{File: name, Line: line, Col: col, Key: "cluster.oversubscription",
+			Value: fmt.Sprint(f.Cluster.Oversubscription),
+			Msg:   fmt.Sprintf("sets the rack uplink, which cluster.rack_uplink = %q sets too: give one of them", f.Cluster.RackUplink)})
+	}
+	return errs
+}
+
+// workloadCheck refuses a scenario with nothing to do, checked like the
+// jobs against the cluster once nothing else is wrong: it runs no job and
+// ends at once. An idle cluster runs for run.until.
+func (f *File) workloadCheck(name string) ErrorList {
+	w := f.Workload
+	if len(w.Synthetic)+len(w.SWIM)+len(w.Jobs)+len(w.Closed) > 0 || f.Run.Until > 0 {
+		return nil
+	}
+	return ErrorList{{File: name, Line: 1, Col: 1, Key: "workload",
+		Msg: "no workload: add a [[workload.synthetic]], [[workload.swim]], [[workload.jobs]] or [[workload.closed]] stream (clusteremu config prints the default scenario's), or set run.until to run an idle cluster that long"}}
+}
+
+// poolChecks refuses expectations on pools no job of the workload is in:
+// they could only fail after the run.
+func poolChecks(expect []Expectation, cfg cluster.Config) []error {
+	pools := map[string]bool{}
+	for _, stream := range append(slices.Clone(cfg.Workload), cfg.Closed...) {
+		for _, j := range stream {
+			if j.Pool != "" {
+				pools[j.Pool] = true
+			}
+		}
+	}
+	var errs []error
+	for i, e := range expect {
+		rest, ok := strings.CutPrefix(e.Metric, cluster.PoolMetrics)
+		if !ok || !cluster.ValidMetric(e.Metric) {
+			continue
+		}
+		pool := rest[:strings.LastIndex(rest, ".jobs.")]
+		if !pools[pool] {
+			known := slices.Sorted(func(yield func(string) bool) {
+				for p := range pools {
+					if !yield(p) {
+						return
+					}
+				}
+			})
+			errs = append(errs, Invalid(fmt.Sprintf("expect[%d].metric", i), e.Metric,
+				"no job of the workload is in pool %q (pools: %s)", pool, orNone(known)))
+		}
+	}
+	return errs
+}
+
+func orNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
