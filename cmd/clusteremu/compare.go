@@ -1,9 +1,11 @@
 package main
 
 import (
-	"flag"
+	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -39,35 +41,86 @@ var compareMetrics = []string{
 // over values (--set key=v1,v2,...), on the same seeds and prints their
 // metrics side by side, each with its ratio to the first.
 func compareCommand(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("compare", stdout, stderr)
 	var sets setFlags
 	fs.Var(&sets, "set", "key=v1,v2,... sweeps a key over values (one --set sweeps; more fix other keys)")
-	positional, err := parseInterspersed(fs, args)
+	out := fs.String("out", "", "also write the comparison as comparison.csv and comparison.json into this directory")
+	positional, err := fs.parse(args)
 	if err != nil {
-		return 2
+		return exitCode(err)
 	}
 	variants, err := compareVariants(positional, sets)
+	if err == nil && fs.set("out") {
+		err = prepareDir(*out)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, err)
-		return 2
+		return exitUsage
 	}
+	runs, endWatch := watchedRunSet(stderr)
+	defer endWatch()
 	var reports []*cluster.Report
+	code := exitOK
 	for _, v := range variants {
 		c, err := cluster.Build(v.Config)
 		if err != nil {
 			fmt.Fprintln(stderr, "clusteremu:", err)
-			return 1
+			return exitFailed
 		}
-		rep, err := c.Run()
+		rep, err := runs.run(c)
+		if errors.Is(err, cluster.ErrInterrupted) {
+			fmt.Fprintf(stderr, "clusteremu: interrupted in %s: compared the %d variant(s) that finished\n", v.Name, len(reports))
+			code = exitInterrupted
+			break
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "clusteremu: %s: %v\n", v.Name, err)
-			return 1
+			return exitFailed
 		}
 		reports = append(reports, rep)
 	}
+	if len(reports) == 0 {
+		return code
+	}
+	variants = variants[:len(reports)]
+	if fs.set("out") {
+		if err := writeComparison(*out, variants, reports); err != nil {
+			fmt.Fprintln(stderr, "clusteremu:", err)
+			return exitFailed
+		}
+	}
 	printComparison(stdout, variants, reports)
-	return 0
+	return code
+}
+
+// writeComparison writes the compared metrics as comparison.csv (a row
+// per metric, a column per variant) and comparison.json (each variant's
+// name and whole summary).
+func writeComparison(dir string, variants []*scenarios.Scenario, reports []*cluster.Report) error {
+	header := []string{"metric"}
+	type variant struct {
+		Name    string          `json:"name"`
+		Metrics cluster.Summary `json:"metrics"`
+	}
+	all := make([]variant, len(variants))
+	for i, v := range variants {
+		header = append(header, shortName(v.Name))
+		all[i] = variant{Name: v.Name, Metrics: reports[i].Summary}
+	}
+	rows := [][]string{header}
+	for _, m := range compareMetrics {
+		row := []string{m}
+		for _, rep := range reports {
+			cell := ""
+			if got, has := rep.Summary[m]; has {
+				cell = strconv.FormatFloat(got, 'g', -1, 64)
+			}
+			row = append(row, cell)
+		}
+		rows = append(rows, row)
+	}
+	return errors.Join(writeCSV(filepath.Join(dir, "comparison.csv"), rows),
+		writeJSON(filepath.Join(dir, "comparison.json"), map[string]any{"variants": all}))
 }
 
 // compareVariants builds the scenarios to compare: every file named, or

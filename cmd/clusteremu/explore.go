@@ -2,9 +2,9 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"sync"
 	"time"
@@ -19,26 +19,31 @@ import (
 // invariant or an [[expect]] block. The workload seed stays as written:
 // only the order of same-instant messages changes from seed to seed.
 func exploreCommand(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("explore", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("explore", stdout, stderr)
 	seeds := fs.Int("seeds", 100, "schedule seeds to run")
-	first := fs.Uint64("first", 1, "the first schedule seed")
+	first := seedVar(fs, "first", 1, "the first schedule seed")
 	workers := fs.Int("parallel", runtime.GOMAXPROCS(0), "runs at once")
 	shrinkFirst := fs.Bool("shrink", false, "shrink the first failing seed to a minimal set of decisions")
-	sc, err := parseDeterministic(fs, args, stderr)
+	sc, err := parseDeterministic(fs, args)
 	if err != nil {
-		return 2
+		return exitCode(err)
 	}
-	if *seeds < 1 {
-		fmt.Fprintf(stderr, "--seeds %d: must be ≥ 1\n", *seeds)
-		return 2
+	switch {
+	case *seeds < 1:
+		fmt.Fprintf(stderr, "clusteremu: --seeds %d: must be ≥ 1\n", *seeds)
+		return exitUsage
+	case *workers < 1:
+		fmt.Fprintf(stderr, "clusteremu: --parallel %d: must be ≥ 1 (the default is one run per CPU: %d)\n", *workers, runtime.GOMAXPROCS(0))
+		return exitUsage
+	case *first > math.MaxInt64-uint64(*seeds)+1:
+		fmt.Fprintf(stderr, "clusteremu: --first %d --seeds %d: the last seed passes %d\n", *first, *seeds, int64(math.MaxInt64))
+		return exitUsage
 	}
 	*workers = parallel.Workers(*workers)
 	start := time.Now()
 	outcomes := make([]outcome, *seeds)
 	var printing sync.Mutex
-	runs := newRunSet()
-	endWatch := onInterrupt(stderr, runs.interrupt)
+	runs, endWatch := watchedRunSet(stderr)
 	parallel.For(*seeds, *workers, func(i int) {
 		seed := *first + uint64(i)
 		o := exploreSeed(sc, seed, runs)
@@ -92,7 +97,7 @@ func exploreCommand(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "replay it with:  clusteremu run %s --schedule-seed %d --out DIR --events\n", sc.Name, seed)
 	if *shrinkFirst && !runs.stopped() {
 		fmt.Fprintln(stdout)
-		if _, err := shrinkSeed(stdout, sc, seed, *workers); err != nil {
+		if _, err := shrinkSeed(stdout, sc, seed, *workers, runs); err != nil {
 			fmt.Fprintln(stderr, "clusteremu:", err)
 		}
 	} else {
@@ -121,12 +126,7 @@ func exploreSeed(sc *scenarios.Scenario, seed uint64, runs *runSet) outcome {
 	if err != nil {
 		return outcome{err: err}
 	}
-	if !runs.add(c) {
-		_, _ = c.Run() // interrupted before it began: stops the actors
-		return outcome{skipped: true}
-	}
-	rep, err := verdictOf(sc, c)
-	runs.remove(c)
+	rep, err := verdictOf(sc, c, runs)
 	if errors.Is(err, cluster.ErrInterrupted) {
 		return outcome{skipped: true}
 	}
@@ -135,6 +135,14 @@ func exploreSeed(sc *scenarios.Scenario, seed uint64, runs *runSet) outcome {
 		o.at = rep.End.At
 	}
 	return o
+}
+
+// run runs c as one of the set. Once the set is interrupted c still
+// runs, stopping at once, so its actors are released.
+func (s *runSet) run(c *cluster.Cluster) (*cluster.Report, error) {
+	s.add(c)
+	defer s.remove(c)
+	return c.Run()
 }
 
 // runSet is the runs going on at once, so an interrupt reaches them all,
@@ -146,6 +154,13 @@ type runSet struct {
 }
 
 func newRunSet() *runSet { return &runSet{running: map[*cluster.Cluster]bool{}} }
+
+// watchedRunSet is a run set that the first interrupt stops; end ends the
+// watch.
+func watchedRunSet(stderr io.Writer) (runs *runSet, end func()) {
+	runs = newRunSet()
+	return runs, onInterrupt(stderr, runs.interrupt)
+}
 
 // add registers a run about to start, and reports false once interrupted.
 func (s *runSet) add(c *cluster.Cluster) bool {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	_ "clusteremu/scenarios/examples/race" // the race tutorial's policy
 )
@@ -13,36 +14,89 @@ import (
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
-const usage = `clusteremu %s: an in-process emulator of data-analytics clusters
+// command is one subcommand: its arguments and what it does, for the
+// usage text and its own -h.
+type command struct {
+	name, args, desc string
+	run              func(args []string, stdout, stderr io.Writer) int
+}
 
-Usage:
-  clusteremu run [scenario.toml] [--seed N] [--schedule-seed S] [--until D]
-                 [--set key=value] [--decisions FILE] [--out DIR [--events]]
-                            run a scenario (without one, the embedded
-                            default: 4 racks of 10 nodes under FIFO) in
-                            deterministic virtual time, print its summary
-                            and check its [[expect]] blocks
-  clusteremu compare a.toml b.toml ... | [scenario.toml] --set key=v1,v2,...
-                            run variants on the same workload and seeds and
-                            print their metrics side by side with ratios
-  clusteremu validate scenario.toml ...
-                            decode and validate scenarios only
-  clusteremu explore [scenario.toml] [--seeds N] [--first S] [--parallel P]
-                   [--shrink]
-                            run the scenario under N schedule seeds and
-                            print every seed that breaks an invariant or an
-                            [[expect]] block
-  clusteremu shrink [scenario.toml] --schedule-seed S [--out FILE]
-                            reduce a failing seed to the fewest ordering
-                            and delay decisions that still fail; run
-                            --decisions FILE replays them
-  clusteremu reproduce [--reduced] scenario.toml ...
-                            run a paper reproduction's variants and print
-                            paper value, emulator value and verdict per
-                            [[expect]] block
-  clusteremu version        print the version
-  clusteremu help           print this text
-`
+var commands []command
+
+func init() {
+	commands = []command{
+		{"run", "[scenario.toml] [--seed N] [--schedule-seed S] [--until D] [--set key=value] [--decisions FILE] [--out DIR [--events]]",
+			`run a scenario (without one, the embedded default: 4 racks of 10
+nodes under FIFO) in deterministic virtual time, print its summary and
+check its [[expect]] blocks`, runCommand},
+		{"compare", "a.toml b.toml ... | [scenario.toml] --set key=v1,v2,... [--out DIR]",
+			`run variants on the same workload and seeds and print their metrics
+side by side with ratios`, compareCommand},
+		{"validate", "[--set key=value] scenario.toml ...",
+			"decode and validate scenarios only", validateCommand},
+		{"config", "[scenario.toml] [--seed N] [--until D] [--set key=value]",
+			`print the scenario as it would run: every key with its default,
+overrides applied (what run --out saves as scenario.toml)`, configCommand},
+		{"explore", "[scenario.toml] [--seeds N] [--first S] [--parallel P] [--shrink]",
+			`run the scenario under N schedule seeds and print every seed that
+breaks an invariant or an [[expect]] block`, exploreCommand},
+		{"shrink", "[scenario.toml] --schedule-seed S [--out FILE]",
+			`reduce a failing seed to the fewest ordering and delay decisions
+that still fail; run --decisions FILE replays them`, shrinkCommand},
+		{"reproduce", "[--reduced] scenario.toml ...",
+			`run a paper reproduction's variants and print paper value, emulator
+value and verdict per [[expect]] block`, reproduceCommand},
+		{"version", "", "print the version", func(_ []string, stdout, _ io.Writer) int {
+			fmt.Fprintln(stdout, "clusteremu", version)
+			return exitOK
+		}},
+		{"help", "[command]", "print this text, or a command's flags", helpCommand},
+	}
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprintf(w, "clusteremu %s: an in-process emulator of data-analytics clusters\n\nUsage:\n", version)
+	for _, c := range commands {
+		fmt.Fprintf(w, "  clusteremu %s %s\n", c.name, c.args)
+		fmt.Fprintf(w, "      %s\n", strings.ReplaceAll(c.desc, "\n", "\n      "))
+	}
+	fmt.Fprint(w, `
+Exit codes: 0 ok; 1 a run failed or an expectation failed; 2 bad usage,
+a bad scenario or an output that cannot be written; 130 interrupted.
+"clusteremu help COMMAND" or "clusteremu COMMAND -h" lists its flags.
+`)
+}
+
+func lookup(name string) (command, bool) {
+	for _, c := range commands {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+// helpCommand prints the usage, or a command's own.
+func helpCommand(args []string, stdout, stderr io.Writer) int {
+	switch {
+	case len(args) == 0:
+		printUsage(stdout)
+		return exitOK
+	case len(args) > 1:
+		fmt.Fprintln(stderr, "usage: clusteremu help [command]")
+		return exitUsage
+	}
+	c, ok := lookup(args[0])
+	if !ok || c.name == "help" || c.name == "version" {
+		if ok {
+			fmt.Fprintf(stdout, "usage: clusteremu %s %s\n\n%s\n", c.name, c.args, c.desc)
+			return exitOK
+		}
+		fmt.Fprintf(stderr, "clusteremu help: unknown command %q\n", args[0])
+		return exitUsage
+	}
+	return c.run([]string{"-h"}, stdout, stderr)
+}
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
@@ -50,31 +104,21 @@ func main() {
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintf(stdout, usage, version)
-		return 0
+		printUsage(stdout)
+		return exitOK
 	}
 	switch args[0] {
-	case "run":
-		return runCommand(args[1:], stdout, stderr)
-	case "compare":
-		return compareCommand(args[1:], stdout, stderr)
-	case "validate":
-		return validateCommand(args[1:], stdout, stderr)
-	case "reproduce":
-		return reproduceCommand(args[1:], stdout, stderr)
-	case "explore":
-		return exploreCommand(args[1:], stdout, stderr)
-	case "shrink":
-		return shrinkCommand(args[1:], stdout, stderr)
-	case "version":
-		fmt.Fprintln(stdout, "clusteremu", version)
-		return 0
-	case "help", "-h", "--help":
-		fmt.Fprintf(stdout, usage, version)
-		return 0
-	default:
-		fmt.Fprintf(stderr, "clusteremu: unknown command %q\n", args[0])
-		fmt.Fprintf(stderr, usage, version)
-		return 2
+	case "-h", "--help", "-help":
+		printUsage(stdout)
+		return exitOK
+	case "--version", "-version":
+		args[0] = "version"
 	}
+	c, ok := lookup(args[0])
+	if !ok {
+		fmt.Fprintf(stderr, "clusteremu: unknown command %q\n", args[0])
+		printUsage(stderr)
+		return exitUsage
+	}
+	return c.run(args[1:], stdout, stderr)
 }

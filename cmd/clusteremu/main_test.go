@@ -129,8 +129,9 @@ func TestRunWritesEventLog(t *testing.T) {
 	assert.Contains(t, string(events), `"type":"actors.SubmitJob"`)
 	choices, err := os.ReadFile(filepath.Join(dir, "choices.jsonl"))
 	require.NoError(t, err)
-	assert.Greater(t, strings.Count(string(choices), "\n"), strings.Count(string(events), "\n"),
-		"every delivery is a choice, and so is every system message")
+	assert.Equal(t, strings.Count(string(choices), "\n"), strings.Count(string(events), "\n"),
+		"every delivery, user or system message, is one choice and one event")
+	assert.Contains(t, string(events), `"sender":"system","receiver":"coordinator","type":"actor.Started"`, "lifecycle messages are deliveries too")
 }
 
 func TestRunFailsOnExpectation(t *testing.T) {
@@ -167,8 +168,11 @@ func TestValidate(t *testing.T) {
 	good := writeScenario(t, smallScenario)
 	assert.Equal(t, 0, run([]string{"validate", good}, &out, &errs), errs.String())
 	bad := writeScenario(t, "[cluster]\nracks = 0\n")
-	assert.Equal(t, 1, run([]string{"validate", bad}, &out, &errs))
+	assert.Equal(t, 2, run([]string{"validate", bad}, &out, &errs))
 	assert.Contains(t, errs.String(), bad+":2:1: cluster.racks = 0: must be ≥ 1")
+	errs.Reset()
+	assert.Equal(t, 2, run([]string{"validate", "--set", "cluster.map_slots=0", good}, &out, &errs), "validate applies --set")
+	assert.Contains(t, errs.String(), "cluster.map_slots")
 }
 
 func TestRunBadFlag(t *testing.T) {
@@ -304,6 +308,9 @@ func TestReproductionsPassReduced(t *testing.T) {
 
 func TestReproduceReportsFailures(t *testing.T) {
 	path := writeScenario(t, smallScenario+`
+[reproduce]
+source = "a test"
+
 [[expect]]
 set = ["cluster.racks=1"]
 baseline = []
@@ -427,11 +434,21 @@ func TestRaceTutorial(t *testing.T) {
 	assert.Contains(t, first, "race-fifo assigned job")
 	assert.Equal(t, first, again, "a failing seed fails the same way every time")
 
+	// The output directory says why the run failed.
+	dir := t.TempDir()
+	replay("--schedule-seed", seed, "--out", dir)
+	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	require.NoError(t, err)
+	var summary map[string]any
+	require.NoError(t, json.Unmarshal(data, &summary))
+	assert.Equal(t, "failed", summary["end_reason"])
+	assert.Contains(t, summary["error"], "race-fifo assigned job")
+
 	out.Reset()
 	file := filepath.Join(t.TempDir(), "min.jsonl")
 	require.Equal(t, 0, run([]string{"shrink", path, "--schedule-seed", seed, "--out", file}, &out, &errs), errs.String())
 	assert.Contains(t, out.String(), "dropping any one of them makes the failure go away")
-	minimal, err := readDecisions(file)
+	minimal, err := readDecisions(file, loadedConfig(t, path))
 	require.NoError(t, err)
 	assert.NotEmpty(t, minimal)
 	assert.LessOrEqual(t, len(minimal), 10, out.String())
@@ -439,6 +456,11 @@ func TestRaceTutorial(t *testing.T) {
 	assert.Equal(t, signature(errors.New(strings.TrimPrefix(strings.TrimSpace(first), "clusteremu: "))),
 		signature(errors.New(strings.TrimPrefix(strings.TrimSpace(replay("--decisions", file)), "clusteremu: "))),
 		"the shrunk decisions alone repeat the failure")
+
+	// Decisions of another configuration are refused, not ignored.
+	errs.Reset()
+	assert.Equal(t, 2, run([]string{"run", path, "--quiet", "--seed", "5", "--decisions", file}, &out, &errs))
+	assert.Contains(t, errs.String(), file+":1: decisions taken in "+path+" under another configuration")
 
 	// Without the decisions the default course passes.
 	empty := filepath.Join(t.TempDir(), "none.jsonl")
@@ -456,7 +478,7 @@ func TestDecisionFileErrorsNameTheLine(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte(`{"at":1,"kind":"relay","target":"node-1","count":0,"delay":5}
 {"at":2,"kind":"swap","target":"node-1","count":0}
 `), 0o644))
-	_, err := readDecisions(path)
+	_, err := readDecisions(path, cluster.DefaultConfig())
 	require.Error(t, err)
 	assert.Equal(t, path+`:2: decision kind "swap": must be "order", "relay" or "heartbeat"`, err.Error())
 }
@@ -514,4 +536,12 @@ func pendingInterrupt(t *testing.T) {
 		ch <- os.Interrupt
 		return ch, func() {}
 	}
+}
+
+// loadedConfig is the configuration of the scenario file at path.
+func loadedConfig(t *testing.T, path string) cluster.Config {
+	t.Helper()
+	sc, err := scenarios.LoadFile(path)
+	require.NoError(t, err)
+	return sc.Config
 }

@@ -6,23 +6,130 @@ import (
 	"encoding/csv"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"time"
 
+	"clusteremu/actors"
 	"clusteremu/cluster"
+	"clusteremu/policies/sched"
 	"clusteremu/scenarios"
 )
 
-// writeOutputs writes a run's files. summary.json, jobs.csv and tasks.csv
-// hold emulated results only, so the same scenario and seeds give the
-// same bytes; run.json holds what varies from run to run.
-func writeOutputs(dir string, sc *scenarios.Scenario, cfg cluster.Config, rep *cluster.Report, wall time.Duration) error {
+// Exit codes, the same for every command.
+const (
+	exitOK     = 0 // the run and its expectations passed
+	exitFailed = 1 // a run failed, a job broke an invariant or an expectation failed
+	exitUsage  = 2 // bad flags, a bad scenario or an output that cannot be written
+)
+
+// outFiles are the files a run writes into --out; a reused directory is
+// cleared of them first, so nothing there is left from an earlier run.
+var outFiles = []string{"summary.json", "run.json", "jobs.csv", "tasks.csv", "scenario.toml",
+	"events.jsonl", "choices.jsonl", "decisions.jsonl"}
+
+// outputs is a run's output directory: checked, created and cleared of an
+// earlier run's files before the run, so a bad --out costs no run; each
+// file is written to a temporary name and renamed into place, so a file
+// is whole or absent. The event and choice logs stream to disk during the
+// run.
+type outputs struct {
+	dir             string
+	events, choices *jsonlFile
+}
+
+// openOutputs prepares dir for a run's files; events opens the logs.
+func openOutputs(dir string, events bool) (*outputs, error) {
+	if err := prepareDir(dir); err != nil {
+		return nil, err
+	}
+	for _, name := range outFiles {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("--out %s: clearing an earlier run's %s: %w", dir, name, err)
+		}
+	}
+	o := &outputs{dir: dir}
+	if events {
+		var err error
+		if o.events, err = createJSONL(filepath.Join(dir, "events.jsonl")); err != nil {
+			return nil, err
+		}
+		if o.choices, err = createJSONL(filepath.Join(dir, "choices.jsonl")); err != nil {
+			o.events.abandon()
+			return nil, err
+		}
+	}
+	return o, nil
+}
+
+// prepareDir makes sure dir is a directory this process can write.
+func prepareDir(dir string) error {
+	if dir == "" {
+		return errors.New("--out: give a directory")
+	}
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return fmt.Errorf("--out %s: exists and is not a directory", dir)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+		return fmt.Errorf("--out: %w", err)
+	}
+	return probeWritable(dir)
+}
+
+// probeWritable creates and removes a file in dir.
+func probeWritable(dir string) error {
+	f, err := os.CreateTemp(dir, ".clusteremu-probe-*")
+	if err != nil {
+		return fmt.Errorf("--out: cannot write into %s: %w", dir, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// checkOutFile makes sure a file can be written at path.
+func checkOutFile(path string) error {
+	if path == "" {
+		return errors.New("--out: give a file")
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("--out %s: is a directory", path)
+	}
+	return probeWritable(filepath.Dir(path))
+}
+
+// record streams the run's deliveries and choices into the logs.
+func (o *outputs) record(opts *cluster.RunOptions) {
+	if o.events != nil {
+		opts.OnEvent = func(e cluster.Event) { o.events.put(&e) }
+		opts.OnChoice = func(c cluster.Choice) { o.choices.put(&c) }
+	}
+}
+
+// abandon removes the logs of a run that did not start.
+func (o *outputs) abandon() {
+	if o.events != nil {
+		o.events.abandon()
+		o.choices.abandon()
+	}
+}
+
+// write writes a run's files. summary.json, jobs.csv and tasks.csv hold
+// emulated results only, so the same scenario and seeds give the same
+// bytes; run.json holds what varies from run to run; scenario.toml the
+// scenario as it ran. A run that ended with an error says why in
+// summary.json.
+func (o *outputs) write(sc *scenarios.Scenario, cfg cluster.Config, rep *cluster.Report, wall time.Duration, runErr error) error {
+	var errs []error
+	if o.events != nil {
+		errs = append(errs, o.events.finish(), o.choices.finish(),
+			writeDecisions(o.path("decisions.jsonl"), sc, cfg, rep.End.Decisions))
 	}
 	summary := map[string]any{
 		"scenario":      sc.Name,
@@ -33,8 +140,8 @@ func writeOutputs(dir string, sc *scenarios.Scenario, cfg cluster.Config, rep *c
 		"end_reason":    string(rep.End.Reason),
 		"metrics":       rep.Summary,
 	}
-	if err := writeJSON(filepath.Join(dir, "summary.json"), summary); err != nil {
-		return err
+	if runErr != nil {
+		summary["error"] = runErr.Error()
 	}
 	host, _ := os.Hostname()
 	run := map[string]any{
@@ -43,74 +150,112 @@ func writeOutputs(dir string, sc *scenarios.Scenario, cfg cluster.Config, rep *c
 		"messages":               rep.End.Steps, "dead_letters": rep.End.DeadLetters,
 		"host": host, "go": runtime.Version(), "goos": runtime.GOOS, "goarch": runtime.GOARCH,
 	}
-	if err := writeJSON(filepath.Join(dir, "run.json"), run); err != nil {
-		return err
-	}
-	if err := writeCSV(filepath.Join(dir, "jobs.csv"), jobRows(rep.Records)); err != nil {
-		return err
-	}
-	if cfg.Run.Events {
-		if err := writeJSONL(filepath.Join(dir, "events.jsonl"), rep.End.Events); err != nil {
-			return err
-		}
-		if err := writeJSONL(filepath.Join(dir, "choices.jsonl"), rep.End.Choices); err != nil {
-			return err
-		}
-		if err := writeJSONL(filepath.Join(dir, "decisions.jsonl"), rep.End.Decisions); err != nil {
-			return err
-		}
-	}
-	return writeCSV(filepath.Join(dir, "tasks.csv"), taskRows(rep.Records))
+	resolved, err := sc.Resolved()
+	errs = append(errs, err,
+		writeJSON(o.path("summary.json"), summary),
+		writeJSON(o.path("run.json"), run),
+		writeCSV(o.path("jobs.csv"), jobRows(rep.Records)),
+		writeCSV(o.path("tasks.csv"), taskRows(rep.Records)),
+		writeAtomic(o.path("scenario.toml"), func(w io.Writer) error { _, err := w.Write(resolved); return err }))
+	return errors.Join(errs...)
 }
+
+func (o *outputs) path(name string) string { return filepath.Join(o.dir, name) }
 
 // configHash identifies the resolved configuration, generated workload
 // included.
 func configHash(cfg cluster.Config) string {
-	data, _ := json.Marshal(cfg)
+	data, err := json.Marshal(cfg)
+	if err != nil {
+		panic(fmt.Sprintf("clusteremu: hashing the configuration: %v", err))
+	}
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])
 }
 
-func writeJSON(path string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(data, '\n'), 0o644)
-}
-
-// writeJSONL writes one JSON object per line.
-func writeJSONL[T any](path string, items []T) error {
-	f, err := os.Create(path)
+// writeAtomic writes a file under a temporary name in its directory and
+// renames it into place, so the file is whole or absent.
+func writeAtomic(path string, write func(io.Writer) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return err
 	}
 	w := bufio.NewWriter(f)
-	enc := json.NewEncoder(w)
-	for i := range items {
-		if err := enc.Encode(&items[i]); err != nil {
-			f.Close()
-			return err
-		}
+	err = write(w)
+	if err == nil {
+		err = w.Flush()
 	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
+	return settle(f, path, err)
+}
+
+// settle closes a temporary file and renames it to path, or removes it
+// when writing it failed.
+func settle(f *os.File, path string, err error) error {
+	if err == nil {
+		err = f.Chmod(0o644)
 	}
-	return f.Close()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+func writeJSON(path string, v any) error {
+	return writeAtomic(path, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	})
 }
 
 func writeCSV(path string, rows [][]string) error {
-	f, err := os.Create(path)
+	return writeAtomic(path, func(w io.Writer) error { return csv.NewWriter(w).WriteAll(rows) })
+}
+
+// jsonlFile is a JSON-lines file written item by item during a run under
+// a temporary name; finish renames it into place. The first error is kept
+// and later items are dropped.
+type jsonlFile struct {
+	path string
+	f    *os.File
+	w    *bufio.Writer
+	enc  *json.Encoder
+	err  error
+}
+
+func createJSONL(path string) (*jsonlFile, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	w := csv.NewWriter(f)
-	if err := w.WriteAll(rows); err != nil {
-		f.Close()
-		return err
+	w := bufio.NewWriterSize(f, 1<<20)
+	return &jsonlFile{path: path, f: f, w: w, enc: json.NewEncoder(w)}, nil
+}
+
+func (j *jsonlFile) put(v any) {
+	if j.err == nil {
+		j.err = j.enc.Encode(v)
 	}
-	return f.Close()
+}
+
+func (j *jsonlFile) finish() error {
+	err := j.err
+	if err == nil {
+		err = j.w.Flush()
+	}
+	return settle(j.f, j.path, err)
+}
+
+func (j *jsonlFile) abandon() {
+	j.f.Close()
+	os.Remove(j.f.Name())
 }
 
 // secs prints emulated times in seconds with a fixed format.
@@ -139,15 +284,31 @@ func jobRows(res *cluster.Records) [][]string {
 func taskRows(res *cluster.Records) [][]string {
 	rows := [][]string{{"attempt", "job", "kind", "task", "try", "node", "slot", "locality", "start", "end",
 		"local_bytes", "remote_bytes", "outcome", "reason"}}
-	for _, a := range res.Attempts {
+	all := slices.Concat(res.Attempts, res.CutOff)
+	slices.SortStableFunc(all, func(a, b actors.AttemptRecord) int { return sched.CompareAttempts(a.Attempt, b.Attempt) })
+	cutOff := make(map[sched.Attempt]bool, len(res.CutOff))
+	for _, a := range res.CutOff {
+		cutOff[a.Attempt] = true
+	}
+	for _, a := range all {
 		start := ""
 		if a.Start >= 0 {
 			start = secs(a.Start)
 		}
+		// A reduce is placed without regard to its input, which comes
+		// from every map: local_bytes and remote_bytes say from where.
+		locality := "-"
+		if a.Attempt.Kind == sched.Map {
+			locality = a.Locality.String()
+		}
+		outcome, reason := a.Outcome.String(), a.Reason
+		if cutOff[a.Attempt] {
+			outcome, reason = string(cluster.JobCutOff), "running when the run ended"
+		}
 		at := a.Attempt
 		rows = append(rows, []string{at.String(), fmt.Sprint(at.Job), at.Kind.String(), fmt.Sprint(at.Task), fmt.Sprint(at.Attempt),
-			fmt.Sprint(a.Node), fmt.Sprint(a.Slot), a.Locality.String(), start, secs(a.End),
-			fmt.Sprint(a.LocalBytes), fmt.Sprint(a.RemoteBytes), a.Outcome.String(), a.Reason})
+			fmt.Sprint(a.Node), fmt.Sprint(a.Slot), locality, start, secs(a.End),
+			fmt.Sprint(a.LocalBytes), fmt.Sprint(a.RemoteBytes), outcome, reason})
 	}
 	return rows
 }

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"flag"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -23,37 +23,68 @@ import (
 // emulator's, the tolerance and pass or FAIL. --reduced applies each
 // scenario's [reproduce] reduced overrides first: the form CI runs.
 func reproduceCommand(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("reproduce", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("reproduce", stdout, stderr)
 	reduced := fs.Bool("reduced", false, "apply each scenario's [reproduce] reduced overrides (the CI form)")
 	workers := fs.Int("parallel", runtime.GOMAXPROCS(0), "runs at once")
-	positional, err := parseInterspersed(fs, args)
+	positional, err := fs.parse(args)
 	if err != nil {
-		return 2
+		return exitCode(err)
 	}
-	if len(positional) == 0 {
-		fmt.Fprintln(stderr, "usage: clusteremu reproduce [--reduced] scenario.toml ...")
-		return 2
+	switch {
+	case len(positional) == 0:
+		err = errors.New("usage: clusteremu reproduce [--reduced] scenario.toml ...")
+	case *workers < 1:
+		err = fmt.Errorf("clusteremu: --parallel %d: must be ≥ 1", *workers)
 	}
-	code := 0
+	// Every file is read before any runs: a typo in the last costs
+	// nothing.
+	var scs []*scenarios.Scenario
 	for _, path := range positional {
-		sc, err := scenarios.LoadFile(path)
-		if err == nil && *reduced {
-			name := sc.Name
-			sc, err = applySets(sc, sc.Reproduce.Reduced)
-			if err == nil {
-				sc.Name = name + " (reduced)"
-			}
-		}
 		if err != nil {
-			fmt.Fprintln(stderr, err)
-			return 2
+			break
 		}
-		if !reproduce(stdout, sc, *workers) {
-			code = 1
+		var sc *scenarios.Scenario
+		if sc, err = reproduction(path, *reduced); err == nil {
+			scs = append(scs, sc)
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
+	runs, endWatch := watchedRunSet(stderr)
+	defer endWatch()
+	code := exitOK
+	for _, sc := range scs {
+		if !reproduce(stdout, sc, *workers, runs) {
+			code = exitFailed
+		}
+		if runs.stopped() {
+			fmt.Fprintln(stderr, "clusteremu: interrupted: the rows above that ran are kept; runs cut short show as interrupted")
+			return exitInterrupted
 		}
 	}
 	return code
+}
+
+// reproduction loads a paper reproduction, in its reduced form if asked.
+func reproduction(path string, reduced bool) (*scenarios.Scenario, error) {
+	sc, err := scenarios.LoadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if sc.Reproduce.Source == "" || len(sc.Expect) == 0 {
+		return nil, fmt.Errorf("%s: not a reproduction: reproduce needs a [reproduce] table with its source and [[expect]] blocks (clusteremu run checks a scenario's own expectations)", path)
+	}
+	if !reduced {
+		return sc, nil
+	}
+	name := sc.Name
+	if sc, err = applySets(sc, sc.Reproduce.Reduced); err != nil {
+		return nil, err
+	}
+	sc.Name = name + " (reduced)"
+	return sc, nil
 }
 
 // variantKey names the run of a list of overrides.
@@ -66,7 +97,7 @@ func variantKey(sets []string) string {
 
 // reproduce runs a scenario's variants and prints its rows; it reports
 // whether every expectation held.
-func reproduce(w io.Writer, sc *scenarios.Scenario, workers int) bool {
+func reproduce(w io.Writer, sc *scenarios.Scenario, workers int, runs *runSet) bool {
 	variants := map[string][]string{}
 	for _, e := range sc.Expect {
 		variants[variantKey(e.Set)] = e.Set
@@ -78,7 +109,7 @@ func reproduce(w io.Writer, sc *scenarios.Scenario, workers int) bool {
 	sums := make([]cluster.Summary, len(keys))
 	runErrs := make([]error, len(keys))
 	parallel.For(len(keys), workers, func(i int) {
-		sums[i], runErrs[i] = runVariant(sc, variants[keys[i]])
+		sums[i], runErrs[i] = runVariant(sc, variants[keys[i]], runs)
 	})
 	summaries := make(map[string]cluster.Summary, len(keys))
 	errs := make(map[string]error, len(keys))
@@ -112,7 +143,10 @@ func reproduce(w io.Writer, sc *scenarios.Scenario, workers int) bool {
 			err = e.Check(summaries[run])
 		}
 		verdict := "pass"
-		if err != nil {
+		switch {
+		case errors.Is(err, cluster.ErrInterrupted):
+			verdict, ok = "interrupted", false
+		case err != nil:
 			verdict, ok = "FAIL", false
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%.4g\t%s %v%s\t%s\n", label, metric, e.Paper, measured, e.Op, e.Value, tolerance(e), verdict)
@@ -132,7 +166,7 @@ func tolerance(e scenarios.Expectation) string {
 }
 
 // runVariant runs the scenario with overrides and returns its summary.
-func runVariant(sc *scenarios.Scenario, sets []string) (cluster.Summary, error) {
+func runVariant(sc *scenarios.Scenario, sets []string, runs *runSet) (cluster.Summary, error) {
 	v, err := applySets(sc, sets)
 	if err != nil {
 		return nil, err
@@ -141,7 +175,7 @@ func runVariant(sc *scenarios.Scenario, sets []string) (cluster.Summary, error) 
 	if err != nil {
 		return nil, err
 	}
-	rep, err := c.Run()
+	rep, err := runs.run(c)
 	if err != nil {
 		return nil, err
 	}

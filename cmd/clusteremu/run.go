@@ -2,32 +2,18 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
+	"math"
+	"slices"
+	"strconv"
 	"time"
 
 	"clusteremu/cluster"
+	"clusteremu/policies/sched"
 	"clusteremu/scenarios"
 	"clusteremu/units"
 )
-
-// parseInterspersed parses flags that may stand before or after the
-// positional arguments, which Go's flag package alone does not allow.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return positional, nil
-		}
-		positional = append(positional, rest[0])
-		args = rest[1:]
-	}
-}
 
 // loadScenario reads the named scenario, or the embedded default.
 func loadScenario(positional []string) (*scenarios.Scenario, error) {
@@ -43,70 +29,60 @@ func loadScenario(positional []string) (*scenarios.Scenario, error) {
 // runCommand runs a scenario, prints its summary, writes its outputs and
 // checks its expectations.
 func runCommand(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	seed := fs.Uint64("seed", 0, "override the workload and schedule seeds")
-	scheduleSeed := fs.Uint64("schedule-seed", 0, "override the schedule seed only (replays a seed explore reported)")
-	var until units.Duration
-	fs.Var(durationFlag{&until}, "until", "cut the run off at this emulated time (as a scenario writes it: 90m, 2d)")
-	out := fs.String("out", "", "write summary.json, run.json, jobs.csv and tasks.csv into this directory")
-	var sets setFlags
-	fs.Var(&sets, "set", "override a scenario key: key=value (repeatable)")
+	fs := newFlags("run", stdout, stderr)
+	scenarioFlags := addScenarioFlags(fs)
+	scheduleSeed := seedVar(fs, "schedule-seed", 0, "override the schedule seed only (replays a seed explore reported)")
+	out := fs.String("out", "", "write summary.json, run.json, jobs.csv, tasks.csv and scenario.toml into this directory")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	events := fs.Bool("events", false, "also write events.jsonl (every delivery), choices.jsonl (every scheduling choice) and decisions.jsonl (where the run left FIFO order or drew a delay) into --out")
 	decisions := fs.String("decisions", "", "follow these decisions (from shrink --out or decisions.jsonl) instead of the schedule seed's draws")
-	positional, err := parseInterspersed(fs, args)
+	sc, err := scenarioFlags.load(fs, args)
 	if err != nil {
-		return 2
+		return exitCode(err)
 	}
-	sc, err := loadScenario(positional)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return 2
+	if fs.set("schedule-seed") {
+		sc.Config.Run.ScheduleSeed = *scheduleSeed // after --seed, which sets both
 	}
-	// --set re-decodes the scenario, so the flags that override the
-	// decoded config come after it.
-	sc, err = applySets(sc, sets)
-	fs.Visit(func(f *flag.Flag) {
-		switch {
-		case err != nil:
-		case f.Name == "seed":
-			sc, err = sc.WithSeed(*seed)
-		case f.Name == "until":
-			sc.Config.Run.Until = until
-		}
-	})
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "schedule-seed" {
-			sc.Config.Run.ScheduleSeed = *scheduleSeed // after --seed, which sets both
-		}
-	})
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return 2
-	}
-	if *events && *out == "" {
+	outSet := fs.set("out")
+	if *events && !outSet {
 		fmt.Fprintln(stderr, "clusteremu: --events needs --out DIR")
-		return 2
+		return exitUsage
 	}
 	cfg := sc.Config
-	cfg.Run.Events, cfg.Run.Choices, cfg.Run.RecordDecisions = *events, *events, *events
+	if *events {
+		if err := needsDeterministic(sc, "--events"); err != nil {
+			fmt.Fprintln(stderr, "clusteremu:", err)
+			return exitUsage
+		}
+		cfg.Run.RecordDecisions = true
+	}
 	if *decisions != "" {
 		if err := needsDeterministic(sc, "--decisions"); err != nil {
-			fmt.Fprintln(stderr, err)
-			return 2
+			fmt.Fprintln(stderr, "clusteremu:", err)
+			return exitUsage
 		}
-		ds, err := readDecisions(*decisions)
+		ds, err := readDecisions(*decisions, cfg)
 		if err != nil {
-			fmt.Fprintln(stderr, err)
-			return 2
+			fmt.Fprintln(stderr, "clusteremu:", err)
+			return exitUsage
 		}
 		cfg.Run.Pinned, cfg.Run.Decisions = true, ds
 	}
+	var outs *outputs
+	if outSet {
+		if outs, err = openOutputs(*out, *events); err != nil {
+			fmt.Fprintln(stderr, "clusteremu:", err)
+			return exitUsage
+		}
+		outs.record(&cfg.Run)
+	}
 	c, err := cluster.Build(cfg)
 	if err != nil {
+		if outs != nil {
+			outs.abandon()
+		}
 		fmt.Fprintln(stderr, "clusteremu:", err)
-		return 1
+		return exitFailed
 	}
 	stop := func() {}
 	if !*quiet && isTerminal(stderr) {
@@ -118,20 +94,21 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	wall := time.Since(start) - rep.ReferenceWall // the run's own
 	endWatch()
 	stop()
-	printSummary(stdout, cfg, rep, wall)
-	if *out != "" {
-		if err := writeOutputs(*out, sc, cfg, rep, wall); err != nil {
+	// The files first: printing to a closed pipe can end the process.
+	if outs != nil {
+		if err := outs.write(sc, cfg, rep, wall, runErr); err != nil {
 			fmt.Fprintln(stderr, "clusteremu:", err)
-			return 1
+			return exitFailed
 		}
 	}
+	printSummary(stdout, cfg, rep, wall)
 	if errors.Is(runErr, cluster.ErrInterrupted) {
 		fmt.Fprintln(stderr, "clusteremu:", runErr)
 		return exitInterrupted
 	}
 	if runErr != nil {
 		fmt.Fprintln(stderr, "clusteremu:", runErr)
-		return 1
+		return exitFailed
 	}
 	return checkExpectations(stdout, sc, rep)
 }
@@ -160,22 +137,91 @@ func checkExpectations(w io.Writer, sc *scenarios.Scenario, rep *cluster.Report)
 	return 0
 }
 
-// validateCommand decodes and validates scenario files only.
-func validateCommand(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprintln(stderr, "usage: clusteremu validate scenario.toml ...")
-		return 2
+// scenarioFlags pick and change the scenario a command runs: the file
+// (or the embedded default), --set, --seed and --until.
+type scenarioFlags struct {
+	seed  *uint64
+	until units.Duration
+	sets  setFlags
+}
+
+func addScenarioFlags(fs *flags) *scenarioFlags {
+	s := &scenarioFlags{seed: seedVar(fs, "seed", 0, "override the workload and schedule seeds")}
+	fs.Var(durationFlag{&s.until}, "until", "cut the run off at this emulated time (as a scenario writes it: 90m, 2d)")
+	fs.Var(&s.sets, "set", "override a scenario key: key=value (repeatable)")
+	return s
+}
+
+// load parses the arguments and loads the scenario they name with the
+// overrides applied: --set first, as it re-decodes the scenario, then the
+// flags that override the decoded config. Errors are printed.
+func (s *scenarioFlags) load(fs *flags, args []string) (*scenarios.Scenario, error) {
+	positional, err := fs.parse(args)
+	if err != nil {
+		return nil, err // printed by parse
 	}
-	code := 0
-	for _, path := range args {
-		if _, err := scenarios.LoadFile(path); err != nil {
+	sc, err := loadScenario(positional)
+	if err == nil {
+		sc, err = applySets(sc, s.sets)
+	}
+	if err == nil && fs.set("seed") {
+		sc, err = sc.WithSeed(*s.seed)
+	}
+	if err != nil {
+		fmt.Fprintln(fs.stderr, err)
+		return nil, err
+	}
+	if fs.set("until") {
+		sc.Config.Run.Until = s.until
+	}
+	return sc, nil
+}
+
+// validateCommand decodes and validates scenario files only, with the
+// overrides given.
+func validateCommand(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("validate", stdout, stderr)
+	var sets setFlags
+	fs.Var(&sets, "set", "override a scenario key: key=value (repeatable)")
+	paths, err := fs.parse(args)
+	if err != nil {
+		return exitCode(err)
+	}
+	if len(paths) == 0 {
+		fmt.Fprintln(stderr, "usage: clusteremu validate [--set key=value] scenario.toml ...")
+		return exitUsage
+	}
+	code := exitOK
+	for _, path := range paths {
+		sc, err := scenarios.LoadFile(path)
+		if err == nil {
+			sc, err = applySets(sc, sets)
+		}
+		if err != nil {
 			fmt.Fprintln(stderr, err)
-			code = 1
+			code = exitUsage
 			continue
 		}
 		fmt.Fprintf(stdout, "%s: ok\n", path)
 	}
 	return code
+}
+
+// configCommand prints the scenario as it would run.
+func configCommand(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("config", stdout, stderr)
+	scenarioFlags := addScenarioFlags(fs)
+	sc, err := scenarioFlags.load(fs, args)
+	if err != nil {
+		return exitCode(err)
+	}
+	text, err := sc.Resolved()
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
+	stdout.Write(text)
+	return exitOK
 }
 
 func printSummary(w io.Writer, cfg cluster.Config, rep *cluster.Report, wall time.Duration) {
@@ -184,8 +230,13 @@ func printSummary(w io.Writer, cfg cluster.Config, rep *cluster.Report, wall tim
 		cfg.Cluster.Racks, cfg.Cluster.NodesPerRack, cfg.Cluster.MapSlots, cfg.Cluster.ReduceSlots, cfg.Scheduler.Name)
 	fmt.Fprintf(w, "jobs      %.0f submitted, %.0f succeeded, %.0f failed, %.0f cut off\n",
 		s["jobs.submitted"], s["jobs.succeeded"], s["jobs.failed"], s["jobs.cut_off"])
-	fmt.Fprintf(w, "response  mean %.1fs  p50 %.1fs  p95 %.1fs  p99 %.1fs\n",
-		s["jobs.response_time.mean"], s["jobs.response_time.p50"], s["jobs.response_time.p95"], s["jobs.response_time.p99"])
+	printFailures(w, rep.Records)
+	if _, ok := s["jobs.response_time.mean"]; ok {
+		fmt.Fprintf(w, "response  mean %.1fs  p50 %.1fs  p95 %.1fs  p99 %.1fs\n",
+			s["jobs.response_time.mean"], s["jobs.response_time.p50"], s["jobs.response_time.p95"], s["jobs.response_time.p99"])
+	} else {
+		fmt.Fprintln(w, "response  none: no job succeeded")
+	}
 	if _, ok := s["jobs.slowdown.p50"]; ok {
 		fmt.Fprintf(w, "slowdown  mean %.2f  p50 %.2f  p95 %.2f  p99 %.2f  (p95/p50 %.2f; vs. each job alone)\n",
 			s["jobs.slowdown.mean"], s["jobs.slowdown.p50"], s["jobs.slowdown.p95"], s["jobs.slowdown.p99"], s["jobs.slowdown.v95"])
@@ -199,8 +250,12 @@ func printSummary(w io.Writer, cfg cluster.Config, rep *cluster.Report, wall tim
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "locality  node %.1f%%  rack %.1f%%  remote %.1f%%\n",
-		100*s["tasks.locality.node"], 100*s["tasks.locality.rack"], 100*s["tasks.locality.remote"])
+	if _, ok := s["tasks.locality.node"]; ok {
+		fmt.Fprintf(w, "locality  node %.1f%%  rack %.1f%%  remote %.1f%%\n",
+			100*s["tasks.locality.node"], 100*s["tasks.locality.rack"], 100*s["tasks.locality.remote"])
+	} else {
+		fmt.Fprintln(w, "locality  none: no map succeeded")
+	}
 	fmt.Fprintf(w, "slots     map %.1f%%  reduce %.1f%% busy", 100*s["slots.utilisation.map"], 100*s["slots.utilisation.reduce"])
 	if s["tasks.killed"]+s["tasks.failed"] > 0 {
 		fmt.Fprintf(w, "; %.0f slot-s lost to %.0f killed, %.0f slot-s to %.0f failed attempts",
@@ -213,8 +268,14 @@ func printSummary(w io.Writer, cfg cluster.Config, rep *cluster.Report, wall tim
 		emulated.Round(time.Second), rep.End.Reason, wall.Round(time.Millisecond), emulated.Seconds()/wall.Seconds(),
 		rep.End.Steps, clockName(cfg))
 	if rep.ReferenceWall > 0 {
-		fmt.Fprintf(w, "reference %d jobs run alone for their slowdowns in %v wall (run.slowdown = false skips them)\n",
-			len(rep.Records.Jobs), rep.ReferenceWall.Round(time.Millisecond))
+		measured := 0
+		for _, j := range rep.Records.Jobs {
+			if j.Reference > 0 {
+				measured++
+			}
+		}
+		fmt.Fprintf(w, "reference %d of %d jobs measured alone for their slowdowns in %v wall (run.slowdown = false skips them)\n",
+			measured, len(rep.Records.Jobs), rep.ReferenceWall.Round(time.Millisecond))
 	}
 	if rep.End.Lag > 0 {
 		fmt.Fprintf(w, "lag       emulated time held back %v (at most %v at once): the machine could not keep up\n",
@@ -240,4 +301,64 @@ func (f durationFlag) Set(s string) error {
 	}
 	*f.d = d
 	return nil
+}
+
+// seedFlag is a seed as a scenario can write it: TOML integers stop at
+// 2^63−1, so --seed stops there too and every seed a flag takes can be
+// written as run.seed.
+type seedFlag struct{ v *uint64 }
+
+func seedVar(fs *flags, name string, value uint64, usage string) *uint64 {
+	v := new(value)
+	fs.Var(seedFlag{v}, name, usage)
+	return v
+}
+
+func (f seedFlag) String() string {
+	if f.v == nil {
+		return "0"
+	}
+	return strconv.FormatUint(*f.v, 10)
+}
+
+func (f seedFlag) Set(s string) error {
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil || n > math.MaxInt64 {
+		return fmt.Errorf("a seed is an integer from 0 to %d (as run.seed in a scenario)", int64(math.MaxInt64))
+	}
+	*f.v = n
+	return nil
+}
+
+// printFailures prints why jobs failed: each reason once, the most
+// common first, with its count and the first job it failed.
+func printFailures(w io.Writer, res *cluster.Records) {
+	type reason struct {
+		text  string
+		count int
+		first sched.JobID
+	}
+	var reasons []*reason
+	byText := map[string]*reason{}
+	for _, j := range res.Jobs {
+		if j.Outcome != cluster.JobFailed {
+			continue
+		}
+		r := byText[j.Reason]
+		if r == nil {
+			r = &reason{text: j.Reason, first: j.ID}
+			byText[j.Reason] = r
+			reasons = append(reasons, r)
+		}
+		r.count++
+	}
+	slices.SortStableFunc(reasons, func(a, b *reason) int { return b.count - a.count })
+	const shown = 3
+	for i, r := range reasons {
+		if i == shown {
+			fmt.Fprintf(w, "failed    … %d more reasons: jobs.csv has each job's\n", len(reasons)-shown)
+			break
+		}
+		fmt.Fprintf(w, "failed    %d× (job %d first): %s\n", r.count, r.first, r.text)
+	}
 }

@@ -5,11 +5,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"regexp"
+	"runtime"
 	"time"
 
 	"clusteremu/cluster"
@@ -22,39 +22,56 @@ import (
 // fail the same way, prints them and optionally writes them for `run
 // --decisions`.
 func shrinkCommand(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("shrink", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	seed := fs.Uint64("schedule-seed", 0, "the failing schedule seed (as explore printed it)")
-	workers := fs.Int("parallel", 0, "runs at once (0: one per CPU)")
+	fs := newFlags("shrink", stdout, stderr)
+	seed := seedVar(fs, "schedule-seed", 0, "the failing schedule seed (as explore printed it); required")
+	workers := fs.Int("parallel", runtime.GOMAXPROCS(0), "runs at once")
 	out := fs.String("out", "", "write the minimal decisions to this file (JSON lines), for run --decisions")
-	sc, err := parseDeterministic(fs, args, stderr)
+	sc, err := parseDeterministic(fs, args)
 	if err != nil {
-		return 2
+		return exitCode(err)
 	}
-	minimal, err := shrinkSeed(stdout, sc, *seed, *workers)
+	switch {
+	case !fs.set("schedule-seed"):
+		err = errors.New("shrink needs --schedule-seed S, a seed that fails (clusteremu explore finds them)")
+	case *workers < 1:
+		err = fmt.Errorf("--parallel %d: must be ≥ 1", *workers)
+	case fs.set("out"):
+		err = checkOutFile(*out)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "clusteremu:", err)
-		return 1
+		return exitUsage
 	}
-	if *out != "" {
-		if err := writeJSONL(*out, minimal); err != nil {
+	runs, endWatch := watchedRunSet(stderr)
+	minimal, err := shrinkSeed(stdout, sc, *seed, *workers, runs)
+	endWatch()
+	if err != nil {
+		fmt.Fprintln(stderr, "clusteremu:", err)
+		return exitFailed
+	}
+	code := exitOK
+	if runs.stopped() {
+		code = exitInterrupted
+	}
+	if fs.set("out") {
+		if err := writeDecisions(*out, sc, sc.Config, minimal); err != nil {
 			fmt.Fprintln(stderr, "clusteremu:", err)
 			return 1
 		}
 		fmt.Fprintf(stdout, "replay them with: clusteremu run %s --decisions %s\n", sc.Name, *out)
 	}
-	return 0
+	return code
 }
 
 // parseDeterministic registers --set on fs, parses args and loads the
 // scenario they name (or the default) with its overrides, which must run
 // in deterministic virtual time. Errors are printed to stderr.
-func parseDeterministic(fs *flag.FlagSet, args []string, stderr io.Writer) (*scenarios.Scenario, error) {
+func parseDeterministic(fs *flags, args []string) (*scenarios.Scenario, error) {
 	var sets setFlags
 	fs.Var(&sets, "set", "override a scenario key: key=value (repeatable)")
-	positional, err := parseInterspersed(fs, args)
+	positional, err := fs.parse(args)
 	if err != nil {
-		return nil, err // printed by the flag set
+		return nil, err // printed by parse
 	}
 	sc, err := loadScenario(positional)
 	if err == nil {
@@ -64,7 +81,7 @@ func parseDeterministic(fs *flag.FlagSet, args []string, stderr io.Writer) (*sce
 		err = needsDeterministic(sc, fs.Name())
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, err)
+		fmt.Fprintln(fs.stderr, err)
 	}
 	return sc, err
 }
@@ -81,11 +98,17 @@ func needsDeterministic(sc *scenarios.Scenario, command string) error {
 // delta debugging while the run still fails with the same violation; and
 // prints what is left, a 1-minimal set: dropping any one decision makes
 // the failure go away.
-func shrinkSeed(w io.Writer, sc *scenarios.Scenario, seed uint64, workers int) ([]cluster.Decision, error) {
+//
+// An interrupt stops it where it is: it prints the smallest failing set
+// found so far, which need not be minimal.
+func shrinkSeed(w io.Writer, sc *scenarios.Scenario, seed uint64, workers int, runs *runSet) ([]cluster.Decision, error) {
 	start := time.Now()
 	cfg := sc.Config
 	cfg.Run.ScheduleSeed, cfg.Run.Slowdown, cfg.Run.RecordDecisions = seed, false, true
-	rep, first := verdict(sc, cfg)
+	rep, first := verdict(sc, cfg, runs)
+	if errors.Is(first, cluster.ErrInterrupted) {
+		return nil, fmt.Errorf("interrupted before seed %d had run", seed)
+	}
 	if first == nil {
 		return nil, fmt.Errorf("schedule seed %d of %s does not fail", seed, sc.Name)
 	}
@@ -104,23 +127,36 @@ func shrinkSeed(w io.Writer, sc *scenarios.Scenario, seed uint64, workers int) (
 	fmt.Fprintf(w, "the run left the default course (FIFO delivery, no delays) %s before it failed\n", countKinds(all))
 	want := signature(first)
 	fails := func(ds []cluster.Decision) bool {
+		if runs.stopped() {
+			return false // keeps what is known to fail: the shrinking ends
+		}
 		c := cfg
 		c.Run.RecordDecisions, c.Run.Pinned, c.Run.Decisions = false, true, ds
-		_, err := verdict(sc, c)
+		_, err := verdict(sc, c, runs)
 		return err != nil && signature(err) == want
 	}
 	if !fails(all) {
+		if runs.stopped() {
+			return nil, errors.New("interrupted before the shrinking began")
+		}
 		return nil, errors.New("pinning the recorded decisions does not repeat the failure; the run is not deterministic")
 	}
 	minimal, tests := shrink.Minimize(all, fails, workers)
-	runs := tests + 2 // the seeded run and the pinned check
+	if runs.stopped() {
+		fmt.Fprintf(w, "interrupted: the smallest failing set found so far has %d decision(s) (of %d; not shown minimal):\n", len(minimal), len(all))
+		for _, d := range minimal {
+			fmt.Fprintf(w, "  %v\n", d)
+		}
+		return minimal, nil
+	}
+	runCount := tests + 2 // the seeded run and the pinned check
 	if len(minimal) == 0 {
 		fmt.Fprintf(w, "the default course fails too: the failure needs no particular order or delay (%d runs, %v)\n",
-			runs, time.Since(start).Round(time.Millisecond))
+			runCount, time.Since(start).Round(time.Millisecond))
 		return minimal, nil
 	}
 	fmt.Fprintf(w, "shrunk to %d decision(s) in %d runs (%v); dropping any one of them makes the failure go away:\n",
-		len(minimal), runs, time.Since(start).Round(time.Millisecond))
+		len(minimal), runCount, time.Since(start).Round(time.Millisecond))
 	for _, d := range minimal {
 		fmt.Fprintf(w, "  %v\n", d)
 	}
@@ -130,18 +166,19 @@ func shrinkSeed(w io.Writer, sc *scenarios.Scenario, seed uint64, workers int) (
 // verdict runs the configuration and returns its first violation: the
 // run's error (a broken invariant, a panic, with the actor and the
 // message being handled) or the first failed expectation.
-func verdict(sc *scenarios.Scenario, cfg cluster.Config) (*cluster.Report, error) {
+// The run is one of runs, for interrupts.
+func verdict(sc *scenarios.Scenario, cfg cluster.Config, runs *runSet) (*cluster.Report, error) {
 	c, err := cluster.Build(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return verdictOf(sc, c)
+	return verdictOf(sc, c, runs)
 }
 
 // verdictOf runs a built cluster of the scenario and checks it as verdict
 // does.
-func verdictOf(sc *scenarios.Scenario, c *cluster.Cluster) (*cluster.Report, error) {
-	rep, err := c.Run()
+func verdictOf(sc *scenarios.Scenario, c *cluster.Cluster, runs *runSet) (*cluster.Report, error) {
+	rep, err := runs.run(c)
 	if err != nil {
 		return rep, err
 	}
@@ -177,9 +214,45 @@ func signature(err error) string {
 	return numbers.ReplaceAllString(failedAt.ReplaceAllString(err.Error(), ""), "N")
 }
 
+// decisionsHeader opens a decisions file: the scenario the decisions were
+// taken in and its course hash, so they are not followed in another.
+type decisionsHeader struct {
+	Scenario string `json:"scenario"`
+	Course   string `json:"course_sha256"`
+}
+
+// courseHash identifies what decides a deterministic run's course apart
+// from the schedule seed, which pinned decisions replace: the cluster,
+// the workload and its seed, the policy and the chaos. Until, the clock's
+// recording options and the reference runs leave it unchanged.
+func courseHash(cfg cluster.Config) string {
+	cfg.Run = cluster.RunOptions{Seed: cfg.Run.Seed}
+	return configHash(cfg)
+}
+
+// writeDecisions writes decisions taken in the scenario sc, configured as
+// cfg, as JSON lines after a header line, for run --decisions.
+func writeDecisions(path string, sc *scenarios.Scenario, cfg cluster.Config, ds []cluster.Decision) error {
+	return writeAtomic(path, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		if err := enc.Encode(decisionsHeader{Scenario: sc.Name, Course: courseHash(cfg)}); err != nil {
+			return err
+		}
+		for i := range ds {
+			if err := enc.Encode(&ds[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
 // readDecisions reads a decision file written by shrink --out or run
-// --events (one JSON object per line).
-func readDecisions(path string) ([]cluster.Decision, error) {
+// --events (one JSON object per line) to follow in a run configured as
+// cfg. A file whose header names another course is refused: its
+// decisions would be silently ignored or followed where they mean
+// something else.
+func readDecisions(path string, cfg cluster.Config) ([]cluster.Decision, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -192,10 +265,19 @@ func readDecisions(path string) ([]cluster.Decision, error) {
 		if len(sc.Bytes()) == 0 {
 			continue
 		}
+		if line == 1 && bytes.Contains(sc.Bytes(), []byte(`"course_sha256"`)) {
+			var h decisionsHeader
+			if err := strictJSON(sc.Bytes(), &h); err != nil {
+				return nil, fmt.Errorf("%s:%d: %v", path, line, err)
+			}
+			if want := courseHash(cfg); h.Course != want {
+				return nil, fmt.Errorf("%s:1: decisions taken in %s under another configuration (course %.12s…, this run's %.12s…): they replay only the scenario, seed and settings that recorded them",
+					path, h.Scenario, h.Course, want)
+			}
+			continue
+		}
 		var d cluster.Decision
-		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&d); err != nil {
+		if err := strictJSON(sc.Bytes(), &d); err != nil {
 			return nil, fmt.Errorf("%s:%d: %v", path, line, err)
 		}
 		if err := d.Validate(); err != nil {
@@ -204,4 +286,11 @@ func readDecisions(path string) ([]cluster.Decision, error) {
 		out = append(out, d)
 	}
 	return out, sc.Err()
+}
+
+// strictJSON decodes one JSON object, refusing unknown fields.
+func strictJSON(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
 }
