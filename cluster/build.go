@@ -69,6 +69,10 @@ func Build(cfg Config) (*Cluster, error) {
 		cfg: cfg, network: net, rec: newRecorder(),
 		rt: NewRuntime(opts),
 	}
+	c.rt.WatchWork(func() bool {
+		submitted, ended := c.rec.counts()
+		return submitted > ended
+	})
 	if err := c.spawn(topo, policy); err != nil {
 		c.rt.Run() // stops what was spawned
 		return nil, err

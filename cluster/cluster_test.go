@@ -323,3 +323,33 @@ func TestInterruptKeepsWhatWasDone(t *testing.T) {
 		})
 	}
 }
+
+// Waiting for the next arrival with no job running is not a stall: a job
+// three hours after the first runs under a one-hour watchdog, on either
+// runtime.
+func TestWaitingForWorkIsNoStall(t *testing.T) {
+	for _, concurrent := range []bool{false, true} {
+		cfg := smallCluster()
+		cfg.Run.Deterministic = new(!concurrent)
+		cfg.Workload = [][]workload.JobSpec{{
+			{Name: "early", InputBytes: mib},
+			{Name: "late", InputBytes: mib, Submit: 3 * time.Hour},
+		}}
+		rep := run(t, cfg)
+		assert.Equal(t, 2.0, rep.Summary["jobs.succeeded"], "concurrent %v", concurrent)
+		assert.Greater(t, rep.End.At, 3*time.Hour)
+	}
+}
+
+// A watchdog shorter than two heartbeats would call every wait for a
+// heartbeat a stall; a heartbeat past it could never come in time.
+func TestStallAfterMustOutlastHeartbeats(t *testing.T) {
+	cfg := smallCluster()
+	cfg.Run.StallAfter = units.Duration(time.Second)
+	assert.ErrorContains(t, cfg.Validate(), `run.stall_after = 1s: must be at least twice heartbeat.interval = 3s`)
+	cfg.Run.StallAfter = units.Duration(time.Hour)
+	cfg.Heartbeat.Interval = units.Duration(106751 * 24 * time.Hour)
+	assert.ErrorContains(t, cfg.Validate(), `run.stall_after = 1h: must be at least twice heartbeat.interval = 106751d`)
+	cfg.Run.StallAfter = 0
+	assert.NoError(t, cfg.Validate())
+}

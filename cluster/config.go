@@ -107,6 +107,8 @@ func (c *Config) Validate() error {
 		"needs the virtual clock; scaled and wall runs are concurrent")
 	check(c.Chaos.RelayJitter < 0, "chaos.relay_jitter", c.Chaos.RelayJitter, "must be ≥ 0")
 	hb := c.Heartbeat.Interval.Std()
+	check(r.StallAfter > 0 && hb > 0 && r.StallAfter.Std()/2 < hb, "run.stall_after", r.StallAfter,
+		fmt.Sprintf("must be at least twice heartbeat.interval = %v: slots are offered on heartbeats, so a healthy run waits that long without progress (0: no watchdog)", c.Heartbeat.Interval))
 	check(c.Chaos.HeartbeatJitter < 0 || hb > 0 && c.Chaos.HeartbeatJitter.Std() >= hb, "chaos.heartbeat_jitter", c.Chaos.HeartbeatJitter,
 		fmt.Sprintf("must be ≥ 0 and below heartbeat.interval = %v, so heartbeats keep their order", c.Heartbeat.Interval))
 	if c.Chaos.On() && r.Concurrent() {

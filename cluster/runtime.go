@@ -194,6 +194,10 @@ type Runtime interface {
 	Now() time.Duration
 	// Progress tells the stall watchdog that the run's state changed.
 	Progress()
+	// WatchWork gives the stall watchdog what says whether work is
+	// pending (jobs submitted and not ended): time with none, waiting for
+	// the next arrival, is not a stall. Without it every quiet span is.
+	WatchWork(pending func() bool)
 	// Interrupt ends the run after the message being delivered, as
 	// EndInterrupted; it may be called from any goroutine, before or
 	// during Run.
@@ -230,7 +234,13 @@ type system struct {
 	top         []*actor.PID
 	sub         *eventstream.Subscription
 	interrupted atomic.Bool
+	pending     func() bool // work is pending (WatchWork); nil: always
 }
+
+func (s *system) WatchWork(pending func() bool) { s.pending = pending }
+
+// idle reports whether no work is pending, so quiet time is no stall.
+func (s *system) idle() bool { return s.pending != nil && !s.pending() }
 
 func (s *system) spawn(name string, props *actor.Props) (*actor.PID, error) {
 	pid, err := s.sys.Root.SpawnNamed(props, name)

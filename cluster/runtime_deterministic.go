@@ -130,6 +130,10 @@ func (r *deterministicRuntime) stalled() bool {
 	if r.opts.StallAfter <= 0 || !ok || next-r.progress <= r.opts.StallAfter.Std() {
 		return false
 	}
+	if r.idle() {
+		r.progress = next // waiting for work is not a stall
+		return false
+	}
 	r.ex.failed = &StallError{Since: r.progress, Next: next, Timers: r.ex.timers.pending()}
 	return true
 }

@@ -150,6 +150,10 @@ func (r *liveRuntime) stalled() bool {
 	if !ok || next-timeOf(progress) <= r.opts.StallAfter.Std() {
 		return false
 	}
+	if r.idle() {
+		r.progress.Store(int64(next)) // waiting for work is not a stall
+		return false
+	}
 	r.clock.mu.Lock()
 	pending := r.clock.timers.pending()
 	r.clock.mu.Unlock()

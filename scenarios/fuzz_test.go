@@ -147,7 +147,10 @@ func runBounded(t *testing.T, sc *Scenario) {
 	if cfg.Run.Until == 0 {
 		cfg.Run.Until = units.Duration(fuzzUntil)
 	}
-	cfg.Run.StallAfter = units.Duration(time.Hour)
+	cfg.Run.StallAfter = 0 // the deadline bounds the run; the watchdog checks where it may
+	if cfg.Heartbeat.Interval.Std() <= fuzzUntil/2 {
+		cfg.Run.StallAfter = units.Duration(fuzzUntil / 2)
+	}
 	cfg.Run.Slowdown = false
 	c, err := cluster.Build(cfg)
 	if err != nil {
