@@ -3,6 +3,7 @@ package cluster
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -352,4 +353,16 @@ func TestStallAfterMustOutlastHeartbeats(t *testing.T) {
 	assert.ErrorContains(t, cfg.Validate(), `run.stall_after = 1h: must be at least twice heartbeat.interval = 106751d`)
 	cfg.Run.StallAfter = 0
 	assert.NoError(t, cfg.Validate())
+}
+
+// A scaled clock runs at most MaxSpeedup; past it the virtual clock is
+// the one to use.
+func TestScaledSpeedupHasACeiling(t *testing.T) {
+	cfg := smallCluster()
+	cfg.Run.Clock, cfg.Run.Speedup = Scaled, MaxSpeedup
+	assert.NoError(t, cfg.Validate())
+	cfg.Run.Speedup = 1e9
+	assert.ErrorContains(t, cfg.Validate(), `run.speedup = 1e+09: must be at most 100000 for a scaled clock`)
+	cfg.Run.Speedup = math.Inf(1)
+	assert.ErrorContains(t, cfg.Validate(), `run.speedup = +Inf`)
 }

@@ -86,6 +86,9 @@ func (c *Config) Nodes() int { return c.Cluster.Nodes() }
 // FieldError is one invalid configuration value (actors.FieldError).
 type FieldError = actors.FieldError
 
+// MaxSpeedup is the fastest a scaled clock may run (run.speedup).
+const MaxSpeedup = 1e5
+
 // Validate checks the whole configuration and reports every invalid field
 // at once, joined; each is a *FieldError naming the field, its value and
 // what is allowed.
@@ -103,6 +106,8 @@ func (c *Config) Validate() error {
 	check(r.Clock != "" && r.Clock != Virtual && r.Clock != Scaled && r.Clock != Wall, "run.clock", r.Clock,
 		`must be "virtual", "scaled" or "wall"`)
 	check(r.Clock == Scaled && !positive(r.Speedup), "run.speedup", r.Speedup, "must be > 0 for a scaled clock")
+	check(r.Clock == Scaled && positive(r.Speedup) && !(r.Speedup <= MaxSpeedup), "run.speedup", r.Speedup,
+		fmt.Sprintf("must be at most %g for a scaled clock: beyond, handling one message (about 5 µs) costs over half a second of emulated time and the run measures the machine, not the cluster; clock = \"virtual\" runs as fast as the machine can", MaxSpeedup))
 	check(r.Concurrent() && r.Deterministic != nil && *r.Deterministic, "run.deterministic", true,
 		"needs the virtual clock; scaled and wall runs are concurrent")
 	check(c.Chaos.RelayJitter < 0, "chaos.relay_jitter", c.Chaos.RelayJitter, "must be ≥ 0")

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -45,6 +46,7 @@ type liveClock struct {
 	mu      sync.Mutex
 	timers  *timers
 	w0      time.Time     // wall time of emulated 0, rebased when held back
+	driving bool          // the run began: Now follows the wall clock
 	fired   time.Duration // the last instant whose timers fired
 	shown   time.Duration // the last Now returned (Now never goes back)
 	lag     time.Duration
@@ -78,16 +80,36 @@ func (c *liveClock) Now() time.Duration {
 	return c.nowLocked()
 }
 
+// nowLocked is the emulated time: on a virtual clock the last instant
+// fired; on a scaled or wall clock the wall time since the run began
+// (w0) times the speed-up, but never past the next pending timer nor the
+// deadline, so a machine slower than the speed-up holds time back
+// instead of skipping timers; before the run begins, 0.
 func (c *liveClock) nowLocked() time.Duration {
 	now := c.fired
-	if c.mode != Virtual {
-		now = time.Duration(float64(c.wall.Now().Sub(c.w0)) * c.k)
+	if c.mode != Virtual && c.driving {
+		now = max(now, scale(c.wall.Now().Sub(c.w0), c.k))
 		if next, ok := c.timers.next(); ok && now > next {
 			now = next
+		}
+		if c.until > 0 && now > c.until {
+			now = c.until
 		}
 	}
 	c.shown = max(c.shown, now, c.fired)
 	return c.shown
+}
+
+// scale is d × k, saturating instead of overflowing at any speed-up.
+func scale(d time.Duration, k float64) time.Duration {
+	f := float64(d) * k
+	switch {
+	case f >= math.MaxInt64:
+		return math.MaxInt64
+	case f <= 0:
+		return 0
+	}
+	return time.Duration(f)
 }
 
 func (c *liveClock) add(at, period time.Duration, to *actor.PID, msg any) actors.TimerID {
@@ -144,7 +166,7 @@ func (c *liveClock) MailboxEmpty() {}
 // drive fires timers until the run ends, and reports why it ended.
 func (c *liveClock) drive(stopped func() bool) EndReason {
 	c.mu.Lock()
-	c.w0 = c.wall.Now()
+	c.w0, c.driving = c.wall.Now(), true
 	c.mu.Unlock()
 	for {
 		if stopped() {

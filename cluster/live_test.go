@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"clusteremu/actors"
+	"clusteremu/units"
+	"clusteremu/workload"
 )
 
 // fakeWall is a wall clock the test moves. Every wait it is asked for is
@@ -170,4 +172,54 @@ func TestConcurrentPanicFailsTheRun(t *testing.T) {
 	res := r.Run()
 	assert.Equal(t, EndFailed, res.Reason)
 	assert.EqualError(t, res.Err, "actor bomb panicked at 5s handling cluster.note: boom")
+}
+
+// runawayWall is a machine slower than the speed-up asked of it: each
+// reading of the wall clock is step after the one before, and every wait
+// is over at once.
+type runawayWall struct {
+	mu   sync.Mutex
+	now  time.Time
+	step time.Duration
+}
+
+func (w *runawayWall) Now() time.Time {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.now = w.now.Add(w.step)
+	return w.now
+}
+
+func (w *runawayWall) WaitUntil(time.Time) (<-chan struct{}, func()) {
+	ch := make(chan struct{})
+	close(ch)
+	return ch, func() {}
+}
+
+// On a machine slower than its speed-up (each wall reading 20 µs after the
+// last: 2 s of emulated time at ×10⁵), a scaled run still submits every
+// job due by its deadline and ends there exactly: no timer is skipped and
+// no instant read before the run began or past the deadline.
+func TestScaledClockAtAnySpeedupKeepsItsDeadline(t *testing.T) {
+	for _, k := range []float64{1e3, 1e5} {
+		cfg := smallCluster()
+		cfg.Run.Clock, cfg.Run.Speedup = Scaled, k
+		cfg.Run.Until = units.Duration(10 * time.Minute)
+		cfg.Run.WallClock = &runawayWall{now: time.Unix(0, 0), step: 20 * time.Microsecond}
+		var jobs []workload.JobSpec
+		for i := range 30 {
+			jobs = append(jobs, workload.JobSpec{Name: fmt.Sprint("j", i), InputBytes: 4 * mib, Submit: time.Duration(i) * 30 * time.Second})
+		}
+		cfg.Workload = [][]workload.JobSpec{jobs}
+		c, err := Build(cfg)
+		require.NoError(t, err)
+		rep, err := c.Run()
+		if err != nil {
+			assert.Contains(t, err.Error(), "run ended deadline", "×%g", k)
+		}
+		assert.Equal(t, EndDeadline, rep.End.Reason, "×%g", k)
+		assert.Equal(t, 10*time.Minute, rep.End.At, "×%g", k)
+		assert.Equal(t, 21.0, rep.Summary["jobs.submitted"], "×%g: the jobs due by 10 min", k)
+		assert.Equal(t, 20.0, rep.Summary["jobs.succeeded"], "×%g: all but the one submitted at the deadline", k)
+	}
 }

@@ -152,8 +152,9 @@ type RunEnd struct {
 	Events      []Event
 	Choices     []Choice
 	Decisions   []Decision
-	// Lag is how far a scaled or wall run held emulated time back because
-	// the machine could not keep up; MaxLate is the largest single delay.
+	// Lag is the wall time a scaled or wall run fell behind because the
+	// machine could not keep up (emulated time was held back, at ×speedup
+	// that much more of it); MaxLate is the largest single delay.
 	Lag, MaxLate time.Duration
 }
 

@@ -278,8 +278,14 @@ func printSummary(w io.Writer, cfg cluster.Config, rep *cluster.Report, wall tim
 			measured, len(rep.Records.Jobs), rep.ReferenceWall.Round(time.Millisecond))
 	}
 	if rep.End.Lag > 0 {
-		fmt.Fprintf(w, "lag       emulated time held back %v (at most %v at once): the machine could not keep up\n",
-			rep.End.Lag.Round(time.Millisecond), rep.End.MaxLate.Round(time.Millisecond))
+		// Lag is wall time; at ×k it held back k times as much emulated
+		// time, which the run then emulated at the pace it could.
+		k := 1.0
+		if cfg.Run.Clock == cluster.Scaled {
+			k = cfg.Run.Speedup
+		}
+		fmt.Fprintf(w, "lag       the machine fell %v behind the wall clock (at most %v at once) and ran at %.0f× real time of the %g× asked: emulated time was held back, no timer fired late\n",
+			rep.End.Lag.Round(time.Millisecond), rep.End.MaxLate.Round(time.Millisecond), emulated.Seconds()/wall.Seconds(), k)
 	}
 }
 
