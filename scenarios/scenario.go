@@ -101,11 +101,11 @@ func Load(name string, data []byte, dir string) (*Scenario, error) {
 	}
 	f := defaults()
 	var found ErrorList
-	if err := doc.Decode(&f); err != nil {
-		if !errors.As(err, &found) || !allUnknownKeys(found) {
-			return nil, err
-		}
+	if err := doc.Decode(&f); err != nil && !errors.As(err, &found) {
+		return nil, err
 	}
+	// f holds every key that decoded: the rest of the file is checked
+	// too, so one pass reports every error.
 	sc := &Scenario{Name: name, Expect: f.Expect, Reproduce: f.Reproduce, file: f, dir: dir}
 	var errs []error
 	sc.Config, errs = f.config(dir)

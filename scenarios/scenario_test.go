@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -102,7 +104,7 @@ func TestWithSet(t *testing.T) {
 		"cluster.rackz=3":              "--set cluster.rackz=3: cluster.rackz: no such key",
 		"cluster.racks=-1":             "--set cluster.racks=-1: cluster.racks = -1: must be ≥ 1",
 		"workload.synthetic[4].jobs=1": "--set workload.synthetic[4].jobs=1: workload.synthetic[4].jobs: the scenario has no element 4 of synthetic",
-		"heartbeat.interval=soon":      "--set heartbeat.interval=soon: soon: ",
+		"heartbeat.interval=soon":      `--set heartbeat.interval=soon: "soon": must look like 250ms`,
 		"racks":                        "--set racks: must be key=value",
 		"scheduler.name=lottery":       `--set scheduler.name=lottery: scheduler.name = "lottery": must be one of fair, fifo`,
 	} {
@@ -227,7 +229,7 @@ preemption = "yes"
 t1 = 15
 fair_share_fraction = 0.5
 `, []string{
-			"s.toml:6:1: scheduler.preemption: incompatible types: TOML value has type string; destination has type boolean",
+			`s.toml:6:1: scheduler.preemption = "yes": want true or false, got a string`,
 			"s.toml:7:1: scheduler.t1 = 15: must look like 250ms, 3s, 1h30m or 2d (a quoted string with a unit)",
 		}},
 		{"out of range, with an unknown key", `name = "fair"
@@ -261,19 +263,19 @@ min_reduces = 1
 		}},
 		{"a pool of the wrong type", `name = "fair"
 pools = [{name = "a"}, {name = "b", min_maps = 1.5}]
-`, []string{"s.toml:6:37: scheduler.pools[1].min_maps: incompatible types: TOML value has type float64; destination has type integer"}},
+`, []string{"s.toml:6:37: scheduler.pools[1].min_maps = 1.5: want an integer, got a number with a fraction"}},
 		{"unknown policy", `name = "lottery"
 t1 = "5s"
 `, []string{`s.toml:5:1: scheduler.name = "lottery": must be one of fair, fifo`}},
 		{"bad name and tick", `name = 5
 tick = 1
-`, []string{"s.toml:5:1: scheduler.name: incompatible types: TOML value has type int64; destination has type string"}},
+`, []string{`s.toml:5:1: scheduler.name = 5: want a string (in "quotes"), got an integer`}},
 		{"bad tick", `name = "fair"
 tick = 1
 delay = 0
 `, []string{
 			"s.toml:6:1: scheduler.tick = 1: must look like 250ms, 3s, 1h30m or 2d (a quoted string with a unit)",
-			"s.toml:7:1: scheduler.delay: incompatible types: TOML value has type int64; destination has type boolean",
+			"s.toml:7:1: scheduler.delay = 0: want true or false, got an integer",
 		}},
 	}
 	for _, tt := range tests {
@@ -439,4 +441,92 @@ func TestNonsenseIsRefused(t *testing.T) {
 	// An idle cluster for a while is a meaning.
 	_, err := Load("s.toml", []byte("[run]\nuntil = \"1h\"\n"), ".")
 	assert.NoError(t, err)
+}
+
+// A file's errors all come at once, in file order, whatever their kind:
+// wrong types, bad units, unknown keys, values out of range, a policy's
+// parameters, a trace's bad line; each in the words of the file.
+func TestEveryErrorAtOnce(t *testing.T) {
+	var fifteen strings.Builder
+	var want []string
+	line := 0
+	for _, table := range []struct {
+		name  string
+		keys  []string
+		value string
+	}{
+		{"cluster", []string{"racks", "nodes_per_rack", "map_slots", "reduce_slots", "completion_window"}, `"x"`},
+		{"heartbeat", []string{"interval", "control_latency", "assign_multiple"}, "1"},
+		{"tasks", []string{"slow_start", "max_attempts", "parallel_copies", "copy_compute", "compute_aware", "fetch_per_host", "max_reducers"}, "[1]"},
+	} {
+		fmt.Fprintf(&fifteen, "[%s]\n", table.name)
+		line++
+		for _, key := range table.keys {
+			fmt.Fprintf(&fifteen, "%s = %s\n", key, table.value)
+			line++
+			want = append(want, fmt.Sprintf(`s.toml:%d:1: %s.%s`, line, table.name, key))
+		}
+	}
+	fifteen.WriteString(someWork)
+
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "t.tsv"), []byte("j0\t0\t0\t1\t1\t1\nj1\t5\t5\t-1\t1\t1\n"), 0o644))
+	for _, tc := range []struct {
+		name, text string
+		want       []string
+	}{
+		{"fifteen wrong types", fifteen.String(), want},
+		{"types, units, unknown keys and ranges together", `[cluster]
+racks = 0
+nodes_per_rack = "ten"
+nic = "fast"
+color = "blue"
+[hdfs]
+replication = 0
+` + someWork, []string{
+			`s.toml:2:1: cluster.racks = 0: must be ≥ 1`,
+			`s.toml:3:1: cluster.nodes_per_rack = "ten": want an integer, got a string`,
+			`s.toml:4:1: cluster.nic = "fast": must look like 1Gbps`,
+			`s.toml:5:1: cluster.color: unknown key`,
+			`s.toml:7:1: hdfs.replication = 0: must be 1 …`,
+		}},
+		{"a table written as an array of tables", "[[workload]]\nsynthetic = 1\n[cluster]\nracks = \"a\"\n", []string{
+			`s.toml:1:3: workload: want a table, got an array of tables ([[...]])`,
+			`s.toml:4:1: cluster.racks = "a": want an integer, got a string`,
+		}},
+		{"a trace's bad line", "[cluster]\nracks = 0\n[[workload.swim]]\ntrace = \"t.tsv\"\n", []string{
+			`s.toml:2:1: cluster.racks = 0: must be ≥ 1`,
+			`s.toml:4:1: workload.swim[0].trace = "t.tsv": ` + filepath.Join(dir, "t.tsv") + `:2:8: column 4 (map input bytes) = "-1": must be a whole number of bytes ≥ 0`,
+		}},
+		{"a policy's parameters", "[scheduler]\nname = \"fair\"\nt1 = 5\npreemption = \"yes\"\nfair_share_fraction = 2.0\n" + someWork, []string{
+			`s.toml:3:1: scheduler.t1 = 5: must look like 250ms`,
+			`s.toml:4:1: scheduler.preemption = "yes": want true or false, got a string`,
+			`s.toml:5:1: scheduler.fair_share_fraction = 2: must be`,
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Load("s.toml", []byte(tc.text), dir)
+			require.Error(t, err)
+			got := strings.Split(err.Error(), "\n")
+			require.Len(t, got, len(tc.want), "%s", err)
+			for i := range got {
+				assert.True(t, strings.HasPrefix(got[i], tc.want[i]), "error %d:\n got %s\nwant %s…", i, got[i], tc.want[i])
+			}
+		})
+	}
+}
+
+// Every --set that cannot apply is reported at once, in the words of the
+// file.
+func TestWithSetReportsEveryBadOverride(t *testing.T) {
+	sc, err := Load("default.toml", DefaultScenario, ".")
+	require.NoError(t, err)
+	_, err = sc.WithSet("cluster.racks=x", "tasks.copy_compute=3", "cluster.nic=1000", "bogus=1")
+	require.Error(t, err)
+	assert.Equal(t, strings.Join([]string{
+		"--set cluster.racks=x: x: want an integer, got a string",
+		"--set tasks.copy_compute=3: 3: want true or false, got an integer",
+		"--set cluster.nic=1000: 1000: a rate needs a unit: must look like 1Gbps, 125MB/s or 1GiB/s (a quoted string)",
+		"--set bogus=1: bogus: no such key",
+	}, "\n"), err.Error())
 }

@@ -20,15 +20,21 @@ import (
 func (s *Scenario) WithSet(assignments ...string) (*Scenario, error) {
 	f := cloneFile(s.file)
 	name := s.Name
+	var bad []error // every override that cannot be applied, at once
 	for _, assignment := range assignments {
 		key, value, ok := strings.Cut(assignment, "=")
 		if !ok || key == "" {
-			return nil, fmt.Errorf("--set %s: must be key=value", assignment)
+			bad = append(bad, fmt.Errorf("--set %s: must be key=value", assignment))
+			continue
 		}
 		if err := setPath(reflect.ValueOf(&f).Elem(), key, strings.TrimSpace(value)); err != nil {
-			return nil, fmt.Errorf("--set %s: %w", assignment, err)
+			bad = append(bad, fmt.Errorf("--set %s: %w", assignment, err))
+			continue
 		}
 		name += " --set " + assignment
+	}
+	if len(bad) > 0 {
+		return nil, errors.Join(bad...)
 	}
 	cfg, errs := f.config(s.dir)
 	for i := range f.Expect {
@@ -121,7 +127,15 @@ func decodeInto(v reflect.Value, value string) error {
 	}}))
 	if _, err := toml.Decode("v = "+value, probe.Interface()); err != nil {
 		if _, err2 := toml.Decode("v = "+strconv.Quote(value), probe.Interface()); err2 != nil {
-			return fmt.Errorf("%s: %v", value, unwrapTOML(err))
+			var m map[string]any
+			if _, perr := toml.Decode("v = "+value, &m); perr != nil {
+				err = err2 // not TOML: a bare word, read as the string it is
+			}
+			msg := unwrapTOML(err)
+			if strings.HasPrefix(msg, value+": ") || strings.HasPrefix(msg, strconv.Quote(value)+": ") {
+				return errors.New(msg) // the value's own message names it
+			}
+			return fmt.Errorf("%s: %s", value, msg)
 		}
 	}
 	if n, ok := parseAny(value).(int64); ok && n < 0 && unsigned(v.Type()) {
@@ -178,9 +192,13 @@ func parseAny(value string) any {
 }
 
 func unwrapTOML(err error) string {
+	msg := err.Error()
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
-		return pe.Message
+		msg = pe.Message
+	} else if m := lastKeyRE.FindStringSubmatch(msg); m != nil {
+		msg = m[3]
 	}
-	return err.Error()
+	msg, _ = plainMsg(msg)
+	return msg
 }

@@ -64,22 +64,20 @@ func treeDocument(tree map[string]any) *Document {
 }
 
 // Decode decodes the document into v, a pointer to a struct whose fields
-// carry toml tags. A type error or an error from a value's UnmarshalTOML
-// (bad unit, bad duration) stops decoding and comes back alone. Otherwise
-// every key of the document that has no field is reported at once, each
-// with its position, key path and the keys its table allows; a key must
+// carry toml tags. Every type error and error from a value's
+// UnmarshalTOML (bad unit, bad duration), and every key of the document
+// that has no field, is reported at once, each with its position, key
+// path and, for unknown keys, the keys its table allows; v holds every
+// key that decoded; a key must
 // match its tag exactly (the decoder alone would accept "Racks" for
 // "racks"). Fields that v already holds and the document leaves out keep
 // their values, so callers decode over DefaultX(). Every error is an
 // ErrorList.
 func (d *Document) Decode(v any) error {
-	if _, err := toml.Decode(d.text, v); err != nil {
-		return d.decodeError(err, reflect.TypeOf(v))
-	}
+	errs := d.decodeAll(v)
 	// MetaData.Undecoded would also list the keys under map[string]any
 	// and toml.Primitive fields, and would miss keys the decoder matched
 	// case-insensitively; walking the type finds exactly the unknown ones.
-	var errs ErrorList
 	walkStruct(d.tree, reflect.TypeOf(v), nil, d.keyReport(&errs))
 	return errs.err()
 }

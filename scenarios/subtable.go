@@ -85,5 +85,6 @@ func (d *Document) subtableError(prefix []seg, table map[string]any, target refl
 		full = append(full, failingPath(table, keySegs(splitDotted(key)), target)...)
 	}
 	e.Key = formatPath(full)
+	d.plain(e)
 	return d.at(full, e)
 }

@@ -89,7 +89,7 @@ func (s *SWIMStream) Generate(env Env) ([]workload.JobSpec, error) {
 	defer f.Close()
 	recs, err := ReadSWIM(path, f)
 	if err != nil {
-		return nil, err
+		return nil, Invalid("trace", s.Trace, "%v", err) // at the trace = line
 	}
 	return s.Convert(recs), nil
 }
@@ -155,7 +155,11 @@ func ReadSWIM(name string, r io.Reader) ([]SWIMRecord, error) {
 		}
 		rec, err := parseSWIMLine(line, n, prev)
 		if err == nil && seen[rec.ID] > 0 {
-			err = fmt.Errorf("column 1 (job id) = %q: repeats line %d", rec.ID, seen[rec.ID])
+			err = columnErrorf(0, "column 1 (job id) = %q: repeats line %d", rec.ID, seen[rec.ID])
+		}
+		var col *columnError
+		if errors.As(err, &col) {
+			return nil, fmt.Errorf("%s:%d:%d: %w", name, n, col.byteColumn(line), err)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", name, n, err)
@@ -176,7 +180,7 @@ func parseSWIMLine(line string, n int, prev float64) (SWIMRecord, error) {
 	}
 	rec := SWIMRecord{Line: n, ID: cols[0]}
 	if rec.ID == "" {
-		return rec, fmt.Errorf("column 1 (job id) is empty")
+		return rec, columnErrorf(0, "column 1 (job id) is empty")
 	}
 	var err error
 	if rec.Submit, err = swimSeconds(cols, 1); err != nil {
@@ -186,7 +190,7 @@ func parseSWIMLine(line string, n int, prev float64) (SWIMRecord, error) {
 		return rec, err
 	}
 	if math.Abs(rec.Submit-prev-rec.Gap) > 1e-3 {
-		return rec, fmt.Errorf("column 3 (%s) = %s: the submit times say %g (%g − %g)",
+		return rec, columnErrorf(2, "column 3 (%s) = %s: the submit times say %g (%g − %g)",
 			swimColumns[2], cols[2], rec.Submit-prev, rec.Submit, prev)
 	}
 	for i, dst := range []*int64{&rec.Input, &rec.Shuffle, &rec.Output} {
@@ -197,10 +201,34 @@ func parseSWIMLine(line string, n int, prev float64) (SWIMRecord, error) {
 	return rec, nil
 }
 
+// columnError is a bad value in a trace line's column col (from 0).
+type columnError struct {
+	col int
+	msg string
+}
+
+func columnErrorf(col int, format string, args ...any) error {
+	return &columnError{col: col, msg: fmt.Sprintf(format, args...)}
+}
+
+func (e *columnError) Error() string { return e.msg }
+
+// byteColumn is the 1-based byte column where the column starts in line.
+func (e *columnError) byteColumn(line string) int {
+	at := 1
+	for i, c := range strings.SplitN(line, "\t", e.col+1) {
+		if i == e.col {
+			break
+		}
+		at += len(c) + 1
+	}
+	return at
+}
+
 func swimSeconds(cols []string, i int) (float64, error) {
 	f, err := strconv.ParseFloat(cols[i], 64)
 	if err != nil || !finite(f) || f < 0 || f > float64(math.MaxInt64/int64(time.Second)) {
-		return 0, fmt.Errorf("column %d (%s) = %q: must be seconds ≥ 0", i+1, swimColumns[i], cols[i])
+		return 0, columnErrorf(i, "column %d (%s) = %q: must be seconds ≥ 0", i+1, swimColumns[i], cols[i])
 	}
 	return f, nil
 }
@@ -208,7 +236,7 @@ func swimSeconds(cols []string, i int) (float64, error) {
 func swimBytes(cols []string, i int) (int64, error) {
 	b, err := strconv.ParseInt(cols[i], 10, 64)
 	if err != nil || b < 0 {
-		return 0, fmt.Errorf("column %d (%s) = %q: must be a whole number of bytes ≥ 0", i+1, swimColumns[i], cols[i])
+		return 0, columnErrorf(i, "column %d (%s) = %q: must be a whole number of bytes ≥ 0", i+1, swimColumns[i], cols[i])
 	}
 	return b, nil
 }

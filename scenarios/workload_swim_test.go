@@ -96,15 +96,15 @@ func TestSWIMKnobs(t *testing.T) {
 func TestReadSWIMRejects(t *testing.T) {
 	for _, tc := range []struct{ in, msg string }{
 		{"j0\t1\t1\t1\t1\n", "t.tsv:1: 5 tab-separated columns; want 6"},
-		{"j0\t1\t1\t1\t1\t1\nj1\tx\t1\t1\t1\t1\n", `t.tsv:2: column 2 (submit time) = "x": must be seconds ≥ 0`},
-		{"j0\t1\t1\t1\t1\t1\n\nj1\t3\t1\t1\t1\t1\n", "t.tsv:3: column 3 (inter-arrival gap) = 1: the submit times say 2"},
-		{"j0\t5\t5\t1\t1\t1\nj1\t3\t-2\t1\t1\t1\n", `t.tsv:2: column 3 (inter-arrival gap) = "-2": must be seconds ≥ 0`},
-		{"j0\t1\t1\t-1\t1\t1\n", `t.tsv:1: column 4 (map input bytes) = "-1": must be a whole number of bytes ≥ 0`},
-		{"j0\t1\t1\t1\t1.5\t1\n", `t.tsv:1: column 5 (shuffle bytes) = "1.5": must be a whole number`},
-		{"j0\t1\t1\t1\t1\tNaN\n", `t.tsv:1: column 6 (reduce output bytes) = "NaN"`},
-		{"\t1\t1\t1\t1\t1\n", "t.tsv:1: column 1 (job id) is empty"},
-		{"j0\t1\t1\t1\t1\t1\nj0\t2\t1\t1\t1\t1\n", `t.tsv:2: column 1 (job id) = "j0": repeats line 1`},
-		{"j0\tInf\tInf\t1\t1\t1\n", `t.tsv:1: column 2 (submit time) = "Inf"`},
+		{"j0\t1\t1\t1\t1\t1\nj1\tx\t1\t1\t1\t1\n", `t.tsv:2:4: column 2 (submit time) = "x": must be seconds ≥ 0`},
+		{"j0\t1\t1\t1\t1\t1\n\nj1\t3\t1\t1\t1\t1\n", "t.tsv:3:6: column 3 (inter-arrival gap) = 1: the submit times say 2"},
+		{"j0\t5\t5\t1\t1\t1\nj1\t3\t-2\t1\t1\t1\n", `t.tsv:2:6: column 3 (inter-arrival gap) = "-2": must be seconds ≥ 0`},
+		{"j0\t1\t1\t-1\t1\t1\n", `t.tsv:1:8: column 4 (map input bytes) = "-1": must be a whole number of bytes ≥ 0`},
+		{"j0\t1\t1\t1\t1.5\t1\n", `t.tsv:1:10: column 5 (shuffle bytes) = "1.5": must be a whole number`},
+		{"j0\t1\t1\t1\t1\tNaN\n", `t.tsv:1:12: column 6 (reduce output bytes) = "NaN"`},
+		{"\t1\t1\t1\t1\t1\n", "t.tsv:1:1: column 1 (job id) is empty"},
+		{"j0\t1\t1\t1\t1\t1\nj0\t2\t1\t1\t1\t1\n", `t.tsv:2:1: column 1 (job id) = "j0": repeats line 1`},
+		{"j0\tInf\tInf\t1\t1\t1\n", `t.tsv:1:4: column 2 (submit time) = "Inf"`},
 	} {
 		_, err := ReadSWIM("t.tsv", strings.NewReader(tc.in))
 		if err == nil || !strings.HasPrefix(err.Error(), tc.msg) {
