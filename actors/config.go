@@ -53,6 +53,7 @@ const (
 	MaxNodes        = 100_000    // racks × nodes_per_rack
 	MaxSlotsPerNode = 1024       // map slots, and reducers, per node
 	MaxTasks        = 20_000_000 // maps and reduces of the whole workload
+	MaxFetches      = 1 << 30    // shuffle transfers of the whole workload
 )
 
 // Nodes is the cluster's node count; it saturates rather than overflow, so

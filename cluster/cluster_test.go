@@ -366,3 +366,16 @@ func TestScaledSpeedupHasACeiling(t *testing.T) {
 	cfg.Run.Speedup = math.Inf(1)
 	assert.ErrorContains(t, cfg.Validate(), `run.speedup = +Inf`)
 }
+
+// A shuffle of more transfers than a run holds is refused, with the
+// count and the knob that makes it fewer.
+func TestConfigRefusesMoreFetchesThanARunHolds(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Workload = [][]workload.JobSpec{{{Name: "wide", InputBytes: 40_000 * 128 * mib, Reduces: 30_000, ShuffleBytes: 1 << 40}}}
+	needs := cfg.Needs()
+	assert.Equal(t, Needs{Nodes: 20, Jobs: 1, Maps: 40_000, Reduces: 30_000, Replicas: 120_000, Fetches: 1_200_000_000}, needs)
+	assert.ErrorContains(t, cfg.Validate(), "tasks.fetch_per_host = false: the workload needs 1200000000 shuffle fetches, more than the 1073741824 one run holds")
+	cfg.Tasks.FetchPerHost = true
+	assert.Equal(t, int64(20*30_000), cfg.Needs().Fetches, "one fetch per node's outputs")
+	assert.NoError(t, cfg.Validate())
+}

@@ -154,6 +154,16 @@ func (c *Config) validateSlots() []error {
 				"raise the block size or trim the workload", actors.MaxTasks, biggest+1, jobs[biggest].Name, jobs[biggest].MapCount(int64(c.HDFS.BlockSize)))})
 		return errs
 	}
+	if needs := c.Needs(); needs.Fetches > actors.MaxFetches {
+		fix := "set tasks.fetch_per_host = true (a reduce fetches each node's outputs at once)"
+		if c.Tasks.FetchPerHost {
+			fix = "give the jobs fewer reduces (a SWIM stream's bytes_per_reduce or max_reduces)"
+		}
+		errs = append(errs, &FieldError{Key: "tasks.fetch_per_host", Value: c.Tasks.FetchPerHost, Msg: fmt.Sprintf(
+			"the workload needs %d shuffle fetches, more than the %d one run holds (%v): %s or trim the workload",
+			needs.Fetches, actors.MaxFetches, needs, fix)})
+		return errs
+	}
 	for _, k := range []struct {
 		key   string
 		slots int

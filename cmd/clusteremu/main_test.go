@@ -167,6 +167,8 @@ func TestValidate(t *testing.T) {
 	var out, errs bytes.Buffer
 	good := writeScenario(t, smallScenario)
 	assert.Equal(t, 0, run([]string{"validate", good}, &out, &errs), errs.String())
+	assert.Regexp(t, `: ok: \d+ nodes, 12 jobs, \d+ maps and \d+ reduces, \d+ block replicas, \d+ shuffle fetches\n$`, out.String(),
+		"validate says how big the scenario is")
 	bad := writeScenario(t, "[cluster]\nracks = 0\n")
 	assert.Equal(t, 2, run([]string{"validate", bad}, &out, &errs))
 	assert.Contains(t, errs.String(), bad+":2:1: cluster.racks = 0: must be ≥ 1")

@@ -202,7 +202,7 @@ func validateCommand(args []string, stdout, stderr io.Writer) int {
 			code = exitUsage
 			continue
 		}
-		fmt.Fprintf(stdout, "%s: ok\n", path)
+		fmt.Fprintf(stdout, "%s: ok: %v\n", path, sc.Config.Needs())
 	}
 	return code
 }
