@@ -9,10 +9,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"clusteremu/actors"
 	"clusteremu/cluster"
 	"clusteremu/policies/sched"
+	"clusteremu/units"
 	"clusteremu/workload"
 )
 
@@ -118,6 +120,7 @@ func Load(name string, data []byte, dir string) (*Scenario, error) {
 		errs = append(errs, Prefix(fmt.Sprintf("expect[%d]", i), f.Expect[i].Validate()))
 	}
 	errs = append(errs, poolChecks(f.Expect, sc.Config)...)
+	errs = append(errs, f.endCheck())
 	found = append(found, f.senseChecks(doc, name)...)
 	var located ErrorList
 	if err := errors.Join(errs...); err != nil {
@@ -145,11 +148,16 @@ func allUnknownKeys(list ErrorList) bool {
 	return len(list) > 0
 }
 
-// defaults are cluster.DefaultConfig written as tables.
+// DefaultStallAfter is a scenario's run.stall_after unless it says: a
+// run that stops making progress ends within the hour.
+const DefaultStallAfter = units.Duration(time.Hour)
+
+// defaults are cluster.DefaultConfig written as tables, with the stall
+// watchdog on.
 func defaults() File {
 	d := cluster.DefaultConfig()
 	return File{
-		Run:     cluster.RunOptions{Clock: cluster.Virtual, Slowdown: true},
+		Run:     cluster.RunOptions{Clock: cluster.Virtual, Slowdown: true, StallAfter: DefaultStallAfter},
 		Cluster: d.Cluster, HDFS: d.HDFS, Heartbeat: d.Heartbeat, Chaos: d.Chaos, Tasks: d.Tasks,
 		Scheduler: map[string]any{"name": d.Scheduler.Name, "tick": d.Scheduler.Tick.String()},
 	}

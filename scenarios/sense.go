@@ -23,6 +23,15 @@ func (f *File) senseChecks(doc *Document, name string) ErrorList {
 	return errs
 }
 
+// endCheck refuses a run nothing would end if it stopped making progress.
+func (f *File) endCheck() error {
+	if f.Run.Until == 0 && f.Run.StallAfter == 0 {
+		return Invalid("run.stall_after", f.Run.StallAfter,
+			"with no run.until, nothing would end a run that stops making progress: keep the watchdog (default %v) or set run.until", DefaultStallAfter)
+	}
+	return nil
+}
+
 // workloadCheck refuses a scenario with nothing to do, checked like the
 // jobs against the cluster once nothing else is wrong: it runs no job and
 // ends at once. An idle cluster runs for run.until.

@@ -41,6 +41,7 @@ func (s *Scenario) WithSet(assignments ...string) (*Scenario, error) {
 		errs = append(errs, Prefix(fmt.Sprintf("expect[%d]", i), f.Expect[i].Validate()))
 	}
 	errs = append(errs, poolChecks(f.Expect, cfg)...)
+	errs = append(errs, f.endCheck())
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("%s: %w", strings.TrimPrefix(name, s.Name+" "), err)
 	}

@@ -64,7 +64,7 @@ func TestParametersAreChecked(t *testing.T) {
 	for _, tt := range []struct{ from, to, want string }{
 		{"fixed = false", "fixd = true", "race.toml:31:1: scheduler.fixd: unknown key; allowed: slow_start, fixed"},
 		{"slow_start = 0.05\nfixed", "slow_start = 2.0\nfixed", "race.toml:30:1: scheduler.slow_start = 2: must be a number in [0, 1]"},
-		{"fixed = false", `fixed = "yes"`, "race.toml:31:1: scheduler.fixed: incompatible types: TOML value has type string; destination has type boolean"},
+		{"fixed = false", `fixed = "yes"`, `race.toml:31:1: scheduler.fixed = "yes": want true or false, got a string`},
 	} {
 		bad := strings.NewReplacer(tt.from, tt.to, "map_slots = 2", "map_slots = -1").Replace(string(text))
 		_, err := scenarios.Load("race.toml", []byte(bad), ".")
