@@ -50,10 +50,11 @@ type ClusterConfig struct {
 
 // Limits of what one run can hold; Validate refuses more.
 const (
-	MaxNodes        = 100_000    // racks × nodes_per_rack
-	MaxSlotsPerNode = 1024       // map slots, and reducers, per node
-	MaxTasks        = 20_000_000 // maps and reduces of the whole workload
-	MaxFetches      = 1 << 30    // shuffle transfers of the whole workload
+	MaxNodes        = 100_000                          // racks × nodes_per_rack
+	MaxSlotsPerNode = 1024                             // map slots, and reducers, per node
+	MaxTasks        = 20_000_000                       // maps and reduces of the whole workload
+	MinPeriod       = units.Duration(time.Millisecond) // heartbeat.interval, scheduler.tick
+	MaxFetches      = 1 << 30                          // shuffle transfers of the whole workload
 )
 
 // Nodes is the cluster's node count; it saturates rather than overflow, so
@@ -208,7 +209,7 @@ func (h *HDFSConfig) Validate(errs *Checks, nodes int) {
 
 // Validate checks [heartbeat] on its own.
 func (h *HeartbeatConfig) Validate(errs *Checks) {
-	errs.Check(h.Interval <= 0, "heartbeat.interval", h.Interval, "must be > 0")
+	errs.Check(h.Interval < MinPeriod, "heartbeat.interval", h.Interval, fmt.Sprintf("must be at least %v: every node heartbeats every interval, so a shorter one is millions of messages per emulated second", MinPeriod))
 	errs.Check(h.ControlLatency < 0, "heartbeat.control_latency", h.ControlLatency, "must be ≥ 0")
 	errs.Check(h.DeadAfter < 0, "heartbeat.dead_after", h.DeadAfter, "must be ≥ 0 missed heartbeats (0: never)")
 }

@@ -147,7 +147,7 @@ func TestConfigValidateReportsEveryField(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, `cluster.racks = 0: must be ≥ 1
 cluster.nic = -1B/s: must be a rate > 0
-heartbeat.interval = 0s: must be > 0
+heartbeat.interval = 0s: must be at least 1ms: every node heartbeats every interval, so a shorter one is millions of messages per emulated second
 tasks.compute_aware = true: needs tasks.copy_compute = true
 scheduler.name = lottery: must be one of `+strings.Join(sched.Names(), ", "), err.Error())
 	_, err = Build(cfg)

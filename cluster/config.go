@@ -99,7 +99,8 @@ func (c *Config) Validate() error {
 	c.HDFS.Validate(&checks, c.Nodes())
 	c.Heartbeat.Validate(&checks)
 	c.Tasks.Validate(&checks, c.Cluster.ReduceSlots)
-	check(c.Scheduler.Tick < 0, "scheduler.tick", c.Scheduler.Tick, "must be ≥ 0")
+	check(c.Scheduler.Tick < 0 || c.Scheduler.Tick > 0 && c.Scheduler.Tick < actors.MinPeriod, "scheduler.tick", c.Scheduler.Tick,
+		fmt.Sprintf("must be 0 (no tick) or at least %v", actors.MinPeriod))
 	r := &c.Run
 	check(r.Until < 0, "run.until", r.Until, "must be ≥ 0")
 	check(r.StallAfter < 0, "run.stall_after", r.StallAfter, "must be ≥ 0")

@@ -532,3 +532,11 @@ func TestWithSetReportsEveryBadOverride(t *testing.T) {
 		"--set bogus=1: bogus: no such key",
 	}, "\n"), err.Error())
 }
+
+// Periods so short a run would never get anywhere are refused.
+func TestPeriodsTooShortAreRefused(t *testing.T) {
+	_, err := Load("s.toml", []byte("[heartbeat]\ninterval = \"1ns\"\n[scheduler]\ntick = \"500us\"\n"+someWork), ".")
+	require.Error(t, err)
+	assert.Equal(t, `s.toml:2:1: heartbeat.interval = "1ns": must be at least 1ms: every node heartbeats every interval, so a shorter one is millions of messages per emulated second
+s.toml:4:1: scheduler.tick = "500µs": must be 0 (no tick) or at least 1ms`, err.Error())
+}
