@@ -54,6 +54,7 @@ const (
 	MaxSlotsPerNode = 1024                             // map slots, and reducers, per node
 	MaxTasks        = 20_000_000                       // maps and reduces of the whole workload
 	MinPeriod       = units.Duration(time.Millisecond) // heartbeat.interval, scheduler.tick
+	MaxAttempts     = 100                              // tasks.max_attempts
 	MaxFetches      = 1 << 30                          // shuffle transfers of the whole workload
 )
 
@@ -217,7 +218,8 @@ func (h *HeartbeatConfig) Validate(errs *Checks) {
 // Validate checks [tasks] on nodes with reduceSlots.
 func (t *TasksConfig) Validate(errs *Checks, reduceSlots int) {
 	errs.Check(!(t.SlowStart >= 0 && t.SlowStart <= 1), "tasks.slow_start", t.SlowStart, "must be in [0, 1]")
-	errs.Check(t.MaxAttempts < 1, "tasks.max_attempts", t.MaxAttempts, "must be ≥ 1")
+	errs.Check(t.MaxAttempts < 1 || t.MaxAttempts > MaxAttempts, "tasks.max_attempts", t.MaxAttempts,
+		fmt.Sprintf("must be 1 … %d (Hadoop's default is 4): with failures, every task may run that many times", MaxAttempts))
 	errs.Check(!(t.FailureProbability >= 0 && t.FailureProbability <= 1), "tasks.failure_probability", t.FailureProbability, "must be in [0, 1]")
 	errs.Check(t.ParallelCopies < 1, "tasks.parallel_copies", t.ParallelCopies, "must be ≥ 1")
 	errs.Check(t.JobSetup < 0, "tasks.job_setup", t.JobSetup, "must be ≥ 0s")

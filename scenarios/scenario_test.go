@@ -429,6 +429,8 @@ func TestNonsenseIsRefused(t *testing.T) {
 			`s.toml:6:1: expect[0].metric = "pools.prod.jobs.succeeded": no job of the workload is in pool "prod" (pools: none)`},
 		{"a pool declared twice", "[scheduler]\nname = \"fair\"\n[[scheduler.pools]]\nname = \"a\"\n[[scheduler.pools]]\nname = \"a\"\n" + someWork,
 			`s.toml:6:1: scheduler.pools[1].name = "a": names pools[0] again`},
+		{"retries without end", "[tasks]\nmax_attempts = 1000000\n" + someWork,
+			`s.toml:2:1: tasks.max_attempts = 1000000: must be 1 … 100`},
 		{"a run nothing ends", "[run]\nstall_after = \"0s\"\n" + someWork,
 			`s.toml:2:1: run.stall_after = "0s": with no run.until, nothing would end a run that stops making progress`},
 		{"a bare number for a rate", "[cluster]\nnic = 1000\n" + someWork,
