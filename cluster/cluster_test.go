@@ -379,3 +379,16 @@ func TestConfigRefusesMoreFetchesThanARunHolds(t *testing.T) {
 	assert.Equal(t, int64(20*30_000), cfg.Needs().Fetches, "one fetch per node's outputs")
 	assert.NoError(t, cfg.Validate())
 }
+
+// Control-plane delays longer than the liveness window would declare live
+// nodes dead, which a node cannot come back from: refused.
+func TestChaosMustNotOutlastTheLivenessWindow(t *testing.T) {
+	cfg := smallCluster()
+	cfg.Heartbeat.DeadAfter = 10
+	cfg.Chaos.RelayJitter = units.Duration(26 * time.Second)
+	assert.NoError(t, cfg.Validate())
+	cfg.Chaos.HeartbeatJitter = units.Duration(time.Second)
+	assert.ErrorContains(t, cfg.Validate(), "chaos.relay_jitter = 26s: with chaos.heartbeat_jitter = 1s must stay below (heartbeat.dead_after − 1) × heartbeat.interval = 27s")
+	cfg.Heartbeat.DeadAfter = 0 // never declared dead
+	assert.NoError(t, cfg.Validate())
+}

@@ -117,6 +117,14 @@ func (c *Config) Validate() error {
 		fmt.Sprintf("must be at least twice heartbeat.interval = %v: slots are offered on heartbeats, so a healthy run waits that long without progress (0: no watchdog)", c.Heartbeat.Interval))
 	check(c.Chaos.HeartbeatJitter < 0 || hb > 0 && c.Chaos.HeartbeatJitter.Std() >= hb, "chaos.heartbeat_jitter", c.Chaos.HeartbeatJitter,
 		fmt.Sprintf("must be ≥ 0 and below heartbeat.interval = %v, so heartbeats keep their order", c.Heartbeat.Interval))
+	if d := c.Heartbeat.DeadAfter; d > 0 && hb > 0 {
+		// A heartbeat late by more than the liveness window declares a
+		// live node dead, and a node declared dead cannot rejoin.
+		window := time.Duration(mulSat(int64(d-1), int64(hb)))
+		check(c.Chaos.RelayJitter.Std()+c.Chaos.HeartbeatJitter.Std() >= window, "chaos.relay_jitter", c.Chaos.RelayJitter,
+			fmt.Sprintf("with chaos.heartbeat_jitter = %v must stay below (heartbeat.dead_after − 1) × heartbeat.interval = %v: a heartbeat held back longer makes a live node look dead, and a node declared dead cannot rejoin",
+				c.Chaos.HeartbeatJitter, units.Duration(window)))
+	}
 	if c.Chaos.On() && r.Concurrent() {
 		if r.Clock == "" || r.Clock == Virtual {
 			check(true, "run.deterministic", false, "must be true under [chaos], whose delays only a deterministic run draws")
