@@ -32,7 +32,7 @@ func reproduceCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	switch {
 	case len(positional) == 0:
-		err = errors.New("usage: clusteremu reproduce [--reduced] scenario.toml ...")
+		err = errors.New("usage: clusteremu reproduce [--reduced] scenario.toml [scenario.toml]")
 	case *workers < 1:
 		err = fmt.Errorf("clusteremu: --parallel %d: must be ≥ 1", *workers)
 	}
