@@ -20,7 +20,9 @@ func (n *Network) NextCompletion() (time.Duration, bool) {
 // AdvanceTo moves the network to instant t (≥ Now()) and returns the flows
 // that completed on the way, ordered by (At, ID). Completions at one
 // instant are removed together and followed by one re-solve, so N flows
-// ending at once cost one solve, not N. With a completion window w, the
+// ending at once cost one solve, not N; completions at t itself leave the
+// re-solve to the next query, so the flows a caller starts at t in answer
+// share it. With a completion window w, the
 // flows whose completion lies within w after an instant's earliest
 // complete at that instant too.
 //
@@ -39,6 +41,12 @@ func (n *Network) AdvanceTo(t time.Duration) ([]Completed, error) {
 		}
 		n.now = at
 		n.completeBatch(at)
+		if at == t {
+			// No other flow can be due by t: each has bytes left at t
+			// and time does not move. The re-solve waits for the
+			// changes the caller makes at t, to share one.
+			break
+		}
 	}
 	n.now = t
 	return n.completed, nil

@@ -230,3 +230,56 @@ func TestOnlyTheTouchedComponentIsSolved(t *testing.T) {
 	n.Solve()
 	assert.Equal(t, before+4, n.Stats().FlowsSolved)
 }
+
+// A flow whose exact finish is a whole nanosecond finishes at that
+// nanosecond: 67 MB at 125 MB/s is 67/125 = 0.536 s, though 67e6/125e6
+// in floating point is a hair above 0.536 and its ceiling in nanoseconds
+// would be 536000001. The same holds for sizes and rates whose quotient
+// is not exact in binary: 3 bytes at 7 B/s is 3/7 s = 428571428.57… ns,
+// reported at the next whole nanosecond, 428571429.
+func TestWholeNanosecondFinishesStayWhole(t *testing.T) {
+	for _, tc := range []struct {
+		size int64
+		rate float64
+		want time.Duration
+	}{
+		{67e6, 125e6, 536 * time.Millisecond},
+		{1e6, 125e6, 8 * time.Millisecond},
+		{3, 7, 428571429},
+		{128 << 20, 100e6, 1342177280},
+		{1, 1e9, 1},
+	} {
+		n := newLinks(t, DefaultConfig(), tc.rate)
+		start(t, n, FlowSpec{Size: tc.size, Path: []LinkID{0}})
+		at, ok := n.NextCompletion()
+		require.True(t, ok)
+		assert.Equal(t, tc.want, at, "%d B at %g B/s", tc.size, tc.rate)
+		done := advance(t, n, time.Hour)
+		require.Len(t, done, 1)
+		assert.Equal(t, tc.want, done[0].At)
+	}
+}
+
+// A completion and the starts that follow it at the same instant share
+// one re-solve: 100 B and 200 B share 100 B/s (50 each), so the small flow
+// ends at 2 s; advancing to exactly 2 s and starting a flow there costs one
+// solve, after which the big flow (100 B left) and the new one (100 B)
+// share the link and both end at 4 s.
+func TestCompletionAndStartAtOneInstantShareOneSolve(t *testing.T) {
+	n := newLinks(t, DefaultConfig(), 100)
+	start(t, n, FlowSpec{Size: 100, Path: []LinkID{0}})
+	start(t, n, FlowSpec{Size: 200, Path: []LinkID{0}})
+	at, ok := n.NextCompletion()
+	require.True(t, ok)
+	require.Equal(t, 2*time.Second, at)
+	solves := n.Stats().Solves
+	done, err := n.AdvanceTo(at) // not advance: its invariant check solves
+	require.NoError(t, err)
+	require.Len(t, done, 1)
+	start(t, n, FlowSpec{Size: 100, Path: []LinkID{0}})
+	next, ok := n.NextCompletion()
+	require.True(t, ok)
+	assert.Equal(t, 4*time.Second, next)
+	assert.Equal(t, solves+1, n.Stats().Solves, "the completion and the start are re-solved together")
+	assert.Len(t, advance(t, n, time.Hour), 2)
+}

@@ -89,9 +89,14 @@
 //
 // Each flow keeps its delivered bytes as a float64, settled only when its
 // rate changes (delivered += rate × elapsed). Its completion instant is the
-// first whole nanosecond at which it has delivered its size,
-// ceil(remaining / rate × 1e9) after the settlement; there a completing
-// flow's delivered bytes are set to its size exactly. Before completion,
+// first whole nanosecond at which it has delivered its size: remaining /
+// rate × 1e9 after the settlement, rounded up, except that a quotient
+// within 4 ulps of a whole number is that number, as the two float
+// operations leave an exact answer up to an ulp or two off (67 MB at
+// 125 MB/s ends at 536 ms exactly, not a nanosecond later). The
+// completion is thus exact to the nanosecond for whole answers and at
+// most 1 ns late otherwise (or 4 ulps, under 1e-6 ns below a day, early);
+// there a completing flow's delivered bytes are set to its size exactly. Before completion,
 // Delivered, Cancel and Carried report whole bytes, floor(delivered),
 // capped at size-1. Bytes carried per link are int64: a flow that ends
 // adds its size (completed) or the whole bytes Cancel returned to each link

@@ -311,7 +311,7 @@ func (n *Network) schedule(slot int32) {
 		n.finishes.remove(slot)
 		return
 	}
-	ns := math.Ceil((float64(st.size) - st.done) / f.rate * 1e9)
+	ns := wholeNanos((float64(st.size) - st.done) / f.rate * 1e9)
 	if ns >= float64(math.MaxInt64-n.now) {
 		n.finishes.remove(slot) // beyond the last representable instant: never
 		return
@@ -322,6 +322,18 @@ func (n *Network) schedule(slot int32) {
 		return // the key is still a lower bound
 	}
 	n.finishes.set(slot, uint64(finish))
+}
+
+// wholeNanos is the first whole nanosecond at or after q nanoseconds,
+// where q carries the error of a division and a multiplication (at most
+// an ulp or two): a q within 4 ulps of a whole number is that number, so
+// an exact answer stays exact (67e6 B / 125e6 B/s × 1e9 is 536000000.00000006
+// in float64, and 536 ms, not 536 ms + 1 ns).
+func wholeNanos(q float64) float64 {
+	if r := math.Round(q); math.Abs(q-r) <= 4*(math.Nextafter(q, math.Inf(1))-q) {
+		return r
+	}
+	return math.Ceil(q)
 }
 
 // firstFinish returns the slot and instant of the flow that completes
