@@ -116,10 +116,14 @@
 // earliest flow completes at t, every flow due by t+w completes at t as
 // well, with one re-solve for the batch. Each such flow is reported up to
 // w early, and the up to rate×w bytes it still had to send are delivered
-// instantaneously; the capacity it frees is given to the others up to w
-// early, so their completions can also move earlier, by at most w per
-// batched completion they depend on. With w = 0 (the default) completion
-// instants are exact to the nanosecond.
+// instantaneously, never late. The capacity it frees is given to the
+// others up to w early, and there the error runs both ways: max-min shares
+// are not monotone (a flow that ends early raises a competitor's share on
+// one link, which can then take capacity from a third flow on another
+// link), so another flow's completion can move earlier or later, and by
+// more than w when the changes compound along a chain of shared links.
+// With w = 0 (the default) completion instants are exact to the
+// nanosecond for whole answers and at most 1 ns late otherwise.
 //
 // # Cost
 //
