@@ -120,8 +120,8 @@
 // others up to w early, and there the error runs both ways: max-min shares
 // are not monotone (a flow that ends early raises a competitor's share on
 // one link, which can then take capacity from a third flow on another
-// link), so another flow's completion can move earlier or later, and by
-// more than w when the changes compound along a chain of shared links.
+// link), so another flow's completion can move earlier or later, by an
+// amount w alone does not bound.
 // With w = 0 (the default) completion instants are exact to the
 // nanosecond for whole answers and at most 1 ns late otherwise.
 //
