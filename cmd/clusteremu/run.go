@@ -43,38 +43,10 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	if fs.set("schedule-seed") {
 		sc.Config.Run.ScheduleSeed = *scheduleSeed // after --seed, which sets both
 	}
-	outSet := fs.set("out")
-	if *events && !outSet {
-		fmt.Fprintln(stderr, "clusteremu: --events needs --out DIR")
+	cfg, outs, err := prepareRun(sc, *events, *decisions, *out, fs.set("out"))
+	if err != nil {
+		fmt.Fprintln(stderr, "clusteremu:", err)
 		return exitUsage
-	}
-	cfg := sc.Config
-	if *events {
-		if err := needsDeterministic(sc, "--events"); err != nil {
-			fmt.Fprintln(stderr, "clusteremu:", err)
-			return exitUsage
-		}
-		cfg.Run.RecordDecisions = true
-	}
-	if *decisions != "" {
-		if err := needsDeterministic(sc, "--decisions"); err != nil {
-			fmt.Fprintln(stderr, "clusteremu:", err)
-			return exitUsage
-		}
-		ds, err := readDecisions(*decisions, cfg)
-		if err != nil {
-			fmt.Fprintln(stderr, "clusteremu:", err)
-			return exitUsage
-		}
-		cfg.Run.Pinned, cfg.Run.Decisions = true, ds
-	}
-	var outs *outputs
-	if outSet {
-		if outs, err = openOutputs(*out, *events); err != nil {
-			fmt.Fprintln(stderr, "clusteremu:", err)
-			return exitUsage
-		}
-		outs.record(&cfg.Run)
 	}
 	c, err := cluster.Build(cfg)
 	if err != nil {
@@ -102,15 +74,49 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	printSummary(stdout, cfg, rep, wall)
-	if errors.Is(runErr, cluster.ErrInterrupted) {
-		fmt.Fprintln(stderr, "clusteremu:", runErr)
-		return exitInterrupted
-	}
 	if runErr != nil {
 		fmt.Fprintln(stderr, "clusteremu:", runErr)
+		if errors.Is(runErr, cluster.ErrInterrupted) {
+			return exitInterrupted
+		}
 		return exitFailed
 	}
 	return checkExpectations(stdout, sc, rep)
+}
+
+// prepareRun applies run's recording and replay flags to the scenario's
+// configuration and opens the output directory (when --out was given),
+// all before the run, so a bad flag or directory costs no run.
+func prepareRun(sc *scenarios.Scenario, events bool, decisions, out string, outSet bool) (cluster.Config, *outputs, error) {
+	cfg := sc.Config
+	if events && !outSet {
+		return cfg, nil, errors.New("--events needs --out DIR")
+	}
+	if events {
+		if err := needsDeterministic(sc, "--events"); err != nil {
+			return cfg, nil, err
+		}
+		cfg.Run.RecordDecisions = true
+	}
+	if decisions != "" {
+		if err := needsDeterministic(sc, "--decisions"); err != nil {
+			return cfg, nil, err
+		}
+		ds, err := readDecisions(decisions, cfg)
+		if err != nil {
+			return cfg, nil, err
+		}
+		cfg.Run.Pinned, cfg.Run.Decisions = true, ds
+	}
+	if !outSet {
+		return cfg, nil, nil
+	}
+	outs, err := openOutputs(out, events)
+	if err != nil {
+		return cfg, nil, err
+	}
+	outs.record(&cfg.Run)
+	return cfg, outs, nil
 }
 
 func checkExpectations(w io.Writer, sc *scenarios.Scenario, rep *cluster.Report) int {
