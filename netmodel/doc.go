@@ -62,6 +62,12 @@
 // charged. A shuffle that must read spilled output from disk uses
 // RemoteRead.
 //
+// A link that goes down is a capacity of 0, not a link left out: its flows
+// stall with their bytes kept and resume when SetCapacity raises it.
+// Topology.Link turns a LinkRef ("host 3 nic-up", "rack 1 uplink",
+// "core") into its LinkID for such changes, and TopologySpec.Dead builds
+// links that are down from the start.
+//
 // # Batching and incremental re-solves
 //
 // Start, Cancel and SetCapacity only record the change and mark the links

@@ -57,6 +57,12 @@ type TopologySpec struct {
 	Oversubscription float64
 	// Core, when positive, is one link every cross-rack transfer crosses.
 	Core float64
+
+	// Dead lists links built down: present in every path that crosses
+	// them, at capacity 0 (their flows stall with their bytes kept) until
+	// Network.SetCapacity raises them. A link whose capacity above is 0
+	// is otherwise left out of the model.
+	Dead []LinkRef
 }
 
 // Validate reports the first field that is out of range, with its value.
@@ -80,7 +86,7 @@ func (s TopologySpec) Validate() error {
 			return err
 		}
 	}
-	return nil
+	return s.checkDead()
 }
 
 // noLink marks a link left out of the model.
@@ -108,25 +114,31 @@ func BuildTopology(n *Network, spec TopologySpec) (*Topology, error) {
 		return nil, err
 	}
 	t := &Topology{spec: spec, core: noLink}
-	add := func(c float64) LinkID {
-		if c == 0 {
+	add := func(c float64, ref LinkRef) LinkID {
+		dead := len(spec.Dead) > 0 && spec.dead(ref)
+		if c == 0 && !dead {
 			return noLink
+		}
+		if dead {
+			c = 0
 		}
 		l, _ := n.AddLink(c) // c was validated
 		return l
 	}
-	for range spec.Racks * spec.HostsPerRack {
+	for i := range spec.Racks * spec.HostsPerRack {
+		h := HostID(i)
 		t.hosts = append(t.hosts, HostLinks{
-			DiskRead: add(spec.DiskRead), DiskWrite: add(spec.DiskWrite),
-			NICUp: add(spec.NICUp), NICDown: add(spec.NICDown), Memory: add(spec.Memory),
+			DiskRead: add(spec.DiskRead, LinkRef{Kind: HostDiskRead, Host: h}), DiskWrite: add(spec.DiskWrite, LinkRef{Kind: HostDiskWrite, Host: h}),
+			NICUp: add(spec.NICUp, LinkRef{Kind: HostNICUp, Host: h}), NICDown: add(spec.NICDown, LinkRef{Kind: HostNICDown, Host: h}),
+			Memory: add(spec.Memory, LinkRef{Kind: HostMemory, Host: h}),
 		})
 	}
 	up, down := spec.rackCapacities()
-	for range spec.Racks {
-		t.up = append(t.up, add(up))
-		t.down = append(t.down, add(down))
+	for r := range spec.Racks {
+		t.up = append(t.up, add(up, LinkRef{Kind: RackUp, Rack: r}))
+		t.down = append(t.down, add(down, LinkRef{Kind: RackDown, Rack: r}))
 	}
-	t.core = add(spec.Core)
+	t.core = add(spec.Core, LinkRef{Kind: CoreLink})
 	return t, nil
 }
 

@@ -1,0 +1,84 @@
+package netmodel
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// twoHosts is one rack of two hosts with 125 MB/s NICs and no disks in the
+// model, so a Transfer crosses host 0's NIC-up and host 1's NIC-down.
+func twoHosts(t *testing.T, dead ...LinkRef) (*Network, *Topology) {
+	t.Helper()
+	n, err := NewNetwork(DefaultConfig())
+	require.NoError(t, err)
+	topo, err := BuildTopology(n, TopologySpec{Racks: 1, HostsPerRack: 2, NICUp: 125e6, NICDown: 125e6, Dead: dead})
+	require.NoError(t, err)
+	return n, topo
+}
+
+func transfer(t *testing.T, n *Network, topo *Topology, size int64) FlowID {
+	t.Helper()
+	path, err := topo.Path(0, 1, Transfer)
+	require.NoError(t, err)
+	return start(t, n, FlowSpec{Size: size, Path: path})
+}
+
+// A link cut for 10 s delays its flow by exactly 10 s, every byte
+// delivered once: 250 MB at 125 MB/s alone takes 2 s; cut host 0's
+// NIC-up at 0.5 s (62.5 MB sent) and restore it at 10.5 s, and the
+// remaining 187.5 MB take 1.5 s more: done at 12 s, not 2 s.
+func TestALinkCutDelaysItsFlowsByTheCut(t *testing.T) {
+	n, topo := twoHosts(t)
+	id := transfer(t, n, topo, 250e6)
+	up, err := topo.Link(LinkRef{Kind: HostNICUp, Host: 0})
+	require.NoError(t, err)
+
+	assert.Empty(t, advance(t, n, 500*time.Millisecond))
+	require.NoError(t, n.SetCapacity(n.Now(), up, 0))
+	assert.Empty(t, advance(t, n, 10500*time.Millisecond), "a flow on a dead link stalls")
+	got, err := n.Delivered(id)
+	require.NoError(t, err)
+	assert.Equal(t, int64(62.5e6), got, "its bytes are kept")
+
+	require.NoError(t, n.SetCapacity(n.Now(), up, 125e6))
+	done := advance(t, n, time.Hour)
+	require.Len(t, done, 1)
+	assert.Equal(t, 12*time.Second, done[0].At)
+	carried, err := n.Carried(up)
+	require.NoError(t, err)
+	assert.Equal(t, int64(250e6), carried, "every byte once")
+}
+
+// A link listed in Dead is built down: paths cross it, its flows wait,
+// and raising it starts them. One left out of the model (capacity 0 and
+// not listed) is not a link, and naming it is an error that says which.
+func TestDeadLinksAreBuiltDown(t *testing.T) {
+	n, topo := twoHosts(t, LinkRef{Kind: HostNICDown, Host: 1, Rack: 5})
+	id := transfer(t, n, topo, 125e6)
+	assert.Empty(t, advance(t, n, time.Minute))
+	down, err := topo.Link(LinkRef{Kind: HostNICDown, Host: 1})
+	require.NoError(t, err)
+	rate, err := n.Rate(id)
+	require.NoError(t, err)
+	assert.Zero(t, rate)
+	require.NoError(t, n.SetCapacity(n.Now(), down, 125e6))
+	done := advance(t, n, time.Hour)
+	require.Len(t, done, 1)
+	assert.Equal(t, time.Minute+time.Second, done[0].At)
+
+	_, err = topo.Link(LinkRef{Kind: CoreLink})
+	assert.ErrorIs(t, err, ErrUnknownLink)
+	assert.EqualError(t, err, "netmodel: unknown link: core: left out of the model (capacity 0); list it in TopologySpec.Dead to build it down")
+	_, err = topo.Link(LinkRef{Kind: HostDiskRead, Host: 0})
+	assert.ErrorContains(t, err, "host 0 disk-read: left out of the model")
+	_, err = topo.Link(LinkRef{Kind: HostNICUp, Host: 7})
+	assert.ErrorContains(t, err, "host 7 nic-up = 7: topology has 2 hosts")
+	_, err = topo.Link(LinkRef{Kind: RackUp, Rack: 3})
+	assert.ErrorContains(t, err, "rack 3 uplink")
+
+	_, err = BuildTopology(n, TopologySpec{Racks: 1, HostsPerRack: 2, NICUp: 1, Dead: []LinkRef{{Kind: RackDown, Rack: 2}}})
+	assert.EqualError(t, err, "netmodel: invalid argument: TopologySpec.Dead[0] = rack 2 downlink: the topology has 1 racks of 2 hosts")
+}
