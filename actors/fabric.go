@@ -78,6 +78,9 @@ func (f *Fabric) Receive(ctx actor.Context) {
 	case *NodeLost:
 		f.completeDue(ctx)
 		f.handleNodeLost(ctx, msg)
+	case *SetLinkCapacity:
+		f.completeDue(ctx)
+		f.handleSetLinkCapacity(msg)
 	case *settle:
 		f.stale = false
 		f.rearm()
@@ -182,6 +185,20 @@ func (f *Fabric) record(ff *fabricFlow, delivered int64, now time.Duration, comp
 		Key: s.Key, Src: s.Src, Dst: s.Dst, Transfer: s.Transfer, Bytes: s.Bytes,
 		Delivered: delivered, Start: ff.at, End: now, Completed: completed,
 	})
+}
+
+// handleSetLinkCapacity changes a link's capacity; the rates settle at
+// the end of the instant with the instant's other changes.
+func (f *Fabric) handleSetLinkCapacity(msg *SetLinkCapacity) {
+	l, err := f.topo.Link(msg.Link)
+	if err == nil {
+		err = f.net.SetCapacity(f.deps.Clock.Now(), l, float64(msg.Capacity))
+	}
+	if err != nil {
+		f.deps.Fail(fmt.Errorf("fabric: set %v to %v: %w", msg.Link, msg.Capacity, err))
+		return
+	}
+	f.markStale()
 }
 
 // handleNodeLost aborts every flow to or from the lost node and tells the

@@ -5,7 +5,9 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"clusteremu/netmodel"
 	"clusteremu/policies/sched"
+	"clusteremu/units"
 	"clusteremu/workload"
 )
 
@@ -241,6 +243,14 @@ type StartFlow struct {
 // CancelFlow aborts a flow; the fabric accounts for what it carried.
 type CancelFlow struct {
 	Key FlowKey
+}
+
+// SetLinkCapacity changes a link's capacity from now on (bytes/s); 0 takes
+// it down: its flows stall with their bytes kept and resume when it comes
+// back. A link the topology does not have fails the run, naming it.
+type SetLinkCapacity struct {
+	Link     netmodel.LinkRef
+	Capacity units.Rate
 }
 
 // FlowDone tells the owner its flow delivered all its bytes.

@@ -22,11 +22,16 @@ type flowProbe struct {
 
 type startAt struct{ flow *actors.StartFlow }
 
+// sendAt sends the fabric a message at a scripted instant.
+type sendAt struct{ msg any }
+
 func (p *flowProbe) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *startAt:
 		m.flow.Owner = ctx.Self()
 		ctx.Send(p.fabric, m.flow)
+	case *sendAt:
+		ctx.Send(p.fabric, m.msg)
 	case *actors.FlowDone:
 		p.done[m.Key.Part] = p.clock.Now()
 	}
@@ -41,6 +46,16 @@ func fabricRun(t *testing.T, spec netmodel.TopologySpec, flows map[time.Duration
 
 // fabricRunNet is fabricRun that also returns the network it ran on.
 func fabricRunNet(t *testing.T, spec netmodel.TopologySpec, flows map[time.Duration][]*actors.StartFlow) (map[int32]time.Duration, *netmodel.Network) {
+	t.Helper()
+	done, net, err := fabricRunWith(t, spec, flows, nil)
+	require.NoError(t, err)
+	return done, net
+}
+
+// fabricRunWith is fabricRunNet that also sends the fabric other messages
+// at scripted instants, and returns the run's error.
+func fabricRunWith(t *testing.T, spec netmodel.TopologySpec, flows map[time.Duration][]*actors.StartFlow,
+	msgs map[time.Duration][]any) (map[int32]time.Duration, *netmodel.Network, error) {
 	t.Helper()
 	rt := NewRuntime(RunOptions{})
 	net, err := netmodel.NewNetwork(netmodel.DefaultConfig())
@@ -59,11 +74,57 @@ func fabricRunNet(t *testing.T, spec netmodel.TopologySpec, flows map[time.Durat
 			rt.Clock().At(at, pid, &startAt{f})
 		}
 	}
+	for at, ms := range msgs {
+		for _, m := range ms {
+			rt.Clock().At(at, pid, &sendAt{m})
+		}
+	}
 	res := rt.Run()
-	require.NoError(t, res.Err)
+	if res.Err != nil {
+		return probe.done, net, res.Err
+	}
 	_, err = rec.results(res.At)
 	require.NoError(t, err, "every completed flow delivered its size")
-	return probe.done, net
+	return probe.done, net, nil
+}
+
+// A rack uplink cut for 10 s delays a cross-rack read by exactly 10 s:
+// host 0 reads 100 MB from host 2 through rack 1's uplink (50 MB/s, the
+// narrowest link), 2 s alone from 1 s; the uplink is down from 1.5 s to
+// 11.5 s, so the read ends at 13 s, every byte carried once.
+func TestALinkCutDelaysAReadByTheCut(t *testing.T) {
+	spec := netmodel.TopologySpec{Racks: 2, HostsPerRack: 2, DiskRead: 200e6, DiskWrite: 200e6,
+		NICUp: 125e6, NICDown: 125e6, Oversubscription: 5}
+	uplink := netmodel.LinkRef{Kind: netmodel.RackUp, Rack: 1}
+	done, net, err := fabricRunWith(t, spec, map[time.Duration][]*actors.StartFlow{
+		time.Second: {flow(1, 2, 0, actors.DiskRead, 100e6)},
+	}, map[time.Duration][]any{
+		1500 * time.Millisecond:  {&actors.SetLinkCapacity{Link: uplink}},
+		11500 * time.Millisecond: {&actors.SetLinkCapacity{Link: uplink, Capacity: 50e6}},
+	})
+	require.NoError(t, err)
+	assert.Equal(t, 13*time.Second, done[1])
+	// Links are added in one order, so a topology built again from the
+	// spec names the run's links.
+	fresh, err := netmodel.NewNetwork(netmodel.DefaultConfig())
+	require.NoError(t, err)
+	topo, err := netmodel.BuildTopology(fresh, spec)
+	require.NoError(t, err)
+	l, err := topo.Link(uplink)
+	require.NoError(t, err)
+	carried, err := net.Carried(l)
+	require.NoError(t, err)
+	assert.Equal(t, int64(100e6), carried)
+}
+
+// A change to a link the topology does not have fails the run, naming
+// the link.
+func TestAChangeToAnUnknownLinkFailsTheRun(t *testing.T) {
+	spec := netmodel.TopologySpec{Racks: 1, HostsPerRack: 2, NICUp: 125e6, NICDown: 125e6}
+	_, _, err := fabricRunWith(t, spec, nil, map[time.Duration][]any{
+		time.Second: {&actors.SetLinkCapacity{Link: netmodel.LinkRef{Kind: netmodel.RackUp, Rack: 4}, Capacity: 1e6}},
+	})
+	assert.ErrorContains(t, err, "fabric: set rack 4 uplink to 1MB/s: rack 4 uplink: netmodel: unknown host: rack = 4: topology has 1 racks")
 }
 
 func flow(part int32, src, dst sched.NodeID, t actors.Transfer, bytes int64) *actors.StartFlow {
