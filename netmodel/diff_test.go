@@ -109,6 +109,12 @@ func TestDifferentialTopology(t *testing.T) {
 			DiskRead: 100e6, DiskWrite: 80e6, NICUp: 125e6, NICDown: 125e6, Memory: 1e9,
 			Oversubscription: 1 + 4*r.Float64(), Core: 1e9 * r.Float64(),
 		}
+		randRef := func() LinkRef {
+			return LinkRef{Kind: LinkKind(r.Intn(int(CoreLink) + 1)), Host: HostID(r.Intn(spec.Racks * spec.HostsPerRack)), Rack: r.Intn(spec.Racks)}
+		}
+		for range r.Intn(3) {
+			spec.Dead = append(spec.Dead, randRef()) // links down from the start
+		}
 		topo, err := BuildTopology(n, spec)
 		require.NoError(t, err)
 		d, err := newDriver(DefaultConfig(), nil)
@@ -122,6 +128,11 @@ func TestDifferentialTopology(t *testing.T) {
 			switch {
 			case perr != nil:
 				continue
+			case r.Intn(8) == 0:
+				// A link goes down, comes back or changes.
+				if l, lerr := topo.Link(randRef()); lerr == nil {
+					err = d.setCapacity(l, randCapacity(r))
+				}
 			case r.Intn(3) == 0:
 				err = d.advance(0)
 			default:
@@ -130,6 +141,9 @@ func TestDifferentialTopology(t *testing.T) {
 			require.NoError(t, err, "seed %d", seed)
 		}
 		for d.n.NumFlows() > 0 {
+			if _, ok := d.n.NextCompletion(); !ok {
+				break // the rest is stalled on a link that is down
+			}
 			require.NoError(t, d.advance(0), "seed %d draining", seed)
 		}
 	}
