@@ -94,8 +94,11 @@ func Invalid(key string, v any, format string, args ...any) *FieldError {
 
 // Missing returns a FieldError for a required key that is absent.
 func Missing(key, what string) *FieldError {
-	return &FieldError{Key: key, Msg: "missing; " + what}
+	return &FieldError{Key: key, Msg: missingMsg + what}
 }
+
+// missingMsg starts the message of a Missing key.
+const missingMsg = "missing; "
 
 func formatValue(v any) string {
 	switch v := v.(type) {
@@ -165,4 +168,73 @@ func flatten(err error) []error {
 		return out
 	}
 	return []error{err}
+}
+
+// withoutEchoes drops from checked, errors of validation, those that
+// only repeat one of decoded, errors of decoding: a key that failed to
+// decode keeps its default, which its checks may refuse (jobs = 1.5 is
+// not also "jobs = 0: must be ≥ 1"), and a key missing from a table with
+// a key that failed may be the one meant (load = "high" is not also
+// "interarrival: missing; give interarrival or load"). Unknown keys
+// decode into nothing, so they have no echoes.
+func withoutEchoes(checked, decoded []error) []error {
+	var out []error
+	for _, e := range flatten(errors.Join(checked...)) {
+		if !slices.ContainsFunc(decoded, func(d error) bool { return echoes(e, d) }) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// echoes reports whether the validation error e only repeats the
+// decoding error d.
+func echoes(e, d error) bool {
+	key, msg := keyAndMsg(e)
+	bad, why := keyAndMsg(d)
+	if key == "" || bad == "" || strings.HasPrefix(why, "unknown key") {
+		return false
+	}
+	return insideKey(key, bad) || strings.HasPrefix(msg, missingMsg) && parent(key) == parent(bad)
+}
+
+// keyAndMsg returns the key path, written as formatPath writes it, and
+// the message of a FieldError or an Error; "" for other errors.
+func keyAndMsg(err error) (key, msg string) {
+	var fe *FieldError
+	var pe *Error
+	switch {
+	case errors.As(err, &fe):
+		key, msg = fe.Key, fe.Msg
+	case errors.As(err, &pe):
+		key, msg = pe.Key, pe.Msg
+	default:
+		return "", ""
+	}
+	return normalKey(key), msg
+}
+
+// normalKey writes a key path as formatPath does, so paths compare as
+// strings.
+func normalKey(key string) string {
+	if segs, ok := parsePath(strings.TrimSpace(key)); ok {
+		return formatPath(segs)
+	}
+	return key
+}
+
+// insideKey reports whether the key path key is path or inside it: a key of
+// the table, or an element of the array, at path.
+func insideKey(key, path string) bool {
+	rest, ok := strings.CutPrefix(key, path)
+	return ok && (rest == "" || rest[0] == '.' || rest[0] == '[')
+}
+
+// parent is the key of the table that holds key.
+func parent(key string) string {
+	segs, ok := parsePath(key)
+	if !ok {
+		return key
+	}
+	return formatPath(segs[:len(segs)-1])
 }

@@ -107,6 +107,8 @@ func FuzzLoad(f *testing.F) {
 		"[tasks]\ncopy_compute = true\nmax_reducers = 1\nfetch_per_host = true\njob_setup = \"5s\"\n",
 		"[cluster]\nracks = 2\nnodes_per_rack = 3\nintermediate_space = \"300MiB\"\n[[workload.synthetic]]\njobs = 6\ninterarrival = \"5s\"\nmax_maps = 9\n",
 		"[heartbeat]\ninterval = \"1h\"\n[scheduler]\nname = \"fair\"\npreemption = true\n[[workload.synthetic]]\njobs = 3\ninterarrival = \"1s\"\nmax_maps = 4\n",
+		"[[workload.jobs]]\njob = 5\n[workload.closed]\nworkers = \"x\"\n[run]\nseed = [1, 2]\nuntil = 1979-05-27\n[reproduce]\nreduced = [\"a\", 1]\n",
+		"[scheduler]\nname = \"fair\"\n[scheduler.pools]\nname = 7\n[[workload]]\nsynthetic = 1\n",
 	} {
 		f.Add(seed)
 	}

@@ -245,7 +245,8 @@ func (d *Document) placeDecodeError(key toml.Key, target reflect.Type, e *Error)
 // failingPath returns the indexed form of segs (a key the decoder names
 // without array indexes) for the first element, in document order, whose
 // value fails to decode on its own into the type segs has in target; segs
-// itself when there is none.
+// itself when there is none. When the value is an array of values, the
+// path goes on to its first element that fails.
 func failingPath(tree map[string]any, segs []seg, target reflect.Type) []seg {
 	t := fieldType(target, segs)
 	if t == nil {
@@ -260,7 +261,27 @@ func failingPath(tree map[string]any, segs []seg, target reflect.Type) []seg {
 		}
 		return true
 	})
-	return found
+	return failingElement(tree, found, t)
+}
+
+// failingElement indexes the end of path, a key of type t holding an
+// array, with the first element that fails to decode into t's elements
+// on its own: reduced = ["a", 1] fails at reduced[1].
+func failingElement(tree map[string]any, path []seg, t reflect.Type) []seg {
+	v, _ := value(tree, path)
+	items, isArray := v.([]any)
+	if t = deref(t); !isArray || path[len(path)-1].idx >= 0 || decodesItself(t) ||
+		t.Kind() != reflect.Slice && t.Kind() != reflect.Array {
+		return path
+	}
+	for i, item := range items {
+		if failsAlone(item, t.Elem()) {
+			out := slices.Clone(path)
+			out[len(out)-1].idx = i
+			return out
+		}
+	}
+	return path
 }
 
 // candidates calls yield with every indexed path that matches the

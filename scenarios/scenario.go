@@ -93,9 +93,9 @@ func LoadFile(path string) (*Scenario, error) {
 }
 
 // Load decodes and validates a scenario named name; dir resolves relative
-// trace paths. Every unknown key and every invalid value of the file are
-// reported together, each with its line and column, in file order; a
-// syntax or type error is reported alone.
+// trace paths. Every unknown key, every wrong type or unit and every
+// invalid value of the file are reported together, each with its line
+// and column, in file order; a syntax error is reported alone.
 func Load(name string, data []byte, dir string) (*Scenario, error) {
 	doc, err := Parse(name, data)
 	if err != nil {
@@ -121,6 +121,7 @@ func Load(name string, data []byte, dir string) (*Scenario, error) {
 	}
 	errs = append(errs, poolChecks(f.Expect, sc.Config)...)
 	errs = append(errs, f.endCheck())
+	errs = withoutEchoes(errs, flatten(found))
 	found = append(found, f.senseChecks(doc, name)...)
 	var located ErrorList
 	if err := errors.Join(errs...); err != nil {
@@ -134,18 +135,6 @@ func Load(name string, data []byte, dir string) (*Scenario, error) {
 		return nil, all.err()
 	}
 	return sc, nil
-}
-
-// allUnknownKeys reports whether decoding failed only on keys the schema
-// lacks or on negative numbers for unsigned keys, after which the rest of
-// the file was decoded and can be checked.
-func allUnknownKeys(list ErrorList) bool {
-	for _, e := range list {
-		if !strings.HasPrefix(e.Msg, "unknown key") && e.Msg != negativeMsg {
-			return false
-		}
-	}
-	return len(list) > 0
 }
 
 // DefaultStallAfter is a scenario's run.stall_after unless it says: a
@@ -169,9 +158,10 @@ func (f *File) config(dir string) (cluster.Config, []error) {
 	var errs []error
 	c := cluster.DefaultConfig()
 	c.Run, c.Cluster, c.HDFS, c.Heartbeat, c.Chaos, c.Tasks = f.Run, f.Cluster, f.HDFS, f.Heartbeat, f.Chaos, f.Tasks
-	errs = append(errs, f.scheduler(&c))
+	bad := f.scheduler(&c)
+	errs = append(errs, bad)
 	if err := c.Validate(); err != nil {
-		errs = append(errs, fieldErrors(err)...)
+		errs = append(errs, withoutEchoes(fieldErrors(err), flatten(bad))...)
 	}
 	var werrs []error
 	c.Workload, werrs = f.Workload.generate(dir, c)
@@ -194,28 +184,22 @@ func (f *File) config(dir string) (cluster.Config, []error) {
 
 // scheduler decodes [scheduler]: the policy's name and tick, then every
 // other key into the named policy's own parameters (sched.NewParams),
-// through the strict decoder, so that an unknown or mistyped parameter is
-// reported at its key like any other; c.Validate runs the policy's checks
-// of the values. The table is decoded from the File, which --set may have
-// changed, so its errors have no position until Load locates them.
+// through the strict decoder, so that every unknown or mistyped parameter
+// is reported at its key like any other; c.Validate runs the policy's
+// checks of the values that decoded. The table is decoded from the File,
+// which --set may have changed, so its errors have no position until
+// Load locates them.
 func (f *File) scheduler(c *cluster.Config) error {
 	doc := treeDocument(map[string]any{"scheduler": f.Scheduler})
-	if errs, _ := doc.decodeEach("scheduler", &c.Scheduler, "name"); len(errs) > 0 {
-		return errs
-	}
-	errs, _ := doc.decodeEach("scheduler", &c.Scheduler, "tick")
+	params := slices.DeleteFunc(slices.Sorted(maps.Keys(f.Scheduler)), func(k string) bool { return k == "name" || k == "tick" })
+	var errs ErrorList
+	errors.As(doc.DecodeAt("scheduler", &c.Scheduler, params...), &errs)
 	p, err := sched.NewParams(c.Scheduler.Name)
-	if err != nil {
-		return errs.err() // c.Validate reports the unknown name
+	if err != nil || slices.ContainsFunc(errs, func(e *Error) bool { return e.Key == "scheduler.name" }) {
+		return errs.err() // c.Validate reports an unknown name
 	}
-	keys := slices.DeleteFunc(slices.Sorted(maps.Keys(f.Scheduler)), func(k string) bool { return k == "name" || k == "tick" })
-	bad, whole := doc.decodeEach("scheduler", p, keys...)
-	if len(whole) < len(keys) {
-		// Decode the well-typed keys again into fresh defaults, for
-		// c.Validate to check their values.
-		p, _ = sched.NewParams(c.Scheduler.Name)
-		doc.decodeEach("scheduler", p, whole...)
-	}
+	var bad ErrorList
+	errors.As(doc.DecodeAt("scheduler", p, "name", "tick"), &bad)
 	c.Scheduler.Params = p
 	return append(errs, bad...).err()
 }

@@ -47,8 +47,8 @@ func decodeStreams(t *testing.T, doc string) []error {
 func TestDecodeAtByKind(t *testing.T) {
 	errs := decodeStreams(t, kindsDoc)
 	for i, want := range []string{
-		// The decoder stops at the first bad value it meets, in map order.
-		`s.toml:(4:1: workload.stream[0].start = "5 s": must look like 250ms|5:1: workload.stream[0].time_scale = "fast": want a number)`,
+		`s.toml:4:1: workload.stream[0].start = "5 s": must look like 250ms, 3s, 1h30m or 2d` + "\n" +
+			`s.toml:5:1: workload.stream[0].time_scale = "fast": want a number, got a string`,
 		"s.toml:9:1: workload.stream[1].lod: unknown key; allowed: jobs, interarrival, load, slots",
 	} {
 		if errs[i] == nil || !matchesOneOf(errs[i].Error(), want) {
@@ -110,7 +110,8 @@ func TestDecodeAtInATreeWithoutText(t *testing.T) {
 		want string
 	}{
 		{"workload.stream[1]", &SyntheticStream{}, "workload.stream[1].lod: unknown key; allowed: jobs, interarrival, load, slots"},
-		{"workload.stream[0]", &SWIMStream{}, `(workload.stream[0].start = "5 s": must look like 250ms|workload.stream[0].time_scale = "fast": want a number)`},
+		{"workload.stream[0]", &SWIMStream{}, `workload.stream[0].start = "5 s": must look like 250ms, 3s, 1h30m or 2d` + "\n" +
+			`workload.stream[0].time_scale = "fast": want a number, got a string`},
 	} {
 		err := doc.DecodeAt(tt.path, tt.v, "kind")
 		if err == nil || !matchesOneOf(err.Error(), tt.want) {

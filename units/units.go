@@ -225,11 +225,14 @@ func (b *Bytes) UnmarshalTOML(v any) error {
 	return err
 }
 
-// UnmarshalTOML decodes a TOML string. A bare number is refused: 1000
-// meant as Mb/s would silently be bytes per second.
+// UnmarshalTOML decodes a TOML string. A bare number other than 0 is
+// refused: 1000 meant as Mb/s would silently be bytes per second.
 func (r *Rate) UnmarshalTOML(v any) error {
-	if _, ok := v.(string); !ok && v != int64(0) {
-		return fmt.Errorf("%s: a rate needs a unit: %s (a quoted string)", tomlValue(v), rateForms)
+	switch v.(type) {
+	case int64, float64:
+		if v != int64(0) {
+			return fmt.Errorf("%s: a rate needs a unit: %s (a quoted string)", tomlValue(v), rateForms)
+		}
 	}
 	n, err := decodeUnit(v, ParseRate, rateForms)
 	*r = n
@@ -271,6 +274,8 @@ func tomlValue(v any) string {
 		return "a table"
 	case []map[string]any, []any:
 		return "an array"
+	case time.Time:
+		return "a date or time"
 	}
 	return fmt.Sprint(v)
 }

@@ -134,3 +134,30 @@ func TestParseDurationRejects(t *testing.T) {
 		}
 	}
 }
+
+// A value of the wrong kind is refused by what it is: only a bare number
+// is told that a rate needs a unit.
+func TestUnmarshalTOMLRejectsKinds(t *testing.T) {
+	var r Rate
+	var d Duration
+	var b Bytes
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{r.UnmarshalTOML(int64(1000)), "1000: a rate needs a unit: must look like 1Gbps"},
+		{r.UnmarshalTOML(1.5), "1.5: a rate needs a unit: must look like 1Gbps"},
+		{r.UnmarshalTOML(true), "true: must look like 1Gbps"},
+		{r.UnmarshalTOML([]any{"1Gbps"}), "an array: must look like 1Gbps"},
+		{d.UnmarshalTOML(map[string]any{}), "a table: must look like 250ms"},
+		{d.UnmarshalTOML(time.Date(1979, 5, 27, 0, 0, 0, 0, time.UTC)), "a date or time: must look like 250ms"},
+		{b.UnmarshalTOML(int64(-1)), "-1: must be ≥ 0"},
+	} {
+		if tc.err == nil || !strings.HasPrefix(tc.err.Error(), tc.want) {
+			t.Errorf("got %v; want %s…", tc.err, tc.want)
+		}
+	}
+	if err := r.UnmarshalTOML(int64(0)); err != nil || r != 0 {
+		t.Errorf("rate 0 = %v, %v; want 0", r, err)
+	}
+}

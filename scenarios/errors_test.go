@@ -1,0 +1,185 @@
+package scenarios
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A scenario's errors come all at once and in file order, each as
+// file:line:col: key = value: message in the words of the file: wrong
+// types in nested arrays of tables, tables written with the wrong header,
+// values out of range, a trace's bad line and a policy's parameters. A
+// key of the wrong type is reported once, not again for the default it
+// keeps.
+func TestErrorsInFileOrder(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "t.tsv"), []byte("j0\t0\t0\t1\t1\t1\nj1\t5\t5\t1\tlots\t1\n"), 0o644))
+	for _, tc := range []struct {
+		name, text string
+		want       []string // in order, each the start of one error
+	}{
+		{"fifteen wrong types, in arrays of tables too", `[run]
+seed = "one"
+[[workload.synthetic]]
+jobs = "ten"
+interarrival = 5
+sizes = 3
+[[workload.synthetic]]
+jobs = 10
+interarrival = "1s"
+max_maps = 1.5
+[[workload.jobs]]
+[[workload.jobs.job]]
+maps = "x"
+reduces = true
+[[workload.jobs.job]]
+input_bytes = [1]
+model = 1
+[[workload.closed]]
+workers = "w"
+jobs = 1
+[workload.closed.job]
+slow_start = "s"
+[[expect]]
+metric = 5
+op = "=="
+value = 1
+set = "x"
+[scheduler]
+name = "fair"
+delay = "no"
+pools = [{name = "a", min_maps = "m"}]
+`, []string{
+			`s.toml:2:1: run.seed = "one": want an integer ≥ 0, got a string`,
+			`s.toml:4:1: workload.synthetic[0].jobs = "ten": want an integer, got a string`,
+			`s.toml:5:1: workload.synthetic[0].interarrival = 5: must look like 250ms, 3s, 1h30m or 2d`,
+			`s.toml:6:1: workload.synthetic[0].sizes = 3: want a string (in "quotes"), got an integer`,
+			`s.toml:10:1: workload.synthetic[1].max_maps = 1.5: want an integer, got a number with a fraction`,
+			`s.toml:13:1: workload.jobs[0].job[0].maps = "x": want an integer, got a string`,
+			`s.toml:14:1: workload.jobs[0].job[0].reduces = true: want an integer, got a boolean`,
+			`s.toml:16:1: workload.jobs[0].job[1].input_bytes = [1]: must look like 128MiB`,
+			`s.toml:17:1: workload.jobs[0].job[1].model = 1: want a string (in "quotes"), got an integer`,
+			`s.toml:19:1: workload.closed[0].workers = "w": want an integer, got a string`,
+			`s.toml:22:1: workload.closed[0].job.slow_start = "s": want a number, got a string`,
+			`s.toml:24:1: expect[0].metric = 5: want a string (in "quotes"), got an integer`,
+			`s.toml:27:1: expect[0].set = "x": want an array of strings (in "quotes"), got a string`,
+			`s.toml:30:1: scheduler.delay = "no": want true or false, got a string`,
+			`s.toml:31:23: scheduler.pools[0].min_maps = "m": want an integer, got a string`,
+		}},
+		{"a wrong type is not also out of range", `[cluster]
+racks = 0
+nodes_per_rack = "ten"
+[[workload.synthetic]]
+jobs = 1.5
+load = "high"
+slots = 10
+[[workload.synthetic]]
+jobs = 0
+interarrival = "1s"
+`, []string{
+			`s.toml:2:1: cluster.racks = 0: must be ≥ 1`,
+			`s.toml:3:1: cluster.nodes_per_rack = "ten": want an integer, got a string`,
+			`s.toml:5:1: workload.synthetic[0].jobs = 1.5: want an integer, got a number with a fraction`,
+			`s.toml:6:1: workload.synthetic[0].load = "high": want a number, got a string`,
+			`s.toml:9:1: workload.synthetic[1].jobs = 0: must be ≥ 1`,
+		}},
+		{"nested arrays of tables of the wrong shape", `[[workload.jobs]]
+job = 5
+[[workload.jobs]]
+[workload.jobs.job]
+name = "a"
+[[workload.closed]]
+workers = 1
+jobs = 1
+[[workload.closed.job]]
+input_bytes = "1GiB"
+[scheduler]
+name = "fair"
+[scheduler.pools]
+name = "a"
+`, []string{
+			`s.toml:2:1: workload.jobs[0].job = 5: want an array of tables ([[workload.jobs.job]]), got an integer`,
+			`s.toml:4:16: workload.jobs[1].job: want an array of tables ([[workload.jobs.job]]), got a table ([workload.jobs.job])`,
+			`s.toml:9:19: workload.closed[0].job: want a table ([workload.closed.job]), got an array of tables ([[workload.closed.job]])`,
+			`s.toml:13:12: scheduler.pools: want an array of tables ([[scheduler.pools]]), got a table ([scheduler.pools])`,
+		}},
+		{"a trace's bad line with its stream's wrong type", `[cluster]
+racks = "four"
+[[workload.swim]]
+trace = "t.tsv"
+max_jobs = "all"
+`, []string{
+			`s.toml:2:1: cluster.racks = "four": want an integer, got a string`,
+			`s.toml:4:1: workload.swim[0].trace = "t.tsv": ` + filepath.Join(dir, "t.tsv") +
+				`:2:10: column 5 (shuffle bytes) = "lots": must be a whole number of bytes ≥ 0`,
+			`s.toml:5:1: workload.swim[0].max_jobs = "all": want an integer, got a string`,
+		}},
+		{"a policy's parameters of the wrong type", `[scheduler]
+name = "fair"
+t1 = [5]
+preemption = 1
+min_share_timeout = 10
+fair_share_fraction = 2.0
+[[scheduler.pools]]
+name = "a"
+min_maps = "two"
+weight = "heavy"
+[[scheduler.pools]]
+name = 7
+[[workload.synthetic]]
+jobs = 1
+interarrival = "1s"
+`, []string{
+			`s.toml:3:1: scheduler.t1 = [5]: must look like 250ms, 3s, 1h30m or 2d (a quoted string with a unit)`,
+			`s.toml:4:1: scheduler.preemption = 1: want true or false, got an integer`,
+			`s.toml:5:1: scheduler.min_share_timeout = 10: must look like 250ms`,
+			`s.toml:6:1: scheduler.fair_share_fraction = 2: must be a number in [0, 1]`,
+			`s.toml:9:1: scheduler.pools[0].min_maps = "two": want an integer, got a string`,
+			`s.toml:10:1: scheduler.pools[0].weight = "heavy": want a number, got a string`,
+			`s.toml:12:1: scheduler.pools[1].name = 7: want a string (in "quotes"), got an integer`,
+		}},
+		{"values in arrays, dates, and units given a table or an array", `[run]
+seed = [1, 2]
+until = {h = 1}
+schedule_seed = 1979-05-27
+stall_after = 07:32:00
+[reproduce]
+reduced = ["a=1", 2]
+[cluster]
+nic = ["1Gbps"]
+disk_read = true
+`, []string{
+			`s.toml:2:1: run.seed = [1, 2]: want an integer ≥ 0, got an array`,
+			`s.toml:3:1: run.until: must look like 250ms, 3s, 1h30m or 2d (a quoted string with a unit), got a table`,
+			`s.toml:4:1: run.schedule_seed = 1979-05-27: want an integer ≥ 0, got a date or time`,
+			`s.toml:5:1: run.stall_after = 07:32:00: must look like 250ms, 3s, 1h30m or 2d (a quoted string with a unit)`,
+			`s.toml:7:1: reproduce.reduced[1] = 2: want a string (in "quotes"), got an integer`,
+			`s.toml:9:1: cluster.nic = ["1Gbps"]: must look like 1Gbps, 125MB/s or 1GiB/s`,
+			`s.toml:10:1: cluster.disk_read = true: must look like 1Gbps, 125MB/s or 1GiB/s`,
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Load("s.toml", []byte(tc.text), dir)
+			requireErrors(t, err, tc.want)
+		})
+	}
+}
+
+// requireErrors checks that err has one line per entry of want, in order,
+// each starting with its entry and naming no Go type after it.
+func requireErrors(t *testing.T, err error, want []string) {
+	t.Helper()
+	require.Error(t, err)
+	got := strings.Split(err.Error(), "\n")
+	require.Len(t, got, len(want), "%s", err)
+	for i := range got {
+		assert.True(t, strings.HasPrefix(got[i], want[i]), "error %d:\n got %s\nwant %s…", i, got[i], want[i])
+		assert.NotRegexp(t, `\[\]|map\[|interface|scenarios\.|sched\.|units\.`, strings.TrimPrefix(got[i], want[i]),
+			"error %d names a Go type", i)
+	}
+}
