@@ -183,3 +183,37 @@ func requireErrors(t *testing.T, err error, want []string) {
 			"error %d names a Go type", i)
 	}
 }
+
+// The errors of --set come at once in the order of the overrides, each
+// naming its override and none a position: overrides that cannot be
+// applied, policy parameters of the wrong type and values out of range.
+// An error of a key no override sets names them all.
+func TestWithSetErrorsNameTheirOverride(t *testing.T) {
+	sc, err := Load("default.toml", DefaultScenario, ".")
+	require.NoError(t, err)
+	_, err = sc.WithSet("cluster.racks=x", "scheduler.name=fair", "scheduler.t1=5", "tasks.max_attempts=0",
+		"scheduler.preemption=yes", "heartbeat.interval=soon", "scheduler.pools=5")
+	require.Error(t, err)
+	assert.Equal(t, strings.Join([]string{
+		"--set cluster.racks=x: x: want an integer, got a string",
+		"--set scheduler.t1=5: scheduler.t1 = 5: must look like 250ms, 3s, 1h30m or 2d (a quoted string with a unit)",
+		"--set tasks.max_attempts=0: tasks.max_attempts = 0: must be 1 … 100",
+		`--set scheduler.preemption=yes: scheduler.preemption = "yes": want true or false, got a string`,
+		`--set heartbeat.interval=soon: "soon": must look like 250ms, 3s, 1h30m or 2d`,
+		"--set scheduler.pools=5: scheduler.pools = 5: want an array of tables ([[scheduler.pools]]), got an integer",
+	}, "\n"), cutAt(err.Error(), " (Hadoop's default"))
+
+	// The default scenario's stream offers a load of the map slots.
+	_, err = sc.WithSet("tasks.max_attempts=5", "cluster.map_slots=0")
+	assert.EqualError(t, err, "--set tasks.max_attempts=5 --set cluster.map_slots=0: "+
+		"workload.synthetic[0].slots: missing; load needs the cluster's map + reduce slots, ≥ 1")
+}
+
+// cutAt cuts each line of s at its first sep.
+func cutAt(s, sep string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i], _, _ = strings.Cut(l, sep)
+	}
+	return strings.Join(lines, "\n")
+}

@@ -312,9 +312,9 @@ name = "prod"
 		{[]string{"scheduler.t1=soon"}, `--set scheduler.t1=soon: scheduler.t1 = "soon": must look like 250ms, 3s, 1h30m or 2d`},
 		{[]string{"scheduler.t3=1s"}, "--set scheduler.t3=1s: scheduler.t3: unknown key; allowed: delay, t1, t2, preemption, " +
 			"min_share_timeout, fair_share_timeout, fair_share_fraction, pool_per_job, pools"},
-		{[]string{"scheduler.fair_share_fraction=2", "scheduler.pools[0].weight=1e6"}, "--set scheduler.fair_share_fraction=2 " +
-			"--set scheduler.pools[0].weight=1e6: scheduler.fair_share_fraction = 2: must be a number in [0, 1]\n" +
-			"scheduler.pools[0].weight = 1e+06: must be a number in [0.001, 1000]"},
+		{[]string{"scheduler.fair_share_fraction=2", "scheduler.pools[0].weight=1e6"},
+			"--set scheduler.fair_share_fraction=2: scheduler.fair_share_fraction = 2: must be a number in [0, 1]\n" +
+				"--set scheduler.pools[0].weight=1e6: scheduler.pools[0].weight = 1e+06: must be a number in [0.001, 1000]"},
 		{[]string{"scheduler.name=fifo"}, "--set scheduler.name=fifo: scheduler.pools: unknown key; allowed: delay, t1, t2"},
 	} {
 		_, err := sc.WithSet(tt.sets...)

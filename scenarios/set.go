@@ -1,9 +1,11 @@
 package scenarios
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -16,25 +18,26 @@ import (
 // in TOML, quotes optional for strings ("3s", "fifo"). Every override is
 // applied before the configuration, workload included, is built again and
 // validated, so keys that depend on each other (run.clock and
-// run.speedup) can be set together in any order.
+// run.speedup) can be set together in any order. Every error is reported
+// at once, in the order of the overrides, each naming the override of
+// its key ("--set cluster.racks=0: cluster.racks = 0: must be ≥ 1"); an
+// override that cannot be applied leaves its key as it was, and an error
+// of a key no override sets names them all.
 func (s *Scenario) WithSet(assignments ...string) (*Scenario, error) {
 	f := cloneFile(s.file)
-	name := s.Name
-	var bad []error // every override that cannot be applied, at once
-	for _, assignment := range assignments {
+	var blamed []setError
+	var applied []int // indexes of the overrides that were applied
+	for i, assignment := range assignments {
 		key, value, ok := strings.Cut(assignment, "=")
 		if !ok || key == "" {
-			bad = append(bad, fmt.Errorf("--set %s: must be key=value", assignment))
+			blamed = append(blamed, setError{i, fmt.Errorf("--set %s: must be key=value", assignment)})
 			continue
 		}
 		if err := setPath(reflect.ValueOf(&f).Elem(), key, strings.TrimSpace(value)); err != nil {
-			bad = append(bad, fmt.Errorf("--set %s: %w", assignment, err))
+			blamed = append(blamed, setError{i, fmt.Errorf("--set %s: %w", assignment, err)})
 			continue
 		}
-		name += " --set " + assignment
-	}
-	if len(bad) > 0 {
-		return nil, errors.Join(bad...)
+		applied = append(applied, i)
 	}
 	cfg, errs := f.config(s.dir)
 	for i := range f.Expect {
@@ -42,13 +45,58 @@ func (s *Scenario) WithSet(assignments ...string) (*Scenario, error) {
 	}
 	errs = append(errs, poolChecks(f.Expect, cfg)...)
 	errs = append(errs, f.endCheck())
-	if err := errors.Join(errs...); err != nil {
-		return nil, fmt.Errorf("%s: %w", strings.TrimPrefix(name, s.Name+" "), err)
+	blamed = append(blamed, blame(assignments, applied, errs)...)
+	if len(blamed) > 0 {
+		slices.SortStableFunc(blamed, func(a, b setError) int { return cmp.Compare(a.at, b.at) })
+		out := make([]error, len(blamed))
+		for i, b := range blamed {
+			out[i] = b.err
+		}
+		return nil, errors.Join(out...)
+	}
+	name := s.Name
+	for _, i := range applied {
+		name += " --set " + assignments[i]
 	}
 	out := *s
 	out.Name = name
 	out.Config, out.Expect, out.file = cfg, f.Expect, f
 	return &out, nil
+}
+
+// setError is an error of WithSet with the index of the override it
+// names; len(assignments) when it names them all.
+type setError struct {
+	at  int
+	err error
+}
+
+// blame names, for every error of the configuration the applied
+// overrides built, the last override of its key, of a table holding it
+// or of a key inside it; an error of another key names every applied
+// override, as together they made it.
+func blame(assignments []string, applied []int, errs []error) []setError {
+	var all []string
+	for _, i := range applied {
+		all = append(all, "--set "+assignments[i])
+	}
+	var out []setError
+	for _, err := range flatten(errors.Join(errs...)) {
+		e := setError{len(assignments), err}
+		if len(all) > 0 {
+			e.err = fmt.Errorf("%s: %w", strings.Join(all, " "), err)
+		}
+		if key, _ := keyAndMsg(err); key != "" {
+			for _, i := range applied {
+				set, _, _ := strings.Cut(assignments[i], "=")
+				if set = normalKey(set); insideKey(key, set) || insideKey(set, key) {
+					e = setError{i, fmt.Errorf("--set %s: %w", assignments[i], err)}
+				}
+			}
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 // cloneFile copies the parts of a File that setPath can change in place;
