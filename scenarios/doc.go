@@ -30,8 +30,24 @@
 //	scenario.toml:3:3: cluster.rackz: unknown key; allowed: racks, nodes_per_rack, nic
 //	scenario.toml:4:1: cluster.nodes_per_rak: unknown key; allowed: racks, nodes_per_rack, nic
 //
-// A syntax error, a wrong type or a bad unit ("1 Gbps") stops decoding and
-// is reported alone, also with its position. Validation reports through
+// A syntax error is reported alone. Wrong types and bad units ("1 Gbps")
+// come with the unknown keys, all at once and in file order: the decoder
+// stops at the first, so its key is taken out and the rest decoded
+// again until what is left decodes. They are said in the file's words,
+// not Go's; Load on
+//
+//	[cluster]
+//	racks = "four"
+//	[[workload]]
+//	synthetic = 1
+//
+// reports
+//
+//	scenario.toml:2:1: cluster.racks = "four": want an integer, got a string
+//	scenario.toml:3:3: workload: want a table ([workload]), got an array of tables ([[workload]])
+//
+// A key of the wrong type keeps its default, which validation does not
+// refuse again. Validation reports through
 // FieldError: a Validate method returns Invalid("racks", -2, "must be ≥
 // 1"), the caller places it with Prefix("cluster", err), and
 // Document.Locate turns it into "scenario.toml:2:1: cluster.racks = -2:
@@ -42,11 +58,11 @@
 // last occurrence of a key, so Position decodes the shortest prefix of the
 // file that holds the wanted element.
 //
-// [scheduler] is decoded in two steps: name and tick, then every other key
-// into the named policy's own parameters (sched.NewParams), one key at a
-// time, so that a wrong type there stops only its key and every bad
-// parameter is reported with the rest of the file's errors. --set changes
-// the File's table and decodes it the same way, without positions.
+// [scheduler] is decoded in two steps with DecodeAt: name and tick, then
+// every other key into the named policy's own parameters
+// (sched.NewParams), so that every bad parameter is reported with the
+// rest of the file's errors. --set changes the File's table and decodes
+// it the same way, without positions; its errors name the override.
 //
 // # Workloads
 //
