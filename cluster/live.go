@@ -35,8 +35,11 @@ const (
 //     time and nothing is in flight. If the machine fell behind, emulated
 //     time is held back by the delay (it is rebased) rather than fired
 //     late in a burst, and the delay is added to the lag; wake-ups within
-//     lateTolerance count as on time. Now never runs past the next pending
-//     deadline.
+//     lateTolerance count as on time. Either way a timer fires at its own
+//     instant: Now reads the deadline at the fire and runs on from there
+//     at ×k, never past the next pending deadline nor until. How late
+//     the wake-up was never shows in emulated time, where at ×k it would
+//     be k times as long.
 type liveClock struct {
 	mode  ClockMode
 	k     float64 // emulated seconds per wall second
@@ -45,7 +48,8 @@ type liveClock struct {
 
 	mu      sync.Mutex
 	timers  *timers
-	w0      time.Time     // wall time of emulated 0, rebased when held back
+	w0      time.Time     // wall time of emulated 0, rebased when held back; paces the timers
+	wf      time.Time     // wall time of the last fire, from which Now runs on
 	driving bool          // the run began: Now follows the wall clock
 	fired   time.Duration // the last instant whose timers fired
 	shown   time.Duration // the last Now returned (Now never goes back)
@@ -81,14 +85,14 @@ func (c *liveClock) Now() time.Duration {
 }
 
 // nowLocked is the emulated time: on a virtual clock the last instant
-// fired; on a scaled or wall clock the wall time since the run began
-// (w0) times the speed-up, but never past the next pending timer nor the
-// deadline, so a machine slower than the speed-up holds time back
-// instead of skipping timers; before the run begins, 0.
+// fired; on a scaled or wall clock the last instant fired plus the wall
+// time since it fired (wf) times the speed-up, but never past the next
+// pending timer nor the deadline, so a machine slower than the speed-up
+// holds time back instead of skipping timers; before the run begins, 0.
 func (c *liveClock) nowLocked() time.Duration {
 	now := c.fired
 	if c.mode != Virtual && c.driving {
-		now = max(now, scale(c.wall.Now().Sub(c.w0), c.k))
+		now = time.Duration(addSat(int64(c.fired), int64(scale(c.wall.Now().Sub(c.wf), c.k))))
 		if next, ok := c.timers.next(); ok && now > next {
 			now = next
 		}
@@ -102,7 +106,12 @@ func (c *liveClock) nowLocked() time.Duration {
 
 // scale is d × k, saturating instead of overflowing at any speed-up.
 func scale(d time.Duration, k float64) time.Duration {
-	f := float64(d) * k
+	return saturate(float64(d) * k)
+}
+
+// saturate converts f to a duration in [0, math.MaxInt64]. Go leaves the
+// conversion of a float out of range undefined (amd64 gives math.MinInt64).
+func saturate(f float64) time.Duration {
 	switch {
 	case f >= math.MaxInt64:
 		return math.MaxInt64
@@ -167,6 +176,7 @@ func (c *liveClock) MailboxEmpty() {}
 func (c *liveClock) drive(stopped func() bool) EndReason {
 	c.mu.Lock()
 	c.w0, c.driving = c.wall.Now(), true
+	c.wf = c.w0
 	c.mu.Unlock()
 	for {
 		if stopped() {
@@ -200,7 +210,7 @@ func (c *liveClock) drive(stopped func() bool) EndReason {
 // behind or the wait itself overran, holds emulated time back by the delay.
 func (c *liveClock) waitFor(next time.Duration) bool {
 	c.mu.Lock()
-	target := c.w0.Add(time.Duration(float64(next) / c.k))
+	target := c.w0.Add(saturate(float64(next) / c.k))
 	c.mu.Unlock()
 	if c.wall.Now().Before(target) {
 		ch, release := c.wall.WaitUntil(target)
@@ -229,11 +239,15 @@ func (c *liveClock) waitFor(next time.Duration) bool {
 // would call real time.
 const lateTolerance = 5 * time.Millisecond
 
-// fire posts every timer due at next whose actor is still there.
+// fire posts every timer due at next whose actor is still there; emulated
+// time runs on from next.
 func (c *liveClock) fire(next time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.fired = max(c.fired, next)
+	if c.mode != Virtual {
+		c.wf = c.wall.Now()
+	}
 	c.timers.popDue(next, func(t *timer) {
 		if _, alive := c.sys.ProcessRegistry.GetLocal(t.to.Id); alive {
 			c.sys.Root.Send(t.to, t.msg)
