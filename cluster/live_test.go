@@ -271,6 +271,9 @@ func TestScaledClockReadsTheDeadlineAfterALateWakeUp(t *testing.T) {
 			case at := <-got:
 				seen = append(seen, at)
 			case w := <-wall.waits:
+				if !w.After(wall.Now()) {
+					continue // an instant already due: the wait ends at once (or a stale record of one)
+				}
 				assert.Fail(t, "waited", "×%g: for %v after the late wake-up", k, w.Sub(start))
 				wall.advance(w)
 			}
