@@ -15,6 +15,7 @@ type flowCase struct {
 	path   []LinkID
 	weight float64
 	class  int
+	use    []float64
 	want   float64
 }
 
@@ -69,6 +70,26 @@ func TestAnalyticRates(t *testing.T) {
 		name: "zero-capacity link", caps: []float64{0, 100},
 		flows: []flowCase{{path: []LinkID{0}, want: 0}, {path: []LinkID{0, 1}, want: 0},
 			{path: []LinkID{1}, want: 100}},
+	}, {
+		// A CPU of 2e9 work/s (two cores in core-ns) and its own disk
+		// (1e9 B/s) per streaming map. Two maps each move bytes over their
+		// disk (use 1) and 20 units of CPU work per byte; a compute moves
+		// CPU work only. The CPU saturates first, at level λ where
+		// 20λ + 20λ + λ = 2e9: λ = 2e9/41 ≈ 48.8e6, under the disks' 1e9.
+		// The maps read at 48.8 MB/s, the compute gets 48.8e6 work/s.
+		name: "uses: streaming maps and a compute share a CPU", caps: []float64{2e9, 1e9, 1e9},
+		flows: []flowCase{{path: []LinkID{1, 0}, use: []float64{1, 20}, want: 2e9 / 41},
+			{path: []LinkID{2, 0}, use: []float64{1, 20}, want: 2e9 / 41},
+			{path: []LinkID{0}, want: 2e9 / 41}},
+	}, {
+		// The same maps with a slow disk (10 MB/s) on the first: it is
+		// fixed at 10e6 by its disk, using 20 × 10e6 = 200e6 of the CPU;
+		// the other map and the compute share 1.8e9 at 20λ + λ = 1.8e9,
+		// λ = 1.8e9/21 ≈ 85.7e6.
+		name: "uses: a disk-bound map leaves the CPU to the others", caps: []float64{2e9, 10e6, 1e9},
+		flows: []flowCase{{path: []LinkID{1, 0}, use: []float64{1, 20}, want: 10e6},
+			{path: []LinkID{2, 0}, use: []float64{1, 20}, want: 1.8e9 / 21},
+			{path: []LinkID{0}, want: 1.8e9 / 21}},
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -80,13 +101,13 @@ func TestAnalyticRates(t *testing.T) {
 			}
 			ids := make([]FlowID, len(tc.flows))
 			for i, f := range tc.flows {
-				ids[i], err = n.Start(0, FlowSpec{Size: 1000, Path: f.path, Weight: f.weight, Class: f.class})
+				ids[i], err = n.Start(0, FlowSpec{Size: 1000, Path: f.path, Weight: f.weight, Class: f.class, Use: f.use})
 				require.NoError(t, err)
 			}
 			for i, f := range tc.flows {
 				got, err := n.Rate(ids[i])
 				require.NoError(t, err)
-				assert.InDelta(t, f.want, got, 1e-9, "flow %d", i)
+				assert.InEpsilon(t, max(f.want, 1e-300), max(got, 1e-300), 1e-12, "flow %d", i)
 			}
 			require.NoError(t, checkInvariants(n))
 		})

@@ -35,6 +35,7 @@ type flowView struct {
 	weight float64
 	rate   float64
 	path   []LinkID
+	use    []float64 // per hop
 }
 
 // liveFlows returns views of the live flows that take bandwidth, in id
@@ -43,7 +44,11 @@ func liveFlows(n *Network) []*flowView {
 	var out []*flowView
 	for _, s := range liveSlots(n) {
 		f := &n.flows[s]
-		out = append(out, &flowView{id: n.states[s].id, class: f.class, weight: f.weight, rate: f.rate, path: n.hops(s)})
+		v := &flowView{id: n.states[s].id, class: f.class, weight: f.weight, rate: f.rate, path: n.hops(s)}
+		for i := range v.path {
+			v.use = append(v.use, n.useOf(s, i))
+		}
+		out = append(out, v)
 	}
 	return out
 }
@@ -74,10 +79,10 @@ func checkInvariants(n *Network) error {
 		}
 	}
 	for _, f := range flows {
-		for _, l := range f.path {
+		for i, l := range f.path {
 			for c := range classes {
 				if c >= f.class {
-					upTo[lc{l, c}] += f.rate
+					upTo[lc{l, c}] += f.rate * f.use[i]
 				}
 			}
 		}
@@ -101,11 +106,11 @@ func checkInvariants(n *Network) error {
 }
 
 func hasBottleneck(n *Network, f *flowView, at func(LinkID) (load, maxPer float64)) bool {
-	for _, l := range f.path {
+	for i, l := range f.path {
 		capa := n.links[l].capacity
 		load, maxPer := at(l)
 		saturated := capa-load <= checkTol*capa
-		highest := maxPer*f.weight <= f.rate+checkTol*capa
+		highest := maxPer*f.weight <= f.rate+checkTol*capa/f.use[i]
 		if saturated && highest {
 			return true
 		}
@@ -147,8 +152,8 @@ func referenceRates(n *Network) map[FlowID]float64 {
 					continue
 				}
 				rates[f.id] = level * f.weight
-				for _, pl := range f.path {
-					used[pl] += level * f.weight
+				for i, pl := range f.path {
+					used[pl] += level * f.weight * f.use[i]
 				}
 			}
 			unfixed = rest
@@ -160,8 +165,8 @@ func referenceRates(n *Network) map[FlowID]float64 {
 func lowestLevel(n *Network, used []float64, unfixed []*flowView) (LinkID, float64) {
 	weights := make([]float64, len(n.links))
 	for _, f := range unfixed {
-		for _, l := range f.path {
-			weights[l] += f.weight
+		for i, l := range f.path {
+			weights[l] += f.weight * f.use[i]
 		}
 	}
 	best, bestLevel := LinkID(-1), math.Inf(1)
@@ -188,8 +193,8 @@ func compareWithReference(n *Network) error {
 	want := referenceRates(n)
 	for _, f := range liveFlows(n) {
 		scale := 0.0
-		for _, l := range f.path {
-			scale = math.Max(scale, n.links[l].capacity)
+		for i, l := range f.path {
+			scale = math.Max(scale, n.links[l].capacity/f.use[i]) // the link's capacity in the flow's units
 		}
 		if math.Abs(f.rate-want[f.id]) > checkTol*scale+1e-9 {
 			return fmt.Errorf("flow %d (class %d, weight %v, path %v): rate %v, reference %v",

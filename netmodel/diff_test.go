@@ -46,7 +46,21 @@ func randSpec(r *rand.Rand, links, classes int) FlowSpec {
 	if r.Intn(20) == 0 {
 		size = 0
 	}
-	return FlowSpec{Size: size, Path: path, Weight: weights[r.Intn(len(weights))], Class: r.Intn(classes), Owner: r.Uint64()}
+	return FlowSpec{Size: size, Path: path, Weight: weights[r.Intn(len(weights))], Class: r.Intn(classes), Owner: r.Uint64(), Use: randUse(r, k)}
+}
+
+// randUse is mostly nil (1 on every link), sometimes a use per link from
+// the bounds to a CPU cost per byte's thousands.
+func randUse(r *rand.Rand, hops int) []float64 {
+	if r.Intn(4) != 0 {
+		return nil
+	}
+	uses := []float64{1, 0.5, 3, 953.7, MinUse, 1e-3, 40}
+	use := make([]float64, hops)
+	for i := range use {
+		use[i] = uses[r.Intn(len(uses))]
+	}
+	return use
 }
 
 // runRandomCase drives one seeded random network through events, checking

@@ -40,7 +40,15 @@
 // the class are fixed at that rate. Link levels live in an indexed heap
 // keyed by lower bounds: fixing flows only raises the other links' levels,
 // so a link is re-keyed (in place) only when it reaches the top. A lower
-// class then fills what is left. Every flow thus ends either stalled (rate 0: a link of its path has
+// class then fills what is left.
+//
+// A flow may use its links unequally (FlowSpec.Use, SimGrid's consumption
+// weights): at rate r it loads link Path[i] with r×Use[i], and a link
+// saturates when the sum of its flows' loads reaches its capacity. That
+// is how one flow crosses resources of different units: a map streaming
+// its input through its compute moves bytes over the disk (use 1) and
+// CPU work over the node's CPU (its work per byte), at one rate, so it
+// reads no faster than it computes and computes no faster than it reads. Every flow thus ends either stalled (rate 0: a link of its path has
 // capacity 0 or was taken entirely by higher classes) or with a saturated
 // bottleneck on which no flow of its class has a higher rate per weight.
 //
@@ -56,6 +64,10 @@
 //	RemoteMemoryRead src memory,    src NIC-up, [...], dst NIC-down
 //	Transfer                        src NIC-up, [...], dst NIC-down
 //	RemoteWrite                     src NIC-up, [...], dst NIC-down, dst disk-write
+//
+// A host's CPU link (TopologySpec.CPU) is on no path: a compute's flow
+// crosses it alone, and a caller adds it to a transfer whose bytes cost
+// CPU, with the work per byte as its use.
 //
 // Transfer is for bytes already in memory or the page cache, as a shuffle
 // fetch of recently written map output usually is: the source disk is not

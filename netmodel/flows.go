@@ -24,9 +24,10 @@ func (n *Network) Start(now time.Duration, spec FlowSpec) (FlowID, error) {
 	*f = flow{weight: weight, class: int32(spec.Class)}
 	*st = flowState{
 		id: id, owner: spec.Owner, size: spec.Size,
-		long: st.long, back: st.back[:0], last: now, live: true, solvable: spec.Size > 0,
+		long: st.long, use: st.use, back: st.back[:0], last: now, live: true, solvable: spec.Size > 0,
 	}
 	n.setPath(slot, spec.Path)
+	n.setUse(slot, spec.Use)
 	n.index[id] = slot
 	n.live++
 	if !st.solvable {
@@ -62,6 +63,17 @@ func (n *Network) checkSpec(spec FlowSpec) (float64, error) {
 	}
 	if len(spec.Path) == 0 {
 		return 0, fmt.Errorf("%w: FlowSpec.Path is empty", ErrInvalid)
+	}
+	if len(spec.Path) > maxHops {
+		return 0, fmt.Errorf("%w: FlowSpec.Path has %d links: at most %d", ErrInvalid, len(spec.Path), maxHops)
+	}
+	if spec.Use != nil && len(spec.Use) != len(spec.Path) {
+		return 0, fmt.Errorf("%w: FlowSpec.Use has %d entries for %d links of FlowSpec.Path", ErrInvalid, len(spec.Use), len(spec.Path))
+	}
+	for i, u := range spec.Use {
+		if !(u >= MinUse && u <= MaxUse) {
+			return 0, fmt.Errorf("%w: FlowSpec.Use[%d] = %v: must be in [%v, %v]", ErrInvalid, i, u, MinUse, MaxUse)
+		}
 	}
 	for i, l := range spec.Path {
 		if l < 0 || int(l) >= len(n.links) {
@@ -193,8 +205,9 @@ func (n *Network) Delivered(id FlowID) (int64, error) {
 	return n.states[slot].wholeBytes(n.deliveredAt(slot, n.now)), nil
 }
 
-// Load returns the sum of the rates of the flows crossing a link, in
-// bytes/s, after any deferred re-solve. O(flows on the link).
+// Load returns the sum of the rates of the flows crossing a link, each
+// times its use of the link, in the link's capacity units (bytes/s), after
+// any deferred re-solve. O(flows on the link).
 func (n *Network) Load(l LinkID) (float64, error) {
 	if err := n.checkLink("link", l); err != nil {
 		return 0, err
@@ -202,7 +215,7 @@ func (n *Network) Load(l LinkID) (float64, error) {
 	n.solve()
 	sum := 0.0
 	for _, lf := range n.links[l].flows {
-		sum += n.flows[lf.slot].rate
+		sum += n.flows[lf.slot].rate * n.useOf(lf.slot, int(lf.hop))
 	}
 	return sum, nil
 }

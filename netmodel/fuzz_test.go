@@ -13,6 +13,7 @@ var (
 	fuzzCaps    = []float64{0, 1, 3, 10, 100, 1e3, 12345.678, 1e6, 125e6, 1e9, 1e12}
 	fuzzSizes   = []int64{0, 1, 7, 1000, 1 << 20, 123456789, 1 << 40}
 	fuzzWeights = []float64{0, MinWeight, 0.5, 1, 2, 7.3, MaxWeight}
+	fuzzUses    = []float64{MinUse, 1e-3, 0.5, 1, 2.5, 953.7, MaxUse}
 )
 
 // fuzzReader hands out the fuzzer's bytes, then zeros.
@@ -84,8 +85,14 @@ func fuzzEvent(d *driver, r *fuzzReader, links int) error {
 				path = append(path, LinkID(l))
 			}
 		}
+		var use []float64
+		if r.pick(3) == 0 {
+			for range path {
+				use = append(use, fuzzUses[r.pick(len(fuzzUses))])
+			}
+		}
 		return d.start(FlowSpec{Size: fuzzSizes[r.pick(len(fuzzSizes))], Path: path,
-			Weight: fuzzWeights[r.pick(len(fuzzWeights))], Class: r.pick(4), Owner: uint64(r.next())})
+			Weight: fuzzWeights[r.pick(len(fuzzWeights))], Class: r.pick(4), Owner: uint64(r.next()), Use: use})
 	case 1:
 		return d.cancel(r.next())
 	case 2:

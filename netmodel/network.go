@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -36,6 +37,17 @@ const (
 	MaxWeight = 1e3
 )
 
+// Use bounds: a FlowSpec.Use entry must lie in [MinUse, MaxUse], so that
+// a link's sum of weight × use spans at most 1e15 and its rounding stays
+// far below Epsilon of the capacity.
+const (
+	MinUse = 1e-6
+	MaxUse = 1e6
+)
+
+// maxHops is the longest path a flow may have.
+const maxHops = math.MaxInt16
+
 // FlowSpec describes a flow to start.
 type FlowSpec struct {
 	// Size is the number of bytes to move, ≥ 0. A zero-size flow completes
@@ -50,6 +62,13 @@ type FlowSpec struct {
 	// a higher one; flows of one class share max-min fairly what the lower
 	// classes leave.
 	Class int
+	// Use, when not nil, has one entry per link of Path: how much of that
+	// link's capacity one unit of the flow's rate takes, in [MinUse,
+	// MaxUse]. nil means 1 on every link. A flow at rate r loads link
+	// Path[i] with r×Use[i]: a map streaming its input through its compute
+	// moves bytes over the disk (1) and CPU work over the node's CPU
+	// (its CPU cost per byte), at one rate.
+	Use []float64
 	// Owner is an opaque tag returned with the flow's completion.
 	Owner uint64
 }
@@ -124,7 +143,8 @@ const inlineHops = 6
 // it saved nothing measurable, since a walk needs most flows' lines anyway.)
 type flow struct {
 	inline  [inlineHops]LinkID // the path, when it fits
-	nhops   int32
+	nhops   int16
+	scaled  bool // a Use other than 1 on some link: flowState.use has it
 	class   int32
 	weight  float64
 	newRate float64
@@ -135,7 +155,8 @@ type flow struct {
 
 // flowState is the rest of a flow: identity, progress, bookkeeping.
 type flowState struct {
-	long     []LinkID // the path when longer than inlineHops
+	long     []LinkID  // the path when longer than inlineHops
+	use      []float64 // per hop, when flow.scaled
 	id       FlowID
 	owner    uint64
 	size     int64
@@ -160,12 +181,31 @@ func (n *Network) hops(s int32) []LinkID {
 // (reusing its array).
 func (n *Network) setPath(s int32, path []LinkID) {
 	f := &n.flows[s]
-	f.nhops = int32(len(path))
+	f.nhops = int16(len(path))
 	if len(path) <= inlineHops {
 		copy(f.inline[:], path)
 		return
 	}
 	n.states[s].long = append(n.states[s].long[:0], path...)
+}
+
+// setUse stores a flow's per-hop use when some entry differs from 1.
+func (n *Network) setUse(s int32, use []float64) {
+	f, st := &n.flows[s], &n.states[s]
+	f.scaled = slices.ContainsFunc(use, func(u float64) bool { return u != 1 })
+	st.use = st.use[:0]
+	if f.scaled {
+		st.use = append(st.use, use...)
+	}
+}
+
+// useOf is how much of the link at hop i of slot s's path one unit of
+// the flow's rate takes.
+func (n *Network) useOf(s int32, i int) float64 {
+	if !n.flows[s].scaled {
+		return 1
+	}
+	return n.states[s].use[i]
 }
 
 // Network is the fluid model: links, flows, and their weighted max-min

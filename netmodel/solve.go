@@ -113,7 +113,7 @@ func (n *Network) appendAbove(lk *link, thr float64) bool {
 			return false
 		}
 		if f.rate > 0 && f.rate < thr*f.weight*thresholdSlack {
-			lk.rem -= f.rate
+			lk.rem -= f.rate * n.useOf(lf.slot, int(lf.hop))
 			f.fixed = n.epoch // background: fill must not fix it
 			continue
 		}
@@ -188,9 +188,13 @@ func (n *Network) fill(group []int32, class int32) {
 	n.filled = n.filled[:0]
 	for _, s := range group {
 		f := &n.flows[s]
-		for _, l := range n.hops(s) {
+		for i, l := range n.hops(s) {
 			lk := &n.links[l]
-			lk.usage += f.weight
+			w := f.weight
+			if f.scaled {
+				w *= n.states[s].use[i]
+			}
+			lk.usage += w
 			if lk.unfixed == 0 {
 				n.filled = append(n.filled, l)
 			}
@@ -259,10 +263,15 @@ func (n *Network) fix(s int32, rate float64) {
 	f := &n.flows[s]
 	f.newRate = rate
 	f.fixed = n.epoch
-	for _, l := range n.hops(s) {
+	for i, l := range n.hops(s) {
 		lk := &n.links[l]
-		lk.rem -= rate
-		lk.usage -= f.weight
+		r, w := rate, f.weight
+		if f.scaled {
+			u := n.states[s].use[i]
+			r, w = r*u, w*u
+		}
+		lk.rem -= r
+		lk.usage -= w
 		lk.unfixed--
 		if lk.unfixed == 0 {
 			lk.usage = 0

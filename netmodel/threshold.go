@@ -7,7 +7,7 @@ import "math"
 // saturate below some level θ, the filling below θ is the same before and
 // after the change, so every flow whose rate per weight was below θ keeps
 // its rate. For a departing flow θ is its rate per weight; for an arriving
-// flow, any link l of its path has level at least capacity(l) / Σ weights
+// flow, any link l of its path has level at least capacity(l) / Σ weight × use
 // of the flows on l, and the minimum over its path bounds θ. A re-solve
 // then freezes the flows below the batch's θ (the minimum over its
 // changes) as background load and re-fills only the rest (see collect). Flows at rate 0
@@ -48,7 +48,7 @@ func (n *Network) batchThreshold() float64 {
 		for _, l := range n.hops(slot) {
 			weights := 0.0
 			for _, lf := range n.links[l].flows {
-				weights += n.flows[lf.slot].weight
+				weights += n.flows[lf.slot].weight * n.useOf(lf.slot, int(lf.hop))
 			}
 			thr = math.Min(thr, n.links[l].capacity/weights)
 		}

@@ -47,6 +47,11 @@ type TopologySpec struct {
 	NICUp     float64 // per host, host → rack switch
 	NICDown   float64 // per host, rack switch → host
 	Memory    float64 // per host, memory reads
+	// CPU is each host's processor, in units of work per second (a
+	// node's cores × speed × 1e9: work in nanoseconds of one nominal
+	// core). No path crosses it; a caller adds it to a compute's path,
+	// and to a transfer's with the CPU work per byte as FlowSpec.Use.
+	CPU float64
 
 	// RackUp and RackDown are the rack switch's links to the core. When 0
 	// and Oversubscription is positive, each is HostsPerRack × the host NIC
@@ -79,7 +84,7 @@ func (s TopologySpec) Validate() error {
 		name string
 		v    float64
 	}{{"DiskRead", s.DiskRead}, {"DiskWrite", s.DiskWrite}, {"NICUp", s.NICUp}, {"NICDown", s.NICDown},
-		{"Memory", s.Memory}, {"RackUp", s.RackUp}, {"RackDown", s.RackDown},
+		{"Memory", s.Memory}, {"CPU", s.CPU}, {"RackUp", s.RackUp}, {"RackDown", s.RackDown},
 		{"Oversubscription", s.Oversubscription}, {"Core", s.Core}}
 	for _, f := range fields {
 		if err := checkCapacity("TopologySpec."+f.name, f.v); err != nil {
@@ -94,7 +99,7 @@ const noLink LinkID = -1
 
 // HostLinks are one host's links; noLink (-1) where left out.
 type HostLinks struct {
-	DiskRead, DiskWrite, NICUp, NICDown, Memory LinkID
+	DiskRead, DiskWrite, NICUp, NICDown, Memory, CPU LinkID
 }
 
 // Topology maps hosts and racks to the links it added to a Network.
@@ -107,7 +112,7 @@ type Topology struct {
 }
 
 // BuildTopology validates spec and adds its links to n: per host disk-read,
-// disk-write, NIC-up, NIC-down and memory links, host by host, then each
+// disk-write, NIC-up, NIC-down, memory and CPU links, host by host, then each
 // rack's uplink and downlink, then the core. O(hosts).
 func BuildTopology(n *Network, spec TopologySpec) (*Topology, error) {
 	if err := spec.Validate(); err != nil {
@@ -130,7 +135,7 @@ func BuildTopology(n *Network, spec TopologySpec) (*Topology, error) {
 		t.hosts = append(t.hosts, HostLinks{
 			DiskRead: add(spec.DiskRead, LinkRef{Kind: HostDiskRead, Host: h}), DiskWrite: add(spec.DiskWrite, LinkRef{Kind: HostDiskWrite, Host: h}),
 			NICUp: add(spec.NICUp, LinkRef{Kind: HostNICUp, Host: h}), NICDown: add(spec.NICDown, LinkRef{Kind: HostNICDown, Host: h}),
-			Memory: add(spec.Memory, LinkRef{Kind: HostMemory, Host: h}),
+			Memory: add(spec.Memory, LinkRef{Kind: HostMemory, Host: h}), CPU: add(spec.CPU, LinkRef{Kind: HostCPU, Host: h}),
 		})
 	}
 	up, down := spec.rackCapacities()

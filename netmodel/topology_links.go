@@ -8,19 +8,20 @@ import (
 // LinkKind is the role of a link in a topology.
 type LinkKind int
 
-// Link kinds: a host's five links, a rack's two, the core.
+// Link kinds: a host's six links, a rack's two, the core.
 const (
 	HostDiskRead LinkKind = iota
 	HostDiskWrite
 	HostNICUp
 	HostNICDown
 	HostMemory
+	HostCPU
 	RackUp
 	RackDown
 	CoreLink
 )
 
-var linkKindNames = [...]string{"disk-read", "disk-write", "nic-up", "nic-down", "memory", "uplink", "downlink", "core"}
+var linkKindNames = [...]string{"disk-read", "disk-write", "nic-up", "nic-down", "memory", "cpu", "uplink", "downlink", "core"}
 
 func (k LinkKind) String() string {
 	if k < 0 || int(k) >= len(linkKindNames) {
@@ -40,7 +41,7 @@ type LinkRef struct {
 
 func (r LinkRef) String() string {
 	switch {
-	case r.Kind <= HostMemory:
+	case r.Kind <= HostCPU:
 		return fmt.Sprintf("host %d %v", r.Host, r.Kind)
 	case r.Kind <= RackDown:
 		return fmt.Sprintf("rack %d %v", r.Rack, r.Kind)
@@ -54,12 +55,12 @@ func (r LinkRef) String() string {
 func (t *Topology) Link(ref LinkRef) (LinkID, error) {
 	var l LinkID
 	switch {
-	case ref.Kind >= HostDiskRead && ref.Kind <= HostMemory:
+	case ref.Kind >= HostDiskRead && ref.Kind <= HostCPU:
 		if err := t.checkHost(ref.String(), ref.Host); err != nil {
 			return noLink, err
 		}
 		h := t.hosts[ref.Host]
-		l = [...]LinkID{h.DiskRead, h.DiskWrite, h.NICUp, h.NICDown, h.Memory}[ref.Kind]
+		l = [...]LinkID{h.DiskRead, h.DiskWrite, h.NICUp, h.NICDown, h.Memory, h.CPU}[ref.Kind]
 	case ref.Kind == RackUp || ref.Kind == RackDown:
 		up, down, err := t.RackLinks(ref.Rack)
 		if err != nil {
@@ -87,7 +88,7 @@ func (s TopologySpec) dead(ref LinkRef) bool {
 // refs to one link compare equal.
 func (r LinkRef) normal() LinkRef {
 	switch {
-	case r.Kind <= HostMemory:
+	case r.Kind <= HostCPU:
 		r.Rack = 0
 	case r.Kind <= RackDown:
 		r.Host = 0
@@ -102,7 +103,7 @@ func (s TopologySpec) checkDead() error {
 	hosts := s.Racks * s.HostsPerRack
 	for i, ref := range s.Dead {
 		bad := ref.Kind < HostDiskRead || ref.Kind > CoreLink ||
-			ref.Kind <= HostMemory && (ref.Host < 0 || int(ref.Host) >= hosts) ||
+			ref.Kind <= HostCPU && (ref.Host < 0 || int(ref.Host) >= hosts) ||
 			(ref.Kind == RackUp || ref.Kind == RackDown) && (ref.Rack < 0 || ref.Rack >= s.Racks)
 		if bad {
 			return fmt.Errorf("%w: TopologySpec.Dead[%d] = %v: the topology has %d racks of %d hosts",
