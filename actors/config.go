@@ -46,6 +46,56 @@ type ClusterConfig struct {
 	// (coordinator_space.go).
 	IntermediateSpace units.Bytes `toml:"intermediate_space"`
 	Evict             string      `toml:"evict"`
+	// Cores is each node's processor cores (0: one per slot, the map slots
+	// and the reducers that compute at once). The running computes share
+	// the node's cores × Speed max-min, each at most one core.
+	Cores int `toml:"cores"`
+	// Speed is a core's speed relative to the one the jobs' CPU costs are
+	// stated for.
+	Speed float64 `toml:"speed"`
+	// SendCPU and ReceiveCPU are the CPU a node spends per MiB it sends
+	// or receives over the network (serving a remote block or a shuffle
+	// output, receiving it, a pipeline hop); 0: moving bytes is free.
+	SendCPU    units.Duration `toml:"send_cpu_per_mib"`
+	ReceiveCPU units.Duration `toml:"receive_cpu_per_mib"`
+}
+
+// CoreRate is one core's work per second at speed 1: work is counted in
+// nanoseconds of a nominal core, so a CPU link's capacity is cores ×
+// speed × CoreRate.
+const CoreRate = 1e9
+
+// MaxSpeed is the fastest a core may be relative to nominal.
+const MaxSpeed = 1e3
+
+// CoresPerNode is each node's cores: Cores, or one per map slot and per
+// reducer that computes at once.
+func (c *ClusterConfig) CoresPerNode(t *TasksConfig) int {
+	if c.Cores > 0 {
+		return c.Cores
+	}
+	computing := t.ComputeSlots(c.ReduceSlots)
+	if computing == 0 {
+		computing = t.Reducers(c.ReduceSlots)
+	}
+	return max(1, c.MapSlots+computing)
+}
+
+// CPU is a node's CPU link capacity: cores × speed × CoreRate.
+func (c *ClusterConfig) CPU(t *TasksConfig) float64 {
+	return float64(c.CoresPerNode(t)) * c.Speed * CoreRate
+}
+
+// ByteCPU is the CPU work (nanoseconds of a nominal core) a node spends
+// per byte it sends and per byte it receives over the network.
+type ByteCPU struct {
+	Send, Receive float64
+}
+
+// ByteCPU converts the per-MiB costs to work per byte.
+func (c *ClusterConfig) ByteCPU() ByteCPU {
+	perByte := func(d units.Duration) float64 { return float64(d) / (1 << 20) }
+	return ByteCPU{Send: perByte(c.SendCPU), Receive: perByte(c.ReceiveCPU)}
 }
 
 // Limits of what one run can hold; Validate refuses more.
@@ -56,6 +106,8 @@ const (
 	MinPeriod       = units.Duration(time.Millisecond) // heartbeat.interval, scheduler.tick
 	MaxAttempts     = 100                              // tasks.max_attempts
 	MaxFetches      = 1 << 30                          // shuffle transfers of the whole workload
+	MinByteCPU      = units.Duration(time.Microsecond) // cluster.send_cpu_per_mib, receive_cpu_per_mib
+	MaxByteCPU      = units.Duration(1000 * time.Second)
 )
 
 // Nodes is the cluster's node count; it saturates rather than overflow, so
@@ -196,6 +248,14 @@ func (c *ClusterConfig) Validate(errs *Checks) {
 	errs.Check(!nonNegative(float64(c.Core)), "cluster.core", c.Core, "must be ≥ 0 (0: no core link)")
 	errs.Check(c.CompletionWindow < 0, "cluster.completion_window", c.CompletionWindow, "must be ≥ 0")
 	errs.Check(c.IntermediateSpace < 0, "cluster.intermediate_space", c.IntermediateSpace, "must be ≥ 0 (0: unlimited)")
+	errs.Check(c.Cores < 0 || c.Cores > MaxSlotsPerNode, "cluster.cores", c.Cores, fmt.Sprintf("must be 0 (one per slot) … %d", MaxSlotsPerNode))
+	errs.Check(!(c.Speed > 0 && c.Speed <= MaxSpeed), "cluster.speed", c.Speed, fmt.Sprintf("must be > 0 and at most %v (1: the speed the jobs' CPU costs are for)", MaxSpeed))
+	for _, b := range []struct {
+		key string
+		d   units.Duration
+	}{{"cluster.send_cpu_per_mib", c.SendCPU}, {"cluster.receive_cpu_per_mib", c.ReceiveCPU}} {
+		errs.Check(b.d != 0 && (b.d < MinByteCPU || b.d > MaxByteCPU), b.key, b.d, fmt.Sprintf("must be 0 or %v … %v of CPU per MiB", MinByteCPU, MaxByteCPU))
+	}
 	errs.Check(c.Evict != "" && c.Evict != EvictLatest && c.Evict != EvictLeastProgress && c.Evict != EvictLargest,
 		"cluster.evict", c.Evict, fmt.Sprintf("must be %q, %q or %q", EvictLatest, EvictLeastProgress, EvictLargest))
 }

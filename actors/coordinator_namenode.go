@@ -16,7 +16,7 @@ import (
 // loc is the locality the job table gave the task on the node.
 func (s *coordState) taskSpec(job *coordJob, a sched.Attempt, node sched.NodeID, loc sched.Locality) (TaskSpec, error) {
 	sp := &job.spec
-	spec := TaskSpec{Model: sp.Model, Slowdown: 1, Locality: sched.OffRack}
+	spec := TaskSpec{Model: sp.Model, Locality: sched.OffRack}
 	rng := s.blocks.attemptStream(a)
 	if a.Kind == sched.Map {
 		blk := &job.input.blocks[a.Task]

@@ -17,6 +17,24 @@ import (
 // start and cancel flows with messages; the fabric keeps a single clock
 // timer for the next completion and tells each owner when its flow is done.
 //
+// Each node's CPU is one more link of that solver (cores × speed ×
+// CoreRate), and a compute one more flow, as in SimGrid's host model. A
+// per-node solver was the alternative, since CPU alone couples no two
+// nodes; but a map streaming its input and a transfer whose bytes cost
+// CPU are one flow over disk, network and CPU at one rate, and solving
+// them in two solvers would need a fixed point between the two. In one
+// solver the coupling is exact, and it costs nothing where there is none:
+// a compute's flow crosses only its node's CPU, so it is a component of
+// its own (re-solved alone) unless a streamed read or a costed transfer
+// joins that CPU to the network.
+//
+// Max-min runs in each flow's own units: a compute's rate is work (core
+// nanoseconds) per second, a transfer's bytes per second. A core does
+// 1e9 units a second while a disk moves 1e8 bytes, so a transfer meets
+// its disk or NIC bound long before a compute meets its core: the CPU a
+// network stack needs is served first and the computes share the rest,
+// much as a kernel serves network interrupts before user threads.
+//
 // Changes within one emulated instant are batched: a start or cancel marks
 // the rates stale and asks the clock for an end-of-instant tick (a timer
 // due now, which fires after every message already queued for the
@@ -29,6 +47,7 @@ import (
 type Fabric struct {
 	net     *netmodel.Network
 	topo    *netmodel.Topology
+	cpu     ByteCPU
 	deps    Deps
 	self    *actor.PID
 	flows   map[FlowKey]*fabricFlow
@@ -39,6 +58,7 @@ type Fabric struct {
 	stale   bool
 	spare   []netmodel.LinkID // private links of ended bounded flows
 	path    []netmodel.LinkID // scratch
+	use     []float64         // scratch
 }
 
 type fabricFlow struct {
@@ -55,10 +75,11 @@ type settle struct{}
 // flowsDue fires when the earliest flow is due to complete.
 type flowsDue struct{}
 
-// NewFabric returns the fabric actor's state for a topology.
-func NewFabric(topo *netmodel.Topology, net *netmodel.Network, deps Deps) *Fabric {
+// NewFabric returns the fabric actor's state for a topology, with the CPU
+// work a node spends per byte it sends and receives over the network.
+func NewFabric(topo *netmodel.Topology, net *netmodel.Network, cpu ByteCPU, deps Deps) *Fabric {
 	return &Fabric{
-		net: net, topo: topo, deps: deps,
+		net: net, topo: topo, cpu: cpu, deps: deps,
 		flows: make(map[FlowKey]*fabricFlow),
 		byID:  make(map[netmodel.FlowID]FlowKey),
 	}
@@ -81,6 +102,9 @@ func (f *Fabric) Receive(ctx actor.Context) {
 	case *SetLinkCapacity:
 		f.completeDue(ctx)
 		f.handleSetLinkCapacity(msg)
+	case *SetFlowMaxRate:
+		f.completeDue(ctx)
+		f.handleSetFlowMaxRate(msg)
 	case *settle:
 		f.stale = false
 		f.rearm()
@@ -99,15 +123,14 @@ func (f *Fabric) handleStart(msg *StartFlow) {
 	}
 	now := f.deps.Clock.Now()
 	ff := &fabricFlow{start: msg, at: now}
-	path, err := f.topo.AppendPath(f.path[:0], netmodel.HostID(msg.Src), netmodel.HostID(msg.Dst), transferKind(msg))
-	f.path = path
+	err := f.appendPath(msg)
 	if err == nil && msg.MaxRate > 0 {
 		ff.private, err = f.privateLink(now, msg.MaxRate)
 		ff.bounded = err == nil
-		path = append(path, ff.private)
+		f.path, f.use = append(f.path, ff.private), append(f.use, 1)
 	}
 	if err == nil {
-		ff.id, err = f.net.Start(now, netmodel.FlowSpec{Size: msg.Bytes, Path: path})
+		ff.id, err = f.net.Start(now, netmodel.FlowSpec{Size: msg.Bytes, Path: f.path, Use: f.use})
 		if err == nil {
 			f.flows[msg.Key] = ff
 			f.byID[ff.id] = msg.Key
@@ -116,6 +139,48 @@ func (f *Fabric) handleStart(msg *StartFlow) {
 		}
 	}
 	f.deps.Fail(fmt.Errorf("fabric: flow %v (max rate %g B/s): %w", msg.Key, msg.MaxRate, err))
+}
+
+// appendPath sets f.path and f.use to the links a flow crosses and how
+// much of each a unit of its rate takes: a compute, the destination's
+// CPU; a transfer, its disk and network links, plus the CPUs that work on
+// its bytes (a streaming map's, the sender's and the receiver's network
+// stacks).
+func (f *Fabric) appendPath(msg *StartFlow) error {
+	f.path, f.use = f.path[:0], f.use[:0]
+	if msg.Transfer == Compute {
+		return f.addCPU(msg.Dst, 1)
+	}
+	path, err := f.topo.AppendPath(f.path, netmodel.HostID(msg.Src), netmodel.HostID(msg.Dst), transferKind(msg))
+	f.path = path
+	for range path {
+		f.use = append(f.use, 1)
+	}
+	if err != nil {
+		return err
+	}
+	recv := msg.CPUPerByte
+	if msg.Src != msg.Dst {
+		recv += f.cpu.Receive
+		if err := f.addCPU(msg.Src, f.cpu.Send); err != nil {
+			return err
+		}
+	}
+	return f.addCPU(msg.Dst, recv)
+}
+
+// addCPU adds a node's CPU to the path at use work per byte, unless use
+// is 0.
+func (f *Fabric) addCPU(node sched.NodeID, use float64) error {
+	if use <= 0 {
+		return nil
+	}
+	l, err := f.topo.Link(netmodel.LinkRef{Kind: netmodel.HostCPU, Host: netmodel.HostID(node)})
+	if err != nil {
+		return err
+	}
+	f.path, f.use = append(f.path, l), append(f.use, min(max(use, netmodel.MinUse), netmodel.MaxUse))
+	return nil
 }
 
 // privateLink returns an idle link of the given capacity, reusing a spare
@@ -181,6 +246,9 @@ func (f *Fabric) forget(ff *fabricFlow) {
 
 func (f *Fabric) record(ff *fabricFlow, delivered int64, now time.Duration, completed bool) {
 	s := ff.start
+	if s.Transfer == Compute {
+		return // CPU work, not bytes
+	}
 	f.deps.Metrics.FlowEnded(FlowRecord{
 		Key: s.Key, Src: s.Src, Dst: s.Dst, Transfer: s.Transfer, Bytes: s.Bytes,
 		Delivered: delivered, Start: ff.at, End: now, Completed: completed,
@@ -196,6 +264,24 @@ func (f *Fabric) handleSetLinkCapacity(msg *SetLinkCapacity) {
 	}
 	if err != nil {
 		f.deps.Fail(fmt.Errorf("fabric: set %v to %v: %w", msg.Link, msg.Capacity, err))
+		return
+	}
+	f.markStale()
+}
+
+// handleSetFlowMaxRate moves a bounded flow's bound; the rates settle at
+// the end of the instant.
+func (f *Fabric) handleSetFlowMaxRate(msg *SetFlowMaxRate) {
+	ff := f.flows[msg.Key]
+	if ff == nil {
+		return // it ended while the change was on its way
+	}
+	err := fmt.Errorf("it was started without a bound")
+	if ff.bounded {
+		err = f.net.SetCapacity(f.deps.Clock.Now(), ff.private, msg.MaxRate)
+	}
+	if err != nil {
+		f.deps.Fail(fmt.Errorf("fabric: bound flow %v at %g B/s: %w", msg.Key, msg.MaxRate, err))
 		return
 	}
 	f.markStale()

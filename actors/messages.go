@@ -104,7 +104,6 @@ type TaskSpec struct {
 	Pipeline    []sched.NodeID
 	CPU         workload.CPUCost
 	Model       workload.TaskModel
-	Slowdown    float64 // stretches the compute phase; 1 = nominal
 	// Fail makes the attempt fail when its compute phase ends, its work
 	// lost (tasks.failure_probability).
 	Fail bool
@@ -217,6 +216,10 @@ const (
 	// DiskWrite writes to the destination's disk from a task on the source
 	// (the same node for a local write).
 	DiskWrite
+	// Compute is CPU work on the destination's CPU: Bytes are nanoseconds
+	// of a nominal core, MaxRate is one core at the attempt's speed. It
+	// crosses no disk or network link.
+	Compute
 )
 
 // FlowKey names a flow uniquely within a run: the attempt it serves and
@@ -228,16 +231,46 @@ type FlowKey struct {
 
 // StartFlow asks the fabric to move Bytes from Src to Dst for the owner,
 // an actor on node OwnerNode. MaxRate, when positive, bounds the flow's
-// rate in bytes per second: the owner consumes the bytes no faster (a map
-// streaming its input through its compute).
+// rate in bytes per second: the owner consumes the bytes no faster (a
+// map streaming its input through its compute, at one core). CPUPerByte,
+// when positive, is CPU work (nanoseconds of a nominal core) per byte on
+// Dst's CPU: the bytes are computed on as they arrive, at one rate with
+// the transfer, so a busy CPU slows the read as a slow disk slows the
+// compute. A transfer over the network also costs the [cluster]
+// per-byte CPU of sending and receiving on Src and Dst.
 type StartFlow struct {
-	Key       FlowKey
-	Src, Dst  sched.NodeID
-	Transfer  Transfer
-	Bytes     int64
-	MaxRate   float64
-	Owner     *actor.PID
-	OwnerNode sched.NodeID
+	Key        FlowKey
+	Src, Dst   sched.NodeID
+	Transfer   Transfer
+	Bytes      int64
+	MaxRate    float64
+	CPUPerByte float64
+	Owner      *actor.PID
+	OwnerNode  sched.NodeID
+}
+
+// SetFlowMaxRate changes a bounded flow's MaxRate from now on (0 stalls
+// it): an attempt's compute when its speed changes. A flow that ended is
+// left alone; a flow started without a bound fails the run.
+type SetFlowMaxRate struct {
+	Key     FlowKey
+	MaxRate float64
+}
+
+// SetNodeSpeed changes a node's core speed from now on, relative to
+// [cluster] speed (1: as configured, 0.5: half, 0: stopped): the node's CPU
+// and every running compute's one-core bound re-time at once.
+type SetNodeSpeed struct {
+	Speed float64
+}
+
+// SetAttemptSpeed changes a running attempt's own speed factor from now
+// on (1: nominal): its compute progresses at most at one core × the
+// node's speed × the factor, as a straggler whose slowdown sets in
+// part-way through.
+type SetAttemptSpeed struct {
+	Attempt sched.Attempt
+	Speed   float64
 }
 
 // CancelFlow aborts a flow; the fabric accounts for what it carried.

@@ -8,7 +8,9 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"clusteremu/netmodel"
 	"clusteremu/policies/sched"
+	"clusteremu/units"
 	"clusteremu/workload"
 )
 
@@ -26,16 +28,23 @@ type NodeConfig struct {
 }
 
 // Node runs attempts in its map and reduce slots. An attempt moves through
-// phases; each phase waits for a set of flows and possibly a compute timer,
-// and the attempt moves on when the set is empty:
+// phases; each phase waits for a set of flows, and the attempt moves on
+// when the set is empty:
 //
-//	map:    read input (+ compute when overlapped) → [compute] → spill or
-//	        write output → finished
+//	map:    read input (streamed through the compute when overlapped) →
+//	        [compute] → spill or write output → finished
 //	reduce: fetch every map output → compute → write output → finished
+//
+// A compute is a flow too: CPU work over the node's CPU link (cores ×
+// speed), at most one core at the attempt's speed, so computes share the
+// CPU max-min with each other and with the work streaming reads and
+// network transfers cost, and re-time exactly when a speed changes.
 type Node struct {
 	cfg   NodeConfig
 	deps  Deps
 	self  *actor.PID
+	cores int       // the node's cores
+	speed float64   // the node's core speed relative to [cluster] speed
 	slots [2][]bool // busy slots by kind and index
 	seq   int64
 	got   [2]int64 // LaunchTask messages received, by kind
@@ -63,16 +72,13 @@ type heartbeatTick struct{}
 // heartbeatDue sends a heartbeat that chaos delayed after its tick.
 type heartbeatDue struct{}
 
-// computeDone ends an attempt's compute phase.
-type computeDone struct {
-	Attempt sched.Attempt
-}
-
 // NewNode returns a node actor's state; the cluster spawns it.
 func NewNode(cfg NodeConfig, deps Deps) *Node {
 	return &Node{
 		cfg:   cfg,
 		deps:  deps,
+		cores: cfg.Cluster.CoresPerNode(&cfg.Tasks),
+		speed: 1,
 		slots: [2][]bool{make([]bool, cfg.Cluster.MapSlots), make([]bool, cfg.Tasks.Reducers(cfg.Cluster.ReduceSlots))},
 		// Copy-compute splitting's admission control (Zaharia et al.
 		// §5.2): of the reducers, only computeSlots may be past their
@@ -101,8 +107,10 @@ func (n *Node) Receive(ctx actor.Context) {
 		n.handleMapOutputs(ctx, msg)
 	case *DropJobData:
 		delete(n.stored, msg.Job)
-	case *computeDone:
-		n.handleComputeDone(ctx, msg)
+	case *SetNodeSpeed:
+		n.handleSetNodeSpeed(ctx, msg)
+	case *SetAttemptSpeed:
+		n.handleSetAttemptSpeed(ctx, msg)
 	case *FlowDone:
 		n.handleFlowDone(ctx, msg)
 	case *FlowFailed:
@@ -187,31 +195,77 @@ func (n *Node) handleLaunch(ctx actor.Context, msg *LaunchTask) {
 	n.advance(ctx, r) // a reduce of a job whose maps output nothing, an empty map
 }
 
-// startMap starts the input read; an overlapped map streams its input
-// through its compute, so it also starts the compute and reads no faster
-// than it computes (a record reader fills a small buffer the map function
-// drains): its read is bounded at input bytes / compute time, and the map
-// takes the longer of the two.
+// startMap starts the input read. An overlapped map streams its input
+// through its compute (a record reader fills a small buffer the map
+// function drains): one flow moves the bytes over the disk and their CPU
+// work over the node's CPU, bounded at one core, so the map reads no
+// faster than it computes and computes no faster than it reads.
 func (n *Node) startMap(ctx actor.Context, r *run) {
 	spec := &r.launch.Task
-	if spec.Model != workload.Overlapped {
+	work := spec.CPU.Time(spec.InputBytes)
+	if spec.Model != workload.Overlapped || work <= 0 || spec.InputBytes == 0 {
 		n.startFlow(ctx, r, partInput, spec.Source, n.cfg.ID, DiskRead, spec.InputBytes, 0)
 		return
 	}
-	d := n.startCompute(r, spec.InputBytes)
-	maxRate := 0.0
-	if d > 0 {
-		maxRate = float64(spec.InputBytes) / d.Seconds()
-	}
-	n.startFlow(ctx, r, partInput, spec.Source, n.cfg.ID, DiskRead, spec.InputBytes, maxRate)
+	r.perByte = max(float64(work)/float64(spec.InputBytes), netmodel.MinUse)
+	n.startFlow(ctx, r, partInput, spec.Source, n.cfg.ID, DiskRead, spec.InputBytes, n.coreRate(r)/r.perByte)
 }
 
-// startCompute starts the compute timer for bytes and returns its length.
-func (n *Node) startCompute(r *run, bytes int64) time.Duration {
-	d := time.Duration(float64(r.launch.Task.CPU.Time(bytes)) * max(r.launch.Task.Slowdown, 1e-9))
-	r.computing = true
-	r.timer = n.deps.Clock.After(d, n.self, &computeDone{Attempt: r.launch.Attempt})
-	return d
+// coreRate is the work per second of one of the node's cores at the
+// attempt's speed.
+func (n *Node) coreRate(r *run) float64 {
+	return CoreRate * n.cfg.Cluster.Speed * n.speed * r.speed
+}
+
+// startCompute starts the compute of bytes: their CPU work on the node's
+// CPU, at most one core. Zero work is a flow of size 0, which ends at
+// the end of the instant.
+func (n *Node) startCompute(ctx actor.Context, r *run, bytes int64) {
+	work := int64(r.launch.Task.CPU.Time(bytes))
+	r.flows[partCompute] = flowInfo{src: n.cfg.ID, bytes: work}
+	ctx.Send(n.cfg.Fabric, &StartFlow{Key: FlowKey{Attempt: r.launch.Attempt, Part: partCompute}, Src: n.cfg.ID, Dst: n.cfg.ID,
+		Transfer: Compute, Bytes: work, MaxRate: n.coreRate(r), Owner: n.self, OwnerNode: n.cfg.ID})
+}
+
+// retime moves the bound of the attempt's running compute, if it has
+// one, to one core at the current speeds.
+func (n *Node) retime(ctx actor.Context, r *run) {
+	a := r.launch.Attempt
+	if _, ok := r.flows[partCompute]; ok {
+		ctx.Send(n.cfg.Fabric, &SetFlowMaxRate{Key: FlowKey{Attempt: a, Part: partCompute}, MaxRate: n.coreRate(r)})
+	}
+	if _, ok := r.flows[partInput]; ok && r.perByte > 0 {
+		ctx.Send(n.cfg.Fabric, &SetFlowMaxRate{Key: FlowKey{Attempt: a, Part: partInput}, MaxRate: n.coreRate(r) / r.perByte})
+	}
+}
+
+// handleSetNodeSpeed changes the node's core speed: its CPU link and every
+// running compute's bound, in one instant.
+func (n *Node) handleSetNodeSpeed(ctx actor.Context, msg *SetNodeSpeed) {
+	if !(msg.Speed >= 0 && msg.Speed <= MaxSpeed) {
+		n.deps.Fail(fmt.Errorf("node %d: speed %v: must be 0 … %v", n.cfg.ID, msg.Speed, MaxSpeed))
+		return
+	}
+	n.speed = msg.Speed
+	ctx.Send(n.cfg.Fabric, &SetLinkCapacity{
+		Link:     netmodel.LinkRef{Kind: netmodel.HostCPU, Host: netmodel.HostID(n.cfg.ID)},
+		Capacity: units.Rate(float64(n.cores) * n.cfg.Cluster.Speed * n.speed * CoreRate),
+	})
+	for _, a := range slices.SortedFunc(maps.Keys(n.runs), sched.CompareAttempts) {
+		n.retime(ctx, n.runs[a])
+	}
+}
+
+// handleSetAttemptSpeed changes one running attempt's speed factor.
+func (n *Node) handleSetAttemptSpeed(ctx actor.Context, msg *SetAttemptSpeed) {
+	if !(msg.Speed >= 0 && msg.Speed <= MaxSpeed) {
+		n.deps.Fail(fmt.Errorf("node %d: %v speed %v: must be 0 … %v", n.cfg.ID, msg.Attempt, msg.Speed, MaxSpeed))
+		return
+	}
+	if r := n.runs[msg.Attempt]; r != nil {
+		r.speed = msg.Speed
+		n.retime(ctx, r)
+	}
 }
 
 // startFlow asks the fabric for a flow of the attempt, bounded at maxRate
@@ -223,20 +277,11 @@ func (n *Node) startFlow(ctx actor.Context, r *run, part int32, src, dst sched.N
 	}
 	key := FlowKey{Attempt: r.launch.Attempt, Part: part}
 	r.flows[part] = flowInfo{src: src, bytes: bytes}
-	ctx.Send(n.cfg.Fabric, &StartFlow{Key: key, Src: src, Dst: dst, Transfer: t, Bytes: bytes, MaxRate: maxRate, Owner: n.self, OwnerNode: n.cfg.ID})
-}
-
-func (n *Node) handleComputeDone(ctx actor.Context, msg *computeDone) {
-	r := n.runs[msg.Attempt]
-	if r == nil || !r.computing {
-		return // the attempt was killed after its timer fired
+	msg := &StartFlow{Key: key, Src: src, Dst: dst, Transfer: t, Bytes: bytes, MaxRate: maxRate, Owner: n.self, OwnerNode: n.cfg.ID}
+	if part == partInput {
+		msg.CPUPerByte = r.perByte // a streamed read's compute
 	}
-	r.computing = false
-	if r.launch.Task.Fail {
-		n.finish(ctx, r, sched.Failed, "failed at the end of its compute (tasks.failure_probability)")
-		return
-	}
-	n.advance(ctx, r)
+	ctx.Send(n.cfg.Fabric, msg)
 }
 
 func (n *Node) handleFlowDone(ctx actor.Context, msg *FlowDone) {
@@ -270,16 +315,19 @@ func (n *Node) advance(ctx actor.Context, r *run) {
 		if r.launch.Attempt.Kind == sched.Reduce {
 			r.phase = phaseAwaitCompute
 			n.awaiting = append(n.awaiting, r)
-			n.admitReducers()
+			n.admitReducers(ctx)
 			return
 		}
 		r.phase = phaseCompute
-		if spec.Model == workload.Sequential {
-			n.startCompute(r, spec.InputBytes)
-			return
+		if spec.Model == workload.Sequential || r.perByte == 0 {
+			n.startCompute(ctx, r, spec.InputBytes)
 		}
 		n.advance(ctx, r)
 	case phaseCompute:
+		if spec.Fail {
+			n.finish(ctx, r, sched.Failed, "failed at the end of its compute (tasks.failure_probability)")
+			return
+		}
 		r.phase = phaseOutput
 		n.startOutput(ctx, r)
 		n.advance(ctx, r)
@@ -338,12 +386,9 @@ func (n *Node) finish(ctx actor.Context, r *run, o sched.Outcome, reason string)
 	for _, part := range slices.Sorted(maps.Keys(r.flows)) {
 		ctx.Send(n.cfg.Fabric, &CancelFlow{Key: FlowKey{Attempt: a, Part: part}})
 	}
-	if r.computing {
-		n.deps.Clock.Cancel(r.timer)
-	}
 	delete(n.runs, a)
 	if a.Kind == sched.Reduce {
-		n.releaseReducer(r)
+		n.releaseReducer(ctx, r)
 	}
 	if spill := n.spill(r.launch); spill > 0 {
 		n.reserved -= spill
@@ -370,20 +415,20 @@ func (n *Node) finish(ctx actor.Context, r *run, o sched.Outcome, reason string)
 
 // admitReducers lets copied reducers compute, oldest first, while the
 // node's computing limit allows.
-func (n *Node) admitReducers() {
+func (n *Node) admitReducers(ctx actor.Context) {
 	for len(n.awaiting) > 0 && (n.computeSlots == 0 || n.computing < n.computeSlots) {
 		r := n.awaiting[0]
 		n.awaiting = n.awaiting[1:]
 		n.copied(r.launch.Attempt.Job)
 		n.computing++
 		r.phase = phaseCompute
-		n.startCompute(r, r.fetched)
+		n.startCompute(ctx, r, r.fetched)
 	}
 }
 
 // releaseReducer forgets an ended reducer's place in the copy phase, the
 // queue or the computing set, and admits the next waiting reducer.
-func (n *Node) releaseReducer(r *run) {
+func (n *Node) releaseReducer(ctx actor.Context, r *run) {
 	switch r.phase {
 	case phaseInput, phaseAwaitCompute:
 		n.copied(r.launch.Attempt.Job)
@@ -392,7 +437,7 @@ func (n *Node) releaseReducer(r *run) {
 		}
 	default:
 		n.computing--
-		n.admitReducers()
+		n.admitReducers(ctx)
 	}
 }
 

@@ -8,9 +8,11 @@ import (
 	"clusteremu/workload"
 )
 
-// Flow parts of an attempt: its input read, its spill, one per pipeline
-// hop, and one per shuffle fetch (partFetch + the map's index).
+// Flow parts of an attempt: its compute, its input read, its spill, one
+// per pipeline hop, and one per shuffle fetch (partFetch + the map's
+// index).
 const (
+	partCompute  int32 = -1
 	partInput    int32 = 0
 	partSpill    int32 = 1
 	partPipeline int32 = 2
@@ -23,7 +25,7 @@ type phase uint8
 const (
 	phaseInput        phase = iota // maps read their input; reduces fetch map outputs
 	phaseAwaitCompute              // a reduce has copied and waits for a computing slot
-	phaseCompute                   // the compute timer runs (maps: unless overlapped)
+	phaseCompute                   // the compute flow runs (maps: unless streamed with the read)
 	phaseOutput                    // spill or pipeline writes
 )
 
@@ -49,8 +51,8 @@ type run struct {
 	start       time.Duration
 	phase       phase
 	flows       map[int32]flowInfo
-	computing   bool
-	timer       TimerID
+	speed       float64 // the attempt's own speed factor (1: nominal)
+	perByte     float64 // CPU work per input byte of a streamed read; 0 when not streamed
 	localBytes  int64
 	remoteBytes int64
 
@@ -67,7 +69,7 @@ type run struct {
 }
 
 func newRun(l *LaunchTask, now time.Duration) *run {
-	r := &run{launch: l, start: now, flows: make(map[int32]flowInfo)}
+	r := &run{launch: l, start: now, flows: make(map[int32]flowInfo), speed: 1}
 	if l.Attempt.Kind == sched.Reduce {
 		r.state = make([]fetchState, l.Task.Maps)
 		r.batches = make(map[int32][]int32)
@@ -77,7 +79,7 @@ func newRun(l *LaunchTask, now time.Duration) *run {
 
 // waiting reports whether the attempt's current phase has work left.
 func (r *run) waiting() bool {
-	if len(r.flows) > 0 || r.computing || r.phase == phaseAwaitCompute {
+	if len(r.flows) > 0 || r.phase == phaseAwaitCompute {
 		return true
 	}
 	return r.phase == phaseInput && r.launch.Attempt.Kind == sched.Reduce && r.done < len(r.state)

@@ -59,6 +59,7 @@ func Build(cfg Config) (*Cluster, error) {
 		NICUp: float64(shape.NIC), NICDown: float64(shape.NIC),
 		RackUp: float64(shape.RackUplink), RackDown: float64(shape.RackUplink),
 		Oversubscription: shape.Oversubscription, Core: float64(shape.Core),
+		CPU: shape.CPU(&cfg.Tasks),
 	})
 	if err != nil {
 		return nil, err
@@ -95,7 +96,7 @@ func (c *Cluster) spawnActor(name string, a actor.Actor) (*actor.PID, error) {
 
 func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	cfg := &c.cfg
-	fabric, err := c.spawnActor("fabric", actors.NewFabric(topo, c.network, c.deps("fabric")))
+	fabric, err := c.spawnActor("fabric", actors.NewFabric(topo, c.network, cfg.Cluster.ByteCPU(), c.deps("fabric")))
 	if err != nil {
 		return err
 	}

@@ -64,7 +64,7 @@ func DefaultConfig() Config {
 		Cluster: actors.ClusterConfig{
 			Racks: 2, NodesPerRack: 10, MapSlots: 4, ReduceSlots: 2,
 			DiskRead: 100e6, DiskWrite: 100e6, NIC: 125e6, Oversubscription: 5, RackAware: true,
-			Evict: actors.EvictLatest,
+			Evict: actors.EvictLatest, Speed: 1,
 		},
 		HDFS: actors.HDFSConfig{BlockSize: 128 << 20, Replication: 3},
 		Heartbeat: actors.HeartbeatConfig{

@@ -47,14 +47,15 @@ func fabricRun(t *testing.T, spec netmodel.TopologySpec, flows map[time.Duration
 // fabricRunNet is fabricRun that also returns the network it ran on.
 func fabricRunNet(t *testing.T, spec netmodel.TopologySpec, flows map[time.Duration][]*actors.StartFlow) (map[int32]time.Duration, *netmodel.Network) {
 	t.Helper()
-	done, net, err := fabricRunWith(t, spec, flows, nil)
+	done, net, err := fabricRunWith(t, spec, actors.ByteCPU{}, flows, nil)
 	require.NoError(t, err)
 	return done, net
 }
 
-// fabricRunWith is fabricRunNet that also sends the fabric other messages
-// at scripted instants, and returns the run's error.
-func fabricRunWith(t *testing.T, spec netmodel.TopologySpec, flows map[time.Duration][]*actors.StartFlow,
+// fabricRunWith is fabricRunNet with a CPU cost per byte sent and
+// received, that also sends the fabric other messages at scripted
+// instants, and returns the run's error.
+func fabricRunWith(t *testing.T, spec netmodel.TopologySpec, cpu actors.ByteCPU, flows map[time.Duration][]*actors.StartFlow,
 	msgs map[time.Duration][]any) (map[int32]time.Duration, *netmodel.Network, error) {
 	t.Helper()
 	rt := NewRuntime(RunOptions{})
@@ -64,7 +65,7 @@ func fabricRunWith(t *testing.T, spec netmodel.TopologySpec, flows map[time.Dura
 	require.NoError(t, err)
 	rec := newRecorder()
 	deps := actors.Deps{Clock: rt.Clock(), Metrics: rec, Fail: rt.Fail}
-	fabric, err := rt.Spawn("fabric", func() actor.Actor { return actors.NewFabric(topo, net, deps) })
+	fabric, err := rt.Spawn("fabric", func() actor.Actor { return actors.NewFabric(topo, net, cpu, deps) })
 	require.NoError(t, err)
 	probe := &flowProbe{clock: rt.Clock(), fabric: fabric, done: map[int32]time.Duration{}}
 	pid, err := rt.Spawn("probe", func() actor.Actor { return probe })
@@ -96,7 +97,7 @@ func TestALinkCutDelaysAReadByTheCut(t *testing.T) {
 	spec := netmodel.TopologySpec{Racks: 2, HostsPerRack: 2, DiskRead: 200e6, DiskWrite: 200e6,
 		NICUp: 125e6, NICDown: 125e6, Oversubscription: 5}
 	uplink := netmodel.LinkRef{Kind: netmodel.RackUp, Rack: 1}
-	done, net, err := fabricRunWith(t, spec, map[time.Duration][]*actors.StartFlow{
+	done, net, err := fabricRunWith(t, spec, actors.ByteCPU{}, map[time.Duration][]*actors.StartFlow{
 		time.Second: {flow(1, 2, 0, actors.DiskRead, 100e6)},
 	}, map[time.Duration][]any{
 		1500 * time.Millisecond:  {&actors.SetLinkCapacity{Link: uplink}},
@@ -121,7 +122,7 @@ func TestALinkCutDelaysAReadByTheCut(t *testing.T) {
 // the link.
 func TestAChangeToAnUnknownLinkFailsTheRun(t *testing.T) {
 	spec := netmodel.TopologySpec{Racks: 1, HostsPerRack: 2, NICUp: 125e6, NICDown: 125e6}
-	_, _, err := fabricRunWith(t, spec, nil, map[time.Duration][]any{
+	_, _, err := fabricRunWith(t, spec, actors.ByteCPU{}, nil, map[time.Duration][]any{
 		time.Second: {&actors.SetLinkCapacity{Link: netmodel.LinkRef{Kind: netmodel.RackUp, Rack: 4}, Capacity: 1e6}},
 	})
 	assert.ErrorContains(t, err, "fabric: set rack 4 uplink to 1MB/s: rack 4 uplink: netmodel: unknown host: rack = 4: topology has 1 racks")
@@ -188,4 +189,48 @@ func TestBoundedFlowLeavesTheRestToOthers(t *testing.T) {
 	assert.InDelta(t, 1.0, done[2].Seconds(), 1e-3)
 	assert.InDelta(t, 21.0, done[3].Seconds(), 1e-3)
 	assert.Equal(t, 9, net.NumLinks())
+}
+
+// Serving a remote block costs the server CPU. Host 0 has one core (CPU
+// 1e9 work/s) and runs a compute of 1e9 work (1 s alone, bounded at one
+// core) while host 1 reads 125 MB from host 0's disk (100 MB/s; 1.25 s
+// alone) at 15 units of work per byte sent. Max-min: both rise to λ until
+// host 0's CPU saturates at λ + 15λ = 1e9, λ = 62.5e6, below the disk and
+// NIC bounds. The read takes 125e6 / 62.5e6 = 2 s; the compute has done
+// 125e6 of its work by then and does the other 875e6 at a full core:
+// 2.875 s. Both are slowed, by the predicted amounts.
+func TestServingARemoteReadCostsTheServerCPU(t *testing.T) {
+	spec := netmodel.TopologySpec{Racks: 1, HostsPerRack: 2, DiskRead: 100e6, DiskWrite: 100e6,
+		NICUp: 125e6, NICDown: 125e6, CPU: 1e9}
+	compute := &actors.StartFlow{Key: actors.FlowKey{Part: 1}, Src: 0, Dst: 0, Transfer: actors.Compute,
+		Bytes: 1e9, MaxRate: actors.CoreRate, OwnerNode: 0}
+	read := flow(2, 0, 1, actors.DiskRead, 125e6)
+	done, _, err := fabricRunWith(t, spec, actors.ByteCPU{Send: 15}, map[time.Duration][]*actors.StartFlow{0: {compute, read}}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, map[int32]time.Duration{1: 2875 * time.Millisecond, 2: 2 * time.Second}, done)
+
+	// Without the cost each runs as if alone.
+	done, _, err = fabricRunWith(t, spec, actors.ByteCPU{}, map[time.Duration][]*actors.StartFlow{0: {compute, read}}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, map[int32]time.Duration{1: time.Second, 2: 1250 * time.Millisecond}, done)
+}
+
+// A map streaming its input through its compute reads no faster than a
+// core computes and computes no faster than the disk reads: 100 MB at 10
+// units of work per byte on a free core (1e9/s) streams at 100 MB/s when
+// the disk gives 200 MB/s (0.5 s of disk, 1 s of CPU: 1 s), and at the
+// disk's 50 MB/s when it gives 50 (2 s), the CPU then a fifth busy.
+func TestAStreamedReadTakesTheSlowerOfDiskAndCore(t *testing.T) {
+	for _, tc := range []struct {
+		disk float64
+		want time.Duration
+	}{{200e6, time.Second}, {50e6, 2 * time.Second}} {
+		spec := netmodel.TopologySpec{Racks: 1, HostsPerRack: 1, DiskRead: tc.disk, DiskWrite: tc.disk, CPU: 4e9}
+		stream := flow(1, 0, 0, actors.DiskRead, 100e6)
+		stream.CPUPerByte, stream.MaxRate = 10, actors.CoreRate/10
+		done, net, err := fabricRunWith(t, spec, actors.ByteCPU{}, map[time.Duration][]*actors.StartFlow{0: {stream}}, nil)
+		require.NoError(t, err)
+		assert.Equal(t, map[int32]time.Duration{1: tc.want}, done, "disk %g B/s", tc.disk)
+		assert.Zero(t, net.NumFlows())
+	}
 }

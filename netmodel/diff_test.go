@@ -55,7 +55,7 @@ func randUse(r *rand.Rand, hops int) []float64 {
 	if r.Intn(4) != 0 {
 		return nil
 	}
-	uses := []float64{1, 0.5, 3, 953.7, MinUse, 1e-3, 40}
+	uses := []float64{1, 0.5, 3, 953.7, MinUse, 1e-3, 40, 7e6}
 	use := make([]float64, hops)
 	for i := range use {
 		use[i] = uses[r.Intn(len(uses))]

@@ -37,12 +37,14 @@ const (
 	MaxWeight = 1e3
 )
 
-// Use bounds: a FlowSpec.Use entry must lie in [MinUse, MaxUse], so that
-// a link's sum of weight × use spans at most 1e15 and its rounding stays
-// far below Epsilon of the capacity.
+// Use bounds: a FlowSpec.Use entry must lie in [MinUse, MaxUse]. A link's
+// sum of weight × use is exact to about 1e-16 of its largest term, so
+// flows whose uses differ by less than 1e9 on one link (a compute at 1
+// and a map streaming at a million units of work per byte) keep that sum
+// exact to far below Epsilon.
 const (
-	MinUse = 1e-6
-	MaxUse = 1e6
+	MinUse = 1e-9
+	MaxUse = 1e9
 )
 
 // maxHops is the longest path a flow may have.
@@ -122,6 +124,7 @@ type link struct {
 	usage   float64 // sum of weights of unfixed flows of the current class
 	unfixed int32   // number of those flows
 	mark    uint32  // component epoch
+	peak    float32 // usage when the class's filling began, or when last summed afresh
 	dirty   bool    // in Network.dirty
 }
 

@@ -204,7 +204,9 @@ func (n *Network) fill(group []int32, class int32) {
 	// The heap is empty here (the previous fill ran it dry); the order of
 	// insertion does not matter, since (level, link) is a total order.
 	for _, l := range n.filled {
-		n.levels.push(int32(l), levelKey(&n.links[l]))
+		lk := &n.links[l]
+		lk.peak = float32(lk.usage)
+		n.levels.push(int32(l), levelKey(lk))
 	}
 	n.levels.heapify()
 	for n.levels.len() > 0 {
@@ -214,7 +216,7 @@ func (n *Network) fill(group []int32, class int32) {
 			// first, without a branch per flow, and fix them after.
 			n.fixing = n.unfixedOf(n.fixing[:0], n.links[n.levels.pop().item].flows, class)
 			for _, s := range n.fixing {
-				n.fix(s, level*n.flows[s].weight)
+				n.fix(s, level*n.flows[s].weight, class)
 			}
 		}
 	}
@@ -259,7 +261,14 @@ func (n *Network) nextBottleneck() (float64, bool) {
 
 // fix gives a flow its final rate for this solve and takes it off the
 // links it crosses.
-func (n *Network) fix(s int32, rate float64) {
+//
+// Taking a flow's weight × use off a link's usage cancels: what is left
+// carries the rounding of the sum it was taken from, about 1e-16 of it.
+// With weights alone no term is 1e6 times another, which leaves the usage
+// exact to about 1e-10; with uses a term can be 1e24 times another, so
+// when the usage falls below 2⁻²⁰ of the sum it began as, it is summed
+// afresh over the link's unfixed flows of the class.
+func (n *Network) fix(s int32, rate float64, class int32) {
 	f := &n.flows[s]
 	f.newRate = rate
 	f.fixed = n.epoch
@@ -273,10 +282,25 @@ func (n *Network) fix(s int32, rate float64) {
 		lk.rem -= r
 		lk.usage -= w
 		lk.unfixed--
-		if lk.unfixed == 0 {
+		switch {
+		case lk.unfixed == 0:
 			lk.usage = 0
+		case lk.usage < float64(lk.peak)*0x1p-20:
+			lk.usage = n.unfixedUsage(lk, class)
+			lk.peak = float32(lk.usage)
 		}
 	}
+}
+
+// unfixedUsage sums weight × use over a link's unfixed flows of a class.
+func (n *Network) unfixedUsage(lk *link, class int32) float64 {
+	sum := 0.0
+	for _, lf := range lk.flows {
+		if f := &n.flows[lf.slot]; f.class == class && f.fixed != n.epoch {
+			sum += f.weight * n.useOf(lf.slot, int(lf.hop))
+		}
+	}
+	return sum
 }
 
 // levelKey is the heap key of a link's level: the rate per unit weight at

@@ -53,7 +53,7 @@ value = "soon"
 	lines := strings.Split(err.Error(), "\n")
 	assert.Equal(t, []string{
 		"bad.toml:2:1: cluster.racks = -2: must be ≥ 1",
-		"bad.toml:3:1: cluster.nodes_per_rak: unknown key; allowed: racks, nodes_per_rack, map_slots, reduce_slots, disk_read, disk_write, nic, rack_uplink, oversubscription, core, rack_awareness, completion_window, intermediate_space, evict",
+		"bad.toml:3:1: cluster.nodes_per_rak: unknown key; allowed: racks, nodes_per_rack, map_slots, reduce_slots, disk_read, disk_write, nic, rack_uplink, oversubscription, core, rack_awareness, completion_window, intermediate_space, evict, cores, speed, send_cpu_per_mib, receive_cpu_per_mib",
 		"bad.toml:6:1: hdfs.replication = 0: must be 1 … 1 (the nodes)",
 		`bad.toml:9:1: scheduler.name = "lottery": must be one of fair, fifo`,
 		`bad.toml:12:1: expect[0].metric = "jobs.speed": must be one of ` + strings.Join(cluster.MetricNames, ", ") +
@@ -539,4 +539,29 @@ func TestPeriodsTooShortAreRefused(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, `s.toml:2:1: heartbeat.interval = "1ns": must be at least 1ms: every node heartbeats every interval, so a shorter one is millions of messages per emulated second
 s.toml:4:1: scheduler.tick = "500µs": must be 0 (no tick) or at least 1ms`, err.Error())
+}
+
+// Cores, speeds and per-byte CPU costs that no node could have are
+// refused at their keys, all at once.
+func TestBadCPUIsRefusedAtItsKeys(t *testing.T) {
+	text := `[cluster]
+cores = -1
+speed = nan
+send_cpu_per_mib = "-1s"
+receive_cpu_per_mib = "2000s"
+`
+	_, err := Load("cpu.toml", []byte(text), ".")
+	require.Error(t, err)
+	assert.Equal(t, []string{
+		"cpu.toml:2:1: cluster.cores = -1: must be 0 (one per slot) … 1024",
+		"cpu.toml:3:1: cluster.speed = NaN: must be > 0 and at most 1000 (1: the speed the jobs' CPU costs are for)",
+		`cpu.toml:4:1: cluster.send_cpu_per_mib = "-1s": must be ≥ 0`,
+		`cpu.toml:5:1: cluster.receive_cpu_per_mib = "33m20s": must be 0 or 1µs … 16m40s of CPU per MiB`,
+	}, strings.Split(err.Error(), "\n"))
+	sc, err := Load("idle.toml", []byte("[run]\nuntil = \"1h\"\n"), ".")
+	require.NoError(t, err)
+	for _, set := range []string{"cluster.speed=inf", "cluster.speed=0", "cluster.speed=-2", "cluster.cores=2000"} {
+		_, err = sc.WithSet(set)
+		assert.ErrorContains(t, err, "must be", set)
+	}
 }

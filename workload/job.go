@@ -14,6 +14,10 @@ type CPUCost float64
 // PerMiB returns the cost of spending d of CPU on every MiB.
 func PerMiB(d time.Duration) CPUCost { return CPUCost(d.Seconds() / (1 << 20)) }
 
+// MaxCPUCost is the highest cost a job may set: 10⁶ s of CPU per MiB
+// (about a second per byte).
+var MaxCPUCost = PerMiB(1e6 * time.Second)
+
 // Time returns the CPU time for n bytes.
 func (c CPUCost) Time(n int64) time.Duration {
 	return time.Duration(math.Round(float64(c) * float64(n) * 1e9))
@@ -99,10 +103,10 @@ func (j *JobSpec) Validate() error {
 		return fmt.Errorf("shuffle_bytes = %d: must be ≥ 0", j.ShuffleBytes)
 	case j.OutputBytes < 0:
 		return fmt.Errorf("output_bytes = %d: must be ≥ 0", j.OutputBytes)
-	case !(j.MapCPU >= 0) || math.IsInf(float64(j.MapCPU), 0):
-		return fmt.Errorf("map_cpu = %v: must be a finite cost ≥ 0", float64(j.MapCPU))
-	case !(j.ReduceCPU >= 0) || math.IsInf(float64(j.ReduceCPU), 0):
-		return fmt.Errorf("reduce_cpu = %v: must be a finite cost ≥ 0", float64(j.ReduceCPU))
+	case !(j.MapCPU >= 0 && j.MapCPU <= MaxCPUCost):
+		return fmt.Errorf("map_cpu = %v: must be a cost ≥ 0 and at most 1e6 s per MiB", float64(j.MapCPU))
+	case !(j.ReduceCPU >= 0 && j.ReduceCPU <= MaxCPUCost):
+		return fmt.Errorf("reduce_cpu = %v: must be a cost ≥ 0 and at most 1e6 s per MiB", float64(j.ReduceCPU))
 	case j.Model > Sequential:
 		return fmt.Errorf("model = %d: must be overlapped or sequential", j.Model)
 	case !(j.SlowStart >= 0 && j.SlowStart <= 1):

@@ -50,8 +50,8 @@ func TestValidate(t *testing.T) {
 		{func(j *JobSpec) { j.Maps = -2 }, "maps = -2: must be ≥ 0 (0 = one per block)"},
 		{func(j *JobSpec) { j.Reduces = -1 }, "reduces = -1: must be ≥ 0"},
 		{func(j *JobSpec) { j.OutputBytes = -1 }, "output_bytes = -1: must be ≥ 0"},
-		{func(j *JobSpec) { j.MapCPU = CPUCost(math.Inf(1)) }, "map_cpu = +Inf: must be a finite cost ≥ 0"},
-		{func(j *JobSpec) { j.ReduceCPU = -1 }, "reduce_cpu = -1: must be a finite cost ≥ 0"},
+		{func(j *JobSpec) { j.MapCPU = CPUCost(math.Inf(1)) }, "map_cpu = +Inf: must be a cost ≥ 0 and at most 1e6 s per MiB"},
+		{func(j *JobSpec) { j.ReduceCPU = -1 }, "reduce_cpu = -1: must be a cost ≥ 0 and at most 1e6 s per MiB"},
 		{func(j *JobSpec) { j.SlowStart = 1.5 }, "slow_start = 1.5: must be in [0, 1]"},
 		{func(j *JobSpec) { j.Reduces = 0 }, "shuffle_bytes = 1048576: a job without reduces has no shuffle"},
 	}
