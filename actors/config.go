@@ -185,6 +185,13 @@ type TasksConfig struct {
 	// slot, so the slot goes to another job and sticky slots do not form.
 	// Off, the job is told first and is the one furthest below its share.
 	CommitPendingRunning bool `toml:"commit_pending_running"`
+	// ProgressInterval, when positive, has every attempt report its
+	// progress to its job manager (Hadoop's progress score) every Δ =
+	// min(ProgressInterval, an eighth of its phase so far), and at least a
+	// tenth of ProgressInterval apart: Mantri's "every 10 s or ten times
+	// in their lifetime, whichever is smaller" with the lifetime not yet
+	// known. 0: no reports.
+	ProgressInterval units.Duration `toml:"progress_interval"`
 }
 
 // Reducers is the reduce attempts a node with reduceSlots runs at once:
@@ -286,6 +293,8 @@ func (t *TasksConfig) Validate(errs *Checks, reduceSlots int) {
 	errs.Check(t.MaxReducers != 0 && (t.MaxReducers < reduceSlots || t.MaxReducers > MaxSlotsPerNode), "tasks.max_reducers", t.MaxReducers,
 		fmt.Sprintf("must be 0 (3 × reduce_slots) or cluster.reduce_slots = %d … %d", reduceSlots, MaxSlotsPerNode))
 	errs.Check(t.ComputeAware && !t.CopyCompute, "tasks.compute_aware", t.ComputeAware, "needs tasks.copy_compute = true")
+	errs.Check(t.ProgressInterval != 0 && t.ProgressInterval < 10*MinPeriod, "tasks.progress_interval", t.ProgressInterval,
+		fmt.Sprintf("must be 0 (no reports) or at least %v: reports come at least a tenth of it apart", 10*MinPeriod))
 }
 
 func nonNegative(x float64) bool { return x >= 0 && !math.IsInf(x, 0) }

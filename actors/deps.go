@@ -67,6 +67,10 @@ type Recorder interface {
 	AttemptStarted(r AttemptRecord)
 	AttemptEnded(r AttemptRecord)
 	FlowEnded(r FlowRecord)
+	// AttemptProgressed receives each progress report a job manager gets
+	// (tasks.progress_interval), and a last one at 1 when the attempt
+	// succeeds.
+	AttemptProgressed(p AttemptProgress)
 }
 
 // JobRecord is a job's line in the run's results.

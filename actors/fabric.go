@@ -105,6 +105,9 @@ func (f *Fabric) Receive(ctx actor.Context) {
 	case *SetFlowMaxRate:
 		f.completeDue(ctx)
 		f.handleSetFlowMaxRate(msg)
+	case *QueryDelivered:
+		f.completeDue(ctx)
+		f.handleQueryDelivered(ctx, msg)
 	case *settle:
 		f.stale = false
 		f.rearm()
@@ -285,6 +288,24 @@ func (f *Fabric) handleSetFlowMaxRate(msg *SetFlowMaxRate) {
 		return
 	}
 	f.markStale()
+}
+
+// handleQueryDelivered tells the sender what each named flow has
+// delivered by now.
+func (f *Fabric) handleQueryDelivered(ctx actor.Context, msg *QueryDelivered) {
+	bytes := make([]int64, len(msg.Keys))
+	for i, k := range msg.Keys {
+		bytes[i] = -1
+		if ff := f.flows[k]; ff != nil {
+			d, err := f.net.Delivered(ff.id)
+			if err != nil {
+				f.deps.Fail(fmt.Errorf("fabric: delivered of %v: %w", k, err))
+				return
+			}
+			bytes[i] = d
+		}
+	}
+	ctx.Send(msg.Owner, &FlowsDelivered{Attempt: msg.Attempt, Keys: msg.Keys, Bytes: bytes})
 }
 
 // handleNodeLost aborts every flow to or from the lost node and tells the

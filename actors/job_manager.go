@@ -33,6 +33,16 @@ type JobManager struct {
 	// evictions counts the times the job's map outputs were evicted, and
 	// evictedMaps the finished maps that had to run again.
 	evictions, evictedMaps int
+	// progress holds each running attempt's latest progress report.
+	progress map[sched.Attempt]AttemptProgress
+}
+
+// AttemptProgress is what a job manager knows of a running attempt's
+// progress: its latest report and the progress rate it gives, score per
+// second since the attempt's launch (LATE's and Mantri's rate).
+type AttemptProgress struct {
+	TaskProgress
+	Rate float64
 }
 
 // setupDone makes the job's tasks runnable after its setup.
@@ -45,7 +55,7 @@ func NewJobManager(id sched.JobID, spec workload.JobSpec, maps int, slowStart fl
 	return &JobManager{
 		id: id, spec: spec, coordinator: coordinator, dir: dir, deps: deps,
 		state: newJobState(id, maps, spec.Reduces, slowStart, maxAttempts),
-		first: -1,
+		first: -1, progress: make(map[sched.Attempt]AttemptProgress),
 	}
 }
 
@@ -66,6 +76,8 @@ func (m *JobManager) Receive(ctx actor.Context) {
 		m.handleLaunched(ctx, msg)
 	case *TaskFinished:
 		m.handleFinished(ctx, msg)
+	case *TaskProgress:
+		m.handleProgress(msg)
 	case *NodeLost:
 		m.handleNodeLost(ctx, msg)
 	case *EvictOutputs:
@@ -92,7 +104,34 @@ func (m *JobManager) handleLaunched(ctx actor.Context, msg *TaskLaunched) {
 	m.apply(ctx, fx)
 }
 
+// handleProgress keeps an attempt's latest progress report, for whatever
+// decides speculation (Progress).
+func (m *JobManager) handleProgress(msg *TaskProgress) {
+	p := AttemptProgress{TaskProgress: *msg}
+	if held := (msg.At - msg.Start).Seconds(); held > 0 {
+		p.Rate = msg.Score / held
+	}
+	m.progress[msg.Attempt] = p
+	m.deps.Metrics.AttemptProgressed(p)
+}
+
+// Progress returns an attempt's latest progress report, if it has sent
+// one and is still running.
+func (m *JobManager) Progress(a sched.Attempt) (AttemptProgress, bool) {
+	p, ok := m.progress[a]
+	return p, ok
+}
+
 func (m *JobManager) handleFinished(ctx actor.Context, msg *TaskFinished) {
+	if last, reported := m.progress[msg.Attempt]; reported {
+		delete(m.progress, msg.Attempt)
+		if msg.Outcome == sched.Succeeded {
+			// A succeeded attempt is done: its progress ends at 1.
+			last.Fraction, last.Score, last.At = 1, 1, m.deps.Clock.Now()
+			last.Rate = 1 / (last.At - last.Start).Seconds()
+			m.deps.Metrics.AttemptProgressed(last)
+		}
+	}
 	var fx effects
 	var err error
 	if msg.Outcome == sched.Succeeded {

@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -119,6 +120,44 @@ type DropJobData struct {
 type KillTask struct {
 	Attempt sched.Attempt
 	Reason  string
+}
+
+// TaskProgress is an attempt's progress report to its job manager:
+// Hadoop's progress score (a map: the fraction of its input read, or for
+// a sequential map half read, half computed; a reduce: a third each for
+// copy, sort and reduce) and the phase it is in with the fraction of that
+// phase done, as the node saw them at At.
+type TaskProgress struct {
+	Attempt  sched.Attempt
+	Phase    ProgressPhase
+	Fraction float64
+	Score    float64
+	Start    time.Duration // the attempt's launch on its node
+	At       time.Duration
+}
+
+// ProgressPhase is the phase a progress report names.
+type ProgressPhase uint8
+
+// Phases of a map (read, compute, write) and of a reduce (copy, sort,
+// reduce). A reduce's sort is its wait for a computing slot under
+// copy-compute splitting, its reduce the compute and the output write.
+const (
+	PhaseRead ProgressPhase = iota
+	PhaseCompute
+	PhaseWrite
+	PhaseCopy
+	PhaseSort
+	PhaseReduce
+)
+
+var progressPhaseNames = [...]string{"read", "compute", "write", "copy", "sort", "reduce"}
+
+func (p ProgressPhase) String() string {
+	if int(p) < len(progressPhaseNames) {
+		return progressPhaseNames[p]
+	}
+	return fmt.Sprintf("ProgressPhase(%d)", int(p))
 }
 
 // ---- Job manager protocol.
@@ -271,6 +310,24 @@ type SetNodeSpeed struct {
 type SetAttemptSpeed struct {
 	Attempt sched.Attempt
 	Speed   float64
+}
+
+// QueryDelivered asks the fabric what each of an owner's flows has
+// delivered so far; it answers FlowsDelivered to Owner.
+type QueryDelivered struct {
+	Attempt sched.Attempt
+	Keys    []FlowKey
+	Owner   *actor.PID
+}
+
+// FlowsDelivered answers QueryDelivered: Bytes[i] is what Keys[i] has
+// delivered, in whole bytes (work, for a compute), or -1 when the fabric
+// no longer has it (it completed and its FlowDone is on the way, or it
+// was cancelled).
+type FlowsDelivered struct {
+	Attempt sched.Attempt
+	Keys    []FlowKey
+	Bytes   []int64
 }
 
 // CancelFlow aborts a flow; the fabric accounts for what it carried.

@@ -107,6 +107,10 @@ func (n *Node) Receive(ctx actor.Context) {
 		n.handleMapOutputs(ctx, msg)
 	case *DropJobData:
 		delete(n.stored, msg.Job)
+	case *progressTick:
+		n.handleProgressTick(ctx, msg)
+	case *FlowsDelivered:
+		n.handleDelivered(ctx, msg)
 	case *SetNodeSpeed:
 		n.handleSetNodeSpeed(ctx, msg)
 	case *SetAttemptSpeed:
@@ -184,6 +188,7 @@ func (n *Node) handleLaunch(ctx actor.Context, msg *LaunchTask) {
 	n.slots[kind][msg.Slot] = true
 	r := newRun(msg, n.deps.Clock.Now())
 	n.runs[msg.Attempt] = r
+	n.scheduleProgress(r)
 	n.deps.Metrics.AttemptStarted(AttemptRecord{
 		Attempt: msg.Attempt, Node: n.cfg.ID, Slot: msg.Slot, Locality: msg.Task.Locality, Start: r.start, End: -1,
 	})
@@ -313,12 +318,12 @@ func (n *Node) advance(ctx actor.Context, r *run) {
 	switch r.phase {
 	case phaseInput:
 		if r.launch.Attempt.Kind == sched.Reduce {
-			r.phase = phaseAwaitCompute
+			n.enter(r, phaseAwaitCompute)
 			n.awaiting = append(n.awaiting, r)
 			n.admitReducers(ctx)
 			return
 		}
-		r.phase = phaseCompute
+		n.enter(r, phaseCompute)
 		if spec.Model == workload.Sequential || r.perByte == 0 {
 			n.startCompute(ctx, r, spec.InputBytes)
 		}
@@ -328,7 +333,7 @@ func (n *Node) advance(ctx actor.Context, r *run) {
 			n.finish(ctx, r, sched.Failed, "failed at the end of its compute (tasks.failure_probability)")
 			return
 		}
-		r.phase = phaseOutput
+		n.enter(r, phaseOutput)
 		n.startOutput(ctx, r)
 		n.advance(ctx, r)
 	case phaseOutput:
@@ -387,6 +392,9 @@ func (n *Node) finish(ctx actor.Context, r *run, o sched.Outcome, reason string)
 		ctx.Send(n.cfg.Fabric, &CancelFlow{Key: FlowKey{Attempt: a, Part: part}})
 	}
 	delete(n.runs, a)
+	if r.reporting {
+		n.deps.Clock.Cancel(r.progressTimer)
+	}
 	if a.Kind == sched.Reduce {
 		n.releaseReducer(ctx, r)
 	}
@@ -421,7 +429,7 @@ func (n *Node) admitReducers(ctx actor.Context) {
 		n.awaiting = n.awaiting[1:]
 		n.copied(r.launch.Attempt.Job)
 		n.computing++
-		r.phase = phaseCompute
+		n.enter(r, phaseCompute)
 		n.startCompute(ctx, r, r.fetched)
 	}
 }
@@ -500,4 +508,67 @@ func (n *Node) fetchMore(ctx actor.Context, r *run) {
 		part, src, bytes := r.nextFetch(n.cfg.Tasks.FetchPerHost)
 		n.startFlow(ctx, r, part, src, n.cfg.ID, DiskRead, bytes, 0)
 	}
+}
+
+// progressTick asks for one of an attempt's progress reports.
+type progressTick struct {
+	Attempt sched.Attempt
+}
+
+// enter moves an attempt to a phase.
+func (n *Node) enter(r *run, p phase) {
+	r.phase, r.phaseStart = p, n.deps.Clock.Now()
+}
+
+// scheduleProgress arms the attempt's next progress report, Δ =
+// min(interval, an eighth of its phase so far) from now, and no sooner
+// than a tenth of the interval.
+func (n *Node) scheduleProgress(r *run) {
+	every := n.cfg.Tasks.ProgressInterval.Std()
+	if every <= 0 {
+		return
+	}
+	d := min(every, max((n.deps.Clock.Now()-r.phaseStart)/8, every/10))
+	r.progressTimer, r.reporting = n.deps.Clock.After(d, n.self, &progressTick{Attempt: r.launch.Attempt}), true
+}
+
+// handleProgressTick asks the fabric what the attempt's flows have
+// delivered, or reports at once when it has none.
+func (n *Node) handleProgressTick(ctx actor.Context, msg *progressTick) {
+	r := n.runs[msg.Attempt]
+	if r == nil {
+		return
+	}
+	r.reporting = false
+	if len(r.flows) == 0 {
+		n.report(ctx, r, nil)
+		return
+	}
+	keys := make([]FlowKey, 0, len(r.flows))
+	for _, part := range slices.Sorted(maps.Keys(r.flows)) {
+		keys = append(keys, FlowKey{Attempt: msg.Attempt, Part: part})
+	}
+	ctx.Send(n.cfg.Fabric, &QueryDelivered{Attempt: msg.Attempt, Keys: keys, Owner: n.self})
+}
+
+func (n *Node) handleDelivered(ctx actor.Context, msg *FlowsDelivered) {
+	r := n.runs[msg.Attempt]
+	if r == nil {
+		return // it ended while the fabric answered
+	}
+	delivered := make(map[int32]int64, len(msg.Keys))
+	for i, k := range msg.Keys {
+		delivered[k.Part] = msg.Bytes[i]
+	}
+	n.report(ctx, r, delivered)
+}
+
+// report sends the attempt's progress to its job manager and arms the
+// next report.
+func (n *Node) report(ctx actor.Context, r *run, delivered map[int32]int64) {
+	ph, frac, score := r.progress(delivered)
+	n.relay(ctx, r.launch.JobManager, &TaskProgress{
+		Attempt: r.launch.Attempt, Phase: ph, Fraction: frac, Score: score, Start: r.start, At: n.deps.Clock.Now(),
+	})
+	n.scheduleProgress(r)
 }

@@ -47,14 +47,18 @@ type flowInfo struct {
 
 // run is one attempt in progress on a node.
 type run struct {
-	launch      *LaunchTask
-	start       time.Duration
-	phase       phase
-	flows       map[int32]flowInfo
-	speed       float64 // the attempt's own speed factor (1: nominal)
-	perByte     float64 // CPU work per input byte of a streamed read; 0 when not streamed
-	localBytes  int64
-	remoteBytes int64
+	launch     *LaunchTask
+	start      time.Duration
+	phase      phase
+	flows      map[int32]flowInfo
+	phaseStart time.Duration
+	speed      float64 // the attempt's own speed factor (1: nominal)
+	// progressTimer is the next progress report's, when reporting.
+	progressTimer TimerID
+	reporting     bool
+	perByte       float64 // CPU work per input byte of a streamed read; 0 when not streamed
+	localBytes    int64
+	remoteBytes   int64
 
 	// Reduces only: every map's fetch state, the announced outputs not
 	// yet fetched, and the fetched bytes, which the compute phase reads.
@@ -69,7 +73,7 @@ type run struct {
 }
 
 func newRun(l *LaunchTask, now time.Duration) *run {
-	r := &run{launch: l, start: now, flows: make(map[int32]flowInfo), speed: 1}
+	r := &run{launch: l, start: now, phaseStart: now, flows: make(map[int32]flowInfo), speed: 1}
 	if l.Attempt.Kind == sched.Reduce {
 		r.state = make([]fetchState, l.Task.Maps)
 		r.batches = make(map[int32][]int32)
@@ -171,4 +175,67 @@ func (r *run) fetchLost(part int32) {
 	}
 	delete(r.batches, part)
 	r.fetching--
+}
+
+// progress is the attempt's phase, the fraction of it done and its
+// progress score (TaskProgress), given what its live flows have delivered
+// (-1: the flow has ended, its FlowDone on the way).
+func (r *run) progress(delivered map[int32]int64) (ProgressPhase, float64, float64) {
+	done := func(part int32) float64 { // the fraction of a flow of the attempt done
+		info, live := r.flows[part]
+		d, asked := delivered[part]
+		if !live || info.bytes == 0 || d < 0 {
+			return 1
+		}
+		if !asked {
+			return 0
+		}
+		return float64(d) / float64(info.bytes)
+	}
+	writes := func() float64 { // the slowest output flow
+		least := 1.0
+		for part := range r.flows {
+			if part == partSpill || part >= partPipeline && part < partFetch {
+				least = min(least, done(part))
+			}
+		}
+		return least
+	}
+	spec := &r.launch.Task
+	if r.launch.Attempt.Kind == sched.Map {
+		switch r.phase {
+		case phaseInput:
+			f := done(partInput)
+			if spec.Model == workload.Sequential {
+				return PhaseRead, f, f / 2
+			}
+			return PhaseRead, f, f
+		case phaseCompute:
+			f := done(partCompute)
+			if spec.Model == workload.Sequential {
+				return PhaseCompute, f, 0.5 + f/2
+			}
+			return PhaseCompute, f, 1
+		}
+		return PhaseWrite, writes(), 1
+	}
+	switch r.phase {
+	case phaseInput:
+		if len(r.state) == 0 {
+			return PhaseCopy, 1, 1.0 / 3
+		}
+		copied := float64(r.done)
+		for part, batch := range r.batches {
+			copied += done(part) * float64(len(batch))
+		}
+		f := copied / float64(len(r.state))
+		return PhaseCopy, f, f / 3
+	case phaseAwaitCompute:
+		return PhaseSort, 0, 1.0 / 3
+	case phaseCompute:
+		f := done(partCompute) / 2
+		return PhaseReduce, f, 2.0/3 + f/3
+	}
+	f := 0.5 + writes()/2
+	return PhaseReduce, f, 2.0/3 + f/3
 }

@@ -48,6 +48,9 @@ type Records struct {
 	Attempts []actors.AttemptRecord
 	CutOff   []actors.AttemptRecord
 	Flows    FlowTotals
+	// Progress holds the attempts' progress reports (tasks.progress_interval)
+	// in attempt order, each attempt's in the order they arrived.
+	Progress []actors.AttemptProgress
 }
 
 // FlowTotals accounts for every byte the fabric carried.
@@ -69,6 +72,7 @@ type recorder struct {
 	running   map[sched.Attempt]actors.AttemptRecord
 	attempts  map[sched.Attempt]actors.AttemptRecord
 	flows     FlowTotals
+	progress  []actors.AttemptProgress
 	errs      []error
 }
 
@@ -139,6 +143,16 @@ func (r *recorder) AttemptEnded(rec actors.AttemptRecord) {
 	delete(r.running, rec.Attempt)
 }
 
+// AttemptProgressed implements actors.Recorder.
+func (r *recorder) AttemptProgressed(p actors.AttemptProgress) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !(p.Score >= 0 && p.Score <= 1 && p.Fraction >= 0 && p.Fraction <= 1) {
+		r.violate("%v reported progress %v (%v of its %v phase)", p.Attempt, p.Score, p.Fraction, p.Phase)
+	}
+	r.progress = append(r.progress, p)
+}
+
 // FlowEnded implements actors.Recorder.
 func (r *recorder) FlowEnded(rec actors.FlowRecord) {
 	r.mu.Lock()
@@ -201,5 +215,7 @@ func (r *recorder) results(end time.Duration) (*Records, error) {
 	byAttempt := func(a, b actors.AttemptRecord) int { return sched.CompareAttempts(a.Attempt, b.Attempt) }
 	slices.SortFunc(res.Attempts, byAttempt)
 	slices.SortFunc(res.CutOff, byAttempt)
+	res.Progress = slices.Clone(r.progress)
+	slices.SortStableFunc(res.Progress, func(a, b actors.AttemptProgress) int { return sched.CompareAttempts(a.Attempt, b.Attempt) })
 	return res, errors.Join(r.errs...)
 }
