@@ -98,7 +98,10 @@ func (f *Fabric) Receive(ctx actor.Context) {
 		f.handleCancel(msg)
 	case *NodeLost:
 		f.completeDue(ctx)
-		f.handleNodeLost(ctx, msg)
+		f.abortNode(ctx, msg.Node, fmt.Sprintf("node %d lost", msg.Node))
+	case *AbortFlows:
+		f.completeDue(ctx)
+		f.abortNode(ctx, msg.Node, msg.Reason)
 	case *SetLinkCapacity:
 		f.completeDue(ctx)
 		f.handleSetLinkCapacity(msg)
@@ -133,7 +136,7 @@ func (f *Fabric) handleStart(msg *StartFlow) {
 		f.path, f.use = append(f.path, ff.private), append(f.use, 1)
 	}
 	if err == nil {
-		ff.id, err = f.net.Start(now, netmodel.FlowSpec{Size: msg.Bytes, Path: f.path, Use: f.use})
+		ff.id, err = f.net.Start(now, netmodel.FlowSpec{Size: msg.Bytes, Path: f.path, Use: f.use, Weight: msg.Weight, Class: int(msg.Class)})
 		if err == nil {
 			f.flows[msg.Key] = ff
 			f.byID[ff.id] = msg.Key
@@ -205,6 +208,12 @@ func transferKind(msg *StartFlow) netmodel.TransferKind {
 		return netmodel.LocalDiskRead
 	case msg.Transfer == DiskRead:
 		return netmodel.RemoteRead
+	case msg.Transfer == MemoryRead && local:
+		return netmodel.MemoryRead
+	case msg.Transfer == MemoryRead:
+		return netmodel.RemoteMemoryRead
+	case msg.Transfer == NetTransfer:
+		return netmodel.Transfer
 	case local:
 		return netmodel.LocalDiskWrite
 	}
@@ -308,12 +317,12 @@ func (f *Fabric) handleQueryDelivered(ctx actor.Context, msg *QueryDelivered) {
 	ctx.Send(msg.Owner, &FlowsDelivered{Attempt: msg.Attempt, Keys: msg.Keys, Bytes: bytes})
 }
 
-// handleNodeLost aborts every flow to or from the lost node and tells the
-// owners that are still alive.
-func (f *Fabric) handleNodeLost(ctx actor.Context, msg *NodeLost) {
+// abortNode aborts every flow to or from the node and every flow an
+// actor on it owns, and tells the owners that live elsewhere.
+func (f *Fabric) abortNode(ctx actor.Context, node sched.NodeID, reason string) {
 	var keys []FlowKey
 	for k, ff := range f.flows {
-		if ff.start.Src == msg.Node || ff.start.Dst == msg.Node {
+		if s := ff.start; s.Src == node || s.Dst == node || s.OwnerNode == node {
 			keys = append(keys, k)
 		}
 	}
@@ -321,8 +330,8 @@ func (f *Fabric) handleNodeLost(ctx actor.Context, msg *NodeLost) {
 	for _, k := range keys {
 		ff := f.flows[k]
 		delivered := f.abort(ff)
-		if ff.start.OwnerNode != msg.Node {
-			ctx.Send(ff.start.Owner, &FlowFailed{Key: k, Delivered: delivered, Reason: fmt.Sprintf("node %d lost", msg.Node)})
+		if ff.start.OwnerNode != node {
+			ctx.Send(ff.start.Owner, &FlowFailed{Key: k, Delivered: delivered, Reason: reason})
 		}
 	}
 }
@@ -375,7 +384,8 @@ func (f *Fabric) rearm() {
 }
 
 func compareFlowKeys(a, b FlowKey) int {
-	return cmp.Or(sched.CompareAttempts(a.Attempt, b.Attempt), cmp.Compare(a.Part, b.Part))
+	return cmp.Or(cmp.Compare(a.Owner, b.Owner), sched.CompareAttempts(a.Attempt, b.Attempt),
+		cmp.Compare(a.ID, b.ID), cmp.Compare(a.Part, b.Part))
 }
 
 func sortAttempts(as []sched.Attempt) { slices.SortFunc(as, sched.CompareAttempts) }

@@ -259,12 +259,55 @@ const (
 	// of a nominal core, MaxRate is one core at the attempt's speed. It
 	// crosses no disk or network link.
 	Compute
+	// MemoryRead reads from the source's memory (a cached block) into the
+	// destination: the source's memory link, and the network when remote.
+	MemoryRead
+	// NetTransfer sends bytes the source has in memory or its page cache
+	// over the network only: no disk at either end.
+	NetTransfer
 )
 
-// FlowKey names a flow uniquely within a run: the attempt it serves and
-// its part (an input read, one shuffle fetch, one pipeline hop).
+var transferNames = [...]string{"disk read", "disk write", "compute", "memory read", "network transfer"}
+
+func (t Transfer) String() string {
+	if int(t) < len(transferNames) {
+		return transferNames[t]
+	}
+	return fmt.Sprintf("Transfer(%d)", int(t))
+}
+
+// FlowClass is a flow's priority class: background flows get only the
+// capacity task traffic leaves (netmodel's strict priority classes).
+type FlowClass uint8
+
+// The flow classes.
+const (
+	// TaskTraffic is what attempts move and compute: the default.
+	TaskTraffic FlowClass = iota
+	// Background is work nobody waits for now: a re-replication, a
+	// replica copy, a cache fill ahead of demand.
+	Background
+)
+
+// FlowOwner is the kind of work a flow serves.
+type FlowOwner uint8
+
+// Flow owners; the zero value is an attempt.
+const (
+	OwnerAttempt        FlowOwner = iota // an attempt's read, compute, write or fetch
+	OwnerReplication                     // copying a block for a new replica (Scarlett)
+	OwnerReReplication                   // restoring a lost replica
+	OwnerCacheFill                       // filling a cache
+	OwnerBackgroundCopy                  // any other background copy
+)
+
+// FlowKey names a flow uniquely within a run: what it serves (an attempt
+// by default; another owner numbers its flows by ID) and its part (an
+// input read, one shuffle fetch, one pipeline hop).
 type FlowKey struct {
-	Attempt sched.Attempt
+	Owner   FlowOwner
+	Attempt sched.Attempt // for OwnerAttempt
+	ID      int64         // for the other owners
 	Part    int32
 }
 
@@ -277,6 +320,10 @@ type FlowKey struct {
 // the transfer, so a busy CPU slows the read as a slow disk slows the
 // compute. A transfer over the network also costs the [cluster]
 // per-byte CPU of sending and receiving on Src and Dst.
+//
+// Class and Weight set the flow's priority and its share among flows of
+// its class on a common bottleneck (0: 1; netmodel.MinWeight …
+// netmodel.MaxWeight).
 type StartFlow struct {
 	Key        FlowKey
 	Src, Dst   sched.NodeID
@@ -284,8 +331,19 @@ type StartFlow struct {
 	Bytes      int64
 	MaxRate    float64
 	CPUPerByte float64
+	Class      FlowClass
+	Weight     float64
 	Owner      *actor.PID
 	OwnerNode  sched.NodeID
+}
+
+// AbortFlows aborts at once every flow to or from Node and every flow an
+// actor on Node owns, as a node's crash does; owners elsewhere are told
+// with FlowFailed. The coordinator declaring the node dead later (NodeLost)
+// finds nothing left to abort.
+type AbortFlows struct {
+	Node   sched.NodeID
+	Reason string
 }
 
 // SetFlowMaxRate changes a bounded flow's MaxRate from now on (0 stalls

@@ -503,6 +503,18 @@ func (n *Node) handleMapOutputs(ctx actor.Context, msg *MapOutputs) {
 }
 
 // fetchMore starts queued shuffle fetches up to the parallel-copies cap.
+//
+// A fetch reads the map output from the source's disk (RemoteRead: the
+// disk, then the network), not from its page cache. Hadoop writes every
+// map output to a spill file that the TaskTracker's HTTP server reads; on
+// the papers' nodes (a few GB of memory shared by the tasks' JVMs) a
+// node's map outputs of a large shuffle are mostly out of the page cache
+// by the time a reducer asks, and the shuffle's disk contention is part of
+// what the Zaharia reproductions measure (copy-compute splitting, the
+// batch and macrobenchmark runs). Charging the cache for outputs that fit
+// needs a model of each node's memory, which the cache issue brings; the
+// fabric already moves NetTransfer and MemoryRead flows for owners that
+// know their bytes are in memory.
 func (n *Node) fetchMore(ctx actor.Context, r *run) {
 	for r.fetching < n.cfg.Tasks.ParallelCopies && len(r.queue) > 0 {
 		part, src, bytes := r.nextFetch(n.cfg.Tasks.FetchPerHost)

@@ -18,6 +18,7 @@ type flowProbe struct {
 	clock  actors.Clock
 	fabric *actor.PID
 	done   map[int32]time.Duration
+	failed map[int32]int64 // delivered bytes of flows that failed, by part
 }
 
 type startAt struct{ flow *actors.StartFlow }
@@ -34,6 +35,8 @@ func (p *flowProbe) Receive(ctx actor.Context) {
 		ctx.Send(p.fabric, m.msg)
 	case *actors.FlowDone:
 		p.done[m.Key.Part] = p.clock.Now()
+	case *actors.FlowFailed:
+		p.failed[m.Key.Part] = m.Delivered
 	}
 }
 
@@ -47,16 +50,16 @@ func fabricRun(t *testing.T, spec netmodel.TopologySpec, flows map[time.Duration
 // fabricRunNet is fabricRun that also returns the network it ran on.
 func fabricRunNet(t *testing.T, spec netmodel.TopologySpec, flows map[time.Duration][]*actors.StartFlow) (map[int32]time.Duration, *netmodel.Network) {
 	t.Helper()
-	done, net, err := fabricRunWith(t, spec, actors.ByteCPU{}, flows, nil)
+	probe, net, err := fabricRunWith(t, spec, actors.ByteCPU{}, flows, nil)
 	require.NoError(t, err)
-	return done, net
+	return probe.done, net
 }
 
 // fabricRunWith is fabricRunNet with a CPU cost per byte sent and
 // received, that also sends the fabric other messages at scripted
 // instants, and returns the run's error.
 func fabricRunWith(t *testing.T, spec netmodel.TopologySpec, cpu actors.ByteCPU, flows map[time.Duration][]*actors.StartFlow,
-	msgs map[time.Duration][]any) (map[int32]time.Duration, *netmodel.Network, error) {
+	msgs map[time.Duration][]any) (*flowProbe, *netmodel.Network, error) {
 	t.Helper()
 	rt := NewRuntime(RunOptions{})
 	net, err := netmodel.NewNetwork(netmodel.DefaultConfig())
@@ -67,7 +70,7 @@ func fabricRunWith(t *testing.T, spec netmodel.TopologySpec, cpu actors.ByteCPU,
 	deps := actors.Deps{Clock: rt.Clock(), Metrics: rec, Fail: rt.Fail}
 	fabric, err := rt.Spawn("fabric", func() actor.Actor { return actors.NewFabric(topo, net, cpu, deps) })
 	require.NoError(t, err)
-	probe := &flowProbe{clock: rt.Clock(), fabric: fabric, done: map[int32]time.Duration{}}
+	probe := &flowProbe{clock: rt.Clock(), fabric: fabric, done: map[int32]time.Duration{}, failed: map[int32]int64{}}
 	pid, err := rt.Spawn("probe", func() actor.Actor { return probe })
 	require.NoError(t, err)
 	for at, fs := range flows {
@@ -82,11 +85,11 @@ func fabricRunWith(t *testing.T, spec netmodel.TopologySpec, cpu actors.ByteCPU,
 	}
 	res := rt.Run()
 	if res.Err != nil {
-		return probe.done, net, res.Err
+		return probe, net, res.Err
 	}
 	_, err = rec.results(res.At)
 	require.NoError(t, err, "every completed flow delivered its size")
-	return probe.done, net, nil
+	return probe, net, nil
 }
 
 // A rack uplink cut for 10 s delays a cross-rack read by exactly 10 s:
@@ -97,14 +100,14 @@ func TestALinkCutDelaysAReadByTheCut(t *testing.T) {
 	spec := netmodel.TopologySpec{Racks: 2, HostsPerRack: 2, DiskRead: 200e6, DiskWrite: 200e6,
 		NICUp: 125e6, NICDown: 125e6, Oversubscription: 5}
 	uplink := netmodel.LinkRef{Kind: netmodel.RackUp, Rack: 1}
-	done, net, err := fabricRunWith(t, spec, actors.ByteCPU{}, map[time.Duration][]*actors.StartFlow{
+	probe, net, err := fabricRunWith(t, spec, actors.ByteCPU{}, map[time.Duration][]*actors.StartFlow{
 		time.Second: {flow(1, 2, 0, actors.DiskRead, 100e6)},
 	}, map[time.Duration][]any{
 		1500 * time.Millisecond:  {&actors.SetLinkCapacity{Link: uplink}},
 		11500 * time.Millisecond: {&actors.SetLinkCapacity{Link: uplink, Capacity: 50e6}},
 	})
 	require.NoError(t, err)
-	assert.Equal(t, 13*time.Second, done[1])
+	assert.Equal(t, 13*time.Second, probe.done[1])
 	// Links are added in one order, so a topology built again from the
 	// spec names the run's links.
 	fresh, err := netmodel.NewNetwork(netmodel.DefaultConfig())
@@ -205,14 +208,14 @@ func TestServingARemoteReadCostsTheServerCPU(t *testing.T) {
 	compute := &actors.StartFlow{Key: actors.FlowKey{Part: 1}, Src: 0, Dst: 0, Transfer: actors.Compute,
 		Bytes: 1e9, MaxRate: actors.CoreRate, OwnerNode: 0}
 	read := flow(2, 0, 1, actors.DiskRead, 125e6)
-	done, _, err := fabricRunWith(t, spec, actors.ByteCPU{Send: 15}, map[time.Duration][]*actors.StartFlow{0: {compute, read}}, nil)
+	probe, _, err := fabricRunWith(t, spec, actors.ByteCPU{Send: 15}, map[time.Duration][]*actors.StartFlow{0: {compute, read}}, nil)
 	require.NoError(t, err)
-	assert.Equal(t, map[int32]time.Duration{1: 2875 * time.Millisecond, 2: 2 * time.Second}, done)
+	assert.Equal(t, map[int32]time.Duration{1: 2875 * time.Millisecond, 2: 2 * time.Second}, probe.done)
 
 	// Without the cost each runs as if alone.
-	done, _, err = fabricRunWith(t, spec, actors.ByteCPU{}, map[time.Duration][]*actors.StartFlow{0: {compute, read}}, nil)
+	probe, _, err = fabricRunWith(t, spec, actors.ByteCPU{}, map[time.Duration][]*actors.StartFlow{0: {compute, read}}, nil)
 	require.NoError(t, err)
-	assert.Equal(t, map[int32]time.Duration{1: time.Second, 2: 1250 * time.Millisecond}, done)
+	assert.Equal(t, map[int32]time.Duration{1: time.Second, 2: 1250 * time.Millisecond}, probe.done)
 }
 
 // A map streaming its input through its compute reads no faster than a
@@ -228,9 +231,54 @@ func TestAStreamedReadTakesTheSlowerOfDiskAndCore(t *testing.T) {
 		spec := netmodel.TopologySpec{Racks: 1, HostsPerRack: 1, DiskRead: tc.disk, DiskWrite: tc.disk, CPU: 4e9}
 		stream := flow(1, 0, 0, actors.DiskRead, 100e6)
 		stream.CPUPerByte, stream.MaxRate = 10, actors.CoreRate/10
-		done, net, err := fabricRunWith(t, spec, actors.ByteCPU{}, map[time.Duration][]*actors.StartFlow{0: {stream}}, nil)
+		probe, net, err := fabricRunWith(t, spec, actors.ByteCPU{}, map[time.Duration][]*actors.StartFlow{0: {stream}}, nil)
 		require.NoError(t, err)
-		assert.Equal(t, map[int32]time.Duration{1: tc.want}, done, "disk %g B/s", tc.disk)
+		assert.Equal(t, map[int32]time.Duration{1: tc.want}, probe.done, "disk %g B/s", tc.disk)
 		assert.Zero(t, net.NumFlows())
 	}
+}
+
+// Flows of other owners, classes and weights share the fabric as netmodel
+// says. Host 0 sends host 1 bytes it has in memory over their 125 MB/s
+// NICs (NetTransfer: no disk).
+func TestClassesAndWeightsShareTheFabric(t *testing.T) {
+	spec := netmodel.TopologySpec{Racks: 1, HostsPerRack: 2, DiskRead: 50e6, DiskWrite: 50e6, NICUp: 125e6, NICDown: 125e6}
+	task := flow(1, 0, 1, actors.NetTransfer, 125e6)
+	copyKey := actors.FlowKey{Owner: actors.OwnerReplication, ID: 7, Part: 2}
+
+	// A background copy on the saturated NICs gets nothing until the task
+	// transfer ends at 1 s (125 MB at 125 MB/s), then the whole 125 MB/s:
+	// it ends at 2 s. The disks (50 MB/s) are not on either path.
+	background := &actors.StartFlow{Key: copyKey, Src: 0, Dst: 1, Transfer: actors.NetTransfer, Bytes: 125e6,
+		Class: actors.Background, OwnerNode: 1}
+	probe, _, err := fabricRunWith(t, spec, actors.ByteCPU{}, map[time.Duration][]*actors.StartFlow{0: {task, background}}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, map[int32]time.Duration{1: time.Second, 2: 2 * time.Second}, probe.done)
+
+	// Weights 1 and 3 share the NICs' 125 MB/s as 31.25 and 93.75 MB/s:
+	// 150 MB at weight 3 ends at 1.6 s, when the other has moved 50 of
+	// its 100 MB; the other 50 take 0.4 s alone: 2 s.
+	light, heavy := flow(1, 0, 1, actors.NetTransfer, 100e6), flow(2, 0, 1, actors.NetTransfer, 150e6)
+	heavy.Weight = 3
+	probe, _, err = fabricRunWith(t, spec, actors.ByteCPU{}, map[time.Duration][]*actors.StartFlow{0: {light, heavy}}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, map[int32]time.Duration{1: 2 * time.Second, 2: 1600 * time.Millisecond}, probe.done)
+}
+
+// A node's crash aborts its flows at that instant. Host 1 reads 100 MB
+// from host 0 and host 2 reads 100 MB from host 1, from 50 MB/s disks;
+// host 0 also reads 50 MB from its own disk, sharing it with host 1's
+// read at 25 MB/s each. Host 1 crashes at 1 s: both flows touching it
+// stop there, and only the one owned elsewhere (host 2's, 50 MB carried)
+// is told. Host 0's own read then has its disk alone: its other 25 MB take
+// 0.5 s, so it ends at 1.5 s.
+func TestACrashAbortsTheNodesFlowsAtOnce(t *testing.T) {
+	spec := netmodel.TopologySpec{Racks: 1, HostsPerRack: 3, DiskRead: 50e6, DiskWrite: 50e6, NICUp: 125e6, NICDown: 125e6}
+	probe, net, err := fabricRunWith(t, spec, actors.ByteCPU{}, map[time.Duration][]*actors.StartFlow{0: {
+		flow(1, 0, 1, actors.DiskRead, 100e6), flow(2, 1, 2, actors.DiskRead, 100e6), flow(3, 0, 0, actors.DiskRead, 50e6),
+	}}, map[time.Duration][]any{time.Second: {&actors.AbortFlows{Node: 1, Reason: "node 1 crashed"}}})
+	require.NoError(t, err)
+	assert.Equal(t, map[int32]int64{2: 50e6}, probe.failed, "only the owner on another node hears")
+	assert.Equal(t, map[int32]time.Duration{3: 1500 * time.Millisecond}, probe.done)
+	assert.Zero(t, net.NumFlows())
 }

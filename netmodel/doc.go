@@ -69,9 +69,9 @@
 // crosses it alone, and a caller adds it to a transfer whose bytes cost
 // CPU, with the work per byte as its use.
 //
-// Transfer is for bytes already in memory or the page cache, as a shuffle
-// fetch of recently written map output usually is: the source disk is not
-// charged. A shuffle that must read spilled output from disk uses
+// Transfer is for bytes already in memory or the page cache: the source
+// disk is not charged. A transfer read from the source's disk, as
+// clusteremu's shuffle fetches are (actors.Node.fetchMore says why), uses
 // RemoteRead.
 //
 // A link that goes down is a capacity of 0, not a link left out: its flows
