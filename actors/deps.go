@@ -114,6 +114,17 @@ type AttemptRecord struct {
 	RemoteBytes int64 // input read or fetched over the network
 	Outcome     sched.Outcome
 	Reason      string
+	// Phases are the attempt's phases that took time, in order: a map's
+	// read, compute and write (spill or output); a reduce's copy, sort
+	// (waiting for a computing slot), compute and write. Empty for a
+	// record the attempt's node did not write.
+	Phases []PhaseSpan
+}
+
+// PhaseSpan is one phase of an attempt and when it ran.
+type PhaseSpan struct {
+	Phase      ProgressPhase
+	Start, End time.Duration
 }
 
 // FlowRecord accounts for one flow: its size and what it delivered.

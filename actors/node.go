@@ -407,10 +407,11 @@ func (n *Node) finish(ctx actor.Context, r *run, o sched.Outcome, reason string)
 	n.slots[a.Kind][r.launch.Slot] = false
 	n.deps.progressed()
 	now := n.deps.Clock.Now()
+	r.closePhase(now)
 	n.deps.Metrics.AttemptEnded(AttemptRecord{
 		Attempt: a, Node: n.cfg.ID, Slot: r.launch.Slot, Locality: r.launch.Task.Locality,
 		Start: r.start, End: now, LocalBytes: r.localBytes, RemoteBytes: r.remoteBytes,
-		Outcome: o, Reason: reason,
+		Outcome: o, Reason: reason, Phases: r.phases,
 	})
 	n.ended = append(n.ended, AttemptEnded{Attempt: a, Outcome: o, At: now})
 	n.relay(ctx, r.launch.JobManager, &TaskFinished{
@@ -529,7 +530,9 @@ type progressTick struct {
 
 // enter moves an attempt to a phase.
 func (n *Node) enter(r *run, p phase) {
-	r.phase, r.phaseStart = p, n.deps.Clock.Now()
+	now := n.deps.Clock.Now()
+	r.closePhase(now)
+	r.phase, r.phaseStart = p, now
 }
 
 // scheduleProgress arms the attempt's next progress report, Δ =

@@ -52,7 +52,8 @@ type run struct {
 	phase      phase
 	flows      map[int32]flowInfo
 	phaseStart time.Duration
-	speed      float64 // the attempt's own speed factor (1: nominal)
+	phases     []PhaseSpan // the phases ended so far that took time
+	speed      float64     // the attempt's own speed factor (1: nominal)
 	// progressTimer is the next progress report's, when reporting.
 	progressTimer TimerID
 	reporting     bool
@@ -238,4 +239,26 @@ func (r *run) progress(delivered map[int32]int64) (ProgressPhase, float64, float
 	}
 	f := 0.5 + writes()/2
 	return PhaseReduce, f, 2.0/3 + f/3
+}
+
+// closePhase ends the current phase at now, keeping it if it took time.
+func (r *run) closePhase(now time.Duration) {
+	if now > r.phaseStart {
+		r.phases = append(r.phases, PhaseSpan{Phase: r.recordPhase(), Start: r.phaseStart, End: now})
+	}
+}
+
+// recordPhase names the current phase for the records.
+func (r *run) recordPhase() ProgressPhase {
+	switch {
+	case r.phase == phaseCompute:
+		return PhaseCompute
+	case r.phase == phaseOutput:
+		return PhaseWrite
+	case r.phase == phaseAwaitCompute:
+		return PhaseSort
+	case r.launch.Attempt.Kind == sched.Reduce:
+		return PhaseCopy
+	}
+	return PhaseRead
 }

@@ -63,7 +63,7 @@ func TestRunWritesIdenticalOutputs(t *testing.T) {
 		code := run([]string{"run", "--seed", "7", scenario, "--out", dir}, &out, &errs)
 		require.Equal(t, 0, code, errs.String())
 	}
-	for _, name := range []string{"summary.json", "jobs.csv", "tasks.csv"} {
+	for _, name := range []string{"summary.json", "jobs.csv", "tasks.csv", "trace.json"} {
 		a, err := os.ReadFile(filepath.Join(dirs[0], name))
 		require.NoError(t, err)
 		b, err := os.ReadFile(filepath.Join(dirs[1], name))

@@ -32,7 +32,7 @@ const (
 
 // outFiles are the files a run writes into --out; a reused directory is
 // cleared of them first, so nothing there is left from an earlier run.
-var outFiles = []string{"summary.json", "run.json", "jobs.csv", "tasks.csv", "scenario.toml",
+var outFiles = []string{"summary.json", "run.json", "jobs.csv", "tasks.csv", "trace.json", "scenario.toml",
 	"events.jsonl", "choices.jsonl", "decisions.jsonl"}
 
 // outputs is a run's output directory: checked, created and cleared of an
@@ -156,6 +156,7 @@ func (o *outputs) write(sc *scenarios.Scenario, cfg cluster.Config, rep *cluster
 		writeJSON(o.path("run.json"), run),
 		writeCSV(o.path("jobs.csv"), jobRows(rep.Records)),
 		writeCSV(o.path("tasks.csv"), taskRows(rep.Records)),
+		writeAtomic(o.path("trace.json"), func(w io.Writer) error { return writeTrace(w, cfg, rep.Records) }),
 		writeAtomic(o.path("scenario.toml"), func(w io.Writer) error { _, err := w.Write(resolved); return err }))
 	return errors.Join(errs...)
 }

@@ -1,0 +1,255 @@
+package main
+
+import (
+	"bufio"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"clusteremu/actors"
+	"clusteremu/cluster"
+	"clusteremu/policies/sched"
+)
+
+// trace.json is the run as Chrome trace-event JSON, which ui.perfetto.dev
+// and chrome://tracing open from a file with no network: a process per
+// rack with a track per node slot, a slice per attempt named by its
+// outcome with a nested slice per phase, instant events for the
+// heartbeats answered with launches, and a "cluster" process with counter
+// tracks for busy slots and tasks not yet started. Times are emulated
+// microseconds.
+
+// traceEvent is one trace event; fields a phase does not use are left
+// out.
+type traceEvent struct {
+	Name  string         `json:"name"`
+	Cat   string         `json:"cat,omitempty"`
+	Ph    string         `json:"ph"`
+	Ts    float64        `json:"ts"`
+	Dur   *float64       `json:"dur,omitempty"`
+	Pid   int            `json:"pid"`
+	Tid   int            `json:"tid"`
+	Scope string         `json:"s,omitempty"`
+	CName string         `json:"cname,omitempty"`
+	Args  map[string]any `json:"args,omitempty"`
+}
+
+// clusterPid is the trace process of cluster-wide counters; rack r is
+// process r + 1.
+const clusterPid = 0
+
+// slotTid is the track of a node's slot: the node's map slots, then its
+// reduce slots, numbered so that tracks sort by node.
+func slotTid(node sched.NodeID, kind sched.TaskKind, slot int) int {
+	return int(node)*2*(actors.MaxSlotsPerNode+1) + int(kind)*(actors.MaxSlotsPerNode+1) + slot + 1
+}
+
+// launchTid is a rack's track of heartbeats answered with launches.
+const launchTid = 0
+
+// usec turns emulated time into the trace's microseconds, exact to the
+// nanosecond.
+func usec(d time.Duration) float64 { return float64(d) / 1e3 }
+
+// outcomeColours are trace-viewer colour names for attempts' outcomes.
+var outcomeColours = map[string]string{
+	"succeeded": "good", "killed": "grey", "failed": "terrible", "lost": "bad", string(cluster.JobCutOff): "yellow",
+}
+
+// writeTrace writes the trace of a run's records.
+func writeTrace(w io.Writer, cfg cluster.Config, res *cluster.Records) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	enc := json.NewEncoder(bw)
+	first := true
+	put := func(e *traceEvent) error {
+		sep := ","
+		if first {
+			sep, first = "", false
+		}
+		if _, err := bw.WriteString(sep); err != nil {
+			return err
+		}
+		return enc.Encode(e)
+	}
+	if _, err := bw.WriteString(`{"displayTimeUnit":"ms","traceEvents":[` + "\n"); err != nil {
+		return err
+	}
+	for _, e := range traceEvents(cfg, res) {
+		if err := put(&e); err != nil {
+			return err
+		}
+	}
+	if _, err := bw.WriteString("]}\n"); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// traceEvents builds the events: track names first, then attempts in
+// order of start, launches, counters.
+func traceEvents(cfg cluster.Config, res *cluster.Records) []traceEvent {
+	attempts := traceAttempts(res)
+	evs := trackNames(cfg, attempts)
+	for _, a := range attempts {
+		evs = append(evs, attemptSlices(cfg, a)...)
+	}
+	evs = append(evs, launchInstants(cfg, attempts)...)
+	return append(evs, counters(res, attempts)...)
+}
+
+// tracedAttempt is an attempt with the outcome the trace shows.
+type tracedAttempt struct {
+	actors.AttemptRecord
+	outcome string
+}
+
+// traceAttempts returns the attempts that ran on a node, ended or cut
+// off, by start (then attempt).
+func traceAttempts(res *cluster.Records) []tracedAttempt {
+	var out []tracedAttempt
+	for _, a := range res.Attempts {
+		if a.Start < 0 {
+			continue // recorded by its job manager for a lost node: no slot to show
+		}
+		o := a.Outcome.String()
+		if a.Reason == "node lost" {
+			o = "lost"
+		}
+		out = append(out, tracedAttempt{a, o})
+	}
+	for _, a := range res.CutOff {
+		out = append(out, tracedAttempt{a, string(cluster.JobCutOff)})
+	}
+	slices.SortFunc(out, func(a, b tracedAttempt) int {
+		return cmp.Or(cmp.Compare(a.Start, b.Start), sched.CompareAttempts(a.Attempt, b.Attempt))
+	})
+	return out
+}
+
+func rackOf(cfg cluster.Config, n sched.NodeID) int { return int(n) / cfg.Cluster.NodesPerRack }
+
+// trackNames names the processes and the tracks attempts use.
+func trackNames(cfg cluster.Config, attempts []tracedAttempt) []traceEvent {
+	meta := func(name string, pid, tid int, args map[string]any) traceEvent {
+		return traceEvent{Name: name, Ph: "M", Pid: pid, Tid: tid, Args: args}
+	}
+	evs := []traceEvent{meta("process_name", clusterPid, 0, map[string]any{"name": "cluster"})}
+	for r := range cfg.Cluster.Racks {
+		evs = append(evs,
+			meta("process_name", r+1, 0, map[string]any{"name": fmt.Sprintf("rack %d", r)}),
+			meta("process_sort_index", r+1, 0, map[string]any{"sort_index": r + 1}),
+			meta("thread_name", r+1, launchTid, map[string]any{"name": "launches"}))
+	}
+	type track struct {
+		node sched.NodeID
+		kind sched.TaskKind
+		slot int
+	}
+	seen := map[track]bool{}
+	for _, a := range attempts {
+		t := track{a.Node, a.Attempt.Kind, a.Slot}
+		if seen[t] {
+			continue
+		}
+		seen[t] = true
+		tid := slotTid(t.node, t.kind, t.slot)
+		evs = append(evs,
+			meta("thread_name", rackOf(cfg, t.node)+1, tid, map[string]any{"name": fmt.Sprintf("node %d %v slot %d", t.node, t.kind, t.slot)}),
+			meta("thread_sort_index", rackOf(cfg, t.node)+1, tid, map[string]any{"sort_index": tid}))
+	}
+	return evs
+}
+
+// attemptSlices is an attempt's slice and its phases' slices nested in it.
+func attemptSlices(cfg cluster.Config, a tracedAttempt) []traceEvent {
+	pid, tid := rackOf(cfg, a.Node)+1, slotTid(a.Node, a.Attempt.Kind, a.Slot)
+	name := a.Attempt.String()
+	if a.outcome != "succeeded" {
+		name += " (" + a.outcome + ")"
+	}
+	args := map[string]any{"outcome": a.outcome, "node": a.Node, "local_bytes": a.LocalBytes, "remote_bytes": a.RemoteBytes}
+	if a.Attempt.Kind == sched.Map {
+		args["locality"] = a.Locality.String()
+	}
+	if a.Reason != "" {
+		args["reason"] = a.Reason
+	}
+	dur := usec(a.End - a.Start)
+	evs := []traceEvent{{Name: name, Cat: a.Attempt.Kind.String(), Ph: "X", Ts: usec(a.Start), Dur: &dur,
+		Pid: pid, Tid: tid, CName: outcomeColours[a.outcome], Args: args}}
+	for _, p := range a.Phases {
+		d := usec(p.End - p.Start)
+		evs = append(evs, traceEvent{Name: p.Phase.String(), Cat: "phase", Ph: "X", Ts: usec(p.Start), Dur: &d, Pid: pid, Tid: tid})
+	}
+	return evs
+}
+
+// launchInstants marks, on each rack's launches track, every instant a
+// node began attempts: the heartbeat the coordinator answered with them.
+func launchInstants(cfg cluster.Config, attempts []tracedAttempt) []traceEvent {
+	type key struct {
+		node sched.NodeID
+		at   time.Duration
+	}
+	count := map[key][]string{}
+	var order []key
+	for _, a := range attempts {
+		k := key{a.Node, a.Start}
+		if _, ok := count[k]; !ok {
+			order = append(order, k)
+		}
+		count[k] = append(count[k], a.Attempt.String())
+	}
+	evs := make([]traceEvent, 0, len(order))
+	for _, k := range order {
+		evs = append(evs, traceEvent{Name: fmt.Sprintf("node %d: %d launched", k.node, len(count[k])), Cat: "heartbeat",
+			Ph: "i", Ts: usec(k.at), Pid: rackOf(cfg, k.node) + 1, Tid: launchTid, Scope: "t",
+			Args: map[string]any{"attempts": count[k]}})
+	}
+	return evs
+}
+
+// counters are the cluster's counter tracks: busy map and reduce slots,
+// from the attempts' starts and ends, and tasks not yet started, which
+// count every task of a job from its submission until its first attempt
+// begins (reduces waiting for slow-start included).
+func counters(res *cluster.Records, attempts []tracedAttempt) []traceEvent {
+	type change struct {
+		at    time.Duration
+		name  string
+		delta int
+	}
+	var ch []change
+	for _, a := range attempts {
+		name := "busy " + a.Attempt.Kind.String() + " slots"
+		ch = append(ch, change{a.Start, name, 1}, change{a.End, name, -1})
+	}
+	firstStart := map[[3]int64]time.Duration{}
+	for _, a := range attempts {
+		k := [3]int64{int64(a.Attempt.Job), int64(a.Attempt.Kind), int64(a.Attempt.Task)}
+		if s, ok := firstStart[k]; !ok || a.Start < s {
+			firstStart[k] = a.Start
+		}
+	}
+	for _, j := range res.Jobs {
+		ch = append(ch, change{j.Submit, "tasks not yet started", j.Maps + j.Reduces})
+	}
+	for _, s := range firstStart {
+		ch = append(ch, change{s, "tasks not yet started", -1})
+	}
+	slices.SortStableFunc(ch, func(a, b change) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.name, b.name)) })
+	level := map[string]int{}
+	var evs []traceEvent
+	for i, c := range ch {
+		level[c.name] += c.delta
+		if i+1 < len(ch) && ch[i+1].at == c.at && ch[i+1].name == c.name {
+			continue // one sample per track and instant, after all its changes
+		}
+		evs = append(evs, traceEvent{Name: c.name, Ph: "C", Ts: usec(c.at), Pid: clusterPid, Tid: 0,
+			Args: map[string]any{"value": level[c.name]}})
+	}
+	return evs
+}

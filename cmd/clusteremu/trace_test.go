@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// checkedEvent is what the trace checks read of an event; pointers tell a
+// missing field from a zero.
+type checkedEvent struct {
+	Name string         `json:"name"`
+	Cat  string         `json:"cat"`
+	Ph   *string        `json:"ph"`
+	Ts   *float64       `json:"ts"`
+	Dur  *float64       `json:"dur"`
+	Pid  *int           `json:"pid"`
+	Tid  *int           `json:"tid"`
+	Args map[string]any `json:"args"`
+}
+
+// The trace of a run with maps, reduces and a cut-off is trace-event JSON
+// whose slices are well formed, whose attempts never overlap on a slot
+// and hold their phases, one after another, and which agrees with
+// tasks.csv attempt for attempt.
+func TestTraceIsWellFormedAndAgreesWithTasks(t *testing.T) {
+	dir := t.TempDir()
+	var out, errs bytes.Buffer
+	noExpect, _, _ := strings.Cut(smallScenario, "[[expect]]") // cut off, it would not meet them
+	code := run([]string{"run", "--quiet", writeScenario(t, noExpect), "--until", "5m", "--set", "run.slowdown=false",
+		"--set", "tasks.copy_compute=true", "--out", dir}, &out, &errs)
+	require.Equal(t, 0, code, errs.String())
+	raw, err := os.ReadFile(filepath.Join(dir, "trace.json"))
+	require.NoError(t, err)
+	var doc struct {
+		TraceEvents []checkedEvent `json:"traceEvents"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &doc))
+	require.NotEmpty(t, doc.TraceEvents)
+
+	type track struct{ pid, tid int }
+	attempts := map[track][]checkedEvent{}
+	phases := map[track][]checkedEvent{}
+	kinds := map[string]int{}
+	for i, e := range doc.TraceEvents {
+		require.NotNil(t, e.Ph, "event %d has ph", i)
+		require.NotNil(t, e.Pid, "event %d has pid", i)
+		require.NotNil(t, e.Tid, "event %d has tid", i)
+		require.NotNil(t, e.Ts, "event %d has ts", i)
+		kinds[*e.Ph]++
+		if *e.Ph != "X" {
+			continue
+		}
+		require.NotNil(t, e.Dur, "slice %d has dur", i)
+		require.GreaterOrEqual(t, *e.Dur, 0.0, "slice %d", i)
+		k := track{*e.Pid, *e.Tid}
+		if e.Cat == "phase" {
+			phases[k] = append(phases[k], e)
+		} else {
+			attempts[k] = append(attempts[k], e)
+		}
+	}
+	for _, ph := range []string{"M", "X", "i", "C"} {
+		assert.Positive(t, kinds[ph], "events of phase %q", ph)
+	}
+
+	byName := map[string]checkedEvent{}
+	for k, as := range attempts {
+		slices.SortFunc(as, func(a, b checkedEvent) int { return compareFloat(*a.Ts, *b.Ts) })
+		for i := 1; i < len(as); i++ {
+			assert.LessOrEqual(t, *as[i-1].Ts+*as[i-1].Dur, *as[i].Ts+1e-3, "%v: %s overlaps %s", k, as[i-1].Name, as[i].Name)
+		}
+		ps := phases[k]
+		slices.SortFunc(ps, func(a, b checkedEvent) int { return compareFloat(*a.Ts, *b.Ts) })
+		for i, p := range ps {
+			holder := slices.IndexFunc(as, func(a checkedEvent) bool {
+				return *a.Ts <= *p.Ts+1e-3 && *p.Ts+*p.Dur <= *a.Ts+*a.Dur+1e-3
+			})
+			assert.GreaterOrEqual(t, holder, 0, "%v: phase %s at %v inside an attempt", k, p.Name, *p.Ts)
+			if i > 0 {
+				assert.LessOrEqual(t, *ps[i-1].Ts+*ps[i-1].Dur, *p.Ts+1e-3, "%v: phases overlap", k)
+			}
+		}
+		for _, a := range as {
+			byName[a.Name] = a
+		}
+	}
+
+	tasks := readCSV(t, filepath.Join(dir, "tasks.csv"))[1:]
+	traced := 0
+	for _, row := range tasks {
+		if row["start"] == "" {
+			continue // lost with its node before it began
+		}
+		traced++
+		name := row["attempt"]
+		if row["outcome"] != "succeeded" {
+			name = fmt.Sprintf("%s (%s)", name, row["outcome"])
+		}
+		e, ok := byName[name]
+		require.True(t, ok, "tasks.csv's %s is in the trace", name)
+		assert.InDelta(t, seconds(t, row["start"])*1e6, *e.Ts, 1, name)
+		assert.InDelta(t, (seconds(t, row["end"])-seconds(t, row["start"]))*1e6, *e.Dur, 1, name)
+	}
+	assert.Equal(t, traced, len(byName), "one slice per attempt")
+	names := map[string]bool{}
+	for _, ps := range phases {
+		for _, p := range ps {
+			names[p.Name] = true
+		}
+	}
+	for _, n := range []string{"read", "copy", "compute"} {
+		assert.True(t, names[n], "some attempt has a %s phase", n)
+	}
+	cut := slices.ContainsFunc(tasks, func(row map[string]string) bool { return row["outcome"] == "cut-off" })
+	assert.True(t, cut, "the run cut attempts off, and the trace shows them")
+}
+
+func seconds(t *testing.T, s string) float64 {
+	t.Helper()
+	f, err := strconv.ParseFloat(s, 64)
+	require.NoError(t, err)
+	return f
+}
+
+func compareFloat(a, b float64) int { return cmp.Compare(a, b) }
