@@ -71,6 +71,15 @@ type Recorder interface {
 	// (tasks.progress_interval), and a last one at 1 when the attempt
 	// succeeds.
 	AttemptProgressed(p AttemptProgress)
+	// LinksSampled receives what each topology link carried from From to
+	// To (Carried[l] for LinkID l), when the fabric samples links.
+	LinksSampled(s LinkSample)
+}
+
+// LinkSample is what every link of the topology carried over a window.
+type LinkSample struct {
+	From, To time.Duration
+	Carried  []int64
 }
 
 // JobRecord is a job's line in the run's results.

@@ -59,6 +59,12 @@ type Fabric struct {
 	spare   []netmodel.LinkID // private links of ended bounded flows
 	path    []netmodel.LinkID // scratch
 	use     []float64         // scratch
+
+	// Link sampling (SampleLinks): the window, its start, and what each
+	// topology link had carried then.
+	sampleEvery time.Duration
+	sampledAt   time.Duration
+	carried     []int64
 }
 
 type fabricFlow struct {
@@ -83,6 +89,34 @@ func NewFabric(topo *netmodel.Topology, net *netmodel.Network, cpu ByteCPU, deps
 		flows: make(map[FlowKey]*fabricFlow),
 		byID:  make(map[netmodel.FlowID]FlowKey),
 	}
+}
+
+// SampleLinks has the fabric record, over windows of at least every,
+// what each link of the topology carried (Recorder.LinksSampled). It
+// samples when it handles its first message past a window's end, so it
+// sends nothing and changes no rate or instant. Call it before the run.
+func (f *Fabric) SampleLinks(every time.Duration) {
+	f.sampleEvery = every
+	f.carried = make([]int64, f.net.NumLinks()) // the topology's links: private ones come later
+}
+
+// sample records the window that ends now, if it is long enough.
+func (f *Fabric) sample() {
+	now := f.deps.Clock.Now()
+	if f.sampleEvery <= 0 || now-f.sampledAt < f.sampleEvery {
+		return
+	}
+	s := LinkSample{From: f.sampledAt, To: now, Carried: make([]int64, len(f.carried))}
+	for l := range f.carried {
+		c, err := f.net.Carried(netmodel.LinkID(l))
+		if err != nil {
+			f.deps.Fail(fmt.Errorf("fabric: sample link %d: %w", l, err))
+			return
+		}
+		s.Carried[l], f.carried[l] = c-f.carried[l], c
+	}
+	f.sampledAt = now
+	f.deps.Metrics.LinksSampled(s)
 }
 
 // Receive implements actor.Actor.
@@ -354,6 +388,7 @@ func (f *Fabric) completeDue(ctx actor.Context) {
 	if err != nil {
 		f.deps.Fail(fmt.Errorf("fabric: %w", err))
 	}
+	f.sample()
 	if len(done) > 0 {
 		f.deps.progressed()
 	}

@@ -96,7 +96,12 @@ func (c *Cluster) spawnActor(name string, a actor.Actor) (*actor.PID, error) {
 
 func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	cfg := &c.cfg
-	fabric, err := c.spawnActor("fabric", actors.NewFabric(topo, c.network, cfg.Cluster.ByteCPU(), c.deps("fabric")))
+	f := actors.NewFabric(topo, c.network, cfg.Cluster.ByteCPU(), c.deps("fabric"))
+	if every := cfg.Run.LinkSamples; every > 0 {
+		f.SampleLinks(every)
+		c.rec.links = linkNames(topo, c.network)
+	}
+	fabric, err := c.spawnActor("fabric", f)
 	if err != nil {
 		return err
 	}
@@ -185,6 +190,7 @@ func (c *Cluster) Run() (*Report, error) {
 	if errors.As(res.Err, &stall) {
 		stall.Waiting = c.coordinator.Waiting()
 	}
+	c.lastLinkSample()
 	results, err := c.rec.results(res.At)
 	var refWall time.Duration
 	if c.cfg.Run.Slowdown && res.Err == nil && res.Reason != EndInterrupted {
@@ -223,4 +229,46 @@ func (c *Cluster) Run() (*Report, error) {
 		return rep, fmt.Errorf("run ended %s at %v with %v jobs unfinished", res.Reason, res.At, rep.Summary["jobs.cut_off"])
 	}
 	return rep, nil
+}
+
+// lastLinkSample closes the link samples with the window from the last
+// one to the network's last instant, which the fabric did not live to
+// sample.
+func (c *Cluster) lastLinkSample() {
+	links := &c.rec.links
+	if c.cfg.Run.LinkSamples <= 0 || len(links.Names) == 0 {
+		return
+	}
+	s := actors.LinkSample{Carried: make([]int64, len(links.Names))}
+	for _, w := range links.Samples {
+		s.From = w.To
+		for l, b := range w.Carried {
+			s.Carried[l] -= b
+		}
+	}
+	s.To = c.network.Now()
+	if s.To <= s.From {
+		return
+	}
+	for l := range s.Carried {
+		total, err := c.network.Carried(netmodel.LinkID(l))
+		if err != nil {
+			return // a link the network has: cannot fail
+		}
+		s.Carried[l] += total
+	}
+	c.rec.LinksSampled(s)
+}
+
+// linkNames names the topology's links and their capacities, by LinkID.
+func linkNames(topo *netmodel.Topology, net *netmodel.Network) LinkSeries {
+	var s LinkSeries
+	for l, ref := range topo.Refs() {
+		for int(l) >= len(s.Names) {
+			s.Names, s.Capacity = append(s.Names, ""), append(s.Capacity, 0)
+		}
+		s.Names[l] = ref.String()
+		s.Capacity[l], _ = net.Capacity(l)
+	}
+	return s
 }

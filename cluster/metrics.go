@@ -51,6 +51,27 @@ type Records struct {
 	// Progress holds the attempts' progress reports (tasks.progress_interval)
 	// in attempt order, each attempt's in the order they arrived.
 	Progress []actors.AttemptProgress
+	// Links is what each link carried over time (RunOptions.LinkSamples).
+	Links LinkSeries
+}
+
+// LinkSeries is what the topology's links carried, window by window:
+// Samples[i].Carried[l] is link l's bytes (CPU work, for a CPU link) over
+// the i-th window, Names[l] and Capacity[l] its name and capacity.
+type LinkSeries struct {
+	Names    []string
+	Capacity []float64
+	Samples  []actors.LinkSample
+}
+
+// Utilisation is link l's mean utilisation over sample i: what it carried
+// over what its capacity could have.
+func (s *LinkSeries) Utilisation(i, l int) float64 {
+	w := s.Samples[i]
+	if s.Capacity[l] <= 0 || w.To <= w.From {
+		return 0
+	}
+	return float64(w.Carried[l]) / (s.Capacity[l] * (w.To - w.From).Seconds())
 }
 
 // FlowTotals accounts for every byte the fabric carried.
@@ -73,6 +94,7 @@ type recorder struct {
 	attempts  map[sched.Attempt]actors.AttemptRecord
 	flows     FlowTotals
 	progress  []actors.AttemptProgress
+	links     LinkSeries
 	errs      []error
 }
 
@@ -153,6 +175,13 @@ func (r *recorder) AttemptProgressed(p actors.AttemptProgress) {
 	r.progress = append(r.progress, p)
 }
 
+// LinksSampled implements actors.Recorder.
+func (r *recorder) LinksSampled(s actors.LinkSample) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.links.Samples = append(r.links.Samples, s)
+}
+
 // FlowEnded implements actors.Recorder.
 func (r *recorder) FlowEnded(rec actors.FlowRecord) {
 	r.mu.Lock()
@@ -216,6 +245,7 @@ func (r *recorder) results(end time.Duration) (*Records, error) {
 	slices.SortFunc(res.Attempts, byAttempt)
 	slices.SortFunc(res.CutOff, byAttempt)
 	res.Progress = slices.Clone(r.progress)
+	res.Links = r.links
 	slices.SortStableFunc(res.Progress, func(a, b actors.AttemptProgress) int { return sched.CompareAttempts(a.Attempt, b.Attempt) })
 	return res, errors.Join(r.errs...)
 }

@@ -97,3 +97,39 @@ func TestProgressReportsRiseAndEndAtOne(t *testing.T) {
 func TestNoReportsByDefault(t *testing.T) {
 	assert.Empty(t, run(t, cpuCluster(1, 1, 1)).Records.Progress)
 }
+
+// Sampling links adds no message and changes no record; the windows
+// follow each other, each at least the sampling period long but the last,
+// which ends with the run, and each link's utilisation in each is within
+// its capacity.
+func TestLinkSamplesChangeNothing(t *testing.T) {
+	cfg := fourRacks()
+	cfg.Run.Slowdown = false
+	plain := run(t, cfg)
+	cfg.Run.LinkSamples = 10 * time.Second
+	sampled := run(t, cfg)
+	assert.Equal(t, plain.Records.Attempts, sampled.Records.Attempts)
+	assert.Equal(t, plain.Records.Jobs, sampled.Records.Jobs)
+	assert.Equal(t, plain.End.Steps, sampled.End.Steps, "the same messages")
+	assert.Empty(t, plain.Records.Links.Samples)
+
+	links := sampled.Records.Links
+	require.NotEmpty(t, links.Samples)
+	require.Len(t, links.Names, len(links.Samples[0].Carried))
+	busy := 0.0
+	for i, s := range links.Samples {
+		if i < len(links.Samples)-1 { // the last ends with the run
+			assert.GreaterOrEqual(t, s.To-s.From, 10*time.Second, "window %d", i)
+		}
+		if i > 0 {
+			assert.Equal(t, links.Samples[i-1].To, s.From, "windows follow each other")
+		}
+		for l := range s.Carried {
+			u := links.Utilisation(i, l)
+			assert.LessOrEqual(t, u, 1+1e-6, "%s in window %d", links.Names[l], i)
+			busy = max(busy, u)
+		}
+	}
+	assert.Greater(t, busy, 0.5, "some link was busy")
+	assert.Contains(t, links.Names, "rack 0 uplink")
+}

@@ -58,6 +58,12 @@ type RunOptions struct {
 	// deterministic run; OnChoice, when set, receives each instead.
 	Choices  bool         `toml:"-"`
 	OnChoice func(Choice) `toml:"-" json:"-"`
+	// LinkSamples, when positive, has the fabric record what each link
+	// carried over windows of at least that length (Records.Links), for
+	// utilisation over time. The fabric samples when it next handles a
+	// message after each window, so sampling adds no message and changes
+	// no emulated figure.
+	LinkSamples time.Duration `toml:"-"`
 	// WallClock is the real time a scaled or wall run follows; nil is the
 	// machine's.
 	WallClock WallClock `toml:"-"`

@@ -112,3 +112,25 @@ func (s TopologySpec) checkDead() error {
 	}
 	return nil
 }
+
+// Refs returns the ref of every link the topology added, by LinkID.
+func (t *Topology) Refs() map[LinkID]LinkRef {
+	refs := make(map[LinkID]LinkRef)
+	put := func(l LinkID, ref LinkRef) {
+		if l != noLink {
+			refs[l] = ref
+		}
+	}
+	for h, hl := range t.hosts {
+		id := HostID(h)
+		for k, l := range [...]LinkID{hl.DiskRead, hl.DiskWrite, hl.NICUp, hl.NICDown, hl.Memory, hl.CPU} {
+			put(l, LinkRef{Kind: HostDiskRead + LinkKind(k), Host: id})
+		}
+	}
+	for r := range t.up {
+		put(t.up[r], LinkRef{Kind: RackUp, Rack: r})
+		put(t.down[r], LinkRef{Kind: RackDown, Rack: r})
+	}
+	put(t.core, LinkRef{Kind: CoreLink})
+	return refs
+}

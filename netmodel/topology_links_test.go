@@ -82,3 +82,17 @@ func TestDeadLinksAreBuiltDown(t *testing.T) {
 	_, err = BuildTopology(n, TopologySpec{Racks: 1, HostsPerRack: 2, NICUp: 1, Dead: []LinkRef{{Kind: RackDown, Rack: 2}}})
 	assert.EqualError(t, err, "netmodel: invalid argument: TopologySpec.Dead[0] = rack 2 downlink: the topology has 1 racks of 2 hosts")
 }
+
+// Refs names every link the topology added, and each name leads back to
+// its link.
+func TestRefsNameEveryLink(t *testing.T) {
+	n, topo := newTopology(t, TopologySpec{Racks: 2, HostsPerRack: 2, DiskRead: 1, DiskWrite: 1, NICUp: 1, NICDown: 1,
+		CPU: 4e9, Oversubscription: 2, Core: 1})
+	refs := topo.Refs()
+	require.Len(t, refs, n.NumLinks())
+	for l, ref := range refs {
+		back, err := topo.Link(ref)
+		require.NoError(t, err)
+		assert.Equal(t, l, back, "%v", ref)
+	}
+}

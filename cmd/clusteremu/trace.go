@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"clusteremu/actors"
@@ -19,8 +20,8 @@ import (
 // rack with a track per node slot, a slice per attempt named by its
 // outcome with a nested slice per phase, instant events for the
 // heartbeats answered with launches, and a "cluster" process with counter
-// tracks for busy slots and tasks not yet started. Times are emulated
-// microseconds.
+// tracks for busy slots, tasks not yet started and the utilisation of the
+// rack links and the busiest other links. Times are emulated microseconds.
 
 // traceEvent is one trace event; fields a phase does not use are left
 // out.
@@ -97,7 +98,46 @@ func traceEvents(cfg cluster.Config, res *cluster.Records) []traceEvent {
 		evs = append(evs, attemptSlices(cfg, a)...)
 	}
 	evs = append(evs, launchInstants(cfg, attempts)...)
-	return append(evs, counters(res, attempts)...)
+	evs = append(evs, counters(res, attempts)...)
+	return append(evs, linkCounters(&res.Links)...)
+}
+
+// busiestLinks is how many links besides the racks' own get a counter
+// track of their utilisation.
+const busiestLinks = 8
+
+// linkCounters are counter tracks of link utilisation, window by window
+// (RunOptions.LinkSamples): every rack uplink and downlink and the core,
+// then the busiest other links by mean utilisation over the run.
+func linkCounters(links *cluster.LinkSeries) []traceEvent {
+	if len(links.Samples) == 0 {
+		return nil
+	}
+	var racks, others []int
+	mean := make([]float64, len(links.Names))
+	for l, name := range links.Names {
+		for i := range links.Samples {
+			mean[l] += links.Utilisation(i, l) / float64(len(links.Samples))
+		}
+		switch {
+		case strings.HasSuffix(name, "uplink"), strings.HasSuffix(name, "downlink"), name == "core":
+			racks = append(racks, l)
+		case name != "" && mean[l] > 0:
+			others = append(others, l)
+		}
+	}
+	slices.SortStableFunc(others, func(a, b int) int { return cmp.Compare(mean[b], mean[a]) })
+	var evs []traceEvent
+	for _, l := range slices.Concat(racks, others[:min(len(others), busiestLinks)]) {
+		name := links.Names[l] + " utilisation"
+		for i, s := range links.Samples {
+			evs = append(evs, traceEvent{Name: name, Ph: "C", Ts: usec(s.From), Pid: clusterPid,
+				Args: map[string]any{"value": links.Utilisation(i, l)}})
+		}
+		last := links.Samples[len(links.Samples)-1]
+		evs = append(evs, traceEvent{Name: name, Ph: "C", Ts: usec(last.To), Pid: clusterPid, Args: map[string]any{"value": 0}})
+	}
+	return evs
 }
 
 // tracedAttempt is an attempt with the outcome the trace shows.

@@ -52,12 +52,21 @@ func TestTraceIsWellFormedAndAgreesWithTasks(t *testing.T) {
 	attempts := map[track][]checkedEvent{}
 	phases := map[track][]checkedEvent{}
 	kinds := map[string]int{}
+	counterNames := map[string]bool{}
 	for i, e := range doc.TraceEvents {
 		require.NotNil(t, e.Ph, "event %d has ph", i)
 		require.NotNil(t, e.Pid, "event %d has pid", i)
 		require.NotNil(t, e.Tid, "event %d has tid", i)
 		require.NotNil(t, e.Ts, "event %d has ts", i)
 		kinds[*e.Ph]++
+		if *e.Ph == "C" {
+			counterNames[e.Name] = true
+			v, ok := e.Args["value"].(float64)
+			require.True(t, ok, "counter %d has a value", i)
+			if strings.HasSuffix(e.Name, "utilisation") {
+				assert.LessOrEqual(t, v, 1+1e-6, "%s at %v", e.Name, *e.Ts)
+			}
+		}
 		if *e.Ph != "X" {
 			continue
 		}
@@ -72,6 +81,9 @@ func TestTraceIsWellFormedAndAgreesWithTasks(t *testing.T) {
 	}
 	for _, ph := range []string{"M", "X", "i", "C"} {
 		assert.Positive(t, kinds[ph], "events of phase %q", ph)
+	}
+	for _, c := range []string{"busy map slots", "busy reduce slots", "tasks not yet started", "rack 0 uplink utilisation", "rack 1 downlink utilisation"} {
+		assert.True(t, counterNames[c], "a %q counter track", c)
 	}
 
 	byName := map[string]checkedEvent{}
