@@ -143,6 +143,9 @@ func (c *Coordinator) apply(ctx actor.Context, out coordOut) {
 		case *tellNode:
 			c.cfg.Directory.relay(ctx, e.node, e.msg)
 		case *tellFabric:
+			if lost, ok := e.msg.(*NodeLost); ok {
+				c.deps.Metrics.Noted(Note{At: c.deps.Clock.Now(), Node: lost.Node, What: "declared dead"})
+			}
 			ctx.Send(c.cfg.Fabric, e.msg)
 		default:
 			c.deps.Fail(fmt.Errorf("coordinator: unknown effect %T", e))

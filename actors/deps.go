@@ -74,6 +74,17 @@ type Recorder interface {
 	// LinksSampled receives what each topology link carried from From to
 	// To (Carried[l] for LinkID l), when the fabric samples links.
 	LinksSampled(s LinkSample)
+	// Noted receives what happened to a node at an instant: the
+	// coordinator declaring it dead (and, with faults, crashes and
+	// restarts).
+	Noted(n Note)
+}
+
+// Note is something that happened to a node at an instant.
+type Note struct {
+	At   time.Duration
+	Node sched.NodeID
+	What string
 }
 
 // LinkSample is what every link of the topology carried over a window.

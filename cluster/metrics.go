@@ -53,6 +53,11 @@ type Records struct {
 	Progress []actors.AttemptProgress
 	// Links is what each link carried over time (RunOptions.LinkSamples).
 	Links LinkSeries
+	// Notes are what happened to nodes, in the order it happened.
+	Notes []actors.Note
+	// FlowList is every flow's record, in the order they ended, when the
+	// run kept them (RunOptions.KeepFlows).
+	FlowList []actors.FlowRecord
 }
 
 // LinkSeries is what the topology's links carried, window by window:
@@ -95,6 +100,9 @@ type recorder struct {
 	flows     FlowTotals
 	progress  []actors.AttemptProgress
 	links     LinkSeries
+	notes     []actors.Note
+	keepFlows bool
+	flowList  []actors.FlowRecord
 	errs      []error
 }
 
@@ -175,6 +183,13 @@ func (r *recorder) AttemptProgressed(p actors.AttemptProgress) {
 	r.progress = append(r.progress, p)
 }
 
+// Noted implements actors.Recorder.
+func (r *recorder) Noted(n actors.Note) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.notes = append(r.notes, n)
+}
+
 // LinksSampled implements actors.Recorder.
 func (r *recorder) LinksSampled(s actors.LinkSample) {
 	r.mu.Lock()
@@ -186,6 +201,9 @@ func (r *recorder) LinksSampled(s actors.LinkSample) {
 func (r *recorder) FlowEnded(rec actors.FlowRecord) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.keepFlows {
+		r.flowList = append(r.flowList, rec)
+	}
 	r.flows.Delivered += rec.Delivered
 	if rec.Completed {
 		r.flows.Completed++
@@ -246,6 +264,8 @@ func (r *recorder) results(end time.Duration) (*Records, error) {
 	slices.SortFunc(res.CutOff, byAttempt)
 	res.Progress = slices.Clone(r.progress)
 	res.Links = r.links
+	res.Notes = slices.Clone(r.notes)
+	res.FlowList = slices.Clone(r.flowList)
 	slices.SortStableFunc(res.Progress, func(a, b actors.AttemptProgress) int { return sched.CompareAttempts(a.Attempt, b.Attempt) })
 	return res, errors.Join(r.errs...)
 }

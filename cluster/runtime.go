@@ -64,6 +64,9 @@ type RunOptions struct {
 	// message after each window, so sampling adds no message and changes
 	// no emulated figure.
 	LinkSamples time.Duration `toml:"-"`
+	// KeepFlows keeps every flow's record (Records.FlowList): a day of
+	// trace has millions.
+	KeepFlows bool `toml:"-"`
 	// WallClock is the real time a scaled or wall run follows; nil is the
 	// machine's.
 	WallClock WallClock `toml:"-"`

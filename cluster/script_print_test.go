@@ -133,6 +133,14 @@ func printFlows(f cluster.FlowTotals) string {
 	return tb.String()
 }
 
+func printNotes(notes []actors.Note) string {
+	tb := newTable("at", "node", "what")
+	for _, n := range notes {
+		tb.add(fmt.Sprintf("%.3fs", n.At.Seconds()), fmt.Sprintf("node-%d", n.Node), n.What)
+	}
+	return tb.String()
+}
+
 // printSummary prints the metrics the command names, in its order; a
 // metric the run has no value for (a response time when no job
 // succeeded) is "absent".

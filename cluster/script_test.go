@@ -54,6 +54,8 @@ import (
 //	    outcome and reason.
 //	flows
 //	    The flows completed and aborted, and the bytes they carried.
+//	notes
+//	    What happened to nodes (Records.Notes): a line each, in order.
 //	summary METRIC ...
 //	    The named headline metrics (cluster.MetricNames).
 //	events [actor=NAME] [type=TYPE] [from=DURATION] [to=DURATION]
@@ -103,6 +105,8 @@ func (s *script) do(t *testing.T, td *datadriven.TestData) string {
 		return printAttempts(s.report(t, td), attemptFilter(t, td))
 	case "flows":
 		return printFlows(flowsOf(s.report(t, td)))
+	case "notes":
+		return printNotes(s.report(t, td).Records.Notes)
 	case "summary":
 		return printSummary(t, td, s.report(t, td).Summary)
 	case "events":

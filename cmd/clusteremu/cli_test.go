@@ -34,6 +34,7 @@ func TestBadInput(t *testing.T) {
 	}{
 		{"--out is a file", []string{"run", good, "--out", file}, "--out " + file + ": exists and is not a directory"},
 		{"--out is empty", []string{"run", good, "--out", ""}, "--out: give a directory"},
+		{"--trace-flows without --out", []string{"run", good, "--trace-flows"}, "--trace-flows needs --out DIR"},
 		{"--out under a file", []string{"run", good, "--out", filepath.Join(file, "sub")}, "--out: mkdir " + file + ": not a directory"},
 		{"--events on a scaled clock", []string{"run", good, "--out", dir, "--events", "--set", "run.clock=scaled", "--set", "run.speedup=600"},
 			"--events needs deterministic virtual time"},

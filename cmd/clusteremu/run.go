@@ -32,9 +32,10 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("run", stdout, stderr)
 	scenarioFlags := addScenarioFlags(fs)
 	scheduleSeed := seedVar(fs, "schedule-seed", 0, "override the schedule seed only (replays a seed explore reported)")
-	out := fs.String("out", "", "write summary.json, run.json, jobs.csv, tasks.csv and scenario.toml into this directory")
+	out := fs.String("out", "", "write summary.json, run.json, jobs.csv, tasks.csv, trace.json and scenario.toml into this directory")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	events := fs.Bool("events", false, "also write events.jsonl (every delivery), choices.jsonl (every scheduling choice) and decisions.jsonl (where the run left FIFO order or drew a delay) into --out")
+	traceFlows := fs.Bool("trace-flows", false, "also show every flow in trace.json, as an async slice (a day of trace has millions)")
 	decisions := fs.String("decisions", "", "follow these decisions (from shrink --out or decisions.jsonl) instead of the schedule seed's draws")
 	sc, err := scenarioFlags.load(fs, args)
 	if err != nil {
@@ -43,7 +44,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	if fs.set("schedule-seed") {
 		sc.Config.Run.ScheduleSeed = *scheduleSeed // after --seed, which sets both
 	}
-	cfg, outs, err := prepareRun(sc, *events, *decisions, *out, fs.set("out"))
+	cfg, outs, err := prepareRun(sc, *events, *traceFlows, *decisions, *out, fs.set("out"))
 	if err != nil {
 		fmt.Fprintln(stderr, "clusteremu:", err)
 		return exitUsage
@@ -87,11 +88,15 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 // prepareRun applies run's recording and replay flags to the scenario's
 // configuration and opens the output directory (when --out was given),
 // all before the run, so a bad flag or directory costs no run.
-func prepareRun(sc *scenarios.Scenario, events bool, decisions, out string, outSet bool) (cluster.Config, *outputs, error) {
+func prepareRun(sc *scenarios.Scenario, events, traceFlows bool, decisions, out string, outSet bool) (cluster.Config, *outputs, error) {
 	cfg := sc.Config
 	if events && !outSet {
 		return cfg, nil, errors.New("--events needs --out DIR")
 	}
+	if traceFlows && !outSet {
+		return cfg, nil, errors.New("--trace-flows needs --out DIR")
+	}
+	cfg.Run.KeepFlows = traceFlows
 	if events {
 		if err := needsDeterministic(sc, "--events"); err != nil {
 			return cfg, nil, err

@@ -34,6 +34,7 @@ type traceEvent struct {
 	Pid   int            `json:"pid"`
 	Tid   int            `json:"tid"`
 	Scope string         `json:"s,omitempty"`
+	ID    int            `json:"id,omitempty"` // an async slice's
 	CName string         `json:"cname,omitempty"`
 	Args  map[string]any `json:"args,omitempty"`
 }
@@ -48,7 +49,8 @@ func slotTid(node sched.NodeID, kind sched.TaskKind, slot int) int {
 	return int(node)*2*(actors.MaxSlotsPerNode+1) + int(kind)*(actors.MaxSlotsPerNode+1) + slot + 1
 }
 
-// launchTid is a rack's track of heartbeats answered with launches.
+// launchTid is a rack's track of heartbeats answered with launches and of
+// what happened to its nodes (declared dead).
 const launchTid = 0
 
 // usec turns emulated time into the trace's microseconds, exact to the
@@ -98,7 +100,12 @@ func traceEvents(cfg cluster.Config, res *cluster.Records) []traceEvent {
 		evs = append(evs, attemptSlices(cfg, a)...)
 	}
 	evs = append(evs, launchInstants(cfg, attempts)...)
+	for _, n := range res.Notes {
+		evs = append(evs, traceEvent{Name: fmt.Sprintf("node %d %s", n.Node, n.What), Cat: "node", Ph: "i", Ts: usec(n.At),
+			Pid: rackOf(cfg, n.Node) + 1, Tid: launchTid, Scope: "p", CName: "terrible"})
+	}
 	evs = append(evs, counters(res, attempts)...)
+	evs = append(evs, flowSlices(cfg, res.FlowList)...)
 	return append(evs, linkCounters(&res.Links)...)
 }
 
@@ -181,7 +188,7 @@ func trackNames(cfg cluster.Config, attempts []tracedAttempt) []traceEvent {
 		evs = append(evs,
 			meta("process_name", r+1, 0, map[string]any{"name": fmt.Sprintf("rack %d", r)}),
 			meta("process_sort_index", r+1, 0, map[string]any{"sort_index": r + 1}),
-			meta("thread_name", r+1, launchTid, map[string]any{"name": "launches"}))
+			meta("thread_name", r+1, launchTid, map[string]any{"name": "launches and node events"}))
 	}
 	type track struct {
 		node sched.NodeID
@@ -290,6 +297,25 @@ func counters(res *cluster.Records, attempts []tracedAttempt) []traceEvent {
 		}
 		evs = append(evs, traceEvent{Name: c.name, Ph: "C", Ts: usec(c.at), Pid: clusterPid, Tid: 0,
 			Args: map[string]any{"value": level[c.name]}})
+	}
+	return evs
+}
+
+// flowSlices shows each kept flow (run --trace-flows) as an async slice
+// in its destination's rack, from its start to its end, with what it
+// carried.
+func flowSlices(cfg cluster.Config, flows []actors.FlowRecord) []traceEvent {
+	evs := make([]traceEvent, 0, 2*len(flows))
+	for i, f := range flows {
+		name := fmt.Sprintf("%v node %d → node %d", f.Transfer, f.Src, f.Dst)
+		if f.Key.Owner == actors.OwnerAttempt {
+			name = f.Key.Attempt.String() + " " + name
+		}
+		pid := rackOf(cfg, f.Dst) + 1
+		args := map[string]any{"bytes": f.Bytes, "delivered": f.Delivered, "completed": f.Completed}
+		evs = append(evs,
+			traceEvent{Name: name, Cat: "flow", Ph: "b", Ts: usec(f.Start), Pid: pid, Tid: launchTid, ID: i + 1, Args: args},
+			traceEvent{Name: name, Cat: "flow", Ph: "e", Ts: usec(f.End), Pid: pid, Tid: launchTid, ID: i + 1})
 	}
 	return evs
 }

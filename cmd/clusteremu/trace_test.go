@@ -146,3 +146,45 @@ func seconds(t *testing.T, s string) float64 {
 }
 
 func compareFloat(a, b float64) int { return cmp.Compare(a, b) }
+
+// With --trace-flows every flow the run carried is an async slice, begun
+// and ended once, from its start to its end.
+func TestTraceFlowsShowsEveryFlow(t *testing.T) {
+	dir := t.TempDir()
+	var out, errs bytes.Buffer
+	code := run([]string{"run", "--quiet", writeScenario(t, smallScenario), "--set", "run.slowdown=false",
+		"--trace-flows", "--out", dir}, &out, &errs)
+	require.Equal(t, 0, code, errs.String())
+	raw, err := os.ReadFile(filepath.Join(dir, "trace.json"))
+	require.NoError(t, err)
+	var doc struct {
+		TraceEvents []struct {
+			Ph string  `json:"ph"`
+			ID int     `json:"id"`
+			Ts float64 `json:"ts"`
+		} `json:"traceEvents"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &doc))
+	begins, ends := map[int]float64{}, map[int]float64{}
+	for _, e := range doc.TraceEvents {
+		switch e.Ph {
+		case "b":
+			begins[e.ID] = e.Ts
+		case "e":
+			ends[e.ID] = e.Ts
+		}
+	}
+	var summary struct {
+		Metrics map[string]float64 `json:"metrics"`
+	}
+	sj, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(sj, &summary))
+	flows := int(summary.Metrics["flows.completed"] + summary.Metrics["flows.aborted"])
+	require.Positive(t, flows)
+	assert.Len(t, begins, flows, "a slice per flow")
+	assert.Len(t, ends, flows)
+	for id, b := range begins {
+		assert.LessOrEqual(t, b, ends[id], "flow %d", id)
+	}
+}
