@@ -25,7 +25,7 @@ var commands []command
 
 func init() {
 	commands = []command{
-		{"run", "[scenario.toml] [--seed N] [--schedule-seed S] [--until D] [--set key=value] [--decisions FILE] [--out DIR [--events] [--trace-flows]]",
+		{"run", "[scenario.toml] [--seed N] [--schedule-seed S] [--until D] [--set key=value] [--decisions FILE] [--out DIR [--events] [--trace-flows]] [--listen ADDR]",
 			`run a scenario (without one, the embedded default: 4 racks of 10
 nodes under FIFO) in deterministic virtual time, print its summary and
 check its [[expect]] blocks`, runCommand},

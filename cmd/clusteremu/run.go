@@ -36,6 +36,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	events := fs.Bool("events", false, "also write events.jsonl (every delivery), choices.jsonl (every scheduling choice) and decisions.jsonl (where the run left FIFO order or drew a delay) into --out")
 	traceFlows := fs.Bool("trace-flows", false, "also show every flow in trace.json, as an async slice (a day of trace has millions)")
+	listen := fs.String("listen", "", "serve a live status page and Prometheus /metrics on this loopback address (127.0.0.1:9090) while the run goes")
 	decisions := fs.String("decisions", "", "follow these decisions (from shrink --out or decisions.jsonl) instead of the schedule seed's draws")
 	sc, err := scenarioFlags.load(fs, args)
 	if err != nil {
@@ -49,6 +50,18 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "clusteremu:", err)
 		return exitUsage
 	}
+	var live *liveView
+	if fs.set("listen") {
+		if live, err = listenLive(*listen); err != nil {
+			if outs != nil {
+				outs.abandon()
+			}
+			fmt.Fprintln(stderr, "clusteremu:", err)
+			return exitUsage
+		}
+		defer live.stop()
+		cfg.Run.LinkSamples = linkWindow
+	}
 	c, err := cluster.Build(cfg)
 	if err != nil {
 		if outs != nil {
@@ -56,6 +69,10 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintln(stderr, "clusteremu:", err)
 		return exitFailed
+	}
+	if live != nil {
+		live.serve(c)
+		fmt.Fprintf(stderr, "live      http://%s/ (Prometheus metrics at /metrics)\n", live.addr())
 	}
 	stop := func() {}
 	if !*quiet && isTerminal(stderr) {
