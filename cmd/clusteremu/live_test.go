@@ -6,8 +6,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -68,13 +66,7 @@ func TestLiveViewChangesNothing(t *testing.T) {
 		var out, errs bytes.Buffer
 		require.Equal(t, 0, run(args, &out, &errs), errs.String())
 	}
-	for _, name := range []string{"summary.json", "jobs.csv", "tasks.csv", "trace.json"} {
-		a, err := os.ReadFile(filepath.Join(dirs[0], name))
-		require.NoError(t, err)
-		b, err := os.ReadFile(filepath.Join(dirs[1], name))
-		require.NoError(t, err)
-		assert.Equal(t, string(a), string(b), name)
-	}
+	assertSameFiles(t, dirs[0], dirs[1], "summary.json", "jobs.csv", "tasks.csv", "trace.json")
 }
 
 // A busy port or an address others could reach fails before the run.

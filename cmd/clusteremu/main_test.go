@@ -63,13 +63,7 @@ func TestRunWritesIdenticalOutputs(t *testing.T) {
 		code := run([]string{"run", "--seed", "7", scenario, "--out", dir}, &out, &errs)
 		require.Equal(t, 0, code, errs.String())
 	}
-	for _, name := range []string{"summary.json", "jobs.csv", "tasks.csv", "trace.json"} {
-		a, err := os.ReadFile(filepath.Join(dirs[0], name))
-		require.NoError(t, err)
-		b, err := os.ReadFile(filepath.Join(dirs[1], name))
-		require.NoError(t, err)
-		assert.Equal(t, string(a), string(b), name)
-	}
+	assertSameFiles(t, dirs[0], dirs[1], "summary.json", "jobs.csv", "tasks.csv", "trace.json")
 	jobs, err := os.ReadFile(filepath.Join(dirs[0], "jobs.csv"))
 	require.NoError(t, err)
 	assert.Equal(t, 1+12, strings.Count(string(jobs), "\n"), "a header and 12 jobs")
@@ -109,6 +103,19 @@ metric = "jobs.succeeded"
 op = "=="
 value = 12
 `
+
+// assertSameFiles checks that two run directories hold the same bytes in
+// the named files.
+func assertSameFiles(t *testing.T, a, b string, names ...string) {
+	t.Helper()
+	for _, name := range names {
+		x, err := os.ReadFile(filepath.Join(a, name))
+		require.NoError(t, err)
+		y, err := os.ReadFile(filepath.Join(b, name))
+		require.NoError(t, err)
+		assert.Equal(t, string(x), string(y), name)
+	}
+}
 
 func writeScenario(t *testing.T, text string) string {
 	t.Helper()
