@@ -24,6 +24,9 @@ type CoordinatorConfig struct {
 	Streams   int // workload streams that will say WorkloadSubmitted
 	Fabric    *actor.PID
 	Directory *Directory
+	// Explain records every slot offer the policy looked at a job for,
+	// with its reasons (Recorder.Offered), for clusteremu explain.
+	Explain bool
 }
 
 // Coordinator is the cluster master (JobTracker/ResourceManager and
@@ -122,6 +125,9 @@ func (c *Coordinator) handleJobEnded(ctx actor.Context, msg *JobEnded) {
 
 // apply carries out the core's effects as messages, in order.
 func (c *Coordinator) apply(ctx actor.Context, out coordOut) {
+	for _, o := range out.offers {
+		c.deps.Metrics.Offered(o)
+	}
 	for _, r := range out.records {
 		c.deps.Metrics.JobSubmitted(r)
 	}

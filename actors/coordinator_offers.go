@@ -69,16 +69,40 @@ func (s *coordState) offer(now time.Duration, node sched.NodeID, kind sched.Task
 			continue
 		}
 		slot := sched.Slot{Node: node, Rack: s.cfg.RackOf[node], Kind: kind, Index: i}
+		if s.cfg.Explain {
+			slot.Why = &sched.Explanation{}
+		}
 		a, ok := s.policy.Assign(now, coordView{s}, slot)
 		if !ok {
+			s.explain(now, slot, len(s.out.effects))
 			if s.slotAware {
 				continue
 			}
 			return
 		}
-		if !s.launch(now, a, slot) || !s.cfg.Heartbeat.AssignMultiple {
+		first := len(s.out.effects)
+		launched := s.launch(now, a, slot)
+		s.explain(now, slot, first)
+		if !launched || !s.cfg.Heartbeat.AssignMultiple {
 			return
 		}
+	}
+}
+
+// explain records a slot offer the policy looked at jobs for, with the
+// attempt it launched among the effects from first on, if any.
+func (s *coordState) explain(now time.Duration, slot sched.Slot, first int) {
+	if slot.Why == nil {
+		return
+	}
+	rec := OfferRecord{At: now, Node: slot.Node, Kind: slot.Kind, Slot: slot.Index, Notes: slot.Why.Notes}
+	for _, e := range s.out.effects[first:] {
+		if l, ok := e.(*launchAttempt); ok {
+			rec.Launched, rec.Locality = &l.attempt, l.locality
+		}
+	}
+	if len(rec.Notes) > 0 || rec.Launched != nil {
+		s.out.offers = append(s.out.offers, rec)
 	}
 }
 

@@ -61,6 +61,7 @@ type placed struct {
 type coordOut struct {
 	effects []coordEffect
 	records []JobRecord // jobs as they were submitted
+	offers  []OfferRecord
 	// progress: work moved forward (a launch, a job's end, an eviction).
 	progress bool
 	// done: every stream has submitted its last job and every job ended.

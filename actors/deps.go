@@ -74,10 +74,25 @@ type Recorder interface {
 	// LinksSampled receives what each topology link carried from From to
 	// To (Carried[l] for LinkID l), when the fabric samples links.
 	LinksSampled(s LinkSample)
+	// Offered receives a slot offer the policy looked at jobs for, when
+	// the coordinator explains its offers (CoordinatorConfig.Explain).
+	Offered(o OfferRecord)
 	// Noted receives what happened to a node at an instant: the
 	// coordinator declaring it dead (and, with faults, crashes and
 	// restarts).
 	Noted(n Note)
+}
+
+// OfferRecord is one slot offer: the jobs the policy looked at with its
+// reasons, and the attempt it launched there, if any.
+type OfferRecord struct {
+	At       time.Duration
+	Node     sched.NodeID
+	Kind     sched.TaskKind
+	Slot     int
+	Notes    []sched.JobNote
+	Launched *sched.Attempt
+	Locality sched.Locality
 }
 
 // Note is something that happened to a node at an instant.
@@ -156,4 +171,7 @@ type FlowRecord struct {
 	Delivered  int64
 	Start, End time.Duration
 	Completed  bool
+	// MaxRate and CPUPerByte are the flow's own bound and CPU work per
+	// byte on Dst (StartFlow), so its path can be told again.
+	MaxRate, CPUPerByte float64
 }

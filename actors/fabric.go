@@ -235,18 +235,22 @@ func (f *Fabric) privateLink(now time.Duration, capacity float64) (netmodel.Link
 }
 
 // transferKind maps a transfer between two nodes to the links it uses.
-func transferKind(msg *StartFlow) netmodel.TransferKind {
-	local := msg.Src == msg.Dst
+func transferKind(msg *StartFlow) netmodel.TransferKind { return msg.Transfer.Path(msg.Src, msg.Dst) }
+
+// Path is the netmodel transfer a transfer from src to dst makes (a
+// compute's path is its node's CPU alone, which no TransferKind names).
+func (t Transfer) Path(src, dst sched.NodeID) netmodel.TransferKind {
+	local := src == dst
 	switch {
-	case msg.Transfer == DiskRead && local:
+	case t == DiskRead && local:
 		return netmodel.LocalDiskRead
-	case msg.Transfer == DiskRead:
+	case t == DiskRead:
 		return netmodel.RemoteRead
-	case msg.Transfer == MemoryRead && local:
+	case t == MemoryRead && local:
 		return netmodel.MemoryRead
-	case msg.Transfer == MemoryRead:
+	case t == MemoryRead:
 		return netmodel.RemoteMemoryRead
-	case msg.Transfer == NetTransfer:
+	case t == NetTransfer:
 		return netmodel.Transfer
 	case local:
 		return netmodel.LocalDiskWrite
@@ -297,7 +301,7 @@ func (f *Fabric) record(ff *fabricFlow, delivered int64, now time.Duration, comp
 	}
 	f.deps.Metrics.FlowEnded(FlowRecord{
 		Key: s.Key, Src: s.Src, Dst: s.Dst, Transfer: s.Transfer, Bytes: s.Bytes,
-		Delivered: delivered, Start: ff.at, End: now, Completed: completed,
+		Delivered: delivered, Start: ff.at, End: now, Completed: completed, MaxRate: s.MaxRate, CPUPerByte: s.CPUPerByte,
 	})
 }
 

@@ -37,6 +37,19 @@ type Report struct {
 	ReferenceWall time.Duration
 }
 
+// TopologySpec is the fabric's topology for a configuration.
+func TopologySpec(cfg Config) netmodel.TopologySpec {
+	shape := &cfg.Cluster
+	return netmodel.TopologySpec{
+		Racks: shape.Racks, HostsPerRack: shape.NodesPerRack,
+		DiskRead: float64(shape.DiskRead), DiskWrite: float64(shape.DiskWrite),
+		NICUp: float64(shape.NIC), NICDown: float64(shape.NIC),
+		RackUp: float64(shape.RackUplink), RackDown: float64(shape.RackUplink),
+		Oversubscription: shape.Oversubscription, Core: float64(shape.Core),
+		CPU: shape.CPU(&cfg.Tasks),
+	}
+}
+
 // Build validates the configuration and spawns the cluster's actors:
 // the fabric, one rack switch per rack, the coordinator, one node per
 // host and one client per workload stream. Nothing runs until Run.
@@ -53,14 +66,7 @@ func Build(cfg Config) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	topo, err := netmodel.BuildTopology(net, netmodel.TopologySpec{
-		Racks: shape.Racks, HostsPerRack: shape.NodesPerRack,
-		DiskRead: float64(shape.DiskRead), DiskWrite: float64(shape.DiskWrite),
-		NICUp: float64(shape.NIC), NICDown: float64(shape.NIC),
-		RackUp: float64(shape.RackUplink), RackDown: float64(shape.RackUplink),
-		Oversubscription: shape.Oversubscription, Core: float64(shape.Core),
-		CPU: shape.CPU(&cfg.Tasks),
-	})
+	topo, err := netmodel.BuildTopology(net, TopologySpec(cfg))
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +133,7 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	c.coordinator = actors.NewCoordinator(actors.CoordinatorConfig{
 		Cluster: cfg.Cluster, HDFS: cfg.HDFS, Heartbeat: cfg.Heartbeat, Tasks: cfg.Tasks,
 		PolicyTick: cfg.Scheduler.Tick.Std(), RackOf: known, Streams: len(cfg.Workload) + len(cfg.Closed),
-		Fabric: fabric, Directory: dir,
+		Fabric: fabric, Directory: dir, Explain: cfg.Run.Explain,
 	}, policy, c.deps("coordinator"))
 	coordinator, err := c.spawnActor("coordinator", c.coordinator)
 	if err != nil {

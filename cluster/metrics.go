@@ -55,6 +55,9 @@ type Records struct {
 	Links LinkSeries
 	// Notes are what happened to nodes, in the order it happened.
 	Notes []actors.Note
+	// Offers are the slot offers the policy looked at jobs for, in order,
+	// when the run explains them (RunOptions.Explain).
+	Offers []actors.OfferRecord
 	// FlowList is every flow's record, in the order they ended, when the
 	// run kept them (RunOptions.KeepFlows).
 	FlowList []actors.FlowRecord
@@ -102,6 +105,7 @@ type recorder struct {
 	links     LinkSeries
 	notes     []actors.Note
 	keepFlows bool
+	offers    []actors.OfferRecord
 	flowList  []actors.FlowRecord
 	errs      []error
 }
@@ -181,6 +185,13 @@ func (r *recorder) AttemptProgressed(p actors.AttemptProgress) {
 		r.violate("%v reported progress %v (%v of its %v phase)", p.Attempt, p.Score, p.Fraction, p.Phase)
 	}
 	r.progress = append(r.progress, p)
+}
+
+// Offered implements actors.Recorder.
+func (r *recorder) Offered(o actors.OfferRecord) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.offers = append(r.offers, o)
 }
 
 // Noted implements actors.Recorder.
@@ -266,6 +277,7 @@ func (r *recorder) results(end time.Duration) (*Records, error) {
 	res.Links = r.links
 	res.Notes = slices.Clone(r.notes)
 	res.FlowList = slices.Clone(r.flowList)
+	res.Offers = slices.Clone(r.offers)
 	slices.SortStableFunc(res.Progress, func(a, b actors.AttemptProgress) int { return sched.CompareAttempts(a.Attempt, b.Attempt) })
 	return res, errors.Join(r.errs...)
 }

@@ -67,6 +67,9 @@ type RunOptions struct {
 	// KeepFlows keeps every flow's record (Records.FlowList): a day of
 	// trace has millions.
 	KeepFlows bool `toml:"-"`
+	// Explain records every slot offer the policy looked at a job for,
+	// with its reasons (Records.Offers), for clusteremu explain.
+	Explain bool `toml:"-"`
 	// WallClock is the real time a scaled or wall run follows; nil is the
 	// machine's.
 	WallClock WallClock `toml:"-"`

@@ -21,22 +21,45 @@ import (
 // outcome with a nested slice per phase, instant events for the
 // heartbeats answered with launches, and a "cluster" process with counter
 // tracks for busy slots, tasks not yet started and the utilisation of the
-// rack links and the busiest other links. Times are emulated microseconds.
+// rack links and the busiest other links over 1 s windows. Times are
+// emulated microseconds.
 
 // traceEvent is one trace event; fields a phase does not use are left
 // out.
 type traceEvent struct {
-	Name  string         `json:"name"`
-	Cat   string         `json:"cat,omitempty"`
-	Ph    string         `json:"ph"`
-	Ts    float64        `json:"ts"`
-	Dur   *float64       `json:"dur,omitempty"`
-	Pid   int            `json:"pid"`
-	Tid   int            `json:"tid"`
-	Scope string         `json:"s,omitempty"`
-	ID    int            `json:"id,omitempty"` // an async slice's
-	CName string         `json:"cname,omitempty"`
-	Args  map[string]any `json:"args,omitempty"`
+	Name  string   `json:"name"`
+	Cat   string   `json:"cat,omitempty"`
+	Ph    string   `json:"ph"`
+	Ts    float64  `json:"ts"`
+	Dur   *float64 `json:"dur,omitempty"`
+	Pid   int      `json:"pid"`
+	Tid   int      `json:"tid"`
+	Scope string   `json:"s,omitempty"`
+	ID    int      `json:"id,omitempty"` // an async slice's
+	CName string   `json:"cname,omitempty"`
+	Args  any      `json:"args,omitempty"` // a map for metadata; the structs below for the many
+}
+
+// counterArgs is a counter sample's value.
+type counterArgs struct {
+	Value float64 `json:"value"`
+}
+
+// attemptArgs describe an attempt's slice.
+type attemptArgs struct {
+	Outcome     string       `json:"outcome"`
+	Node        sched.NodeID `json:"node"`
+	Locality    string       `json:"locality,omitempty"`
+	LocalBytes  int64        `json:"local_bytes"`
+	RemoteBytes int64        `json:"remote_bytes"`
+	Reason      string       `json:"reason,omitempty"`
+}
+
+// flowArgs describe a flow's slice.
+type flowArgs struct {
+	Bytes     int64 `json:"bytes"`
+	Delivered int64 `json:"delivered"`
+	Completed bool  `json:"completed"`
 }
 
 // clusterPid is the trace process of cluster-wide counters; rack r is
@@ -137,12 +160,15 @@ func linkCounters(links *cluster.LinkSeries) []traceEvent {
 	var evs []traceEvent
 	for _, l := range slices.Concat(racks, others[:min(len(others), busiestLinks)]) {
 		name := links.Names[l] + " utilisation"
+		last := -1.0
 		for i, s := range links.Samples {
-			evs = append(evs, traceEvent{Name: name, Ph: "C", Ts: usec(s.From), Pid: clusterPid,
-				Args: map[string]any{"value": links.Utilisation(i, l)}})
+			if u := links.Utilisation(i, l); u != last { // a counter holds its value until the next
+				evs = append(evs, traceEvent{Name: name, Ph: "C", Ts: usec(s.From), Pid: clusterPid, Args: counterArgs{u}})
+				last = u
+			}
 		}
-		last := links.Samples[len(links.Samples)-1]
-		evs = append(evs, traceEvent{Name: name, Ph: "C", Ts: usec(last.To), Pid: clusterPid, Args: map[string]any{"value": 0}})
+		end := links.Samples[len(links.Samples)-1].To
+		evs = append(evs, traceEvent{Name: name, Ph: "C", Ts: usec(end), Pid: clusterPid, Args: counterArgs{0}})
 	}
 	return evs
 }
@@ -217,12 +243,9 @@ func attemptSlices(cfg cluster.Config, a tracedAttempt) []traceEvent {
 	if a.outcome != "succeeded" {
 		name += " (" + a.outcome + ")"
 	}
-	args := map[string]any{"outcome": a.outcome, "node": a.Node, "local_bytes": a.LocalBytes, "remote_bytes": a.RemoteBytes}
+	args := attemptArgs{Outcome: a.outcome, Node: a.Node, LocalBytes: a.LocalBytes, RemoteBytes: a.RemoteBytes, Reason: a.Reason}
 	if a.Attempt.Kind == sched.Map {
-		args["locality"] = a.Locality.String()
-	}
-	if a.Reason != "" {
-		args["reason"] = a.Reason
+		args.Locality = a.Locality.String()
 	}
 	dur := usec(a.End - a.Start)
 	evs := []traceEvent{{Name: name, Cat: a.Attempt.Kind.String(), Ph: "X", Ts: usec(a.Start), Dur: &dur,
@@ -296,7 +319,7 @@ func counters(res *cluster.Records, attempts []tracedAttempt) []traceEvent {
 			continue // one sample per track and instant, after all its changes
 		}
 		evs = append(evs, traceEvent{Name: c.name, Ph: "C", Ts: usec(c.at), Pid: clusterPid, Tid: 0,
-			Args: map[string]any{"value": level[c.name]}})
+			Args: counterArgs{float64(level[c.name])}})
 	}
 	return evs
 }
@@ -312,7 +335,7 @@ func flowSlices(cfg cluster.Config, flows []actors.FlowRecord) []traceEvent {
 			name = f.Key.Attempt.String() + " " + name
 		}
 		pid := rackOf(cfg, f.Dst) + 1
-		args := map[string]any{"bytes": f.Bytes, "delivered": f.Delivered, "completed": f.Completed}
+		args := flowArgs{Bytes: f.Bytes, Delivered: f.Delivered, Completed: f.Completed}
 		evs = append(evs,
 			traceEvent{Name: name, Cat: "flow", Ph: "b", Ts: usec(f.Start), Pid: pid, Tid: launchTid, ID: i + 1, Args: args},
 			traceEvent{Name: name, Cat: "flow", Ph: "e", Ts: usec(f.End), Pid: pid, Tid: launchTid, ID: i + 1})

@@ -92,35 +92,44 @@ func (d *delayState) heartbeat(now time.Duration) {
 func (d *delayState) offer(id JobID, v View, s Slot) (Assignment, bool) {
 	if s.Kind == Reduce {
 		_, ok := v.BestLocality(id, Reduce, s.Node)
+		if ok {
+			s.Why.Note(id, "takes the slot for a reduce")
+		}
 		return Assignment{Job: id, Kind: Reduce, MaxLocality: OffRack}, ok
 	}
-	loc, ok := d.allow(id, v, s.Node)
+	loc, ok := d.allow(id, v, s)
 	return Assignment{Job: id, Kind: Map, MaxLocality: loc}, ok
 }
 
 // allow decides whether the job may launch a map on the node and at what
 // locality at worst; a job that may not is marked skipped.
-func (d *delayState) allow(id JobID, v View, node NodeID) (Locality, bool) {
+func (d *delayState) allow(id JobID, v View, s Slot) (Locality, bool) {
 	j := d.jobs[id]
-	best, ok := v.BestLocality(id, Map, node)
+	best, ok := v.BestLocality(id, Map, s.Node)
 	if !ok {
 		return 0, false
 	}
 	if j == nil || !j.waits.Enabled {
+		s.Why.Note(id, "takes the slot for a map (%s at best), no delay scheduling", best.words())
 		return OffRack, true
 	}
 	w := j.waits
 	switch {
 	case best == NodeLocal:
+		s.Why.Note(id, "takes the slot for a node-local map")
 		j.level, j.wait = NodeLocal, 0
 		return NodeLocal, true
 	case best == RackLocal && (j.level >= RackLocal || j.wait >= w.T1):
+		s.Why.Note(id, "takes the slot for a rack-local map (level %v, waited %v, t1 %v)", j.level, j.wait, w.T1)
 		j.level, j.wait = RackLocal, 0
 		return RackLocal, true
 	case j.level == OffRack || (j.level == RackLocal && j.wait >= w.T2) || (j.level == NodeLocal && j.wait >= w.T1+w.T2):
+		s.Why.Note(id, "takes the slot for a %s map (level %v, waited %v, t1 %v, t2 %v)", best.words(), j.level, j.wait, w.T1, w.T2)
 		j.level, j.wait = OffRack, 0
 		return OffRack, true
 	}
+	s.Why.Note(id, "skipped by delay scheduling: its best map here is %s, and it has waited %v at level %v (t1 %v, t2 %v)",
+		best.words(), j.wait, j.level, w.T1, w.T2)
 	j.skipped = true
 	return 0, false
 }
@@ -132,4 +141,11 @@ func (d *delayState) launched(id JobID, l Locality) {
 	if j := d.jobs[id]; j != nil && l < j.level {
 		j.level, j.wait = l, 0
 	}
+}
+
+// wants reports whether a job has a pending task the slot's node may run,
+// for explanations: a job that has none is passed over without a look.
+func wants(v View, id JobID, s Slot) bool {
+	_, ok := v.BestLocality(id, s.Kind, s.Node)
+	return ok
 }

@@ -262,7 +262,21 @@ func (f *Fair) Heartbeat(now time.Duration, _ NodeID) { f.delay.heartbeat(now) }
 // Assign offers the slot to the jobs in fair-share order; map slots go
 // through delay scheduling.
 func (f *Fair) Assign(now time.Duration, v View, s Slot) (Assignment, bool) {
-	for _, id := range f.order(v, s.Kind) {
+	var why map[JobID]jobShare
+	if s.Why != nil {
+		why = map[JobID]jobShare{}
+		for _, js := range f.shares(v, s.Kind) {
+			why[js.st.ID] = js
+		}
+	}
+	for i, id := range f.order(v, s.Kind) {
+		if js, ok := why[id]; ok && wants(v, id, s) {
+			need := ""
+			if js.needy {
+				need = ", its pool below its minimum share"
+			}
+			s.Why.Note(id, "fair-share order %d: running %g of its fair share %.2f%s", i+1, js.running, js.fair, need)
+		}
 		if a, ok := f.delay.offer(id, v, s); ok {
 			return a, true
 		}

@@ -108,7 +108,10 @@ func (f *FIFO) Heartbeat(now time.Duration, _ NodeID) { f.delay.heartbeat(now) }
 // Assign gives the slot to the first queued job with a pending task of the
 // slot's kind, at any locality without delay scheduling.
 func (f *FIFO) Assign(_ time.Duration, v View, s Slot) (Assignment, bool) {
-	for _, job := range f.queue {
+	for i, job := range f.queue {
+		if s.Why != nil && wants(v, job.ID, s) {
+			s.Why.Note(job.ID, "FIFO order %d: priority %d, submitted at %v", i+1, job.Priority, job.Submit)
+		}
 		if a, ok := f.delay.offer(job.ID, v, s); ok {
 			return a, true
 		}

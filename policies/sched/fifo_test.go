@@ -151,3 +151,27 @@ func TestFIFOWithDelaySkipsToALocalJob(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, Assignment{Job: 1, Kind: Reduce, MaxLocality: OffRack}, a)
 }
+
+// An offer carrying an Explanation gets a note per job the policy looked
+// at: its place in the order and what delay scheduling made of it. The
+// answer is the same with or without one.
+func TestFIFOExplainsItsAnswer(t *testing.T) {
+	j1, j2 := status(1, Normal, 0, 3, 0), status(2, Normal, time.Second, 3, 0)
+	j3 := status(3, Normal, 2*time.Second, 0, 0) // nothing pending: not looked at
+	v := &fakeView{jobs: []*JobStatus{j1, j2, j3}, local: map[JobID]map[NodeID]Locality{1: {5: RackLocal}, 2: {5: NodeLocal}}}
+	f := NewFIFOWithDelay(Waits{Enabled: true, T1: 10 * time.Second, T2: 10 * time.Second})
+	f.Submitted(0, j1.Job)
+	f.Submitted(time.Second, j2.Job)
+	f.Submitted(2*time.Second, j3.Job)
+	f.Heartbeat(3*time.Second, 5)
+	why := &Explanation{}
+	a, ok := f.Assign(3*time.Second, v, Slot{Node: 5, Kind: Map, Why: why})
+	require.True(t, ok)
+	assert.Equal(t, Assignment{Job: 2, Kind: Map, MaxLocality: NodeLocal}, a)
+	assert.Equal(t, []JobNote{
+		{1, "FIFO order 1: priority 2, submitted at 0s"},
+		{1, "skipped by delay scheduling: its best map here is rack-local, and it has waited 0s at level node (t1 10s, t2 10s)"},
+		{2, "FIFO order 2: priority 2, submitted at 1s"},
+		{2, "takes the slot for a node-local map"},
+	}, why.Notes)
+}

@@ -58,6 +58,15 @@ func (l Locality) String() string {
 	return fmt.Sprintf("Locality(%d)", l)
 }
 
+// words says the level as a sentence does: node-local, rack-local,
+// remote.
+func (l Locality) words() string {
+	if l == OffRack {
+		return "remote"
+	}
+	return l.String() + "-local"
+}
+
 // Priority is a job's Hadoop priority; lower values are served first.
 type Priority int8
 
@@ -161,6 +170,31 @@ type Slot struct {
 	Rack  RackID
 	Kind  TaskKind
 	Index int
+	// Why, when not nil, collects the policy's reasons for its answer, a
+	// note per job it looked at (clusteremu explain). A policy writes to
+	// it only; nothing it decides may read it.
+	Why *Explanation
+}
+
+// Explanation is why a policy answered a slot offer as it did: the jobs
+// it looked at, in order, each with what it made of the job.
+type Explanation struct {
+	Notes []JobNote
+}
+
+// JobNote is what a policy made of one job for one slot offer.
+type JobNote struct {
+	Job    JobID
+	Reason string
+}
+
+// Note records a job's reason; on a nil Explanation it does nothing, so
+// a policy calls it unconditionally and pays for the formatting only when
+// someone asks.
+func (e *Explanation) Note(job JobID, format string, args ...any) {
+	if e != nil {
+		e.Notes = append(e.Notes, JobNote{Job: job, Reason: fmt.Sprintf(format, args...)})
+	}
 }
 
 // Assignment is a policy's answer to a slot offer: run a task of Kind from

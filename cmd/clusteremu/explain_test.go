@@ -1,0 +1,96 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var rewrite = flag.Bool("rewrite", false, "rewrite the golden files of the explain tests")
+
+// explainedRun runs the default scenario with delay scheduling (3 s waits,
+// so some maps run off their node) and flows kept, once per test binary.
+func explainedRun(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	var out, errs bytes.Buffer
+	code := run([]string{"run", "--quiet", "--set", "run.slowdown=false", "--set", "scheduler.delay=true",
+		"--set", "scheduler.t1=3s", "--set", "scheduler.t2=3s", "--trace-flows", "--out", dir}, &out, &errs)
+	require.Equal(t, 0, code, errs.String())
+	return dir
+}
+
+// explain on the first map that ran off its node tells the offers its job
+// was skipped for while delay scheduling waited, the launch once it had
+// waited t1, its phases and what bounded each of its flows. The output is
+// pinned; go test -run TestExplainTellsAMapsStory -rewrite regenerates it.
+func TestExplainTellsAMapsStory(t *testing.T) {
+	dir := explainedRun(t)
+	task := firstOffNode(t, dir)
+	var out, errs bytes.Buffer
+	require.Equal(t, 0, run([]string{"explain", dir, "--task", task}, &out, &errs), errs.String())
+	got := out.String()
+	assert.Contains(t, got, "skipped by delay scheduling")
+	assert.Contains(t, got, "takes the slot for a rack-local map")
+	assert.Contains(t, got, "flow      disk read")
+	golden := filepath.Join("testdata", "explain_map.golden")
+	if *rewrite {
+		require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
+	}
+	want, err := os.ReadFile(golden)
+	require.NoError(t, err, "go test -run TestExplainTellsAMapsStory -rewrite writes it")
+	assert.Equal(t, string(want), got)
+
+	out.Reset()
+	require.Equal(t, 0, run([]string{"explain", dir, "--job", strings.TrimPrefix(strings.Split(task, "-")[0], "j")}, &out, &errs), errs.String())
+	assert.Contains(t, out.String(), "slowest   ")
+}
+
+// firstOffNode is the first map in tasks.csv that did not run node-local.
+func firstOffNode(t *testing.T, dir string) string {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, "tasks.csv"))
+	require.NoError(t, err)
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	require.NoError(t, err)
+	for _, r := range rows[1:] {
+		if r[2] == "map" && r[7] != "node" {
+			return strings.Split(r[0], ".")[0]
+		}
+	}
+	t.Fatal("every map ran node-local")
+	return ""
+}
+
+// explain says what is missing: the directory's files, the job, the task,
+// or a run written in another format.
+func TestExplainSaysWhatIsMissing(t *testing.T) {
+	dir := explainedRun(t)
+	empty := t.TempDir()
+	other := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(other, "run.json"), []byte(`{"format": 0}`), 0o644))
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"explain", empty, "--job", "1"}, "no run.json: explain reads a directory clusteremu run --out wrote"},
+		{[]string{"explain", other, "--job", "1"}, "written by another version of clusteremu (outputs format 0; this one reads 1)"},
+		{[]string{"explain", dir, "--job", "999"}, "--job 999: not in"},
+		{[]string{"explain", dir, "--task", "j999-map0"}, "job 999 is not in"},
+		{[]string{"explain", dir, "--task", "j1-map999"}, "no attempt of j1-map999 ran"},
+		{[]string{"explain", dir, "--task", "map3"}, "want a task as j1-map3 or 1/map3"},
+		{[]string{"explain", dir}, "give one run directory (written by run --out) and --task or --job"},
+	} {
+		var out, errs bytes.Buffer
+		assert.Equal(t, exitUsage, run(tc.args, &out, &errs), tc.args)
+		assert.Contains(t, errs.String(), tc.want, tc.args)
+	}
+}
