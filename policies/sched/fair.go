@@ -262,15 +262,9 @@ func (f *Fair) Heartbeat(now time.Duration, _ NodeID) { f.delay.heartbeat(now) }
 // Assign offers the slot to the jobs in fair-share order; map slots go
 // through delay scheduling.
 func (f *Fair) Assign(now time.Duration, v View, s Slot) (Assignment, bool) {
-	var why map[JobID]jobShare
-	if s.Why != nil {
-		why = map[JobID]jobShare{}
-		for _, js := range f.shares(v, s.Kind) {
-			why[js.st.ID] = js
-		}
-	}
-	for i, id := range f.order(v, s.Kind) {
-		if js, ok := why[id]; ok && wants(v, id, s) {
+	for i, js := range f.ranked(v, s.Kind) {
+		id := js.st.ID
+		if s.Why != nil && wants(v, id, s) {
 			need := ""
 			if js.needy {
 				need = ", its pool below its minimum share"
@@ -301,6 +295,16 @@ type jobShare struct {
 // pools below their minimum share first, by the pool's running / minimum;
 // then by the job's running / fair share; then by submission.
 func (f *Fair) order(v View, kind TaskKind) []JobID {
+	ranked := f.ranked(v, kind)
+	out := make([]JobID, len(ranked))
+	for i, p := range ranked {
+		out[i] = p.st.ID
+	}
+	return out
+}
+
+// ranked is the jobs with their shares in slot order (order).
+func (f *Fair) ranked(v View, kind TaskKind) []*jobShare {
 	js := f.shares(v, kind)
 	ptrs := make([]*jobShare, len(js))
 	for i := range js {
@@ -323,11 +327,7 @@ func (f *Fair) order(v View, kind TaskKind) []JobID {
 		return cmp.Or(cmp.Compare(ratio(a.running, a.fair), ratio(b.running, b.fair)),
 			cmp.Compare(a.st.Submit, b.st.Submit), cmp.Compare(a.st.ID, b.st.ID))
 	})
-	out := make([]JobID, len(ptrs))
-	for i, p := range ptrs {
-		out[i] = p.st.ID
-	}
-	return out
+	return ptrs
 }
 
 func ratio(running, share float64) float64 {
