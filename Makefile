@@ -10,7 +10,7 @@ BENCHCOUNT ?= 1
 VERSION    := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS    := -X main.version=$(VERSION)
 
-.PHONY: all build run test bench lint fuzz validate clean
+.PHONY: all build run test browser bench lint fuzz validate clean
 
 all: lint test
 
@@ -21,9 +21,15 @@ build:
 run: build
 	./bin/clusteremu run
 
+## browser: Debian's chromium, which the report's browser test opens
+browser:
+	@command -v chromium >/dev/null || apt-get install -y chromium >/dev/null \
+		|| (apt-get update >/dev/null && apt-get install -y chromium >/dev/null) \
+		|| sudo -n apt-get install -y chromium >/dev/null
+
 ## test: vet, every test under the race detector, then the paper
 ## reproductions' reduced forms, which the race detector would slow ten-fold
-test:
+test: browser
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run '^TestReproductionsPassReduced$$' ./cmd/clusteremu

@@ -162,7 +162,7 @@ func summarizeJobs(s Summary, prefix string, jobs []JobResult) {
 	}
 	s.distribution(prefix+"jobs.response_time", rts)
 	if len(small) > 0 {
-		s[prefix+"jobs.small.response_time.mean"] = mean(small)
+		s[prefix+"jobs.small.response_time.mean"] = Mean(small)
 	}
 	s[prefix+"jobs.makespan"] = last - first
 	if last > first {
@@ -181,10 +181,10 @@ func summarizeJobs(s Summary, prefix string, jobs []JobResult) {
 // prefix; it sorts xs.
 func (s Summary) distribution(prefix string, xs []float64) {
 	slices.Sort(xs)
-	s[prefix+".mean"] = mean(xs)
+	s[prefix+".mean"] = Mean(xs)
 	s[prefix+".max"] = xs[len(xs)-1]
 	for _, p := range []float64{50, 95, 99} {
-		s[fmt.Sprintf("%s.p%.0f", prefix, p)] = percentile(xs, p)
+		s[fmt.Sprintf("%s.p%.0f", prefix, p)] = Percentile(xs, p)
 	}
 }
 
@@ -226,7 +226,8 @@ func summarizeAttempts(s Summary, res *Records, slots [2]int, end time.Duration)
 	}
 }
 
-func mean(xs []float64) float64 {
+// Mean is the mean of xs, which must not be empty.
+func Mean(xs []float64) float64 {
 	sum := 0.0
 	for _, x := range xs {
 		sum += x
@@ -234,8 +235,8 @@ func mean(xs []float64) float64 {
 	return sum / float64(len(xs))
 }
 
-// percentile is the nearest-rank percentile of sorted values.
-func percentile(sorted []float64, p float64) float64 {
+// Percentile is the nearest-rank percentile p (0–100) of sorted values.
+func Percentile(sorted []float64, p float64) float64 {
 	rank := int(math.Ceil(p / 100 * float64(len(sorted))))
 	return sorted[min(max(rank, 1), len(sorted))-1]
 }

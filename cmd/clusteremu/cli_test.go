@@ -103,7 +103,7 @@ func TestOutputsReplaceAnEarlierRunsOwn(t *testing.T) {
 	for _, n := range names {
 		got = append(got, n.Name())
 	}
-	assert.ElementsMatch(t, []string{"summary.json", "run.json", "jobs.csv", "tasks.csv", "trace.json", "offers.jsonl", "links.csv", "scenario.toml", "notes.txt"}, got,
+	assert.ElementsMatch(t, []string{"summary.json", "run.json", "jobs.csv", "tasks.csv", "trace.json", "report.html", "offers.jsonl", "links.csv", "scenario.toml", "notes.txt"}, got,
 		"no temporary file is left")
 }
 

@@ -119,8 +119,13 @@ func writeComparison(dir string, variants []*scenarios.Scenario, reports []*clus
 		}
 		rows = append(rows, row)
 	}
+	runs := make([]reportRun, len(variants))
+	for i, v := range variants {
+		runs[i] = reportRun{Name: shortName(v.Name), Cfg: v.Config, Rep: reports[i]}
+	}
 	return errors.Join(writeCSV(filepath.Join(dir, "comparison.csv"), rows),
-		writeJSON(filepath.Join(dir, "comparison.json"), map[string]any{"variants": all}))
+		writeJSON(filepath.Join(dir, "comparison.json"), map[string]any{"variants": all}),
+		writeAtomic(filepath.Join(dir, "report.html"), func(w io.Writer) error { return writeReport(w, "comparison", runs) }))
 }
 
 // compareVariants builds the scenarios to compare: every file named, or

@@ -32,7 +32,7 @@ const (
 
 // outFiles are the files a run writes into --out; a reused directory is
 // cleared of them first, so nothing there is left from an earlier run.
-var outFiles = []string{"summary.json", "run.json", "jobs.csv", "tasks.csv", "trace.json", "offers.jsonl", "links.csv", "flows.csv", "scenario.toml",
+var outFiles = []string{"summary.json", "run.json", "jobs.csv", "tasks.csv", "trace.json", "report.html", "offers.jsonl", "links.csv", "flows.csv", "scenario.toml",
 	"events.jsonl", "choices.jsonl", "decisions.jsonl"}
 
 // outputs is a run's output directory: checked, created and cleared of an
@@ -166,6 +166,9 @@ func (o *outputs) write(sc *scenarios.Scenario, cfg cluster.Config, rep *cluster
 		writeCSV(o.path("jobs.csv"), jobRows(rep.Records)),
 		writeCSV(o.path("tasks.csv"), taskRows(rep.Records)),
 		writeAtomic(o.path("trace.json"), func(w io.Writer) error { return writeTrace(w, cfg, rep.Records) }),
+		writeAtomic(o.path("report.html"), func(w io.Writer) error {
+			return writeReport(w, sc.Name, []reportRun{{Name: shortName(sc.Name), Cfg: cfg, Rep: rep}})
+		}),
 		writeAtomic(o.path("offers.jsonl"), func(w io.Writer) error { return writeOffers(w, rep.Records.Offers) }),
 		writeAtomic(o.path("links.csv"), func(w io.Writer) error { return writeLinks(w, &rep.Records.Links) }),
 		writeAtomic(o.path("scenario.toml"), func(w io.Writer) error { _, err := w.Write(resolved); return err }))

@@ -1,0 +1,437 @@
+package main
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"html/template"
+	"image/color"
+	"io"
+	"math"
+	"slices"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	"clusteremu/cluster"
+	"clusteremu/policies/sched"
+)
+
+// report.html is a run (or a comparison's runs, overlaid) as one
+// self-contained page: no script, no network, every plot an inline SVG
+// drawn by gonum's plot package, which renders SVG in Go without a
+// browser-side library: job response-time and slowdown CDFs, a table per
+// job-size bin, slot and link utilisation over time, locality, and a job
+// Gantt chart.
+
+// reportRun is one run of the report.
+type reportRun struct {
+	Name string
+	Cfg  cluster.Config
+	Rep  *cluster.Report
+}
+
+// The report's limits: points of a time series, jobs in the Gantt chart.
+const (
+	maxSeriesPoints = 1000
+	maxGanttJobs    = 300
+)
+
+// sizeBins are the report's job sizes, by map count.
+var sizeBins = []struct {
+	name     string
+	min, max int
+}{{"1–2 maps", 1, 2}, {"3–10", 3, 10}, {"11–50", 11, 50}, {"51–200", 51, 200}, {"201+", 201, math.MaxInt}}
+
+// runColours tell the runs apart in overlaid plots.
+var runColours = []color.RGBA{{31, 119, 180, 255}, {214, 39, 40, 255}, {44, 160, 44, 255}, {255, 127, 14, 255},
+	{148, 103, 189, 255}, {140, 86, 75, 255}, {227, 119, 194, 255}, {127, 127, 127, 255}}
+
+func runColour(i int) color.RGBA { return runColours[i%len(runColours)] }
+
+// writeReport writes report.html for runs.
+func writeReport(w io.Writer, title string, runs []reportRun) error {
+	page := reportPage{Title: title}
+	for i, r := range runs {
+		page.Runs = append(page.Runs, runSummary(i, r))
+	}
+	page.Bins = binRows(runs)
+	add := func(name, note string, p *plot.Plot, err error) error {
+		if err != nil {
+			return fmt.Errorf("report: %s: %w", name, err)
+		}
+		svg, err := renderSVG(p)
+		page.Plots = append(page.Plots, reportPlot{Name: name, SVG: svg, Note: note})
+		return err
+	}
+	p, err := cdfPlot("Job response time (CDF)", "response time (s)", runs, responseTimes)
+	if err := add("job response time", "", p, err); err != nil {
+		return err
+	}
+	if slices.ContainsFunc(runs, func(r reportRun) bool { return len(slowdowns(r)) > 0 }) {
+		p, err := cdfPlot("Job slowdown vs. alone (CDF)", "slowdown", runs, slowdowns)
+		if err := add("job slowdown", "", p, err); err != nil {
+			return err
+		}
+	}
+	p, err = slotPlot(runs)
+	if err := add("slot utilisation", "map slots solid, reduce slots dashed", p, err); err != nil {
+		return err
+	}
+	p, sampled, err := linkPlot(runs)
+	page.NoLinks = !sampled && err == nil
+	if sampled || err != nil {
+		if err := add("rack uplink utilisation", "mean over the uplinks solid, the busiest dashed; 1 s windows", p, err); err != nil {
+			return err
+		}
+	}
+	for i, r := range runs {
+		p, of, err := ganttPlot(i, r)
+		note := ""
+		if of > 0 {
+			note = fmt.Sprintf("%d of %d jobs, evenly sampled", maxGanttJobs, of)
+		}
+		if err := add("jobs of "+r.Name, note, p, err); err != nil {
+			return err
+		}
+	}
+	return reportTemplate.Execute(w, &page)
+}
+
+// reportPage is what the template shows.
+type reportPage struct {
+	Title   string
+	Runs    []runLine
+	Bins    []binRow
+	Plots   []reportPlot
+	NoLinks bool
+}
+
+type reportPlot struct {
+	Name string
+	SVG  template.HTML
+	Note string
+}
+
+// runLine is a run's configuration and headline figures.
+type runLine struct {
+	Name, Colour, Cluster, Policy, Clock, End string
+	Seed, ScheduleSeed                        uint64
+	Jobs, Succeeded                           int
+	Mean, P95, Slowdown                       string
+	Node, Rack, Remote                        string
+	MapBusy, ReduceBusy                       string
+}
+
+func runSummary(i int, r reportRun) runLine {
+	c, s := &r.Cfg, r.Rep.Summary
+	pct := func(k string) string { return fmt.Sprintf("%.1f%%", 100*s[k]) }
+	secsOf := func(k string) string {
+		if v, ok := s[k]; ok {
+			return fmt.Sprintf("%.1f s", v)
+		}
+		return "–"
+	}
+	sd := "–"
+	if v, ok := s["jobs.slowdown.mean"]; ok {
+		sd = fmt.Sprintf("%.2f", v)
+	}
+	col := runColour(i)
+	return runLine{
+		Name: r.Name, Colour: fmt.Sprintf("#%02x%02x%02x", col.R, col.G, col.B),
+		Cluster: fmt.Sprintf("%d racks × %d nodes, %d map + %d reduce slots each", c.Cluster.Racks, c.Cluster.NodesPerRack,
+			c.Cluster.MapSlots, c.Cluster.ReduceSlots),
+		Policy: c.Scheduler.Name, Clock: clockName(*c), End: fmt.Sprintf("%s at %v", r.Rep.End.Reason, r.Rep.End.At.Round(time.Millisecond)),
+		Seed: c.Run.Seed, ScheduleSeed: c.Run.ScheduleSeed,
+		Jobs: len(r.Rep.Records.Jobs), Succeeded: int(s["jobs.succeeded"]),
+		Mean: secsOf("jobs.response_time.mean"), P95: secsOf("jobs.response_time.p95"), Slowdown: sd,
+		Node: pct("tasks.locality.node"), Rack: pct("tasks.locality.rack"), Remote: pct("tasks.locality.remote"),
+		MapBusy: pct("slots.utilisation.map"), ReduceBusy: pct("slots.utilisation.reduce"),
+	}
+}
+
+// binRow is one run's figures for one job-size bin.
+type binRow struct {
+	Run, Bin, Mean, P95, Slowdown string
+	Jobs                          int
+}
+
+func binRows(runs []reportRun) []binRow {
+	var rows []binRow
+	for _, b := range sizeBins {
+		for _, r := range runs {
+			var resp, sd []float64
+			for _, j := range r.Rep.Records.Jobs {
+				if j.Outcome != cluster.JobSucceeded || j.Maps < b.min || j.Maps > b.max {
+					continue
+				}
+				resp = append(resp, (j.Finish - j.Submit).Seconds())
+				if v := j.Slowdown(); v > 0 {
+					sd = append(sd, v)
+				}
+			}
+			if len(resp) == 0 {
+				continue
+			}
+			row := binRow{Run: r.Name, Bin: b.name, Jobs: len(resp), Mean: fmt.Sprintf("%.1f s", cluster.Mean(resp)),
+				P95: fmt.Sprintf("%.1f s", cluster.Percentile(slices.Sorted(slices.Values(resp)), 95)), Slowdown: "–"}
+			if len(sd) > 0 {
+				row.Slowdown = fmt.Sprintf("%.2f", cluster.Mean(sd))
+			}
+			rows = append(rows, row)
+		}
+	}
+	return rows
+}
+
+// responseTimes are a run's succeeded jobs' response times in seconds.
+func responseTimes(r reportRun) []float64 {
+	var out []float64
+	for _, j := range r.Rep.Records.Jobs {
+		if j.Outcome == cluster.JobSucceeded {
+			out = append(out, (j.Finish - j.Submit).Seconds())
+		}
+	}
+	return out
+}
+
+// slowdowns are a run's measured slowdowns.
+func slowdowns(r reportRun) []float64 {
+	var out []float64
+	for _, j := range r.Rep.Records.Jobs {
+		if v := j.Slowdown(); v > 0 {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// cdfPlot plots each run's empirical CDF of the values of, one step per
+// value.
+func cdfPlot(title, xLabel string, runs []reportRun, of func(reportRun) []float64) (*plot.Plot, error) {
+	p := newPlot(title, xLabel, "fraction of jobs")
+	for i, r := range runs {
+		vs := slices.Sorted(slices.Values(of(r)))
+		if len(vs) == 0 {
+			continue
+		}
+		pts := make(plotter.XYs, 0, len(vs))
+		for k, v := range vs {
+			pts = append(pts, plotter.XY{X: v, Y: float64(k+1) / float64(len(vs))})
+		}
+		if _, err := addLine(p, r.Name, i, thin(pts)); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// slotPlot plots the share of map and reduce slots busy over time.
+func slotPlot(runs []reportRun) (*plot.Plot, error) {
+	p := newPlot("Slots busy", "emulated time (s)", "share of slots")
+	for i, r := range runs {
+		slots := [2]int{r.Cfg.Cluster.MapSlots * r.Cfg.Nodes(), r.Cfg.Reducers() * r.Cfg.Nodes()}
+		for _, kind := range []sched.TaskKind{sched.Map, sched.Reduce} {
+			if slots[kind] == 0 {
+				continue
+			}
+			pts := busySeries(r.Rep.Records, kind, float64(slots[kind]))
+			l, err := addLine(p, fmt.Sprintf("%s: %v", r.Name, kind), i, thin(pts))
+			if err != nil {
+				return nil, err
+			}
+			if kind == sched.Reduce {
+				dash(l)
+			}
+		}
+	}
+	return p, nil
+}
+
+// busySeries is the step function of attempts of a kind running, over
+// slots.
+func busySeries(res *cluster.Records, kind sched.TaskKind, slots float64) plotter.XYs {
+	type change struct {
+		at    time.Duration
+		delta int
+	}
+	var ch []change
+	for _, a := range slices.Concat(res.Attempts, res.CutOff) {
+		if a.Attempt.Kind == kind && a.Start >= 0 {
+			ch = append(ch, change{a.Start, 1}, change{a.End, -1})
+		}
+	}
+	slices.SortFunc(ch, func(a, b change) int { return cmp.Compare(a.at, b.at) })
+	pts := plotter.XYs{{X: 0, Y: 0}}
+	level := 0
+	for i, c := range ch {
+		level += c.delta
+		if i+1 < len(ch) && ch[i+1].at == c.at {
+			continue
+		}
+		x := c.at.Seconds()
+		pts = append(pts, plotter.XY{X: x, Y: pts[len(pts)-1].Y}, plotter.XY{X: x, Y: float64(level) / slots})
+	}
+	return pts
+}
+
+// linkPlot plots the mean and the highest utilisation of the rack
+// uplinks over time, when the run sampled its links.
+func linkPlot(runs []reportRun) (*plot.Plot, bool, error) {
+	p := newPlot("Rack uplinks", "emulated time (s)", "utilisation")
+	sampled := false
+	for i, r := range runs {
+		links := &r.Rep.Records.Links
+		var ups []int
+		for l, name := range links.Names {
+			if len(name) > 7 && name[len(name)-6:] == "uplink" {
+				ups = append(ups, l)
+			}
+		}
+		if len(ups) == 0 || len(links.Samples) == 0 {
+			continue
+		}
+		sampled = true
+		var meanPts, maxPts plotter.XYs
+		for k, s := range links.Samples {
+			sum, top := 0.0, 0.0
+			for _, l := range ups {
+				u := links.Utilisation(k, l)
+				sum, top = sum+u, max(top, u)
+			}
+			x := (s.From + (s.To-s.From)/2).Seconds()
+			meanPts = append(meanPts, plotter.XY{X: x, Y: sum / float64(len(ups))})
+			maxPts = append(maxPts, plotter.XY{X: x, Y: top})
+		}
+		if _, err := addLine(p, r.Name+": mean", i, thin(meanPts)); err != nil {
+			return nil, true, err
+		}
+		l, err := addLine(p, r.Name+": busiest", i, thin(maxPts))
+		if err != nil {
+			return nil, true, err
+		}
+		dash(l)
+	}
+	return p, sampled, nil
+}
+
+// ganttPlot draws a bar per job from submission to end, darker from its
+// first launch; with more than maxGanttJobs jobs it samples them evenly
+// and returns how many there were.
+func ganttPlot(i int, r reportRun) (*plot.Plot, int, error) {
+	jobs := r.Rep.Records.Jobs
+	sampled := 0
+	if len(jobs) > maxGanttJobs {
+		sampled = len(jobs)
+		pick := make([]cluster.JobResult, 0, maxGanttJobs)
+		for k := range maxGanttJobs {
+			pick = append(pick, jobs[k*len(jobs)/maxGanttJobs])
+		}
+		jobs = pick
+	}
+	p := newPlot("Jobs: waiting (light) and running (dark)", "emulated time (s)", "job")
+	col := runColour(i)
+	light := color.RGBA{col.R, col.G, col.B, 90}
+	for k, j := range jobs {
+		y := float64(k + 1)
+		start := j.Finish
+		if j.Start >= 0 {
+			start = j.Start
+		}
+		for _, seg := range []struct {
+			from, to time.Duration
+			c        color.RGBA
+		}{{j.Submit, start, light}, {start, j.Finish, col}} {
+			if seg.to <= seg.from {
+				continue
+			}
+			l, err := plotter.NewLine(plotter.XYs{{X: seg.from.Seconds(), Y: y}, {X: seg.to.Seconds(), Y: y}})
+			if err != nil {
+				return nil, 0, err
+			}
+			l.Color, l.Width = seg.c, vg.Points(2)
+			p.Add(l)
+		}
+	}
+	return p, sampled, nil
+}
+
+func newPlot(title, x, y string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, x, y
+	p.Legend.Top = true
+	p.Add(plotter.NewGrid())
+	return p
+}
+
+// addLine adds a run's series in the run's colour, named in the legend.
+func addLine(p *plot.Plot, name string, i int, pts plotter.XYs) (*plotter.Line, error) {
+	l, err := plotter.NewLine(pts)
+	if err != nil {
+		return nil, err
+	}
+	l.Color, l.Width = runColour(i), vg.Points(1.5)
+	p.Add(l)
+	p.Legend.Add(name, l)
+	return l, nil
+}
+
+// dash dashes a run's second series.
+func dash(l *plotter.Line) { l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)} }
+
+// thin keeps at most maxSeriesPoints of a series, evenly, with its ends.
+func thin(pts plotter.XYs) plotter.XYs {
+	if len(pts) <= maxSeriesPoints {
+		return pts
+	}
+	out := make(plotter.XYs, 0, maxSeriesPoints)
+	for k := range maxSeriesPoints - 1 {
+		out = append(out, pts[k*len(pts)/(maxSeriesPoints-1)])
+	}
+	return append(out, pts[len(pts)-1])
+}
+
+// renderSVG draws a plot as an SVG element.
+func renderSVG(p *plot.Plot) (template.HTML, error) {
+	c := vgsvg.New(9*vg.Inch, 4*vg.Inch)
+	p.Draw(draw.New(c))
+	var b bytes.Buffer
+	if _, err := c.WriteTo(&b); err != nil {
+		return "", err
+	}
+	svg := b.Bytes()
+	if i := bytes.Index(svg, []byte("<svg")); i > 0 {
+		svg = svg[i:] // the element, without the XML prolog an HTML page does not take
+	}
+	return template.HTML(svg), nil
+}
+
+var reportTemplate = template.Must(template.New("report").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{{.Title}}: clusteremu report</title>
+<style>
+body{font:14px system-ui,sans-serif;margin:2em auto;max-width:70em;color:#222}
+h1{font-size:1.5em}h2{font-size:1.15em;margin-top:2em}
+table{border-collapse:collapse;margin:.5em 0}td,th{padding:3px 10px;border-bottom:1px solid #ddd;text-align:left}
+.swatch{display:inline-block;width:.9em;height:.9em;margin-right:.4em;vertical-align:middle}
+figure{margin:1em 0}figcaption{color:#555;font-size:.9em}svg{max-width:100%;height:auto}
+</style></head><body>
+<h1>{{.Title}}</h1>
+<h2>Runs</h2>
+<table><tr><th>run</th><th>cluster</th><th>policy</th><th>clock</th><th>seeds</th><th>ended</th></tr>
+{{range .Runs}}<tr><td><span class="swatch" style="background:{{.Colour}}"></span>{{.Name}}</td><td>{{.Cluster}}</td><td>{{.Policy}}</td><td>{{.Clock}}</td><td>{{.Seed}} / {{.ScheduleSeed}}</td><td>{{.End}}</td></tr>
+{{end}}</table>
+<table><tr><th>run</th><th>jobs</th><th>succeeded</th><th>mean response</th><th>p95 response</th><th>mean slowdown</th><th>node-local</th><th>rack-local</th><th>remote</th><th>map slots busy</th><th>reduce slots busy</th></tr>
+{{range .Runs}}<tr><td>{{.Name}}</td><td>{{.Jobs}}</td><td>{{.Succeeded}}</td><td>{{.Mean}}</td><td>{{.P95}}</td><td>{{.Slowdown}}</td><td>{{.Node}}</td><td>{{.Rack}}</td><td>{{.Remote}}</td><td>{{.MapBusy}}</td><td>{{.ReduceBusy}}</td></tr>
+{{end}}</table>
+<h2>By job size</h2>
+<table><tr><th>maps</th><th>run</th><th>jobs</th><th>mean response</th><th>p95 response</th><th>mean slowdown</th></tr>
+{{range .Bins}}<tr><td>{{.Bin}}</td><td>{{.Run}}</td><td>{{.Jobs}}</td><td>{{.Mean}}</td><td>{{.P95}}</td><td>{{.Slowdown}}</td></tr>
+{{end}}</table>
+{{range .Plots}}<h2>{{.Name}}</h2><figure class="plot">{{.SVG}}{{if .Note}}<figcaption>{{.Note}}</figcaption>{{end}}</figure>
+{{end}}{{if .NoLinks}}<h2>rack uplink utilisation</h2><p>Not sampled in this run: runs with --out sample their links.</p>{{end}}
+</body></html>
+`))
