@@ -20,6 +20,7 @@ import (
 	"clusteremu/netmodel"
 	"clusteremu/policies/sched"
 	"clusteremu/scenarios"
+	"clusteremu/units"
 )
 
 // outputsFormat numbers the layout of what run --out writes; explain
@@ -33,20 +34,30 @@ func explainCommand(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("explain", stdout, stderr)
 	task := fs.String("task", "", "the task to explain, as j1-map3 or 1/map3")
 	job := fs.Int64("job", 0, "the job to explain")
+	at := fs.String("at", "", "an emulated instant (842s, 14m2s): the busiest links then and what ran")
 	dirs, err := fs.parse(args)
 	if err != nil {
 		return exitCode(err)
 	}
-	if len(dirs) != 1 || (*task == "") == (*job == 0) {
-		fmt.Fprintln(stderr, "clusteremu explain: give one run directory (written by run --out) and --task or --job")
+	asked := 0
+	for _, set := range []bool{*task != "", *job != 0, *at != ""} {
+		if set {
+			asked++
+		}
+	}
+	if len(dirs) != 1 || asked != 1 {
+		fmt.Fprintln(stderr, "clusteremu explain: give one run directory (written by run --out) and one of --task, --job or --at")
 		return exitUsage
 	}
 	run, err := loadRun(dirs[0])
 	if err == nil {
-		if *task != "" {
+		switch {
+		case *task != "":
 			err = run.explainTask(stdout, *task)
-		} else {
+		case *job != 0:
 			err = run.explainJob(stdout, sched.JobID(*job))
+		default:
+			err = run.explainAt(stdout, *at)
 		}
 	}
 	if err != nil {
@@ -481,5 +492,46 @@ func (r *runDir) explainJob(w io.Writer, id sched.JobID) error {
 	}
 	task, _, _ := strings.Cut(slowest["attempt"], ".")
 	fmt.Fprintf(w, "slowest   %s (%.3fs): clusteremu explain %s --task %s\n", slowest["attempt"], held(slowest), r.dir, task)
+	return nil
+}
+
+// explainAt prints the busiest links in the sampled window holding an
+// instant, and the attempts running then.
+func (r *runDir) explainAt(w io.Writer, at string) error {
+	d, err := units.ParseDuration(at)
+	if err != nil {
+		return fmt.Errorf("--at %s: want an emulated instant such as 842s or 14m2s", at)
+	}
+	t := d.Std().Seconds()
+	type use struct {
+		link string
+		u    float64
+	}
+	var busiest []use
+	from, to := 0.0, 0.0
+	for _, row := range r.links {
+		f, e := parseSecs(row["from"]), parseSecs(row["to"])
+		if t < f || t >= e {
+			continue
+		}
+		u, _ := strconv.ParseFloat(row["utilisation"], 64)
+		busiest, from, to = append(busiest, use{row["link"], u}), f, e
+	}
+	running := map[string]int{}
+	for _, a := range r.tasks {
+		if a["start"] != "" && parseSecs(a["start"]) <= t && t < parseSecs(a["end"]) {
+			running[a["kind"]]++
+		}
+	}
+	fmt.Fprintf(w, "at        %.3fs: %d maps and %d reduces running\n", t, running["map"], running["reduce"])
+	if len(busiest) == 0 {
+		fmt.Fprintln(w, "links     none carried anything in the window holding that instant")
+		return nil
+	}
+	slices.SortStableFunc(busiest, func(a, b use) int { return cmp.Compare(b.u, a.u) })
+	fmt.Fprintf(w, "links     the busiest from %.3fs to %.3fs:\n", from, to)
+	for _, b := range busiest[:min(len(busiest), 10)] {
+		fmt.Fprintf(w, "  %-24s %5.1f%%\n", b.link, 100*b.u)
+	}
 	return nil
 }

@@ -51,6 +51,13 @@ func TestExplainTellsAMapsStory(t *testing.T) {
 	out.Reset()
 	require.Equal(t, 0, run([]string{"explain", dir, "--job", strings.TrimPrefix(strings.Split(task, "-")[0], "j")}, &out, &errs), errs.String())
 	assert.Contains(t, out.String(), "slowest   ")
+
+	// Which links were the bottleneck at 1m30s: a window of 1 s holding
+	// the instant, its busiest links first, at most 100% busy.
+	out.Reset()
+	require.Equal(t, 0, run([]string{"explain", dir, "--at", "1m30s"}, &out, &errs), errs.String())
+	assert.Regexp(t, `(?s)^at        90\.000s: \d+ maps and \d+ reduces running\nlinks     the busiest from 89\.\d+s to 90\.\d+s:\n  \S`, out.String())
+	assert.NotContains(t, out.String(), "100.1%")
 }
 
 // firstOffNode is the first map in tasks.csv that did not run node-local.
@@ -87,7 +94,8 @@ func TestExplainSaysWhatIsMissing(t *testing.T) {
 		{[]string{"explain", dir, "--task", "j999-map0"}, "job 999 is not in"},
 		{[]string{"explain", dir, "--task", "j1-map999"}, "no attempt of j1-map999 ran"},
 		{[]string{"explain", dir, "--task", "map3"}, "want a task as j1-map3 or 1/map3"},
-		{[]string{"explain", dir}, "give one run directory (written by run --out) and --task or --job"},
+		{[]string{"explain", dir}, "give one run directory (written by run --out) and one of --task, --job or --at"},
+		{[]string{"explain", dir, "--at", "soon"}, "--at soon: want an emulated instant such as 842s or 14m2s"},
 	} {
 		var out, errs bytes.Buffer
 		assert.Equal(t, exitUsage, run(tc.args, &out, &errs), tc.args)

@@ -32,7 +32,7 @@ check its [[expect]] blocks`, runCommand},
 		{"compare", "a.toml b.toml ... | [scenario.toml] --set key=v1,v2,... [--out DIR]",
 			`run variants on the same workload and seeds and print their metrics
 side by side with ratios`, compareCommand},
-		{"explain", "RUN_DIR --task JOB/TASK | --job JOB",
+		{"explain", "RUN_DIR --task JOB/TASK | --job JOB | --at INSTANT",
 			"tell a task's or a job's story from a run's --out directory: the slot offers its job was looked at for and the policy's reasons, where and when it launched, its phases, and what bounded its flows (with run --trace-flows)", explainCommand},
 		{"validate", "[--set key=value] scenario.toml ...",
 			"decode and validate scenarios only", validateCommand},
