@@ -10,7 +10,7 @@ BENCHCOUNT ?= 1
 VERSION    := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS    := -X main.version=$(VERSION)
 
-.PHONY: all build run test browser bench lint fuzz validate clean
+.PHONY: all build run test browser viewer bench lint fuzz validate clean
 
 all: lint test
 
@@ -27,11 +27,21 @@ browser:
 		|| (apt-get update >/dev/null && apt-get install -y chromium >/dev/null) \
 		|| sudo -n apt-get install -y chromium >/dev/null
 
+## viewer: speedscope, a trace-event viewer the trace's test opens in the
+## browser (Perfetto's UI needs the network)
+SPEEDSCOPE_VERSION := 1.25.0
+SPEEDSCOPE := $(BIN)/speedscope-$(SPEEDSCOPE_VERSION)
+$(SPEEDSCOPE):
+	rm -rf $@.tmp && mkdir -p $@.tmp
+	npm install --silent --no-audit --no-fund --prefix $@.tmp speedscope@$(SPEEDSCOPE_VERSION) >/dev/null
+	mv $@.tmp $@
+viewer: $(SPEEDSCOPE)
+
 ## test: vet, every test under the race detector, then the paper
 ## reproductions' reduced forms, which the race detector would slow ten-fold
-test: browser
+test: browser viewer
 	$(GO) vet ./...
-	$(GO) test -race -count=1 ./...
+	CLUSTEREMU_SPEEDSCOPE=$(SPEEDSCOPE) $(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run '^TestReproductionsPassReduced$$' ./cmd/clusteremu
 
 ## bench: every benchmark, with allocations

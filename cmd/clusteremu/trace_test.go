@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"cmp"
+	"encoding/base64"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -186,5 +189,54 @@ func TestTraceFlowsShowsEveryFlow(t *testing.T) {
 	assert.Len(t, ends, flows)
 	for id, b := range begins {
 		assert.LessOrEqual(t, b, ends[id], "flow %d", id)
+	}
+}
+
+var traceScreenshot = flag.String("trace-screenshot", "", "also save the viewer's screenshot of the default scenario's trace here (docs/trace.png)")
+
+// speedscopePage is the page of the speedscope viewer make test installs
+// (CLUSTEREMU_SPEEDSCOPE, or the newest under .bin).
+func speedscopePage(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("CLUSTEREMU_SPEEDSCOPE")
+	if dir == "" {
+		found, _ := filepath.Glob(filepath.Join("..", "..", ".bin", "speedscope-*"))
+		slices.Sort(found)
+		if len(found) > 0 {
+			dir = found[len(found)-1]
+		}
+	}
+	page, err := filepath.Abs(filepath.Join(dir, "node_modules", "speedscope", "dist", "release", "index.html"))
+	require.NoError(t, err)
+	_, err = os.Stat(page)
+	require.NoError(t, err, "the trace is checked in speedscope, which make test installs (make viewer)")
+	return page
+}
+
+// The default scenario's trace opens in an independent trace-event
+// viewer (speedscope, in Debian's headless chromium): it reads a track
+// per node slot, 40 nodes × 6 slots, and names the first.
+func TestTraceOpensInAViewer(t *testing.T) {
+	page := speedscopePage(t)
+	browser, err := exec.LookPath("chromium")
+	require.NoError(t, err, "the viewer runs in Debian's chromium: apt-get install -y chromium (make test does)")
+	dir := t.TempDir()
+	var out, errs bytes.Buffer
+	require.Equal(t, 0, run([]string{"run", "--quiet", "--set", "run.slowdown=false", "--out", dir}, &out, &errs), errs.String())
+	raw, err := os.ReadFile(filepath.Join(dir, "trace.json"))
+	require.NoError(t, err)
+	loader := filepath.Join(dir, "trace.js") // how speedscope's own command line hands it a file
+	require.NoError(t, os.WriteFile(loader, []byte(fmt.Sprintf("speedscope.loadFileFromBase64(%q, %q)",
+		"trace.json", base64.StdEncoding.EncodeToString(raw))), 0o644))
+	url := "file://" + page + "#localProfilePath=" + loader
+	flags := []string{"--headless", "--no-sandbox", "--hide-scrollbars", "--use-angle=swiftshader", "--enable-unsafe-swiftshader",
+		"--window-size=1400,800", "--virtual-time-budget=3000"}
+	dom, err := exec.Command(browser, append(flags, "--dump-dom", url)...).Output()
+	require.NoError(t, err)
+	assert.Contains(t, string(dom), "rack 0 (pid 1), node 0 map slot 0 (tid 1)")
+	assert.Contains(t, string(dom), "(1/240)", "a track per slot: 40 nodes × (4 map + 2 reduce)")
+	if *traceScreenshot != "" {
+		_, err := exec.Command(browser, append(flags, "--screenshot="+*traceScreenshot, url)...).CombinedOutput()
+		require.NoError(t, err)
 	}
 }
