@@ -326,11 +326,11 @@ func (f *Fabric) handleSetFlowMaxRate(msg *SetFlowMaxRate) {
 	if ff == nil {
 		return // it ended while the change was on its way
 	}
-	err := fmt.Errorf("it was started without a bound")
-	if ff.bounded {
-		err = f.net.SetCapacity(f.deps.Clock.Now(), ff.private, msg.MaxRate)
+	if !ff.bounded {
+		f.deps.Fail(fmt.Errorf("fabric: bound flow %v at %g B/s: it was started without a bound", msg.Key, msg.MaxRate))
+		return
 	}
-	if err != nil {
+	if err := f.net.SetCapacity(f.deps.Clock.Now(), ff.private, msg.MaxRate); err != nil {
 		f.deps.Fail(fmt.Errorf("fabric: bound flow %v at %g B/s: %w", msg.Key, msg.MaxRate, err))
 		return
 	}

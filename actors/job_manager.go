@@ -107,12 +107,19 @@ func (m *JobManager) handleLaunched(ctx actor.Context, msg *TaskLaunched) {
 // handleProgress keeps an attempt's latest progress report, for whatever
 // decides speculation (Progress).
 func (m *JobManager) handleProgress(msg *TaskProgress) {
-	p := AttemptProgress{TaskProgress: *msg}
-	if held := (msg.At - msg.Start).Seconds(); held > 0 {
-		p.Rate = msg.Score / held
-	}
+	p := rated(*msg)
 	m.progress[msg.Attempt] = p
 	m.deps.Metrics.AttemptProgressed(p)
+}
+
+// rated is a report with its progress rate: score per second since the
+// attempt's launch (0 at the launch itself).
+func rated(r TaskProgress) AttemptProgress {
+	p := AttemptProgress{TaskProgress: r}
+	if held := (r.At - r.Start).Seconds(); held > 0 {
+		p.Rate = r.Score / held
+	}
+	return p
 }
 
 // Progress returns an attempt's latest progress report, if it has sent
@@ -128,8 +135,7 @@ func (m *JobManager) handleFinished(ctx actor.Context, msg *TaskFinished) {
 		if msg.Outcome == sched.Succeeded {
 			// A succeeded attempt is done: its progress ends at 1.
 			last.Fraction, last.Score, last.At = 1, 1, m.deps.Clock.Now()
-			last.Rate = 1 / (last.At - last.Start).Seconds()
-			m.deps.Metrics.AttemptProgressed(last)
+			m.deps.Metrics.AttemptProgressed(rated(last.TaskProgress))
 		}
 	}
 	var fx effects

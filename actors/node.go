@@ -43,7 +43,6 @@ type Node struct {
 	cfg   NodeConfig
 	deps  Deps
 	self  *actor.PID
-	cores int       // the node's cores
 	speed float64   // the node's core speed relative to [cluster] speed
 	slots [2][]bool // busy slots by kind and index
 	seq   int64
@@ -77,7 +76,6 @@ func NewNode(cfg NodeConfig, deps Deps) *Node {
 	return &Node{
 		cfg:   cfg,
 		deps:  deps,
-		cores: cfg.Cluster.CoresPerNode(&cfg.Tasks),
 		speed: 1,
 		slots: [2][]bool{make([]bool, cfg.Cluster.MapSlots), make([]bool, cfg.Tasks.Reducers(cfg.Cluster.ReduceSlots))},
 		// Copy-compute splitting's admission control (Zaharia et al.
@@ -254,7 +252,7 @@ func (n *Node) handleSetNodeSpeed(ctx actor.Context, msg *SetNodeSpeed) {
 	n.speed = msg.Speed
 	ctx.Send(n.cfg.Fabric, &SetLinkCapacity{
 		Link:     netmodel.LinkRef{Kind: netmodel.HostCPU, Host: netmodel.HostID(n.cfg.ID)},
-		Capacity: units.Rate(float64(n.cores) * n.cfg.Cluster.Speed * n.speed * CoreRate),
+		Capacity: units.Rate(n.cfg.Cluster.CPU(&n.cfg.Tasks) * n.speed),
 	})
 	for _, a := range slices.SortedFunc(maps.Keys(n.runs), sched.CompareAttempts) {
 		n.retime(ctx, n.runs[a])

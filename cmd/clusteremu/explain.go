@@ -432,7 +432,7 @@ func (r *runDir) bound(f map[string]string, net *netmodel.Network, topo *netmode
 // busy is a link's mean utilisation over [start, end], from links.csv's
 // windows weighted by their overlap.
 func (r *runDir) busy(link string, start, end float64) float64 {
-	sum, span := 0.0, 0.0
+	sum := 0.0
 	for _, row := range r.links {
 		if row["link"] != link {
 			continue
@@ -444,7 +444,6 @@ func (r *runDir) busy(link string, start, end float64) float64 {
 		}
 		u, _ := strconv.ParseFloat(row["utilisation"], 64)
 		sum += u * overlap
-		span += overlap
 	}
 	if end <= start {
 		return 0

@@ -106,7 +106,7 @@ func checkOutFile(path string) error {
 
 // linkWindow is the window over which links.csv and trace.json average
 // each link's utilisation: the run keeps every link's bytes per window, 8
-// bytes per link and window (the FB-2009 first hour's 3,640 links: 100 MB;
+// bytes per link and window (the FB-2009 first hour's 3,040 links: 88 MB;
 // the files keep the busy ones only).
 const linkWindow = time.Second
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"cmp"
 	"fmt"
 	"html/template"
 	"image/color"
@@ -255,26 +254,16 @@ func slotPlot(runs []reportRun) (*plot.Plot, error) {
 // busySeries is the step function of attempts of a kind running, over
 // slots.
 func busySeries(res *cluster.Records, kind sched.TaskKind, slots float64) plotter.XYs {
-	type change struct {
-		at    time.Duration
-		delta int
-	}
-	var ch []change
+	var ch []levelChange
 	for _, a := range slices.Concat(res.Attempts, res.CutOff) {
 		if a.Attempt.Kind == kind && a.Start >= 0 {
-			ch = append(ch, change{a.Start, 1}, change{a.End, -1})
+			ch = append(ch, levelChange{a.Start, 1}, levelChange{a.End, -1})
 		}
 	}
-	slices.SortFunc(ch, func(a, b change) int { return cmp.Compare(a.at, b.at) })
 	pts := plotter.XYs{{X: 0, Y: 0}}
-	level := 0
-	for i, c := range ch {
-		level += c.delta
-		if i+1 < len(ch) && ch[i+1].at == c.at {
-			continue
-		}
-		x := c.at.Seconds()
-		pts = append(pts, plotter.XY{X: x, Y: pts[len(pts)-1].Y}, plotter.XY{X: x, Y: float64(level) / slots})
+	for _, l := range stepLevels(ch) {
+		x := l.at.Seconds()
+		pts = append(pts, plotter.XY{X: x, Y: pts[len(pts)-1].Y}, plotter.XY{X: x, Y: float64(l.n) / slots})
 	}
 	return pts
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -287,41 +288,58 @@ func launchInstants(cfg cluster.Config, attempts []tracedAttempt) []traceEvent {
 // count every task of a job from its submission until its first attempt
 // begins (reduces waiting for slow-start included).
 func counters(res *cluster.Records, attempts []tracedAttempt) []traceEvent {
-	type change struct {
-		at    time.Duration
-		name  string
-		delta int
-	}
-	var ch []change
-	for _, a := range attempts {
-		name := "busy " + a.Attempt.Kind.String() + " slots"
-		ch = append(ch, change{a.Start, name, 1}, change{a.End, name, -1})
-	}
+	series := map[string][]levelChange{}
 	firstStart := map[[3]int64]time.Duration{}
 	for _, a := range attempts {
+		name := "busy " + a.Attempt.Kind.String() + " slots"
+		series[name] = append(series[name], levelChange{a.Start, 1}, levelChange{a.End, -1})
 		k := [3]int64{int64(a.Attempt.Job), int64(a.Attempt.Kind), int64(a.Attempt.Task)}
 		if s, ok := firstStart[k]; !ok || a.Start < s {
 			firstStart[k] = a.Start
 		}
 	}
+	const pending = "tasks not yet started"
 	for _, j := range res.Jobs {
-		ch = append(ch, change{j.Submit, "tasks not yet started", j.Maps + j.Reduces})
+		series[pending] = append(series[pending], levelChange{j.Submit, j.Maps + j.Reduces})
 	}
 	for _, s := range firstStart {
-		ch = append(ch, change{s, "tasks not yet started", -1})
+		series[pending] = append(series[pending], levelChange{s, -1})
 	}
-	slices.SortStableFunc(ch, func(a, b change) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.name, b.name)) })
-	level := map[string]int{}
 	var evs []traceEvent
-	for i, c := range ch {
-		level[c.name] += c.delta
-		if i+1 < len(ch) && ch[i+1].at == c.at && ch[i+1].name == c.name {
-			continue // one sample per track and instant, after all its changes
+	for _, name := range slices.Sorted(maps.Keys(series)) {
+		for _, l := range stepLevels(series[name]) {
+			evs = append(evs, traceEvent{Name: name, Ph: "C", Ts: usec(l.at), Pid: clusterPid, Args: counterArgs{float64(l.n)}})
 		}
-		evs = append(evs, traceEvent{Name: c.name, Ph: "C", Ts: usec(c.at), Pid: clusterPid, Tid: 0,
-			Args: counterArgs{float64(level[c.name])}})
 	}
 	return evs
+}
+
+// levelChange moves a counted level by delta at an instant.
+type levelChange struct {
+	at    time.Duration
+	delta int
+}
+
+// level is a counted level from an instant on.
+type level struct {
+	at time.Duration
+	n  int
+}
+
+// stepLevels sums changes in time order into the level after each
+// instant's changes: one step per instant that changes it.
+func stepLevels(changes []levelChange) []level {
+	slices.SortStableFunc(changes, func(a, b levelChange) int { return cmp.Compare(a.at, b.at) })
+	var out []level
+	n := 0
+	for i, c := range changes {
+		n += c.delta
+		if i+1 < len(changes) && changes[i+1].at == c.at {
+			continue // one step per instant, after all its changes
+		}
+		out = append(out, level{c.at, n})
+	}
+	return out
 }
 
 // flowSlices shows each kept flow (run --trace-flows) as an async slice
