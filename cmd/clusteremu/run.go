@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"clusteremu/cluster"
+	"clusteremu/netmodel"
 	"clusteremu/policies/sched"
 	"clusteremu/scenarios"
 	"clusteremu/units"
@@ -38,6 +39,8 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	traceFlows := fs.Bool("trace-flows", false, "also show every flow in trace.json, as an async slice (a day of trace has millions)")
 	listen := fs.String("listen", "", "serve a live status page and Prometheus /metrics on this loopback address (127.0.0.1:9090) while the run goes")
 	decisions := fs.String("decisions", "", "follow these decisions (from shrink --out or decisions.jsonl) instead of the schedule seed's draws")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof reads it)")
+	memProfile := fs.String("memprofile", "", "write a heap profile at the run's end to this file (go tool pprof reads it)")
 	sc, err := scenarioFlags.load(fs, args)
 	if err != nil {
 		return exitCode(err)
@@ -79,9 +82,17 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		stop = showProgress(stderr, c, cfg.Run.Until.Std())
 	}
 	endWatch := onInterrupt(stderr, c.Interrupt)
+	endProfile, err := startProfiles(*cpuProfile, *memProfile)
+	if err != nil {
+		fmt.Fprintln(stderr, "clusteremu:", err)
+		return exitUsage
+	}
 	start := time.Now()
 	rep, runErr := c.Run()
 	wall := time.Since(start) - rep.ReferenceWall // the run's own
+	if err := endProfile(); err != nil {
+		fmt.Fprintln(stderr, "clusteremu:", err)
+	}
 	endWatch()
 	stop()
 	// The files first: printing to a closed pipe can end the process.
@@ -290,7 +301,8 @@ func printSummary(w io.Writer, cfg cluster.Config, rep *cluster.Report, wall tim
 			s["tasks.killed.slot_seconds"], s["tasks.killed"], s["tasks.failed.slot_seconds"], s["tasks.failed"])
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "flows     %.0f completed, %.0f aborted, %.1f GB moved\n", s["flows.completed"], s["flows.aborted"], s["flows.bytes"]/1e9)
+	fmt.Fprintf(w, "flows     %.0f completed, %.0f aborted, %.1f GB moved; %d re-solves of %.0f flows on average\n",
+		s["flows.completed"], s["flows.aborted"], s["flows.bytes"]/1e9, rep.Network.Solves, perSolve(rep.Network))
 	emulated := rep.End.At
 	fmt.Fprintf(w, "time      %v emulated (%s) in %v wall: %.0f× real time, %d messages, %s clock\n",
 		emulated.Round(time.Second), rep.End.Reason, wall.Round(time.Millisecond), emulated.Seconds()/wall.Seconds(),
@@ -395,4 +407,12 @@ func printFailures(w io.Writer, res *cluster.Records) {
 		}
 		fmt.Fprintf(w, "failed    %d× (job %d first): %s\n", r.count, r.first, r.text)
 	}
+}
+
+// perSolve is the mean number of flows a re-solve recomputed.
+func perSolve(st netmodel.Stats) float64 {
+	if st.Solves == 0 {
+		return 0
+	}
+	return float64(st.FlowsSolved) / float64(st.Solves)
 }
