@@ -376,9 +376,17 @@ func (f *Fabric) abortNode(ctx actor.Context, node sched.NodeID, reason string) 
 
 // handleDue completes the flows due now and tells their owners, in flow
 // order.
+//
+// Their owners mostly answer at once, starting the next fetch or phase
+// at this same instant, so the rates are re-solved at the instant's end
+// (settle), once for the completions and the starts together, rather
+// than now and again after the starts.
 func (f *Fabric) handleDue(ctx actor.Context) {
 	f.armed = false
-	f.completeDue(ctx)
+	if f.completeDue(ctx) > 0 {
+		f.markStale()
+		return
+	}
 	f.rearm()
 }
 
@@ -386,7 +394,7 @@ func (f *Fabric) handleDue(ctx actor.Context) {
 // timer, every change calls it first: in scaled and wall time the clock
 // may have moved past a completion whose timer has fired but not yet been
 // handled, and the model must reach an instant before it changes there.
-func (f *Fabric) completeDue(ctx actor.Context) {
+func (f *Fabric) completeDue(ctx actor.Context) int {
 	now := f.deps.Clock.Now()
 	done, err := f.net.AdvanceTo(now)
 	if err != nil {
@@ -407,6 +415,7 @@ func (f *Fabric) completeDue(ctx actor.Context) {
 		f.record(ff, ff.start.Bytes, c.At, true)
 		ctx.Send(ff.start.Owner, &FlowDone{Key: key, Bytes: ff.start.Bytes, Started: ff.at})
 	}
+	return len(done)
 }
 
 // rearm keeps the one completion timer on the earliest completion.

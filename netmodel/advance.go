@@ -34,6 +34,12 @@ func (n *Network) AdvanceTo(t time.Duration) ([]Completed, error) {
 		return nil, fmt.Errorf("%w: t = %v, network is at %v", ErrTimeBackwards, t, n.now)
 	}
 	n.completed = n.completed[:0]
+	if t == n.now && len(n.dirty) > 0 {
+		// No time passes, so no byte moves: the changes made at this
+		// instant wait for one re-solve at the next query, and a flow
+		// due now under its rates completes then.
+		return n.completed, nil
+	}
 	for {
 		at, ok := n.NextCompletion()
 		if !ok || at > t {
