@@ -139,6 +139,23 @@ type HeartbeatConfig struct {
 	// OutOfBand sends a heartbeat as soon as an attempt ends, as Hadoop's
 	// out-of-band heartbeat does, besides the periodic ones.
 	OutOfBand bool `toml:"out_of_band"`
+	// PerSecond, when positive, scales the interval with the cluster as
+	// Hadoop 1's JobTracker does (mapreduce.jobtracker.heartbeats.in.second):
+	// each node beats every ⌈nodes / PerSecond⌉ seconds, never more often
+	// than Interval, so the coordinator hears about PerSecond heartbeats a
+	// second however large the cluster.
+	PerSecond int `toml:"per_second"`
+}
+
+// Period is the interval between one node's heartbeats in a cluster of
+// the given size: Interval, or the scaled one when PerSecond is set and
+// that is longer.
+func (h *HeartbeatConfig) Period(nodes int) units.Duration {
+	if h.PerSecond <= 0 {
+		return h.Interval
+	}
+	secs := (int64(nodes) + int64(h.PerSecond) - 1) / int64(h.PerSecond)
+	return max(h.Interval, units.Duration(time.Duration(secs)*time.Second))
 }
 
 // DeadTimeout is the silence after which a node is dead; 0 never.
@@ -280,6 +297,7 @@ func (h *HeartbeatConfig) Validate(errs *Checks) {
 	errs.Check(h.Interval < MinPeriod, "heartbeat.interval", h.Interval, fmt.Sprintf("must be at least %v: every node heartbeats every interval, so a shorter one is millions of messages per emulated second", MinPeriod))
 	errs.Check(h.ControlLatency < 0, "heartbeat.control_latency", h.ControlLatency, "must be ≥ 0")
 	errs.Check(h.DeadAfter < 0, "heartbeat.dead_after", h.DeadAfter, "must be ≥ 0 missed heartbeats (0: never)")
+	errs.Check(h.PerSecond < 0, "heartbeat.per_second", h.PerSecond, "must be ≥ 0 (0: the interval does not scale with the cluster)")
 }
 
 // Validate checks [tasks] on nodes with reduceSlots.

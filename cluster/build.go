@@ -57,6 +57,7 @@ func Build(cfg Config) (*Cluster, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	cfg.Heartbeat.Interval = cfg.Heartbeat.Period(cfg.Nodes())
 	policy, err := sched.New(cfg.Scheduler.Name, cfg.Scheduler.Params)
 	if err != nil {
 		return nil, err

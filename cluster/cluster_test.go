@@ -392,3 +392,34 @@ func TestChaosMustNotOutlastTheLivenessWindow(t *testing.T) {
 	cfg.Heartbeat.DeadAfter = 0 // never declared dead
 	assert.NoError(t, cfg.Validate())
 }
+
+// heartbeat.per_second stretches every node's interval as Hadoop 1 does,
+// and the watchdog is checked against the stretched interval.
+func TestHeartbeatsScaleWithTheCluster(t *testing.T) {
+	beats := func(perSecond int) int {
+		cfg := smallCluster()
+		cfg.Cluster.NodesPerRack = 8
+		cfg.Heartbeat.PerSecond = perSecond
+		cfg.Run.Until = units.Duration(time.Minute)
+		cfg.Run.Events = true
+		// A job due after the cut-off keeps the run from ending idle.
+		cfg.Workload = [][]workload.JobSpec{{{InputBytes: mib, Submit: 2 * time.Minute}}}
+		n := 0
+		for _, e := range run(t, cfg).End.Events {
+			if e.Type == "actors.Heartbeat" && e.Receiver == "coordinator" {
+				n++
+			}
+		}
+		return n
+	}
+	assert.Equal(t, 8*20, beats(0), "every 3 s: 20 a minute from each of 8 nodes")
+	scaled := beats(1) // every ⌈8 / 1⌉ = 8 s: 7 or 8 a minute, by each node's phase
+	assert.GreaterOrEqual(t, scaled, 8*7)
+	assert.LessOrEqual(t, scaled, 8*8)
+
+	cfg := smallCluster()
+	cfg.Cluster.NodesPerRack = 8
+	cfg.Heartbeat.PerSecond = 1
+	cfg.Run.StallAfter = units.Duration(10 * time.Second)
+	assert.ErrorContains(t, cfg.Validate(), `run.stall_after = 10s: must be at least twice the heartbeat interval = 8s (heartbeat.per_second = 1 on 8 nodes)`)
+}

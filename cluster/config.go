@@ -112,9 +112,9 @@ func (c *Config) Validate() error {
 	check(r.Concurrent() && r.Deterministic != nil && *r.Deterministic, "run.deterministic", true,
 		"needs the virtual clock; scaled and wall runs are concurrent")
 	check(c.Chaos.RelayJitter < 0, "chaos.relay_jitter", c.Chaos.RelayJitter, "must be ≥ 0")
-	hb := c.Heartbeat.Interval.Std()
+	hb := c.Heartbeat.Period(c.Nodes()).Std()
 	check(r.StallAfter > 0 && hb > 0 && r.StallAfter.Std()/2 < hb, "run.stall_after", r.StallAfter,
-		fmt.Sprintf("must be at least twice heartbeat.interval = %v: slots are offered on heartbeats, so a healthy run waits that long without progress (0: no watchdog)", c.Heartbeat.Interval))
+		fmt.Sprintf("must be at least twice %s: slots are offered on heartbeats, so a healthy run waits that long without progress (0: no watchdog)", heartbeatNamed(c)))
 	check(c.Chaos.HeartbeatJitter < 0 || hb > 0 && c.Chaos.HeartbeatJitter.Std() >= hb, "chaos.heartbeat_jitter", c.Chaos.HeartbeatJitter,
 		fmt.Sprintf("must be ≥ 0 and below heartbeat.interval = %v, so heartbeats keep their order", c.Heartbeat.Interval))
 	if d := c.Heartbeat.DeadAfter; d > 0 && hb > 0 {
@@ -271,4 +271,13 @@ func workloadTasks(jobs []workload.JobSpec, blockSize int64) (total, biggest int
 		total = min(total+min(n, actors.MaxTasks+1)+min(jobs[i].Reduces, actors.MaxTasks+1), math.MaxInt/2)
 	}
 	return total, biggest
+}
+
+// heartbeatNamed names the heartbeat interval a check compares with: the
+// field, or what heartbeat.per_second made of it.
+func heartbeatNamed(c *Config) string {
+	if p := c.Heartbeat.Period(c.Nodes()); p != c.Heartbeat.Interval {
+		return fmt.Sprintf("the heartbeat interval = %v (heartbeat.per_second = %d on %d nodes)", p, c.Heartbeat.PerSecond, c.Nodes())
+	}
+	return fmt.Sprintf("heartbeat.interval = %v", c.Heartbeat.Interval)
 }
