@@ -113,14 +113,20 @@ func (c *Coordinator) handleStarted(ctx actor.Context) {
 	c.core.maybeFinish()
 }
 
-// handleJobEnded tells a closed-loop client its job ended, then lets the
-// core forget the job.
+// handleJobEnded tells a closed-loop client its job ended, lets the core
+// forget the job and stops its manager, whose state a long run would
+// otherwise keep to the end: reports of the job's attempts killed after
+// it ended become dead letters, counted in the run's end.
 func (c *Coordinator) handleJobEnded(ctx actor.Context, msg *JobEnded) {
 	if client, ok := c.clients[msg.Job]; ok {
 		delete(c.clients, msg.Job)
 		ctx.Send(client, msg)
 	}
 	c.core.jobEnded(c.deps.Clock.Now(), msg.Job)
+	if jm, ok := c.jms[msg.Job]; ok {
+		delete(c.jms, msg.Job)
+		ctx.Stop(jm)
+	}
 }
 
 // apply carries out the core's effects as messages, in order.

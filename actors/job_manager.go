@@ -13,9 +13,7 @@ import (
 // JobManager runs one job (the ApplicationMaster): it tracks the job's
 // tasks and attempts, releases reduces at slow-start, tells reducers where
 // map outputs are, re-runs what a lost node took with it, and reports the
-// job's end. It lives until the run stops, idle once the job is over (an
-// idle actor holds no goroutine), so that reports of attempts killed after
-// the job ended still reach it instead of becoming dead letters.
+// job's end. The coordinator stops it once the job has ended.
 type JobManager struct {
 	id          sched.JobID
 	spec        workload.JobSpec

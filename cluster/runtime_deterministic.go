@@ -87,9 +87,12 @@ func (r *deterministicRuntime) Interrupt() { r.interrupted.Store(true) }
 func (r *deterministicRuntime) Run() RunEnd {
 	reason := r.loop()
 	end := r.ex.now
+	// Stopping an actor that already stopped (a job manager whose job
+	// ended) is a dead letter of the shutdown, not of the run.
+	dead := r.dead
 	r.stop()
 	res := RunEnd{
-		Reason: reason, At: end, Err: r.ex.failed, Steps: r.ex.steps, DeadLetters: r.dead, Dropped: r.dropped,
+		Reason: reason, At: end, Err: r.ex.failed, Steps: r.ex.steps, DeadLetters: dead, Dropped: r.dropped,
 		Diverged: r.ex.diverged, Events: r.events, Choices: r.choices, Decisions: r.ex.course.log,
 	}
 	res.Reason = endReason(res.Reason, res.Err)
