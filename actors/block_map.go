@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
+	"slices"
 
 	"clusteremu/policies/placement"
 	"clusteremu/policies/sched"
@@ -25,12 +26,16 @@ type blockMap struct {
 	seed        uint64 // of the placement streams
 	files       map[string]*file
 	onNode      map[sched.NodeID][]blockRef // replicas each node holds
+	// forgotten counts, per node, the refs in onNode[node] to forgotten
+	// files, which are dropped when they are half of the list.
+	forgotten map[sched.NodeID]int
 }
 
 // file is a stored file: its blocks, each with its replicas.
 type file struct {
-	size   int64
-	blocks []block
+	size      int64
+	blocks    []block
+	forgotten bool
 }
 
 type block struct {
@@ -57,6 +62,7 @@ func newBlockMap(blockSize int64, replication int, rackOf []sched.RackID, seed u
 		seed:        seed,
 		files:       make(map[string]*file),
 		onNode:      make(map[sched.NodeID][]blockRef),
+		forgotten:   make(map[sched.NodeID]int),
 	}
 }
 
@@ -156,11 +162,37 @@ func (b *blockMap) pipeline(writer sched.NodeID, rng *rand.Rand) ([]sched.NodeID
 	return out, nil
 }
 
+// forget drops a file no job will read again (a job's private input once
+// the job has ended), so a long run holds the blocks of the files in use,
+// not of every file it ever stored. Its replicas leave the nodes' lists
+// lazily: a list is compacted when half of it is forgotten, so forgetting
+// costs O(1) amortised per replica.
+func (b *blockMap) forget(name string) {
+	f, ok := b.files[name]
+	if !ok {
+		return
+	}
+	delete(b.files, name)
+	f.forgotten = true
+	for _, blk := range f.blocks {
+		for _, node := range blk.replicas {
+			b.forgotten[node]++
+			if refs := b.onNode[node]; 2*b.forgotten[node] >= len(refs) {
+				b.onNode[node] = slices.DeleteFunc(refs, func(r blockRef) bool { return r.file.forgotten })
+				b.forgotten[node] = 0
+			}
+		}
+	}
+}
+
 // nodeDown forgets every replica the node held and keeps new replicas off
 // it. Blocks left without a replica stay in their files with none.
 func (b *blockMap) nodeDown(node sched.NodeID) {
 	b.topo.Down[node] = true
 	for _, ref := range b.onNode[node] {
+		if ref.file.forgotten {
+			continue
+		}
 		blk := &ref.file.blocks[ref.index]
 		for i, n := range blk.replicas {
 			if n == node {
@@ -170,4 +202,5 @@ func (b *blockMap) nodeDown(node sched.NodeID) {
 		}
 	}
 	delete(b.onNode, node)
+	delete(b.forgotten, node)
 }

@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -100,4 +101,37 @@ func TestBlockMapNodeDown(t *testing.T) {
 	lonely := &block{replicas: nil}
 	_, _, ok := b.source(lonely, 0, rng)
 	assert.False(t, ok)
+}
+
+func TestBlockMapForgetsFilesAndCompactsNodeLists(t *testing.T) {
+	b := newBlockMap(128, 3, fourRacksOfTen(), 3)
+	keep, err := b.ensure("keep", 128*40, 128)
+	require.NoError(t, err)
+	for i := range 50 {
+		_, err := b.ensure(fmt.Sprintf("input-%d", i), 128*40, 128)
+		require.NoError(t, err)
+		b.forget(fmt.Sprintf("input-%d", i))
+	}
+	b.forget("never stored") // a no-op
+	require.Len(t, b.files, 1)
+	refs := 0
+	for node, list := range b.onNode {
+		live := 0
+		for _, r := range list {
+			if !r.file.forgotten {
+				live++
+			}
+		}
+		assert.LessOrEqual(t, len(list)-live, live+1, "node %d: forgotten refs outnumber live ones", node)
+		refs += live
+	}
+	assert.Equal(t, 40*3, refs, "every replica of the kept file is still listed")
+
+	again, err := b.ensure("input-7", 128*40, 128)
+	require.NoError(t, err, "a forgotten name can be stored afresh")
+	assert.False(t, again.forgotten)
+
+	// A node going down drops its replicas of live files only.
+	b.nodeDown(keep.blocks[0].replicas[0])
+	assert.Len(t, keep.blocks[0].replicas, 2)
 }

@@ -273,6 +273,9 @@ func (s *coordState) jobEnded(now time.Duration, id sched.JobID) {
 	s.out.progress = true
 	s.table.remove(id)
 	s.policy.Ended(now, id)
+	if spec := s.jobs[id].spec; spec.InputFile == "" {
+		s.blocks.forget(inputName(id, spec)) // a private input: no other job reads it
+	}
 	delete(s.jobs, id)
 	s.maybeFinish()
 }
