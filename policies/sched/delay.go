@@ -50,8 +50,9 @@ func (p *DelayParams) check(c *paramChecks) {
 // the time between heartbeats (from any node), and only over gaps that
 // follow a heartbeat in which it was examined and skipped.
 type delayState struct {
-	jobs map[JobID]*delayJob
-	last time.Duration // the previous heartbeat
+	jobs    map[JobID]*delayJob
+	last    time.Duration // the previous heartbeat
+	skipped []*delayJob   // the jobs skipped since it, each once
 }
 
 type delayJob struct {
@@ -73,16 +74,17 @@ func (d *delayState) add(job Job, w Waits) {
 func (d *delayState) remove(id JobID) { delete(d.jobs, id) }
 
 // heartbeat adds the time since the previous heartbeat to every job
-// skipped since then.
+// skipped since then: a list of them, not a scan of every job, since a
+// cluster heartbeats far more often than jobs are skipped.
 func (d *delayState) heartbeat(now time.Duration) {
 	gap := now - d.last
 	d.last = now
-	for _, j := range d.jobs {
-		if j.skipped {
-			j.wait += gap
-			j.skipped = false
-		}
+	for _, j := range d.skipped {
+		j.wait += gap // a job removed since is no longer read
+		j.skipped = false
 	}
+	clear(d.skipped)
+	d.skipped = d.skipped[:0]
 }
 
 // offer answers a slot offer for one job: reduce slots at any locality,
@@ -130,7 +132,10 @@ func (d *delayState) allow(id JobID, v View, s Slot) (Locality, bool) {
 	}
 	s.Why.Note(id, "skipped by delay scheduling: its best map here is %s, and it has waited %v at level %v (t1 %v, t2 %v)",
 		best.words(), j.wait, j.level, w.T1, w.T2)
-	j.skipped = true
+	if !j.skipped {
+		j.skipped = true
+		d.skipped = append(d.skipped, j)
+	}
 	return 0, false
 }
 
