@@ -114,6 +114,7 @@ func TestDifferential(t *testing.T) {
 // couple racks.
 func TestDifferentialTopology(t *testing.T) {
 	seeds := max(1, diffSeeds(t)/10)
+	var direct int64
 	for seed := range int64(seeds) {
 		r := rand.New(rand.NewSource(seed))
 		n, err := NewNetwork(DefaultConfig())
@@ -131,6 +132,15 @@ func TestDifferentialTopology(t *testing.T) {
 		}
 		topo, err := BuildTopology(n, spec)
 		require.NoError(t, err)
+		// Bound links, as the fabric gives flows with a MaxRate and
+		// computes: a flow crossing one alone may be started and ended
+		// without a re-solve (direct.go).
+		var bounds []LinkID
+		for range 8 {
+			l, err := n.AddLink(math.Round(math.Pow(10, 5+4*r.Float64())))
+			require.NoError(t, err)
+			bounds = append(bounds, l)
+		}
 		d, err := newDriver(DefaultConfig(), nil)
 		require.NoError(t, err)
 		d.n = n
@@ -150,7 +160,12 @@ func TestDifferentialTopology(t *testing.T) {
 			case r.Intn(3) == 0:
 				err = d.advance(0)
 			default:
-				err = d.start(FlowSpec{Size: 1 + r.Int63n(1e9), Path: path, Class: r.Intn(2)})
+				fs := FlowSpec{Size: 1 + r.Int63n(1e9), Path: path, Class: r.Intn(2)}
+				if r.Intn(2) == 0 {
+					fs.Path = append(fs.Path, bounds[r.Intn(len(bounds))])
+					fs.Use = randUse(r, len(fs.Path))
+				}
+				err = d.start(fs)
 			}
 			require.NoError(t, err, "seed %d", seed)
 		}
@@ -160,7 +175,9 @@ func TestDifferentialTopology(t *testing.T) {
 			}
 			require.NoError(t, d.advance(0), "seed %d draining", seed)
 		}
+		direct += n.Stats().Direct
 	}
+	require.Positive(t, direct, "no start or end was applied directly: the cases miss direct.go")
 }
 
 // TestDifferentialCatchesWrongRates shows the comparison can fail: a

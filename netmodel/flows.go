@@ -35,13 +35,21 @@ func (n *Network) Start(now time.Duration, spec FlowSpec) (FlowID, error) {
 		n.finishes.set(slot, uint64(now))
 		return id, nil
 	}
-	n.arrivals = append(n.arrivals, slot)
-	n.noteClass(f.class)
+	direct := n.startDirect(slot)
+	if !direct {
+		n.arrivals = append(n.arrivals, slot)
+		n.noteClass(f.class)
+	}
 	for hop, l := range n.hops(slot) {
 		lk := &n.links[l]
 		st.back = append(st.back, int32(len(lk.flows)))
 		lk.flows = append(lk.flows, linkFlow{slot: slot, hop: int32(hop)})
-		n.markDirty(l)
+		if !direct {
+			n.markDirty(l)
+		}
+	}
+	if direct {
+		n.schedule(slot)
 	}
 	return id, nil
 }
@@ -124,10 +132,19 @@ func (n *Network) Cancel(now time.Duration, id FlowID) (int64, error) {
 func (n *Network) release(slot int32) {
 	f, st := &n.flows[slot], &n.states[slot]
 	if st.solvable {
-		n.noteDeparture(f)
+		direct := n.releaseDirect(slot)
+		if !direct {
+			n.noteDeparture(f)
+		}
+		n.addLoad(slot, -f.rate)
 		for hop, l := range n.hops(slot) {
 			n.unlink(l, st.back[hop])
-			n.markDirty(l)
+			if len(n.links[l].flows) == 0 {
+				n.loads[l] = 0 // no rounding left behind
+			}
+			if !direct {
+				n.markDirty(l)
+			}
 		}
 	}
 	n.finishes.remove(slot)

@@ -112,6 +112,7 @@ type Stats struct {
 	RateChanges  int64 // flows whose rate actually changed, summed over solves
 	Completions  int64 // flows completed
 	Cancelations int64 // flows canceled
+	Direct       int64 // starts and ends applied without a re-solve (see direct.go)
 }
 
 // link is laid out in one 64-byte cache line: everything a solve reads.
@@ -226,6 +227,7 @@ type Network struct {
 	cfg     Config
 	links   []link
 	carried []int64     // per link: bytes of the ended flows that crossed it
+	loads   []float64   // per link: Σ rate × use of its flows (see direct.go)
 	flows   []flow      // by slot
 	states  []flowState // by slot
 	free    []int32
@@ -284,6 +286,7 @@ func (n *Network) AddLink(capacity float64) (LinkID, error) {
 	}
 	n.links = append(n.links, link{capacity: capacity})
 	n.carried = append(n.carried, 0)
+	n.loads = append(n.loads, 0)
 	n.levels.grow(len(n.links))
 	return LinkID(len(n.links) - 1), nil
 }

@@ -31,9 +31,28 @@ func (n *Network) solve() {
 		n.links[l].dirty = false
 	}
 	n.dirty = n.dirty[:0]
-	n.sortByClass()
 	n.stats.Solves++
 	n.stats.FlowsSolved += int64(len(n.compFlows))
+	n.fillAll()
+	// What the filling left of each link it re-filled is its new load
+	// (direct.go), summed afresh: no rounding carries over from earlier
+	// rates.
+	n.takeLoads(n.compLinks)
+	n.applyRates()
+}
+
+// takeLoads sets the loads of re-filled links from the capacity the
+// filling left on them.
+func (n *Network) takeLoads(links []LinkID) {
+	for _, l := range links {
+		lk := &n.links[l]
+		n.loads[l] = lk.capacity - lk.rem
+	}
+}
+
+// fillAll fills the gathered flows class by class.
+func (n *Network) fillAll() {
+	n.sortByClass()
 	for start := 0; start < len(n.compFlows); {
 		end := start + 1
 		class := n.flows[n.compFlows[start]].class
@@ -43,7 +62,6 @@ func (n *Network) solve() {
 		n.fill(n.compFlows[start:end], class)
 		start = end
 	}
-	n.applyRates()
 }
 
 // collect gathers, from the dirty links, the links and flows to re-fill,
