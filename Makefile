@@ -44,9 +44,14 @@ test: browser viewer
 	CLUSTEREMU_SPEEDSCOPE=$(SPEEDSCOPE) $(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run '^TestReproductionsPassReduced$$' ./cmd/clusteremu
 
-## bench: every benchmark, with allocations
-bench:
+## bench: every benchmark, with allocations, then the table of whole runs
+## (clusteremu bench: BENCH_RUNS runs of each case, BENCH_ONLY to pick
+## cases by name; the FB-2009 day and the larger cases take minutes each)
+BENCH_RUNS ?= 3
+BENCH_ONLY ?=
+bench: build
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) ./...
+	./bin/clusteremu bench --runs $(BENCH_RUNS) --only "$(BENCH_ONLY)"
 
 $(STATICCHECK):
 	mkdir -p $(BIN)

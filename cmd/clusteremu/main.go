@@ -48,6 +48,10 @@ that still fail; run --decisions FILE replays them`, shrinkCommand},
 		{"reproduce", "[--reduced] scenario.toml ...",
 			`run a paper reproduction's variants and print paper value, emulator
 value and verdict per [[expect]] block`, reproduceCommand},
+		{"bench", "[--runs N] [--only NAME] [--set key=value] [scenario.toml ...]",
+			`run each case of the benchmark table (or each scenario given) N times,
+each in a process of its own, and print one table of medians: size,
+wall time, speed, solver work and peak resident memory`, benchCommand},
 		{"version", "", "print the version", func(_ []string, stdout, _ io.Writer) int {
 			fmt.Fprintln(stdout, "clusteremu", version)
 			return exitOK

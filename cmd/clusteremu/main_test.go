@@ -22,7 +22,16 @@ import (
 	"clusteremu/scenarios"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// asCLI, set in a child's environment, makes the test binary the
+// command itself: bench's test runs it as the cases' processes.
+const asCLI = "CLUSTEREMU_TEST_AS_CLI"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(asCLI) == "1" {
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	goleak.VerifyTestMain(m)
+}
 
 func TestUnknownCommandFails(t *testing.T) {
 	var out, errs bytes.Buffer

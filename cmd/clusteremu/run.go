@@ -41,6 +41,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	decisions := fs.String("decisions", "", "follow these decisions (from shrink --out or decisions.jsonl) instead of the schedule seed's draws")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof reads it)")
 	memProfile := fs.String("memprofile", "", "write a heap profile at the run's end to this file (go tool pprof reads it)")
+	stats := fs.String("stats", "", "write the run's size and work counters to this file as JSON (what clusteremu bench reads)")
 	sc, err := scenarioFlags.load(fs, args)
 	if err != nil {
 		return exitCode(err)
@@ -98,6 +99,12 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	// The files first: printing to a closed pipe can end the process.
 	if outs != nil {
 		if err := outs.write(sc, cfg, rep, wall, runErr); err != nil {
+			fmt.Fprintln(stderr, "clusteremu:", err)
+			return exitFailed
+		}
+	}
+	if *stats != "" {
+		if err := writeStats(*stats, cfg, rep, wall); err != nil {
 			fmt.Fprintln(stderr, "clusteremu:", err)
 			return exitFailed
 		}
@@ -301,8 +308,10 @@ func printSummary(w io.Writer, cfg cluster.Config, rep *cluster.Report, wall tim
 			s["tasks.killed.slot_seconds"], s["tasks.killed"], s["tasks.failed.slot_seconds"], s["tasks.failed"])
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "flows     %.0f completed, %.0f aborted, %.1f GB moved; %d re-solves of %.0f flows on average\n",
-		s["flows.completed"], s["flows.aborted"], s["flows.bytes"]/1e9, rep.Network.Solves, perSolve(rep.Network))
+	fmt.Fprintf(w, "flows     %.0f completed, %.0f aborted, %.1f GB moved\n",
+		s["flows.completed"], s["flows.aborted"], s["flows.bytes"]/1e9)
+	fmt.Fprintf(w, "solver    %d re-solves of %.0f flows on average; %d starts and ends applied without one\n",
+		rep.Network.Solves, perSolve(rep.Network), rep.Network.Direct)
 	emulated := rep.End.At
 	fmt.Fprintf(w, "time      %v emulated (%s) in %v wall: %.0f× real time, %d messages, %s clock\n",
 		emulated.Round(time.Second), rep.End.Reason, wall.Round(time.Millisecond), emulated.Seconds()/wall.Seconds(),
