@@ -373,7 +373,10 @@ func TestConfigRefusesMoreFetchesThanARunHolds(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Workload = [][]workload.JobSpec{{{Name: "wide", InputBytes: 40_000 * 128 * mib, Reduces: 30_000, ShuffleBytes: 1 << 40}}}
 	needs := cfg.Needs()
-	assert.Equal(t, Needs{Nodes: 20, Jobs: 1, Maps: 40_000, Reduces: 30_000, Replicas: 120_000, Fetches: 1_200_000_000}, needs)
+	assert.Equal(t, Needs{Nodes: 20, Jobs: 1, Maps: 40_000, Reduces: 30_000, Replicas: 120_000, Fetches: 1_200_000_000,
+		// 70,000 tasks pending, 40 reduces running with every map's state,
+		// 20 idle nodes.
+		Memory: 70_000*pendingTaskBytes + 40*40_000*fetchStateBytes + 20*idleNodeBytes}, needs)
 	assert.ErrorContains(t, cfg.Validate(), "tasks.fetch_per_host = false: the workload needs 1200000000 shuffle fetches, more than the 1073741824 one run holds")
 	cfg.Tasks.FetchPerHost = true
 	assert.Equal(t, int64(20*30_000), cfg.Needs().Fetches, "one fetch per node's outputs")
@@ -422,4 +425,19 @@ func TestHeartbeatsScaleWithTheCluster(t *testing.T) {
 	cfg.Heartbeat.PerSecond = 1
 	cfg.Run.StallAfter = units.Duration(10 * time.Second)
 	assert.ErrorContains(t, cfg.Validate(), `run.stall_after = 10s: must be at least twice the heartbeat interval = 8s (heartbeat.per_second = 1 on 8 nodes)`)
+}
+
+// A run that tallies attempts keeps none of their records and summarises
+// them the same.
+func TestTallyAttemptsKeepsNoRecordsAndTheSameSummary(t *testing.T) {
+	cfg := fourRacks()
+	cfg.Tasks.FailureProbability = 0.1
+	kept := run(t, cfg)
+	cfg.Run.TallyAttempts = true
+	tallied := run(t, cfg)
+	require.NotEmpty(t, kept.Records.Attempts)
+	assert.Empty(t, tallied.Records.Attempts)
+	assert.Equal(t, kept.Summary, tallied.Summary)
+	assert.Equal(t, len(kept.Records.Attempts), tallied.Records.Tally.Attempts)
+	assert.Positive(t, tallied.Summary["tasks.failed"])
 }

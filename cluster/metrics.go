@@ -45,9 +45,11 @@ func (j *JobResult) Slowdown() float64 {
 // ended, each with End at the run's end (they count in no metric).
 type Records struct {
 	Jobs     []JobResult
-	Attempts []actors.AttemptRecord
+	Attempts []actors.AttemptRecord // empty when the run tallied them (RunOptions.TallyAttempts)
 	CutOff   []actors.AttemptRecord
-	Flows    FlowTotals
+	// Tally counts the attempts that ended, in the order they ended.
+	Tally AttemptTally
+	Flows FlowTotals
 	// Progress holds the attempts' progress reports (tasks.progress_interval)
 	// in attempt order, each attempt's in the order they arrived.
 	Progress []actors.AttemptProgress
@@ -105,6 +107,8 @@ type recorder struct {
 	links     LinkSeries
 	notes     []actors.Note
 	keepFlows bool
+	tallyOnly bool // RunOptions.TallyAttempts
+	tally     AttemptTally
 	offers    []actors.OfferRecord
 	flowList  []actors.FlowRecord
 	errs      []error
@@ -173,7 +177,13 @@ func (r *recorder) AttemptEnded(rec actors.AttemptRecord) {
 	if prev, dup := r.attempts[rec.Attempt]; dup {
 		r.violate("attempt %v ended twice (%v at %v, then %v at %v)", rec.Attempt, prev.Outcome, prev.End, rec.Outcome, rec.End)
 	}
-	r.attempts[rec.Attempt] = rec
+	if _, ok := r.running[rec.Attempt]; !ok && r.tallyOnly && rec.Start >= 0 {
+		r.violate("attempt %v ended twice, or never started", rec.Attempt)
+	}
+	r.tally.add(rec)
+	if !r.tallyOnly {
+		r.attempts[rec.Attempt] = rec
+	}
 	delete(r.running, rec.Attempt)
 }
 
@@ -244,7 +254,7 @@ func (r *recorder) counts() (submitted, ended int) {
 func (r *recorder) results(end time.Duration) (*Records, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	res := &Records{Flows: r.flows}
+	res := &Records{Flows: r.flows, Tally: r.tally}
 	for id, sub := range r.submitted {
 		rec, ok := r.jobs[id]
 		status := JobCutOff

@@ -17,16 +17,40 @@ type Needs struct {
 	// Fetches are the shuffle's transfers: a reduce fetches each map's
 	// output, or each node's outputs at once with fetch_per_host.
 	Fetches int64
+	// Memory is a floor of the bytes the run holds at its peak: every
+	// node, plus the job that needs the most on its own (Largest, an index
+	// into Config.Jobs), its tasks pending and as many of its reduces
+	// running as the cluster has reduce slots, each tracking every map.
+	// Jobs that overlap need more; this much they cannot do without.
+	Memory  int64
+	Largest int
 }
+
+// Bytes of the run's state, from go test -run '^$' -bench Memory
+// ./cluster (live heap after a full collection, the difference between
+// runs with n and 2n items): an idle node's actors, a pending task with
+// its input block's replicas, and a running reduce's fetch state per map
+// of its job.
+const (
+	idleNodeBytes    = 2900
+	pendingTaskBytes = 212
+	fetchStateBytes  = 1
+)
 
 // Needs counts what the run holds; sums saturate instead of
 // overflowing. The configuration must be valid.
 func (c *Config) Needs() Needs {
 	n := Needs{Nodes: c.Nodes()}
 	block := max(int64(c.HDFS.BlockSize), 1)
-	for _, j := range c.Jobs() {
+	reduceSlots := mulSat(int64(n.Nodes), int64(c.Reducers()))
+	var largest int64
+	for i, j := range c.Jobs() {
 		n.Jobs++
 		maps, reduces := int64(j.MapCount(block)), int64(j.Reduces)
+		if job := addSat(mulSat(addSat(maps, reduces), pendingTaskBytes),
+			mulSat(mulSat(min(reduces, reduceSlots), maps), fetchStateBytes)); job > largest {
+			largest, n.Largest = job, i
+		}
 		n.Maps = addSat(n.Maps, maps)
 		n.Reduces = addSat(n.Reduces, reduces)
 		n.Replicas = addSat(n.Replicas, mulSat(maps, int64(c.HDFS.Replication)))
@@ -36,12 +60,13 @@ func (c *Config) Needs() Needs {
 		}
 		n.Fetches = addSat(n.Fetches, mulSat(sources, reduces))
 	}
+	n.Memory = addSat(mulSat(int64(n.Nodes), idleNodeBytes), largest)
 	return n
 }
 
 func (n Needs) String() string {
-	return fmt.Sprintf("%d nodes, %d jobs, %d maps and %d reduces, %d block replicas, %d shuffle fetches",
-		n.Nodes, n.Jobs, n.Maps, n.Reduces, n.Replicas, n.Fetches)
+	return fmt.Sprintf("%d nodes, %d jobs, %d maps and %d reduces, %d block replicas, %d shuffle fetches, at least %v of memory",
+		n.Nodes, n.Jobs, n.Maps, n.Reduces, n.Replicas, n.Fetches, HumanBytes(n.Memory))
 }
 
 func addSat(a, b int64) int64 {
@@ -56,4 +81,12 @@ func mulSat(a, b int64) int64 {
 		return math.MaxInt64
 	}
 	return a * b
+}
+
+// HumanBytes writes a byte count in MiB, or GiB from 1 GiB, one decimal.
+func HumanBytes(b int64) string {
+	if b >= 1<<30 {
+		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
+	}
+	return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
 }

@@ -67,6 +67,11 @@ type RunOptions struct {
 	// KeepFlows keeps every flow's record (Records.FlowList): a day of
 	// trace has millions.
 	KeepFlows bool `toml:"-"`
+	// TallyAttempts keeps no attempt record: each attempt that ends is
+	// counted into Records.Tally, all the summary needs, and dropped, so
+	// a run that writes no outputs holds no record per finished attempt
+	// (about 500 bytes each; a day of trace has hundreds of thousands).
+	TallyAttempts bool `toml:"-"`
 	// Explain records every slot offer the policy looked at a job for,
 	// with its reasons (Records.Offers), for clusteremu explain.
 	Explain bool `toml:"-"`

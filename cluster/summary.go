@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"clusteremu/actors"
 	"fmt"
 	"math"
 	"slices"
@@ -189,27 +190,20 @@ func (s Summary) distribution(prefix string, xs []float64) {
 }
 
 func summarizeAttempts(s Summary, res *Records, slots [2]int, end time.Duration) {
-	var busy [2]float64
-	var loc [3]int
-	outcomes := map[sched.Outcome]int{}
-	held := map[sched.Outcome]float64{} // slot-seconds, by how the attempt ended
-	for _, a := range res.Attempts {
-		outcomes[a.Outcome]++
-		if a.Start >= 0 { // an attempt lost before it launched held no slot
-			busy[a.Attempt.Kind] += (a.End - a.Start).Seconds()
-			held[a.Outcome] += (a.End - a.Start).Seconds()
-		}
-		if a.Attempt.Kind == sched.Map && a.Outcome == sched.Succeeded {
-			loc[a.Locality]++
+	t := res.Tally
+	if t.Attempts == 0 && len(res.Attempts) > 0 {
+		for _, a := range res.Attempts { // records made by hand, not by a run
+			t.add(a)
 		}
 	}
-	s["tasks.attempts"] = float64(len(res.Attempts))
-	s["tasks.killed"] = float64(outcomes[sched.Killed])
-	s["tasks.failed"] = float64(outcomes[sched.Failed])
+	loc := t.Locality
+	s["tasks.attempts"] = float64(t.Attempts)
+	s["tasks.killed"] = float64(t.Outcomes[sched.Killed])
+	s["tasks.failed"] = float64(t.Outcomes[sched.Failed])
 	// The work killed and failed attempts did is lost: their tasks run
 	// again from the start (preemption's cost in Zaharia et al. §3.2).
-	s["tasks.killed.slot_seconds"] = held[sched.Killed]
-	s["tasks.failed.slot_seconds"] = held[sched.Failed]
+	s["tasks.killed.slot_seconds"] = t.Held[sched.Killed]
+	s["tasks.failed.slot_seconds"] = t.Held[sched.Failed]
 	if maps := loc[0] + loc[1] + loc[2]; maps > 0 {
 		s["tasks.locality.node"] = float64(loc[sched.NodeLocal]) / float64(maps)
 		s["tasks.locality.rack"] = float64(loc[sched.RackLocal]) / float64(maps)
@@ -220,9 +214,33 @@ func summarizeAttempts(s Summary, res *Records, slots [2]int, end time.Duration)
 	if end > 0 {
 		for kind, name := range []string{"slots.utilisation.map", "slots.utilisation.reduce"} {
 			if slots[kind] > 0 {
-				s[name] = busy[kind] / (float64(slots[kind]) * end.Seconds())
+				s[name] = t.Busy[kind] / (float64(slots[kind]) * end.Seconds())
 			}
 		}
+	}
+}
+
+// AttemptTally is what the summary needs of the attempts that ended,
+// counted as they end: how many, by outcome, the slot-seconds they held
+// by kind and by outcome, and the locality of the maps that succeeded.
+type AttemptTally struct {
+	Attempts int
+	Outcomes [3]int     // by sched.Outcome
+	Busy     [2]float64 // slot-seconds by sched.TaskKind
+	Held     [3]float64 // slot-seconds by sched.Outcome
+	Locality [3]int     // succeeded maps by sched.Locality
+}
+
+func (t *AttemptTally) add(a actors.AttemptRecord) {
+	t.Attempts++
+	t.Outcomes[a.Outcome]++
+	if a.Start >= 0 { // an attempt lost before it launched held no slot
+		d := (a.End - a.Start).Seconds()
+		t.Busy[a.Attempt.Kind] += d
+		t.Held[a.Outcome] += d
+	}
+	if a.Attempt.Kind == sched.Map && a.Outcome == sched.Succeeded {
+		t.Locality[a.Locality]++
 	}
 }
 

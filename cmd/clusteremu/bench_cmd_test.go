@@ -51,3 +51,16 @@ func TestRunStatsCountsTheRunsWork(t *testing.T) {
 	assert.Contains(t, out.String(), "messages")
 	assert.Contains(t, out.String(), "re-solves")
 }
+
+// Without --out a run keeps no attempt records, only their tally, and
+// prints the same summary as a run that keeps them.
+func TestRunWithoutOutputsPrintsTheSameSummaryFromATally(t *testing.T) {
+	dir := t.TempDir()
+	var kept, tallied, errs bytes.Buffer
+	args := []string{"run", "--quiet", "--set", "run.slowdown=false", "--set", "tasks.failure_probability=0.05"}
+	require.Equal(t, exitOK, run(append(args, "--out", dir), &kept, &errs), errs.String())
+	require.Equal(t, exitOK, run(args, &tallied, &errs), errs.String())
+	wall := regexp.MustCompile(`in [0-9.]+m?s wall: [0-9]+×`)
+	assert.Equal(t, wall.ReplaceAllString(kept.String(), "WALL"), wall.ReplaceAllString(tallied.String(), "WALL"))
+	assert.Contains(t, kept.String(), "locality  node")
+}

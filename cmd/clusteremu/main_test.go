@@ -183,7 +183,7 @@ func TestValidate(t *testing.T) {
 	var out, errs bytes.Buffer
 	good := writeScenario(t, smallScenario)
 	assert.Equal(t, 0, run([]string{"validate", good}, &out, &errs), errs.String())
-	assert.Regexp(t, `: ok: \d+ nodes, 12 jobs, \d+ maps and \d+ reduces, \d+ block replicas, \d+ shuffle fetches\n$`, out.String(),
+	assert.Regexp(t, `: ok: \d+ nodes, 12 jobs, \d+ maps and \d+ reduces, \d+ block replicas, \d+ shuffle fetches, at least \d+\.\d (MiB|GiB) of memory\n$`, out.String(),
 		"validate says how big the scenario is")
 	bad := writeScenario(t, "[cluster]\nracks = 0\n")
 	assert.Equal(t, 2, run([]string{"validate", bad}, &out, &errs))
@@ -216,7 +216,14 @@ func TestExamplesRun(t *testing.T) {
 				}
 			}
 			args := []string{"run", path}
-			if !strings.Contains(string(text), "\nuntil = ") {
+			sc, err := scenarios.LoadFile(path)
+			require.NoError(t, err)
+			switch {
+			case sc.Config.Nodes() > 1000:
+				// The scale examples' first seconds: thousands of nodes
+				// under the race detector, without reference runs.
+				args = append(args, "--until", "10s", "--set", "run.slowdown=false")
+			case !strings.Contains(string(text), "\nuntil = "):
 				args = append(args, "--until", "10m")
 			}
 			var out, errs bytes.Buffer

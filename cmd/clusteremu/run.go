@@ -49,6 +49,10 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	if fs.set("schedule-seed") {
 		sc.Config.Run.ScheduleSeed = *scheduleSeed // after --seed, which sets both
 	}
+	if err := fitsMemory(sc); err != nil {
+		fmt.Fprintln(stderr, "clusteremu:", err)
+		return exitUsage
+	}
 	cfg, outs, err := prepareRun(sc, *events, *traceFlows, *decisions, *out, fs.set("out"))
 	if err != nil {
 		fmt.Fprintln(stderr, "clusteremu:", err)
@@ -149,6 +153,7 @@ func prepareRun(sc *scenarios.Scenario, events, traceFlows bool, decisions, out 
 		cfg.Run.Pinned, cfg.Run.Decisions = true, ds
 	}
 	if !outSet {
+		cfg.Run.TallyAttempts = true // nothing reads the records but the summary
 		return cfg, nil, nil
 	}
 	outs, err := openOutputs(out, events)
@@ -242,6 +247,9 @@ func validateCommand(args []string, stdout, stderr io.Writer) int {
 		sc, err := scenarios.LoadFile(path)
 		if err == nil {
 			sc, err = applySets(sc, sets)
+		}
+		if err == nil {
+			err = fitsMemory(sc)
 		}
 		if err != nil {
 			fmt.Fprintln(stderr, err)
