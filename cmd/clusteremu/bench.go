@@ -54,8 +54,8 @@ type benchCase struct {
 	args []string
 }
 
-// benchSuite is the table make bench prints: the scales issue 19 of the
-// project set targets for, from the default scenario to 10,000 nodes.
+// benchSuite is the table make bench prints: the scales clusteremu aims
+// at, from the default scenario to 10,000 nodes.
 func benchSuite() []benchCase {
 	fb2009 := filepath.Join("scenarios", "examples", "fb2009-day.toml")
 	return []benchCase{
@@ -65,8 +65,8 @@ func benchSuite() []benchCase {
 		{"FB-2009 day, fair", []string{fb2009, "--set", "scheduler.name=fair"}},
 		// The larger two do not finish in reasonable time yet: their first
 		// emulated minutes.
-		{"FB-2010, 3,000 nodes, first 10 minutes, fifo", []string{filepath.Join("scenarios", "examples", "fb2010-day.toml"), "--until", "10m"}},
-		{"10,000 nodes, first minute, fifo", []string{filepath.Join("scenarios", "examples", "nodes-10k.toml"), "--until", "1m"}},
+		{"FB-2010, 3,000 nodes, first 5 minutes, fifo", []string{filepath.Join("scenarios", "examples", "fb2010-day.toml"), "--until", "5m"}},
+		{"10,000 nodes, first 20 seconds, fifo", []string{filepath.Join("scenarios", "examples", "nodes-10k.toml"), "--until", "20s"}},
 	}
 }
 
