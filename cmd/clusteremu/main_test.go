@@ -219,10 +219,8 @@ func TestExamplesRun(t *testing.T) {
 			sc, err := scenarios.LoadFile(path)
 			require.NoError(t, err)
 			switch {
-			case sc.Config.Nodes() > 1000:
-				// The scale examples' first seconds: thousands of nodes
-				// under the race detector, without reference runs.
-				args = append(args, "--until", "10s", "--set", "run.slowdown=false")
+			case scaleExample(sc):
+				args = append(args, "--until", exampleCut(sc, ""), "--set", "run.slowdown=false")
 			case !strings.Contains(string(text), "\nuntil = "):
 				args = append(args, "--until", "10m")
 			}
@@ -382,7 +380,7 @@ func TestDeterministicExamplesReplayByteForByte(t *testing.T) {
 			outputs := func(seed string) map[string]string {
 				dir := t.TempDir()
 				var out, errs bytes.Buffer
-				code := run([]string{"run", path, "--until", "5m", "--seed", seed, "--events", "--out", dir,
+				code := run([]string{"run", path, "--until", exampleCut(sc, "5m"), "--seed", seed, "--events", "--out", dir,
 					"--set", "run.slowdown=false"}, &out, &errs)
 				require.NotEqual(t, 2, code, errs.String())
 				files := map[string]string{}
@@ -569,4 +567,18 @@ func loadedConfig(t *testing.T, path string) cluster.Config {
 	sc, err := scenarios.LoadFile(path)
 	require.NoError(t, err)
 	return sc.Config
+}
+
+// scaleExample reports an example of thousands of nodes, which the tests
+// run for their first seconds only: under the race detector a minute of
+// them takes minutes.
+func scaleExample(sc *scenarios.Scenario) bool { return sc.Config.Nodes() > 1000 }
+
+// exampleCut is the emulated time a test runs an example for: cut, or
+// the first 5 s of a scale example.
+func exampleCut(sc *scenarios.Scenario, cut string) string {
+	if scaleExample(sc) {
+		return "5s"
+	}
+	return cut
 }
