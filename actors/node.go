@@ -515,7 +515,7 @@ func (n *Node) handleMapOutputs(ctx actor.Context, msg *MapOutputs) {
 // fabric already moves NetTransfer and MemoryRead flows for owners that
 // know their bytes are in memory.
 func (n *Node) fetchMore(ctx actor.Context, r *run) {
-	for r.fetching < n.cfg.Tasks.ParallelCopies && len(r.queue) > 0 {
+	for r.fetching < n.cfg.Tasks.ParallelCopies && r.queue.len() > 0 {
 		part, src, bytes := r.nextFetch(n.cfg.Tasks.FetchPerHost)
 		n.startFlow(ctx, r, part, src, n.cfg.ID, DiskRead, bytes, 0)
 	}

@@ -1,7 +1,6 @@
 package actors
 
 import (
-	"slices"
 	"time"
 
 	"clusteremu/policies/sched"
@@ -64,7 +63,7 @@ type run struct {
 	// Reduces only: every map's fetch state, the announced outputs not
 	// yet fetched, and the fetched bytes, which the compute phase reads.
 	state    []fetchState
-	queue    []MapOutput
+	queue    fetchQueue
 	fetching int
 	done     int
 	fetched  int64
@@ -116,7 +115,7 @@ func (r *run) learn(out MapOutput, reduces, index int) {
 		return
 	}
 	r.state[out.Map] = fetchQueued
-	r.queue = append(r.queue, out)
+	r.queue.push(out.Map, out.Node, out.Bytes)
 }
 
 // forget drops a queued output that was lost with its node.
@@ -125,32 +124,18 @@ func (r *run) forget(m int32) {
 		return
 	}
 	r.state[m] = fetchUnknown
-	r.queue = slices.DeleteFunc(r.queue, func(o MapOutput) bool { return o.Map == m })
+	r.queue.remove(m)
 }
 
 // nextFetch takes the next fetch off the queue: the oldest announced
 // output, with, when perHost, every other queued output on its node. It
 // returns the flow's part, source and bytes.
 func (r *run) nextFetch(perHost bool) (part int32, src sched.NodeID, bytes int64) {
-	first := r.queue[0]
-	part, src, bytes = partFetch+first.Map, first.Node, first.Bytes
-	maps := []int32{first.Map}
-	r.state[first.Map] = fetchRunning
-	r.queue = r.queue[1:]
-	if perHost {
-		// The rest of the queue loses the outputs that join this flow.
-		keep := r.queue[:0]
-		for _, out := range r.queue {
-			if out.Node != src {
-				keep = append(keep, out)
-				continue
-			}
-			maps = append(maps, out.Map)
-			bytes += out.Bytes
-			r.state[out.Map] = fetchRunning
-		}
-		r.queue = keep
+	src, maps, bytes := r.queue.pop(perHost, nil)
+	for _, m := range maps {
+		r.state[m] = fetchRunning
 	}
+	part = partFetch + maps[0]
 	r.batches[part] = maps
 	r.fetching++
 	return part, src, bytes
