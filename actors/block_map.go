@@ -26,6 +26,9 @@ type blockMap struct {
 	seed        uint64 // of the placement streams
 	files       map[string]*file
 	onNode      map[sched.NodeID][]blockRef // replicas each node holds
+	// dormant are the replicas of the nodes that went down: on their
+	// disks still, unless the disk is lost when they come back.
+	dormant map[sched.NodeID][]blockRef
 	// forgotten counts, per node, the refs in onNode[node] to forgotten
 	// files, which are dropped when they are half of the list.
 	forgotten map[sched.NodeID]int
@@ -62,6 +65,7 @@ func newBlockMap(blockSize int64, replication int, rackOf []sched.RackID, seed u
 		seed:        seed,
 		files:       make(map[string]*file),
 		onNode:      make(map[sched.NodeID][]blockRef),
+		dormant:     make(map[sched.NodeID][]blockRef),
 		forgotten:   make(map[sched.NodeID]int),
 	}
 }
@@ -201,6 +205,33 @@ func (b *blockMap) nodeDown(node sched.NodeID) {
 			}
 		}
 	}
+	b.dormant[node] = append(b.dormant[node], b.onNode[node]...)
 	delete(b.onNode, node)
 	delete(b.forgotten, node)
+}
+
+// nodeUp lets new replicas onto a node that came back and, when its disk
+// kept them (keep), restores the replicas it held when it went down, of
+// the files still stored: its block report. It returns the replicas
+// restored, in the order the node had them.
+func (b *blockMap) nodeUp(node sched.NodeID, keep bool) []blockRef {
+	b.topo.Down[node] = false
+	refs := b.dormant[node]
+	delete(b.dormant, node)
+	if !keep {
+		return nil
+	}
+	var back []blockRef
+	for _, ref := range refs {
+		if ref.file.forgotten {
+			continue
+		}
+		blk := &ref.file.blocks[ref.index]
+		if !slices.Contains(blk.replicas, node) {
+			blk.replicas = append(blk.replicas, node)
+			back = append(back, ref)
+		}
+	}
+	b.onNode[node] = append(b.onNode[node], back...)
+	return back
 }

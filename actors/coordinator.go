@@ -137,6 +137,9 @@ func (c *Coordinator) apply(ctx actor.Context, out coordOut) {
 	for _, r := range out.records {
 		c.deps.Metrics.JobSubmitted(r)
 	}
+	for _, n := range out.counts {
+		c.deps.Metrics.Count(n.metric, n.n)
+	}
 	if out.progress {
 		c.deps.progressed()
 	}
@@ -154,11 +157,8 @@ func (c *Coordinator) apply(ctx actor.Context, out coordOut) {
 			ctx.Send(c.jms[e.job], e.msg)
 		case *tellNode:
 			c.cfg.Directory.relay(ctx, e.node, e.msg)
-		case *tellFabric:
-			if lost, ok := e.msg.(*NodeLost); ok {
-				c.deps.Metrics.Noted(Note{At: c.deps.Clock.Now(), Node: lost.Node, What: "declared dead"})
-			}
-			ctx.Send(c.cfg.Fabric, e.msg)
+		case *noteNode:
+			c.deps.Metrics.Noted(Note{At: c.deps.Clock.Now(), Node: e.node, What: e.what})
 		default:
 			c.deps.Fail(fmt.Errorf("coordinator: unknown effect %T", e))
 		}

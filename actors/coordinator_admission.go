@@ -18,6 +18,9 @@ type admission interface {
 	reported(hb *Heartbeat)
 	// launched books a launch sent to the node.
 	launched(node sched.NodeID, a sched.Attempt, spec *TaskSpec)
+	// registered starts a node afresh, as it registers again after a
+	// restart: nothing in flight to it, launches received as it counts.
+	registered(node sched.NodeID, launches [2]int64)
 }
 
 // copyCompute is copy-compute splitting's admission (Zaharia et al.
@@ -89,6 +92,10 @@ func (c *copyCompute) reported(hb *Heartbeat) {
 	received := int(hb.Launches[sched.Reduce] - n.acked)
 	n.inFlight = n.inFlight[min(received, len(n.inFlight)):]
 	n.acked, n.copying, n.freeCompute = hb.Launches[sched.Reduce], hb.Copying, hb.FreeCompute
+}
+
+func (c *copyCompute) registered(node sched.NodeID, launches [2]int64) {
+	c.nodes[node] = copyNode{acked: launches[sched.Reduce]}
 }
 
 func (c *copyCompute) launched(node sched.NodeID, a sched.Attempt, _ *TaskSpec) {

@@ -15,6 +15,9 @@ import (
 // nodeEntry is the coordinator's record of one node.
 type nodeEntry struct {
 	registered, dead bool
+	// reinit: a heartbeat came from the node declared dead, and it was
+	// told to register afresh (ReinitNode).
+	reinit bool
 	// busy marks the node's slots by kind and index that run an attempt
 	// the coordinator launched and has not yet heard ended.
 	busy [2][]bool
@@ -22,12 +25,42 @@ type nodeEntry struct {
 }
 
 // register records a node and its slots; the cluster's live slots grow.
+// A node that registers again restarted: if it was not yet declared dead,
+// what it ran is lost now, as when it is declared dead; a node declared
+// dead is taken back, with the HDFS blocks it held unless its disk was
+// lost (its block report).
 func (s *coordState) register(now time.Duration, msg *RegisterNode) {
 	n := &s.nodes[msg.Node]
-	n.registered = true
+	if n.registered && !n.dead {
+		s.declareDead(now, msg.Node, "restarted")
+	}
+	back := n.registered
+	n.registered, n.dead, n.reinit = true, false, false
 	n.busy = [2][]bool{make([]bool, msg.MapSlots), make([]bool, msg.Reducers)}
 	n.last = now
 	s.updateSlots()
+	if !back {
+		return
+	}
+	for _, a := range s.admit {
+		a.registered(msg.Node, msg.Launches)
+	}
+	for _, ref := range s.blocks.nodeUp(msg.Node, !msg.DiskLost) {
+		s.table.replicaAdded(ref.file, ref.index, msg.Node)
+	}
+	s.out.counts = append(s.out.counts, count{MetricNodesRejoined, 1})
+	s.emit(&noteNode{msg.Node, "registered again"})
+}
+
+// heartbeatFromDead answers a heartbeat from a node declared dead, which
+// ran on cut off (a partition) and does not know: it is told once to
+// drop what it runs and register afresh.
+func (s *coordState) heartbeatFromDead(node sched.NodeID) {
+	n := &s.nodes[node]
+	if !n.reinit {
+		n.reinit = true
+		s.emit(&tellNode{node, &ReinitNode{}})
+	}
 }
 
 // updateSlots counts the slots of the live nodes.
@@ -51,16 +84,19 @@ func (s *coordState) live(node sched.NodeID) bool {
 func (s *coordState) checkLiveness(now time.Duration) {
 	for i := range s.nodes {
 		if s.live(sched.NodeID(i)) && now-s.nodes[i].last > s.cfg.Heartbeat.DeadTimeout() {
-			s.declareDead(now, sched.NodeID(i))
+			s.declareDead(now, sched.NodeID(i), "declared dead")
 		}
 	}
 }
 
 // declareDead takes a node out of the cluster: its replicas, its slots and
 // its attempts, which end now as killed. Job managers re-run what they
-// lost; the fabric aborts the node's flows.
-func (s *coordState) declareDead(now time.Duration, node sched.NodeID) {
+// lost. The node's flows are not the coordinator's: a crashed node's
+// aborted when it crashed, a partitioned node's stall until it is back.
+func (s *coordState) declareDead(now time.Duration, node sched.NodeID, why string) {
 	s.nodes[node].dead = true
+	s.out.counts = append(s.out.counts, count{MetricNodesLost, 1})
+	s.emit(&noteNode{node, why})
 	s.blocks.nodeDown(node)
 	s.updateSlots()
 	var gone []sched.Attempt
@@ -73,7 +109,6 @@ func (s *coordState) declareDead(now time.Duration, node sched.NodeID) {
 	for _, a := range gone {
 		s.attemptEnded(now, node, AttemptEnded{Attempt: a, Outcome: sched.Killed, At: now})
 	}
-	s.emit(&tellFabric{&NodeLost{Node: node}})
 	for _, id := range slices.Sorted(maps.Keys(s.jobs)) {
 		s.emit(&tellJob{id, &NodeLost{Node: node}})
 	}

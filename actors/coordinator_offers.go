@@ -14,8 +14,12 @@ import (
 // heartbeat books what the node reports and offers its free slots.
 func (s *coordState) heartbeat(now time.Duration, hb *Heartbeat) {
 	n := &s.nodes[hb.Node]
-	if n.dead || !n.registered {
-		return // a node declared dead stays dead
+	switch {
+	case !n.registered:
+		return
+	case n.dead:
+		s.heartbeatFromDead(hb.Node)
+		return
 	}
 	n.last = now
 	for _, a := range s.admit {

@@ -35,8 +35,9 @@ type spaceTick struct{}
 // spaceAdmission admits a job's map to a node only when its spill fits the
 // node's free intermediate space, and no task of a held job.
 type spaceAdmission struct {
-	nodes  []spaceNode
-	spills map[sched.JobID]int64 // the most one map of the job spills
+	capacity int64 // each node's intermediate space
+	nodes    []spaceNode
+	spills   map[sched.JobID]int64 // the most one map of the job spills
 	// held are the evicted jobs waiting for another job to end.
 	held map[sched.JobID]bool
 	// stuckSince is when the cluster last became stuck, -1 when it is not.
@@ -53,9 +54,10 @@ type spaceNode struct {
 
 func newSpaceAdmission(nodes int, capacity int64) *spaceAdmission {
 	s := &spaceAdmission{
-		nodes:  make([]spaceNode, nodes),
-		spills: make(map[sched.JobID]int64),
-		held:   make(map[sched.JobID]bool), stuckSince: -1,
+		capacity: capacity,
+		nodes:    make([]spaceNode, nodes),
+		spills:   make(map[sched.JobID]int64),
+		held:     make(map[sched.JobID]bool), stuckSince: -1,
 	}
 	for i := range s.nodes {
 		s.nodes[i].free = capacity
@@ -104,6 +106,10 @@ func (s *spaceAdmission) reported(hb *Heartbeat) {
 	received := int(hb.Launches[sched.Map] - n.acked)
 	n.inFlight = n.inFlight[min(received, len(n.inFlight)):]
 	n.acked, n.free = hb.Launches[sched.Map], hb.FreeSpace
+}
+
+func (s *spaceAdmission) registered(node sched.NodeID, launches [2]int64) {
+	s.nodes[node] = spaceNode{free: s.capacity, acked: launches[sched.Map]}
 }
 
 func (s *spaceAdmission) launched(node sched.NodeID, a sched.Attempt, spec *TaskSpec) {

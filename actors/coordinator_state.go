@@ -62,6 +62,8 @@ type coordOut struct {
 	effects []coordEffect
 	records []JobRecord // jobs as they were submitted
 	offers  []OfferRecord
+	// counts are counters to add to (Recorder.Count).
+	counts []count
 	// progress: work moved forward (a launch, a job's end, an eviction).
 	progress bool
 	// done: every stream has submitted its last job and every job ended.
@@ -109,9 +111,18 @@ type (
 		node sched.NodeID
 		msg  any
 	}
-	// tellFabric sends a message to the fabric.
-	tellFabric struct{ msg any }
+	// noteNode records what happened to a node (Recorder.Noted).
+	noteNode struct {
+		node sched.NodeID
+		what string
+	}
 )
+
+// count is an addition to a run counter.
+type count struct {
+	metric string
+	n      int64
+}
 
 func (e *spawnJobManager) String() string {
 	return fmt.Sprintf("spawn job-%d: %d maps, %d reduces", e.job, e.maps, e.spec.Reduces)
@@ -133,9 +144,9 @@ func (e *killAttempt) String() string {
 	return fmt.Sprintf("kill %v on node %d: %s", e.attempt, e.node, e.reason)
 }
 
-func (e *tellJob) String() string    { return fmt.Sprintf("job-%d ← %s", e.job, describeMsg(e.msg)) }
-func (e *tellNode) String() string   { return fmt.Sprintf("node-%d ← %s", e.node, describeMsg(e.msg)) }
-func (e *tellFabric) String() string { return "fabric ← " + describeMsg(e.msg) }
+func (e *tellJob) String() string  { return fmt.Sprintf("job-%d ← %s", e.job, describeMsg(e.msg)) }
+func (e *tellNode) String() string { return fmt.Sprintf("node-%d ← %s", e.node, describeMsg(e.msg)) }
+func (e *noteNode) String() string { return fmt.Sprintf("node-%d %s", e.node, e.what) }
 
 // describeMsg names a message and its content in a line.
 func describeMsg(msg any) string {
@@ -144,6 +155,8 @@ func describeMsg(msg any) string {
 		return "FailJob: " + m.Reason
 	case *NodeLost:
 		return fmt.Sprintf("NodeLost %d", m.Node)
+	case *ReinitNode:
+		return "ReinitNode"
 	case *EvictOutputs:
 		return "EvictOutputs"
 	case *DropJobData:

@@ -267,7 +267,7 @@ func TestLocalityIsDecidedFromTheCurrentReplicas(t *testing.T) {
 		s.heartbeat(30*time.Second, &Heartbeat{Node: n})
 	}
 	s.checkLiveness(31 * time.Second)
-	assert.Equal(t, []string{"fabric ← NodeLost 1", "job-1 ← NodeLost 1"}, said(s))
+	assert.Equal(t, []string{"node-1 declared dead", "job-1 ← NodeLost 1"}, said(s))
 	s.requeue(&RequeueTasks{Job: 1, Maps: []int32{0}})
 	view := coordView{s}
 	loc, ok := view.BestLocality(1, sched.Map, 0)
@@ -336,12 +336,37 @@ func TestASilentNodeIsDeclaredDeadAndItsAttemptsEnd(t *testing.T) {
 	s.checkLiveness(31 * time.Second)
 	assert.Empty(t, said(s), "node 2 was heard 30 s ago: not yet")
 	s.checkLiveness(32 * time.Second)
-	assert.Equal(t, []string{"fabric ← NodeLost 2", "job-1 ← NodeLost 2"}, said(s))
+	assert.Equal(t, []string{"node-2 declared dead", "job-1 ← NodeLost 2"}, said(s))
 	assert.Equal(t, "32s finished j1-map0.0 on node 2: killed at 32s", p.takeLog()[1])
 	assert.Equal(t, 6, coordView{s}.Slots(sched.Map))
 	assert.Equal(t, []sched.NodeID{0}, s.jobs[1].input.blocks[0].replicas)
+
+	// It was only cut off: its next heartbeat is told, once, to drop what
+	// it ran and register afresh; until it does it stays dead.
 	s.heartbeat(33*time.Second, &Heartbeat{Node: 2})
-	assert.Empty(t, said(s), "a dead node stays dead")
+	assert.Equal(t, []string{"node-2 ← ReinitNode"}, said(s))
+	s.heartbeat(36*time.Second, &Heartbeat{Node: 2})
+	assert.Empty(t, said(s), "told once")
+	assert.Equal(t, 6, coordView{s}.Slots(sched.Map))
+
+	// Registered again, with its disk: its slots and its replica are back.
+	s.register(37*time.Second, &RegisterNode{Node: 2, Rack: 1, MapSlots: 2, Reducers: 1})
+	assert.Equal(t, []string{"node-2 registered again"}, said(s))
+	assert.Equal(t, 8, coordView{s}.Slots(sched.Map))
+	assert.Equal(t, []sched.NodeID{0, 2}, s.jobs[1].input.blocks[0].replicas)
+}
+
+func TestANodeThatRestartsBeforeItIsDeclaredDeadLosesWhatItRan(t *testing.T) {
+	s, p := testCore(nil)
+	submitMaps(t, s, 0, 1, 0, []sched.NodeID{2, 0})
+	s.heartbeat(time.Second, &Heartbeat{Node: 2})
+	require.Len(t, said(s), 1)
+	// Its disk is lost: the replica it held does not come back.
+	s.register(5*time.Second, &RegisterNode{Node: 2, Rack: 1, MapSlots: 2, Reducers: 1, DiskLost: true})
+	assert.Equal(t, []string{"node-2 restarted", "job-1 ← NodeLost 2", "node-2 registered again"}, said(s))
+	assert.Equal(t, "5s finished j1-map0.0 on node 2: killed at 5s", p.takeLog()[1])
+	assert.Equal(t, 8, coordView{s}.Slots(sched.Map))
+	assert.Equal(t, []sched.NodeID{0}, s.jobs[1].input.blocks[0].replicas)
 }
 
 func TestCommitPendingCountsAFinishedTaskWhileItsSlotIsOffered(t *testing.T) {

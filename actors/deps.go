@@ -1,9 +1,10 @@
 package actors
 
 import (
-	"github.com/asynkron/protoactor-go/actor"
 	"math/rand/v2"
 	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
 
 	"clusteremu/policies/sched"
 	"clusteremu/workload"
@@ -78,10 +79,30 @@ type Recorder interface {
 	// the coordinator explains its offers (CoordinatorConfig.Explain).
 	Offered(o OfferRecord)
 	// Noted receives what happened to a node at an instant: the
-	// coordinator declaring it dead (and, with faults, crashes and
-	// restarts).
+	// coordinator declaring it dead, or taking it back.
 	Noted(n Note)
+	// FaultFired receives a scripted fault taking effect or ending.
+	FaultFired(e FaultEvent)
+	// Count adds n to one of the run's counters (the Metric… names).
+	Count(metric string, n int64)
 }
+
+// The counters actors keep (Recorder.Count); each is a summary metric.
+const (
+	// MetricLostToCrash counts messages that reached a crashed node.
+	MetricLostToCrash = "messages.lost_to_crashes"
+	// MetricHeldByPartition counts control messages a switch that was
+	// down held until it came back up.
+	MetricHeldByPartition = "messages.held_by_partitions"
+	// MetricStaleReports counts reports of attempts already ended as
+	// lost with their node, ignored: a partitioned node's, after it
+	// healed.
+	MetricStaleReports = "reports.stale"
+	// MetricNodesRejoined counts nodes declared dead that registered again.
+	MetricNodesRejoined = "nodes.rejoined"
+	// MetricNodesLost counts nodes declared dead.
+	MetricNodesLost = "nodes.lost"
+)
 
 // OfferRecord is one slot offer: the jobs the policy looked at with its
 // reasons, and the attempt it launched there, if any.

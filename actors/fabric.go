@@ -57,6 +57,7 @@ type Fabric struct {
 	armed   bool
 	stale   bool
 	spare   []netmodel.LinkID // private links of ended bounded flows
+	built   []float64         // the topology's capacities as built, for ScaleLink
 	path    []netmodel.LinkID // scratch
 	use     []float64         // scratch
 
@@ -130,12 +131,12 @@ func (f *Fabric) Receive(ctx actor.Context) {
 	case *CancelFlow:
 		f.completeDue(ctx)
 		f.handleCancel(msg)
-	case *NodeLost:
-		f.completeDue(ctx)
-		f.abortNode(ctx, msg.Node, fmt.Sprintf("node %d lost", msg.Node))
 	case *AbortFlows:
 		f.completeDue(ctx)
 		f.abortNode(ctx, msg.Node, msg.Reason)
+	case *ScaleLink:
+		f.completeDue(ctx)
+		f.handleScaleLink(msg)
 	case *SetLinkCapacity:
 		f.completeDue(ctx)
 		f.handleSetLinkCapacity(msg)
@@ -314,6 +315,25 @@ func (f *Fabric) handleSetLinkCapacity(msg *SetLinkCapacity) {
 	}
 	if err != nil {
 		f.deps.Fail(fmt.Errorf("fabric: set %v to %v: %w", msg.Link, msg.Capacity, err))
+		return
+	}
+	f.markStale()
+}
+
+// handleScaleLink sets a link to a factor of its capacity as built.
+func (f *Fabric) handleScaleLink(msg *ScaleLink) {
+	l, err := f.topo.Link(msg.Link)
+	if err == nil && f.built == nil {
+		f.built = make([]float64, len(f.topo.Refs()))
+		for id := range f.topo.Refs() {
+			f.built[id], _ = f.net.Capacity(id) // a link of the topology: cannot fail
+		}
+	}
+	if err == nil {
+		err = f.net.SetCapacity(f.deps.Clock.Now(), l, f.built[l]*msg.Factor)
+	}
+	if err != nil {
+		f.deps.Fail(fmt.Errorf("fabric: scale %v by %v: %w", msg.Link, msg.Factor, err))
 		return
 	}
 	f.markStale()

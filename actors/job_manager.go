@@ -33,6 +33,10 @@ type JobManager struct {
 	evictions, evictedMaps int
 	// progress holds each running attempt's latest progress report.
 	progress map[sched.Attempt]AttemptProgress
+	// lost are the attempts booked as lost with their node whose own
+	// report may still come, from a node cut off by a partition: it is
+	// stale when it does.
+	lost map[sched.Attempt]bool
 }
 
 // AttemptProgress is what a job manager knows of a running attempt's
@@ -53,7 +57,7 @@ func NewJobManager(id sched.JobID, spec workload.JobSpec, maps int, slowStart fl
 	return &JobManager{
 		id: id, spec: spec, coordinator: coordinator, dir: dir, deps: deps,
 		state: newJobState(id, maps, spec.Reduces, slowStart, maxAttempts),
-		first: -1, progress: make(map[sched.Attempt]AttemptProgress),
+		first: -1, progress: make(map[sched.Attempt]AttemptProgress), lost: make(map[sched.Attempt]bool),
 	}
 }
 
@@ -128,6 +132,11 @@ func (m *JobManager) Progress(a sched.Attempt) (AttemptProgress, bool) {
 }
 
 func (m *JobManager) handleFinished(ctx actor.Context, msg *TaskFinished) {
+	if m.lost[msg.Attempt] {
+		delete(m.lost, msg.Attempt)
+		m.deps.Metrics.Count(MetricStaleReports, 1)
+		return
+	}
 	if last, reported := m.progress[msg.Attempt]; reported {
 		delete(m.progress, msg.Attempt)
 		if msg.Outcome == sched.Succeeded {
@@ -151,9 +160,11 @@ func (m *JobManager) handleNodeLost(ctx actor.Context, msg *NodeLost) {
 	fx, gone := m.state.nodeLost(msg.Node)
 	now := m.deps.Clock.Now()
 	for _, a := range gone {
-		// The node took the attempt with it and will never report it.
+		// The node took the attempt with it, or was cut off from the
+		// cluster with it; a report that comes after is stale.
+		m.lost[a] = true
 		m.deps.Metrics.AttemptEnded(AttemptRecord{
-			Attempt: a, Node: msg.Node, Start: -1, End: now, Outcome: sched.Killed, Reason: "node lost",
+			Attempt: a, Node: msg.Node, Start: -1, End: now, Outcome: sched.Killed, Reason: ReasonNodeLost,
 		})
 	}
 	m.apply(ctx, fx)

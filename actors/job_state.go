@@ -263,7 +263,7 @@ func (j *jobState) nodeLost(node sched.NodeID) (effects, []sched.Attempt) {
 		}
 	}
 	for _, a := range gone {
-		sub, _ := j.ended(a, sched.Killed, "node lost")
+		sub, _ := j.ended(a, sched.Killed, ReasonNodeLost)
 		fx.requeueMaps = append(fx.requeueMaps, sub.requeueMaps...)
 		fx.requeueReduces = append(fx.requeueReduces, sub.requeueReduces...)
 	}

@@ -2,6 +2,7 @@ package actors
 
 import (
 	"iter"
+	"maps"
 	"slices"
 	"sort"
 
@@ -134,6 +135,23 @@ func (t *jobTable) addMap(id sched.JobID, task int32) {
 		listAt(j.byRack, t.rackOf[n]).add(q, again) // once per rack
 	}
 	j.anyMap.add(q, again)
+}
+
+// replicaAdded lists the pending maps that read block index of f under
+// node, which now holds a replica of it, so they are found node-local
+// (and rack-local) there.
+func (t *jobTable) replicaAdded(f *file, index int, node sched.NodeID) {
+	for _, id := range slices.Sorted(maps.Keys(t.jobs)) {
+		j := t.jobs[id]
+		if j.input != f || index >= len(j.tasks[sched.Map]) {
+			continue
+		}
+		if e := &j.tasks[sched.Map][index]; e.pending {
+			q := queued{int32(index), e.gen}
+			listAt(j.byNode, node).add(q, e.gen > 1)
+			listAt(j.byRack, t.rackOf[node]).add(q, e.gen > 1)
+		}
+	}
 }
 
 // addReduce makes a reduce task pending.

@@ -44,6 +44,12 @@ type RegisterNode struct {
 	MapSlots int
 	Reducers int
 	PID      *actor.PID
+	// Launches counts the LaunchTask messages the node has received, by
+	// kind (see Heartbeat), so a node that registers again after a restart
+	// or a reinit starts its count where it left it.
+	Launches [2]int64
+	// DiskLost: the node restarted without the HDFS blocks it held.
+	DiskLost bool
 }
 
 // Heartbeat is a node's periodic status: the attempts that left their
@@ -236,11 +242,16 @@ type JobEnded struct {
 	Reason    string
 }
 
-// NodeLost tells job managers and the fabric that a node was declared
-// dead.
+// NodeLost tells job managers that a node was declared dead: the
+// attempts they had on it end (ReasonNodeLost) and run again, and so do
+// the finished maps whose output it held.
 type NodeLost struct {
 	Node sched.NodeID
 }
+
+// ReasonNodeLost is the reason of an attempt that ended because its node
+// was declared dead.
+const ReasonNodeLost = "node lost"
 
 // ---- Data: owners ⇄ fabric.
 
@@ -399,6 +410,14 @@ type CancelFlow struct {
 type SetLinkCapacity struct {
 	Link     netmodel.LinkRef
 	Capacity units.Rate
+}
+
+// ScaleLink sets a link's capacity to Factor × its capacity as the
+// topology built it (0 takes it down, 1 restores it): a fault's slowdown,
+// cut or partition.
+type ScaleLink struct {
+	Link   netmodel.LinkRef
+	Factor float64
 }
 
 // FlowDone tells the owner its flow delivered all its bytes.

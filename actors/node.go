@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -49,6 +48,8 @@ type Node struct {
 	got   [2]int64 // LaunchTask messages received, by kind
 	ended []AttemptEnded
 	runs  map[sched.Attempt]*run
+	beat  TimerID // the periodic heartbeat's
+	down  bool    // crashed, until restarted
 
 	// Copy-compute splitting: the reducers that may compute at once (0:
 	// no limit), reducers computing (or writing), reducers that copied
@@ -90,6 +91,10 @@ func NewNode(cfg NodeConfig, deps Deps) *Node {
 
 // Receive implements actor.Actor.
 func (n *Node) Receive(ctx actor.Context) {
+	if n.down {
+		n.receiveDown(ctx)
+		return
+	}
 	switch msg := ctx.Message().(type) {
 	case *actor.Started:
 		n.handleStarted(ctx)
@@ -117,6 +122,12 @@ func (n *Node) Receive(ctx actor.Context) {
 		n.handleFlowDone(ctx, msg)
 	case *FlowFailed:
 		n.handleFlowFailed(ctx, msg)
+	case *CrashNode:
+		n.handleCrash(ctx)
+	case *ReinitNode:
+		n.handleReinit(ctx)
+	case *RestartNode:
+		// A restart of a node that is up: nothing to do.
 	case *actor.Stopping, *actor.Stopped, *actor.Restarting:
 	default:
 		n.deps.Fail(fmt.Errorf("node %d: unhandled message %T", n.cfg.ID, msg))
@@ -125,14 +136,7 @@ func (n *Node) Receive(ctx actor.Context) {
 
 func (n *Node) handleStarted(ctx actor.Context) {
 	n.self = ctx.Self()
-	n.relay(ctx, n.cfg.Coordinator, &RegisterNode{
-		Node: n.cfg.ID, Rack: n.cfg.Rack,
-		MapSlots: len(n.slots[sched.Map]), Reducers: len(n.slots[sched.Reduce]), PID: n.self,
-	})
-	// Nodes start their heartbeats at a random phase so that a cluster's
-	// heartbeats spread over the interval instead of arriving together.
-	phase := time.Duration(n.deps.Rand.Int64N(int64(n.cfg.Heartbeat.Interval)))
-	n.deps.Clock.Every(phase, n.cfg.Heartbeat.Interval.Std(), n.self, &heartbeatTick{})
+	n.register(ctx, false)
 }
 
 // relay sends a control message through the node's rack switch.

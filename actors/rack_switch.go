@@ -17,11 +17,20 @@ import (
 // Under a run's [chaos] each hop takes a seeded extra delay; the switch
 // still forwards each destination's messages in the order it got them, as
 // a switch port's queue does.
+//
+// A switch that is down (a partition fault) holds every message it gets
+// and forwards them, in order, once it is up again: the connections
+// behind a control message retransmit across a short outage, so messages
+// arrive late rather than not at all. Those a long outage made stale (a
+// heartbeat of a node declared dead meanwhile, the report of an attempt
+// already run again) are the receivers' to ignore.
 type RackSwitch struct {
 	rack    sched.RackID
 	latency time.Duration
 	deps    Deps
 	last    map[string]time.Duration // each destination's latest delivery, under chaos
+	down    bool
+	held    []*Relay // while down, in arrival order
 }
 
 // Directory tells master-side actors how to reach the workers: each
@@ -45,10 +54,31 @@ func NewRackSwitch(rack sched.RackID, latency time.Duration, deps Deps) *RackSwi
 func (s *RackSwitch) Receive(ctx actor.Context) {
 	switch msg := ctx.Message().(type) {
 	case *Relay:
+		if s.down {
+			s.held = append(s.held, msg)
+			s.deps.Metrics.Count(MetricHeldByPartition, 1)
+			return
+		}
 		s.handleRelay(ctx, msg)
+	case *SetSwitchUp:
+		s.handleSetUp(ctx, msg)
 	case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting:
 	default:
 		s.deps.Fail(fmt.Errorf("rack switch %d: unhandled message %T", s.rack, msg))
+	}
+}
+
+// handleSetUp takes the switch down, or brings it up and forwards what it
+// held.
+func (s *RackSwitch) handleSetUp(ctx actor.Context, msg *SetSwitchUp) {
+	s.down = !msg.Up
+	if s.down {
+		return
+	}
+	held := s.held
+	s.held = nil
+	for _, m := range held {
+		s.handleRelay(ctx, m)
 	}
 }
 

@@ -152,6 +152,14 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 		}
 	}
 	c.nodes = dir.Nodes
+	if len(cfg.Faults) > 0 {
+		c.rec.lost = make(map[sched.Attempt]bool)
+		targets := actors.FaultTargets{Nodes: dir.Nodes, Switches: switches, Fabric: fabric, Coordinator: coordinator,
+			NodesPerRack: cfg.Cluster.NodesPerRack}
+		if _, err := c.spawnActor("faults", actors.NewFaultInjector(cfg.Faults, targets, c.deps("faults"))); err != nil {
+			return err
+		}
+	}
 	first := max(1, cfg.firstJob)
 	for s, jobs := range cfg.Workload {
 		name := fmt.Sprintf("client-%d", s)

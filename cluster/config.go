@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"clusteremu/actors"
+	"clusteremu/netmodel"
 	"clusteremu/policies/sched"
 	"clusteremu/units"
 	"clusteremu/workload"
@@ -31,6 +32,10 @@ type Config struct {
 	// Workload holds one job list per client stream, each sorted by
 	// submission time.
 	Workload [][]workload.JobSpec
+	// Faults are the run's scripted failures, in the order the scenario
+	// lists them ([[fault]]).
+	Faults []actors.Fault
+
 	// Closed holds one job list per closed-loop worker: its first job is
 	// submitted at its Submit, each later one Submit (the think time)
 	// after the one before it ended. Closed jobs are numbered after the
@@ -86,6 +91,32 @@ func (c *Config) Nodes() int { return c.Cluster.Nodes() }
 // FieldError is one invalid configuration value (actors.FieldError).
 type FieldError = actors.FieldError
 
+// faultLinks reports link faults naming a link the topology does not
+// have.
+func (c *Config) faultLinks() []error {
+	var errs []error
+	var topo *netmodel.Topology
+	for _, f := range c.Faults {
+		if f.Kind != actors.FaultLink {
+			continue
+		}
+		if topo == nil {
+			net, err := netmodel.NewNetwork(netmodel.DefaultConfig())
+			if err == nil {
+				topo, err = netmodel.BuildTopology(net, TopologySpec(*c))
+			}
+			if err != nil {
+				return nil // the cluster's own checks report why
+			}
+		}
+		if _, err := topo.Link(f.Link); err != nil {
+			errs = append(errs, &FieldError{Key: fmt.Sprintf("fault[%d].link", f.Entry), Value: f.Link.String(),
+				Msg: "must be a link of the cluster: " + err.Error()})
+		}
+	}
+	return errs
+}
+
 // MaxSpeedup is the fastest a scaled clock may run (run.speedup).
 const MaxSpeedup = 1e5
 
@@ -132,6 +163,8 @@ func (c *Config) Validate() error {
 			check(true, "run.clock", r.Clock, `must be "virtual" under [chaos], whose delays only a deterministic run draws`)
 		}
 	}
+	actors.ValidateFaults(c.Faults, &c.Cluster, r.Until.Std(), &checks)
+	checks = append(checks, c.faultLinks()...)
 	errs := []error(checks)
 	if _, err := sched.New(c.Scheduler.Name, c.Scheduler.Params); err != nil {
 		errs = append(errs, schedulerErrors(err)...)

@@ -3,6 +3,7 @@ package cluster
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -63,6 +64,10 @@ type Records struct {
 	// FlowList is every flow's record, in the order they ended, when the
 	// run kept them (RunOptions.KeepFlows).
 	FlowList []actors.FlowRecord
+	// Faults are the scripted faults as they took effect and ended.
+	Faults []actors.FaultEvent
+	// Counters are the run's counters by metric name (actors.Metric…).
+	Counters map[string]int64
 }
 
 // LinkSeries is what the topology's links carried, window by window:
@@ -111,7 +116,14 @@ type recorder struct {
 	tally     AttemptTally
 	offers    []actors.OfferRecord
 	flowList  []actors.FlowRecord
-	errs      []error
+	faults    []actors.FaultEvent
+	counters  map[string]int64
+	// lost are the attempts booked as lost with their node (or reported by
+	// a node before it was), when the run has faults: the other report
+	// of such an attempt is stale, not a second end. A run that keeps its
+	// attempt records finds them there instead.
+	lost map[sched.Attempt]bool
+	errs []error
 }
 
 func newRecorder() *recorder {
@@ -121,6 +133,7 @@ func newRecorder() *recorder {
 		jobs:      make(map[sched.JobID]actors.JobRecord),
 		running:   make(map[sched.Attempt]actors.AttemptRecord),
 		attempts:  make(map[sched.Attempt]actors.AttemptRecord),
+		counters:  make(map[string]int64),
 	}
 }
 
@@ -170,14 +183,40 @@ func (r *recorder) JobEnded(rec actors.JobRecord) {
 	r.jobs[rec.ID] = rec
 }
 
-// AttemptEnded implements actors.Recorder.
+// AttemptEnded implements actors.Recorder. An attempt ends once; but one
+// whose node was declared dead ends twice when the node was only cut off
+// and records it later (or recorded it before the news of its loss
+// reached its job manager): whichever record comes second is stale and
+// dropped. (Its job manager counts the stale report, MetricStaleReports.)
 func (r *recorder) AttemptEnded(rec actors.AttemptRecord) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	started, running := r.running[rec.Attempt]
+	if running && rec.Start < 0 {
+		// Booked lost by its job manager, which never heard when it began.
+		rec.Node, rec.Slot, rec.Locality, rec.Start = started.Node, started.Slot, started.Locality, started.Start
+	}
+	lost := rec.Reason == actors.ReasonNodeLost
 	if prev, dup := r.attempts[rec.Attempt]; dup {
+		if lost || prev.Reason == actors.ReasonNodeLost {
+			return
+		}
 		r.violate("attempt %v ended twice (%v at %v, then %v at %v)", rec.Attempt, prev.Outcome, prev.End, rec.Outcome, rec.End)
 	}
-	if _, ok := r.running[rec.Attempt]; !ok && r.tallyOnly && rec.Start >= 0 {
+	if r.lost != nil {
+		if prevLost, seen := r.lost[rec.Attempt]; seen {
+			if !prevLost && !lost {
+				r.violate("attempt %v ended twice (then %v at %v)", rec.Attempt, rec.Outcome, rec.End)
+			}
+			delete(r.lost, rec.Attempt)
+			return
+		}
+		if r.tallyOnly {
+			// Either report may come first; the other finds this mark.
+			r.lost[rec.Attempt] = lost
+		}
+	}
+	if !running && r.tallyOnly && rec.Start >= 0 {
 		r.violate("attempt %v ended twice, or never started", rec.Attempt)
 	}
 	r.tally.add(rec)
@@ -185,6 +224,23 @@ func (r *recorder) AttemptEnded(rec actors.AttemptRecord) {
 		r.attempts[rec.Attempt] = rec
 	}
 	delete(r.running, rec.Attempt)
+}
+
+// FaultFired implements actors.Recorder.
+func (r *recorder) FaultFired(e actors.FaultEvent) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.faults = append(r.faults, e)
+	if !e.End {
+		r.counters["faults."+string(e.Kind)]++
+	}
+}
+
+// Count implements actors.Recorder.
+func (r *recorder) Count(metric string, n int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.counters[metric] += n
 }
 
 // AttemptProgressed implements actors.Recorder.
@@ -288,6 +344,8 @@ func (r *recorder) results(end time.Duration) (*Records, error) {
 	res.Notes = slices.Clone(r.notes)
 	res.FlowList = slices.Clone(r.flowList)
 	res.Offers = slices.Clone(r.offers)
+	res.Faults = slices.Clone(r.faults)
+	res.Counters = maps.Clone(r.counters)
 	slices.SortStableFunc(res.Progress, func(a, b actors.AttemptProgress) int { return sched.CompareAttempts(a.Attempt, b.Attempt) })
 	return res, errors.Join(r.errs...)
 }

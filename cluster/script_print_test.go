@@ -133,6 +133,14 @@ func printFlows(f cluster.FlowTotals) string {
 	return tb.String()
 }
 
+func printFaults(faults []actors.FaultEvent) string {
+	tb := newTable("at", "fault", "on", "what")
+	for _, f := range faults {
+		tb.add(fmt.Sprintf("%.3fs", f.At.Seconds()), string(f.Kind), f.Target, f.What)
+	}
+	return tb.String()
+}
+
 func printNotes(notes []actors.Note) string {
 	tb := newTable("at", "node", "what")
 	for _, n := range notes {

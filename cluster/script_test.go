@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
-	"github.com/asynkron/protoactor-go/actor"
 	"github.com/cockroachdb/datadriven"
 
 	"clusteremu/actors"
@@ -39,8 +38,6 @@ import (
 //	    overrides a scenario key as --set does (run.seed=2,
 //	    tasks.copy_compute=true). Without a body, the overrides apply to
 //	    the last body. Prints the cluster in one line, or the error.
-//	crash node=N at=DURATION
-//	    Stops node N's actor at that emulated instant of the next run.
 //	run [until=DURATION]
 //	    Builds the cluster and runs it to its end, or cuts it off at the
 //	    deadline; prints how and when it ended, and any error.
@@ -56,6 +53,8 @@ import (
 //	    The flows completed and aborted, and the bytes they carried.
 //	notes
 //	    What happened to nodes (Records.Notes): a line each, in order.
+//	faults
+//	    The scenario's faults as they took effect and ended: a line each.
 //	summary METRIC ...
 //	    The named headline metrics (cluster.MetricNames).
 //	events [actor=NAME] [type=TYPE] [from=DURATION] [to=DURATION]
@@ -65,7 +64,7 @@ import (
 //
 // Times are emulated seconds to the millisecond; actors go by their names
 // in the run (node-0, rack-0, coordinator, coordinator/job-1, client-0,
-// and script, which carries out scripted events). Every script starts
+// and faults, which fires the scenario's [[fault]] entries). Every script starts
 // with a comment saying what it shows and why its numbers are what they
 // are; a regression script is named after what it caught.
 func TestScripts(t *testing.T) {
@@ -78,25 +77,16 @@ func TestScripts(t *testing.T) {
 // script is one script's state: the scenario built last, the events
 // scripted for its run, and the run's report once it has run.
 type script struct {
-	dir     string
-	body    string // of the last cluster command with one
-	sc      *scenarios.Scenario
-	crashes []crash
-	rep     *cluster.Report
-}
-
-// crash stops a node's actor at an emulated instant.
-type crash struct {
-	node int
-	at   time.Duration
+	dir  string
+	body string // of the last cluster command with one
+	sc   *scenarios.Scenario
+	rep  *cluster.Report
 }
 
 func (s *script) do(t *testing.T, td *datadriven.TestData) string {
 	switch td.Cmd {
 	case "cluster":
 		return s.cluster(t, td)
-	case "crash":
-		return s.crash(t, td)
 	case "run":
 		return s.run(t, td)
 	case "jobs":
@@ -107,6 +97,8 @@ func (s *script) do(t *testing.T, td *datadriven.TestData) string {
 		return printFlows(flowsOf(s.report(t, td)))
 	case "notes":
 		return printNotes(s.report(t, td).Records.Notes)
+	case "faults":
+		return printFaults(s.report(t, td).Records.Faults)
 	case "summary":
 		return printSummary(t, td, s.report(t, td).Summary)
 	case "events":
@@ -128,7 +120,7 @@ func (s *script) cluster(t *testing.T, td *datadriven.TestData) string {
 	if s.body == "" {
 		td.Fatalf(t, "cluster: no scenario in the body, and none before")
 	}
-	s.sc, s.crashes, s.rep = nil, nil, nil
+	s.sc, s.rep = nil, nil
 	sc, err := scenarios.Load("cluster", []byte(s.body), s.dir)
 	if err == nil {
 		sc, err = sc.WithSet(append(unset(s.body), sets(td)...)...)
@@ -173,7 +165,23 @@ func describe(cfg *cluster.Config) string {
 	return fmt.Sprintf("%s × %s (%s), %d map + %d reduce slots each; %s blocks × %d; heartbeat %s; %s; %s",
 		count(cfg.Cluster.Racks, "rack"), count(cfg.Cluster.NodesPerRack, "node"), nodes, cfg.Cluster.MapSlots, cfg.Cluster.ReduceSlots,
 		scenarios.Bytes(cfg.HDFS.BlockSize), cfg.HDFS.Replication, scenarios.Duration(cfg.Heartbeat.Interval), cfg.Scheduler.Name,
-		count(len(cfg.Jobs()), "job"))
+		count(len(cfg.Jobs()), "job")) + describeFaults(cfg.Faults)
+}
+
+// describeFaults lists the run's faults, each as what, on what, when.
+func describeFaults(faults []actors.Fault) string {
+	var b strings.Builder
+	for i, f := range faults {
+		b.WriteString(map[bool]string{true: "; faults: ", false: ", "}[i == 0])
+		fmt.Fprintf(&b, "%s %s at %s", f.Kind, f.Target(), stamp(f.At))
+		switch {
+		case f.Kind == actors.FaultCrash && f.RestartAfter > 0:
+			fmt.Fprintf(&b, " until %s", stamp(f.At+f.RestartAfter))
+		case f.For > 0:
+			fmt.Fprintf(&b, " until %s", stamp(f.At+f.For))
+		}
+	}
+	return b.String()
 }
 
 func count(n int, noun string) string {
@@ -181,17 +189,6 @@ func count(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-func (s *script) crash(t *testing.T, td *datadriven.TestData) string {
-	s.scenario(t, td)
-	args := scanArgs(t, td, "node", "at")
-	c := crash{node: intArg(t, td, args, "node"), at: durationArg(t, td, args, "at")}
-	if n := s.sc.Config.Nodes(); c.node < 0 || c.node >= n {
-		td.Fatalf(t, "crash: node=%d: the cluster has nodes 0 … %d", c.node, n-1)
-	}
-	s.crashes = append(s.crashes, c)
-	return fmt.Sprintf("node-%d stops at %s", c.node, stamp(c.at))
 }
 
 func (s *script) run(t *testing.T, td *datadriven.TestData) string {
@@ -209,42 +206,9 @@ func (s *script) run(t *testing.T, td *datadriven.TestData) string {
 	if err != nil {
 		return "error: " + err.Error()
 	}
-	if err := s.schedule(c); err != nil {
-		_, _ = c.Run() // stops the actors
-		td.Fatalf(t, "run: %v", err)
-	}
 	rep, err := c.Run()
 	s.rep = rep
 	return printEnd(rep, err)
-}
-
-// schedule sets the scripted events' timers on a built cluster. One
-// actor, "script", carries them out, so they show in the event log.
-func (s *script) schedule(c *cluster.Cluster) error {
-	if len(s.crashes) == 0 {
-		return nil
-	}
-	rt := c.Runtime()
-	pid, err := rt.Spawn("script", func() actor.Actor { return &scripted{cluster: c} })
-	if err != nil {
-		return err
-	}
-	for _, cr := range s.crashes {
-		rt.Clock().At(cr.at, pid, &crashNode{Node: cr.node})
-	}
-	return nil
-}
-
-// scripted carries out a script's events inside the run.
-type scripted struct{ cluster *cluster.Cluster }
-
-// crashNode tells the script actor to stop a node's actor.
-type crashNode struct{ Node int }
-
-func (a *scripted) Receive(ctx actor.Context) {
-	if msg, ok := ctx.Message().(*crashNode); ok {
-		ctx.Stop(a.cluster.Node(msg.Node))
-	}
 }
 
 // scenario fails the command unless a cluster command has built a

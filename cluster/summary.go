@@ -32,6 +32,21 @@ var MetricNames = []string{
 	"slots.utilisation.map", "slots.utilisation.reduce",
 	"tasks.attempts", "tasks.failed", "tasks.failed.slot_seconds", "tasks.killed", "tasks.killed.slot_seconds",
 	"tasks.locality.node", "tasks.locality.rack", "tasks.locality.remote", "tasks.locality.within_rack",
+	"tasks.lost",
+}
+
+// CounterNames are the metrics counted as the run goes (Records.Counters):
+// faults fired by kind and what they cost. A Summary holds each, 0 when
+// nothing counted it.
+var CounterNames = []string{
+	"faults.crash", "faults.slowdown", "faults.partition", "faults.link", "faults.coordinator",
+	actors.MetricLostToCrash, actors.MetricHeldByPartition, actors.MetricStaleReports,
+	actors.MetricNodesLost, actors.MetricNodesRejoined,
+}
+
+func init() {
+	MetricNames = append(MetricNames, CounterNames...)
+	slices.Sort(MetricNames)
 }
 
 // PoolMetrics prefixes the job metrics a Summary also holds for each pool
@@ -128,6 +143,9 @@ func Summarize(res *Records, slots [2]int, end time.Duration) Summary {
 	s["flows.completed"] = float64(res.Flows.Completed)
 	s["flows.aborted"] = float64(res.Flows.Aborted)
 	s["flows.bytes"] = float64(res.Flows.Delivered)
+	for _, name := range CounterNames {
+		s[name] = float64(res.Counters[name])
+	}
 	return s
 }
 
@@ -198,6 +216,7 @@ func summarizeAttempts(s Summary, res *Records, slots [2]int, end time.Duration)
 	}
 	loc := t.Locality
 	s["tasks.attempts"] = float64(t.Attempts)
+	s["tasks.lost"] = float64(t.Lost)
 	s["tasks.killed"] = float64(t.Outcomes[sched.Killed])
 	s["tasks.failed"] = float64(t.Outcomes[sched.Failed])
 	// The work killed and failed attempts did is lost: their tasks run
@@ -229,6 +248,7 @@ type AttemptTally struct {
 	Busy     [2]float64 // slot-seconds by sched.TaskKind
 	Held     [3]float64 // slot-seconds by sched.Outcome
 	Locality [3]int     // succeeded maps by sched.Locality
+	Lost     int        // attempts that ended lost with their node
 }
 
 func (t *AttemptTally) add(a actors.AttemptRecord) {
@@ -241,6 +261,9 @@ func (t *AttemptTally) add(a actors.AttemptRecord) {
 	}
 	if a.Attempt.Kind == sched.Map && a.Outcome == sched.Succeeded {
 		t.Locality[a.Locality]++
+	}
+	if a.Reason == actors.ReasonNodeLost {
+		t.Lost++
 	}
 }
 

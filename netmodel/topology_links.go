@@ -3,6 +3,8 @@ package netmodel
 import (
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 )
 
 // LinkKind is the role of a link in a topology.
@@ -133,4 +135,41 @@ func (t *Topology) Refs() map[LinkID]LinkRef {
 	}
 	put(t.core, LinkRef{Kind: CoreLink})
 	return refs
+}
+
+// ParseLinkRef reads a link's name as LinkRef.String writes it: "host 3
+// nic-up", "rack 1 uplink", "core". Whether the topology has the link is
+// Topology.Link's to say.
+func ParseLinkRef(s string) (LinkRef, error) {
+	f := strings.Fields(s)
+	kind := func(name string, from, to LinkKind) (LinkKind, bool) {
+		for k := from; k <= to; k++ {
+			if k.String() == name {
+				return k, true
+			}
+		}
+		return 0, false
+	}
+	bad := fmt.Errorf(`%w: link %q: must be "host N KIND" (KIND one of disk-read, disk-write, nic-up, nic-down, memory, cpu), "rack N uplink", "rack N downlink" or "core"`, ErrUnknownLink, s)
+	switch {
+	case len(f) == 1 && f[0] == "core":
+		return LinkRef{Kind: CoreLink}, nil
+	case len(f) != 3:
+		return LinkRef{}, bad
+	}
+	n, err := strconv.Atoi(f[1])
+	if err != nil || n < 0 {
+		return LinkRef{}, bad
+	}
+	switch f[0] {
+	case "host":
+		if k, ok := kind(f[2], HostDiskRead, HostCPU); ok {
+			return LinkRef{Kind: k, Host: HostID(n)}, nil
+		}
+	case "rack":
+		if k, ok := kind(f[2], RackUp, RackDown); ok {
+			return LinkRef{Kind: k, Rack: n}, nil
+		}
+	}
+	return LinkRef{}, bad
 }

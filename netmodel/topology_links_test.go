@@ -96,3 +96,18 @@ func TestRefsNameEveryLink(t *testing.T) {
 		assert.Equal(t, l, back, "%v", ref)
 	}
 }
+
+func TestParseLinkRefReadsWhatStringWrites(t *testing.T) {
+	for _, ref := range []LinkRef{
+		{Kind: HostDiskRead, Host: 3}, {Kind: HostNICUp, Host: 0}, {Kind: HostCPU, Host: 12},
+		{Kind: RackUp, Rack: 1}, {Kind: RackDown, Rack: 7}, {Kind: CoreLink},
+	} {
+		got, err := ParseLinkRef(ref.String())
+		require.NoError(t, err, ref.String())
+		assert.Equal(t, ref, got)
+	}
+	for _, bad := range []string{"", "host 3", "host x nic-up", "host -1 nic-up", "rack 1 nic-up", "host 1 uplink", "core 2", "switch 1 uplink"} {
+		_, err := ParseLinkRef(bad)
+		assert.ErrorIs(t, err, ErrUnknownLink, bad)
+	}
+}

@@ -36,6 +36,7 @@ type File struct {
 	Scheduler map[string]any     `toml:"scheduler"`
 	Tasks     actors.TasksConfig `toml:"tasks"`
 	Workload  WorkloadTable      `toml:"workload"`
+	Fault     []FaultTable       `toml:"fault"`
 	Expect    []Expectation      `toml:"expect"`
 	Reproduce ReproduceTable     `toml:"reproduce"`
 }
@@ -160,6 +161,9 @@ func (f *File) config(dir string) (cluster.Config, []error) {
 	c.Run, c.Cluster, c.HDFS, c.Heartbeat, c.Chaos, c.Tasks = f.Run, f.Cluster, f.HDFS, f.Heartbeat, f.Chaos, f.Tasks
 	bad := f.scheduler(&c)
 	errs = append(errs, bad)
+	var ferrs []error
+	c.Faults, ferrs = faults(f.Fault, &c, c.Run.Seed)
+	errs = append(errs, ferrs...)
 	if err := c.Validate(); err != nil {
 		errs = append(errs, withoutEchoes(fieldErrors(err), flatten(bad))...)
 	}

@@ -21,6 +21,22 @@ func (f *File) senseChecks(doc *Document, name string) ErrorList {
 			Value: fmt.Sprint(f.Cluster.Oversubscription),
 			Msg:   fmt.Sprintf("sets the rack uplink, which cluster.rack_uplink = %q sets too: give one of them", f.Cluster.RackUplink)})
 	}
+	for i, e := range f.Fault {
+		if e.Rate != 0 || len(e.Window) > 0 {
+			continue // a random stream draws its targets
+		}
+		key := fmt.Sprintf("fault[%d]", i)
+		need := map[string]string{"crash": "node", "slowdown": "node", "partition": "rack", "link": "link"}[e.Kind]
+		line, col, _ := doc.Position(key + ".kind")
+		if _, _, ok := doc.Position(key + "." + need); need != "" && !ok {
+			errs = append(errs, &Error{File: name, Line: line, Col: col, Key: key + "." + need,
+				Msg: fmt.Sprintf("missing: a %s fault names its %s (or draws one: rate and window)", e.Kind, need)})
+		}
+		if _, _, ok := doc.Position(key + ".at"); !ok {
+			errs = append(errs, &Error{File: name, Line: line, Col: col, Key: key + ".at",
+				Msg: "missing: when the fault happens (at), or a random stream's rate and window"})
+		}
+	}
 	return errs
 }
 

@@ -189,7 +189,7 @@ func traceAttempts(res *cluster.Records) []tracedAttempt {
 			continue // recorded by its job manager for a lost node: no slot to show
 		}
 		o := a.Outcome.String()
-		if a.Reason == "node lost" {
+		if a.Reason == actors.ReasonNodeLost {
 			o = "lost"
 		}
 		out = append(out, tracedAttempt{a, o})

@@ -1,0 +1,93 @@
+package actors
+
+import (
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"clusteremu/policies/sched"
+)
+
+// A node's failures: a crash (its process dies with everything it held),
+// a restart (it registers again with an empty disk of map outputs, its
+// HDFS blocks kept or lost), and a reinit (the coordinator declared it
+// dead while it ran on, cut off by a partition: it drops what it ran and
+// registers afresh).
+
+// receiveDown handles a message reaching a crashed node: a restart, or
+// nothing (a crashed process reads no message; what it was sent is lost).
+func (n *Node) receiveDown(ctx actor.Context) {
+	switch msg := ctx.Message().(type) {
+	case *RestartNode:
+		n.handleRestart(ctx, msg)
+	case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting:
+	default:
+		n.deps.Metrics.Count(MetricLostToCrash, 1)
+	}
+}
+
+// handleCrash stops the node's process: its flows abort at once in the
+// fabric, its attempts, slots and map outputs are gone, and it sends no
+// more heartbeats. Nothing is reported: the coordinator finds out when
+// the heartbeats stop, the job managers when it tells them.
+func (n *Node) handleCrash(ctx actor.Context) {
+	n.down = true
+	n.deps.Clock.Cancel(n.beat)
+	ctx.Send(n.cfg.Fabric, &AbortFlows{Node: n.cfg.ID, Reason: "node crashed"})
+	n.dropAll()
+}
+
+// dropAll forgets every attempt and map output without a word, as a
+// process that dies, or is told it was declared dead, does.
+func (n *Node) dropAll() {
+	for _, r := range n.runs {
+		if r.reporting {
+			n.deps.Clock.Cancel(r.progressTimer)
+		}
+	}
+	clear(n.runs)
+	for k := range n.slots {
+		clear(n.slots[k])
+	}
+	n.ended, n.awaiting, n.computing, n.reserved = nil, nil, 0, 0
+	clear(n.copying)
+	clear(n.stored)
+}
+
+// handleRestart starts the crashed node again: it registers with the
+// coordinator as a new TaskTracker would, reporting whether its disk (its
+// HDFS blocks) survived, and heartbeats again from a new phase.
+func (n *Node) handleRestart(ctx actor.Context, msg *RestartNode) {
+	n.down = false
+	n.register(ctx, msg.DiskLost)
+}
+
+// handleReinit drops what the node runs, whose attempts the coordinator
+// and the job managers counted lost when they declared it dead, and
+// registers again. Their flows are cancelled, the bytes they carried
+// accounted as aborted.
+func (n *Node) handleReinit(ctx actor.Context) {
+	for _, a := range slices.SortedFunc(maps.Keys(n.runs), sched.CompareAttempts) {
+		for _, part := range slices.Sorted(maps.Keys(n.runs[a].flows)) {
+			ctx.Send(n.cfg.Fabric, &CancelFlow{Key: FlowKey{Attempt: a, Part: part}})
+		}
+	}
+	n.deps.Clock.Cancel(n.beat)
+	n.dropAll()
+	n.register(ctx, false)
+}
+
+// register announces the node and its slots to the coordinator and starts
+// its heartbeats at a random phase, so that a cluster's heartbeats spread
+// over the interval instead of arriving together.
+func (n *Node) register(ctx actor.Context, diskLost bool) {
+	n.relay(ctx, n.cfg.Coordinator, &RegisterNode{
+		Node: n.cfg.ID, Rack: n.cfg.Rack,
+		MapSlots: len(n.slots[sched.Map]), Reducers: len(n.slots[sched.Reduce]), PID: n.self,
+		Launches: n.got, DiskLost: diskLost,
+	})
+	phase := time.Duration(n.deps.Rand.Int64N(int64(n.cfg.Heartbeat.Interval)))
+	n.beat = n.deps.Clock.Every(n.deps.Clock.Now()+phase, n.cfg.Heartbeat.Interval.Std(), n.self, &heartbeatTick{})
+}

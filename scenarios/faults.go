@@ -1,0 +1,194 @@
+package scenarios
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"clusteremu/actors"
+	"clusteremu/cluster"
+	"clusteremu/netmodel"
+	"clusteremu/policies/sched"
+	"clusteremu/units"
+)
+
+// FaultTable is one [[fault]] entry: a failure at an instant (at), or a
+// seeded stream of them (rate per hour over window), on a target.
+//
+//	[[fault]]                         [[fault]]
+//	kind = "crash"                    kind = "partition"
+//	node = 3                          rack = 1
+//	at = "100s"                       at = "10m"
+//	restart_after = "5m"              for = "30s"
+//
+//	[[fault]]                         [[fault]]
+//	kind = "link"                     kind = "crash"
+//	link = "rack 1 uplink"            rate = 2        # per hour, on random nodes
+//	at = "1m"                         window = ["0s", "4h"]
+//	for = "10s"                       restart_after = "10m"
+//	factor = 0                        nodes = [0, 1, 2, 3]   # among these (default: all)
+//
+// A random stream's instants and targets are drawn from the workload seed
+// and the entry's place in the file, so the fault schedule is part of the
+// scenario (the same for every policy compared and every schedule seed),
+// not of the interleaving. Draws that would overlap a fault already on
+// their target are skipped.
+type FaultTable struct {
+	Kind string `toml:"kind"`
+	// At is the fault's instant; a random stream has Rate and Window
+	// instead.
+	At     units.Duration   `toml:"at"`
+	Rate   float64          `toml:"rate"`
+	Window []units.Duration `toml:"window"`
+	// Node, Rack or Link is the target of a fault at an instant; Nodes or
+	// Racks the candidates a random stream draws from (empty: all).
+	Node  int    `toml:"node"`
+	Rack  int    `toml:"rack"`
+	Link  string `toml:"link"`
+	Nodes []int  `toml:"nodes"`
+	Racks []int  `toml:"racks"`
+	// For is how long a slowdown, partition or link fault lasts (0 or
+	// left out: to the run's end).
+	For units.Duration `toml:"for"`
+	// RestartAfter brings a crashed node or the coordinator back (left
+	// out: never).
+	RestartAfter units.Duration `toml:"restart_after"`
+	// DiskLost restarts a crashed node without its HDFS blocks.
+	DiskLost bool `toml:"disk_lost"`
+	// CPU and Disk are a slowdown's factors (1: unchanged); Factor a
+	// link fault's (0: cut).
+	CPU    float64 `toml:"cpu"`
+	Disk   float64 `toml:"disk"`
+	Factor float64 `toml:"factor"`
+	// Recovery is how the coordinator comes back: "work-preserving" (it
+	// rebuilds its view from the nodes and job managers, as YARN's
+	// restart does) or "fail" (the running jobs fail, as with Hadoop 1's
+	// JobTracker).
+	Recovery string `toml:"recovery"`
+}
+
+// Recovery modes of a coordinator fault.
+const (
+	RecoveryPreserving = "work-preserving"
+	RecoveryFail       = "fail"
+)
+
+// faults expands the [[fault]] entries into the run's faults, in file
+// order, random streams drawn from seed; errors are keyed by entry.
+func faults(entries []FaultTable, c *cluster.Config, seed uint64) ([]actors.Fault, []error) {
+	var out []actors.Fault
+	var errs []error
+	for i := range entries {
+		key := fmt.Sprintf("fault[%d]", i)
+		e := &entries[i]
+		if err := e.check(key, c); err != nil {
+			errs = append(errs, err...)
+			continue
+		}
+		base := e.fault(i)
+		if e.Rate == 0 {
+			out = append(out, base)
+			continue
+		}
+		out = append(out, e.draw(base, c, seed, i, out)...)
+	}
+	return out, errs
+}
+
+// check refuses what the entry's own keys get wrong; the cluster's
+// checks of the expanded faults do the rest (targets, factors, overlaps).
+func (e *FaultTable) check(key string, c *cluster.Config) []error {
+	var errs checks
+	kinds := append(slices.Clone(actors.FaultKinds), "")
+	errs.add(!slices.Contains(kinds[:len(kinds)-1], actors.FaultKind(e.Kind)), Invalid(key+".kind", e.Kind, "must be one of %v", actors.FaultKinds))
+	random := e.Rate != 0 || len(e.Window) > 0
+	errs.add(random && !(e.Rate > 0 && e.Rate <= maxFaultRate), Invalid(key+".rate", e.Rate, "must be > 0 and at most %g faults per hour", maxFaultRate))
+	errs.add(random && e.At != 0, Invalid(key+".at", e.At, "give at (one fault) or rate and window (a random stream), not both"))
+	if random {
+		ok := len(e.Window) == 2 && e.Window[0] >= 0 && e.Window[0] < e.Window[1]
+		errs.add(!ok, Invalid(key+".window", e.Window, `must be [from, to] with 0 ≤ from < to, e.g. ["0s", "1h"]`))
+		errs.add(ok && c.Run.Until > 0 && e.Window[1] > c.Run.Until, Invalid(key+".window", e.Window, "must end by the run's end, run.until = %v", c.Run.Until))
+	}
+	nodes, racks := c.Nodes(), c.Cluster.Racks
+	for _, n := range e.Nodes {
+		errs.add(n < 0 || n >= nodes, Invalid(key+".nodes", e.Nodes, "must list nodes of the cluster, 0 … %d", nodes-1))
+	}
+	for _, r := range e.Racks {
+		errs.add(r < 0 || r >= racks, Invalid(key+".racks", e.Racks, "must list racks of the cluster, 0 … %d", racks-1))
+	}
+	if e.Kind == string(actors.FaultLink) {
+		_, err := netmodel.ParseLinkRef(e.Link)
+		errs.add(err != nil, Invalid(key+".link", e.Link, `must name a link: "host N KIND" (KIND one of disk-read, disk-write, nic-up, nic-down, memory, cpu), "rack N uplink", "rack N downlink" or "core"`))
+	}
+	if e.Kind == string(actors.FaultCoordinator) {
+		errs.add(e.Recovery != "" && e.Recovery != RecoveryPreserving && e.Recovery != RecoveryFail,
+			Invalid(key+".recovery", e.Recovery, "must be %q or %q", RecoveryPreserving, RecoveryFail))
+	}
+	return errs
+}
+
+// maxFaultRate bounds a random stream: a fault a second.
+const maxFaultRate = 3600.0
+
+// fault is the entry as one fault at its instant on its named target;
+// a slowdown's factors default to 1.
+func (e *FaultTable) fault(entry int) actors.Fault {
+	f := actors.Fault{
+		Kind: actors.FaultKind(e.Kind), At: e.At.Std(), For: e.For.Std(), RestartAfter: e.RestartAfter.Std(),
+		Node: sched.NodeID(e.Node), Rack: sched.RackID(e.Rack), Factor: e.Factor, CPU: e.CPU, Disk: e.Disk,
+		DiskLost: e.DiskLost, FailJobs: e.Recovery == RecoveryFail, Entry: entry,
+	}
+	if f.Kind == actors.FaultSlowdown {
+		f.CPU, f.Disk = orOne(e.CPU), orOne(e.Disk)
+	}
+	f.Link, _ = netmodel.ParseLinkRef(e.Link)
+	return f
+}
+
+func orOne(x float64) float64 {
+	if x == 0 {
+		return 1
+	}
+	return x
+}
+
+// draw expands a random stream: a Poisson process of the entry's rate
+// over its window, each fault on a target drawn among the candidates,
+// from a stream of the workload seed and the entry's index. A draw whose
+// target has a fault at that time (in before, or drawn earlier) is
+// skipped, since the two would contradict each other.
+func (e *FaultTable) draw(base actors.Fault, c *cluster.Config, seed uint64, entry int, before []actors.Fault) []actors.Fault {
+	rng := rand.New(rand.NewPCG(seed, 0xfa417<<32|uint64(entry)))
+	var out []actors.Fault
+	from, to := e.Window[0].Std(), e.Window[1].Std()
+	mean := float64(time.Hour) / e.Rate
+	for t := from; ; {
+		t += time.Duration(math.Ceil(rng.ExpFloat64() * mean))
+		if t >= to || t < from { // t < from: it overflowed
+			return out
+		}
+		f := base
+		f.At = t
+		switch f.Kind {
+		case actors.FaultCrash, actors.FaultSlowdown:
+			f.Node = sched.NodeID(pick(rng, e.Nodes, c.Nodes()))
+		case actors.FaultPartition:
+			f.Rack = sched.RackID(pick(rng, e.Racks, c.Cluster.Racks))
+		}
+		var checks actors.Checks
+		actors.ValidateFaults(slices.Concat(before, out, []actors.Fault{f}), &c.Cluster, c.Run.Until.Std(), &checks)
+		if len(checks) == 0 {
+			out = append(out, f)
+		}
+	}
+}
+
+// pick draws one of the candidates, or of 0 … n−1 when there are none.
+func pick(rng *rand.Rand, candidates []int, n int) int {
+	if len(candidates) > 0 {
+		return candidates[rng.IntN(len(candidates))]
+	}
+	return rng.IntN(n)
+}
