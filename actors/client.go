@@ -61,7 +61,7 @@ func (c *Client) Receive(ctx actor.Context) {
 // submitDue submits every job due now, then waits for the next.
 func (c *Client) submitDue(ctx actor.Context) {
 	if c.closed {
-		ctx.Send(c.coordinator, &SubmitJob{ID: c.firstID + sched.JobID(c.next), Spec: c.jobs[c.next], Client: ctx.Self()})
+		ctx.Send(c.coordinator, &SubmitJob{ID: c.firstID + sched.JobID(c.next), Spec: c.jobs[c.next], Client: ctx.Self(), At: c.deps.Clock.Now()})
 		c.next++
 		if c.next == len(c.jobs) {
 			ctx.Send(c.coordinator, &WorkloadSubmitted{Jobs: len(c.jobs)})
@@ -70,7 +70,7 @@ func (c *Client) submitDue(ctx actor.Context) {
 	}
 	now := c.deps.Clock.Now()
 	for c.next < len(c.jobs) && c.jobs[c.next].Submit <= now {
-		ctx.Send(c.coordinator, &SubmitJob{ID: c.firstID + sched.JobID(c.next), Spec: c.jobs[c.next]})
+		ctx.Send(c.coordinator, &SubmitJob{ID: c.firstID + sched.JobID(c.next), Spec: c.jobs[c.next], At: now})
 		c.next++
 	}
 	c.schedule(ctx)

@@ -27,6 +27,9 @@ type CoordinatorConfig struct {
 	// Explain records every slot offer the policy looked at a job for,
 	// with its reasons (Recorder.Offered), for clusteremu explain.
 	Explain bool
+	// NewPolicy makes the scheduling policy afresh, for a coordinator
+	// that restarts after a crash (FaultCoordinator).
+	NewPolicy func() (sched.Policy, error)
 }
 
 // Coordinator is the cluster master (JobTracker/ResourceManager and
@@ -43,6 +46,10 @@ type Coordinator struct {
 	jms  map[sched.JobID]*actor.PID
 	// clients are the closed-loop clients to tell when their job ends.
 	clients map[sched.JobID]*actor.PID
+	// down: crashed, until restarted; stash holds what clients and job
+	// managers sent meanwhile (coordinator_recovery.go).
+	down  bool
+	stash []any
 }
 
 // livenessTick checks for nodes that stopped heartbeating.
@@ -64,8 +71,17 @@ func NewCoordinator(cfg CoordinatorConfig, policy sched.Policy, deps Deps) *Coor
 
 // Receive implements actor.Actor.
 func (c *Coordinator) Receive(ctx actor.Context) {
-	now := c.deps.Clock.Now()
-	switch msg := ctx.Message().(type) {
+	if c.down {
+		c.receiveDown(ctx)
+		return
+	}
+	c.handle(ctx, c.deps.Clock.Now(), ctx.Message())
+	c.apply(ctx, c.core.take())
+}
+
+// handle turns a message into the core's event.
+func (c *Coordinator) handle(ctx actor.Context, now time.Duration, m any) {
+	switch msg := m.(type) {
 	case *actor.Started:
 		c.handleStarted(ctx)
 	case *RegisterNode:
@@ -74,7 +90,7 @@ func (c *Coordinator) Receive(ctx actor.Context) {
 		if msg.Client != nil {
 			c.clients[msg.ID] = msg.Client
 		}
-		c.core.submit(now, msg.ID, msg.Spec)
+		c.core.submit(now, msg.At, msg.ID, msg.Spec)
 	case *WorkloadSubmitted:
 		c.core.workloadSubmitted()
 	case *RequeueTasks:
@@ -91,11 +107,16 @@ func (c *Coordinator) Receive(ctx actor.Context) {
 		c.core.policyTick(now)
 	case *spaceTick:
 		c.core.checkSpace(now)
+	case *JobResynced:
+		c.core.jobResynced(msg)
+	case *CrashCoordinator:
+		c.down = true
+	case *RestartCoordinator:
+		// A restart of a coordinator that is up: nothing to do.
 	case *actor.Stopping, *actor.Stopped, *actor.Restarting, *actor.Terminated:
 	default:
 		c.deps.Fail(fmt.Errorf("coordinator: unhandled message %T", msg))
 	}
-	c.apply(ctx, c.core.take())
 }
 
 func (c *Coordinator) handleStarted(ctx actor.Context) {

@@ -15,7 +15,7 @@ import (
 // and the reduces given, which do.
 func submitReduces(t *testing.T, s *coordState, id sched.JobID, reduces int) {
 	t.Helper()
-	s.submit(0, id, jobSpec(reduces, 10))
+	s.submit(0, 0, id, jobSpec(reduces, 10))
 	require.Len(t, said(s), 1)
 	releaseReduces(s, id, reduces)
 }
@@ -139,7 +139,7 @@ func TestIntermediateSpaceAdmitsMapsThatFitAndEvictsWhenStuck(t *testing.T) {
 
 func TestAMapThatCanNeverFitFailsItsJobAtSubmission(t *testing.T) {
 	s, _ := testCore(func(c *CoordinatorConfig) { c.Cluster.IntermediateSpace = 100 })
-	s.submit(0, 1, jobSpec(1, 101))
+	s.submit(0, 0, 1, jobSpec(1, 101))
 	assert.Equal(t, []string{
 		"spawn job-1: 1 maps, 1 reduces",
 		"job-1 ← FailJob: a map spills 101 bytes, more than a node's intermediate space (100 bytes)",
@@ -169,7 +169,7 @@ func (p *preempting) Tick(time.Duration, sched.View) []sched.Preemption { return
 
 func TestTheRunEndsWhenEveryStreamHasSubmittedAndEveryJobEnded(t *testing.T) {
 	s, _ := testCore(func(c *CoordinatorConfig) { c.Streams = 2 })
-	s.submit(0, 1, jobSpec(0, 0))
+	s.submit(0, 0, 1, jobSpec(0, 0))
 	said(s)
 	s.workloadSubmitted()
 	s.jobEnded(time.Second, 1)

@@ -18,6 +18,9 @@ type nodeEntry struct {
 	// reinit: a heartbeat came from the node declared dead, and it was
 	// told to register afresh (ReinitNode).
 	reinit bool
+	// resync: the coordinator restarted and the node has not registered
+	// again; resyncAsked: it was told to (ResyncNode).
+	resync, resyncAsked bool
 	// busy marks the node's slots by kind and index that run an attempt
 	// the coordinator launched and has not yet heard ended.
 	busy [2][]bool
@@ -31,11 +34,15 @@ type nodeEntry struct {
 // lost (its block report).
 func (s *coordState) register(now time.Duration, msg *RegisterNode) {
 	n := &s.nodes[msg.Node]
+	if n.resync && !msg.Restarted {
+		s.resynced(now, msg)
+		return
+	}
 	if n.registered && !n.dead {
 		s.declareDead(now, msg.Node, "restarted")
 	}
 	back := n.registered
-	n.registered, n.dead, n.reinit = true, false, false
+	n.registered, n.dead, n.reinit, n.resync = true, false, false, false
 	n.busy = [2][]bool{make([]bool, msg.MapSlots), make([]bool, msg.Reducers)}
 	n.last = now
 	s.updateSlots()

@@ -20,6 +20,9 @@ func (s *coordState) heartbeat(now time.Duration, hb *Heartbeat) {
 	case n.dead:
 		s.heartbeatFromDead(hb.Node)
 		return
+	case n.resync:
+		s.heartbeatToResync(now, hb.Node)
+		return
 	}
 	n.last = now
 	for _, a := range s.admit {

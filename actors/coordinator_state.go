@@ -177,6 +177,14 @@ func newCoordState(cfg *CoordinatorConfig, policy sched.Policy, seed uint64) *co
 		running: make(map[sched.Attempt]placed),
 		streams: cfg.Streams,
 	}
+	s.setUpAdmission()
+	return s
+}
+
+// setUpAdmission makes the admission rules the configuration asks for,
+// with no node reported yet.
+func (s *coordState) setUpAdmission() {
+	cfg := s.cfg
 	if perJob := cfg.Tasks.ComputeSlots(cfg.Cluster.ReduceSlots); perJob > 0 {
 		s.copies = newCopyCompute(len(cfg.RackOf), perJob, cfg.Tasks.ComputeAware)
 		s.admit = append(s.admit, s.copies)
@@ -185,7 +193,6 @@ func newCoordState(cfg *CoordinatorConfig, policy sched.Policy, seed uint64) *co
 		s.space = newSpaceAdmission(len(cfg.RackOf), space)
 		s.admit = append(s.admit, s.space)
 	}
-	return s
 }
 
 // take hands over what the core has asked for since the last take.
@@ -206,8 +213,11 @@ func (s *coordState) fail(format string, args ...any) {
 
 // submit stores a job's input as blocks, registers the job with the table
 // and the policy, and spawns its job manager, which asks for its tasks.
-func (s *coordState) submit(now time.Duration, id sched.JobID, spec workload.JobSpec) {
-	spec.Submit = now // a closed worker's spec holds its think time
+//
+// at is when the client submitted it, which is now unless the coordinator
+// was down then (coordinator_recovery.go).
+func (s *coordState) submit(now, at time.Duration, id sched.JobID, spec workload.JobSpec) {
+	spec.Submit = at // a closed worker's spec holds its think time
 	maps := spec.MapCount(int64(s.cfg.HDFS.BlockSize))
 	s.out.records = append(s.out.records, submittedRecord(id, spec, maps, spec.Reduces))
 	job := &coordJob{spec: spec, maps: maps}
@@ -218,7 +228,7 @@ func (s *coordState) submit(now time.Duration, id sched.JobID, spec workload.Job
 	}
 	s.table.add(sched.Job{
 		ID: id, Name: spec.Name, Pool: spec.Pool, Priority: sched.Priority(spec.Priority),
-		Weight: spec.Weight, Submit: now, Maps: maps, Reduces: spec.Reduces, InputBytes: spec.InputBytes,
+		Weight: spec.Weight, Submit: at, Maps: maps, Reduces: spec.Reduces, InputBytes: spec.InputBytes,
 	}, job.input)
 	s.policy.Submitted(now, s.table.job(id).status.Job)
 	slowStart := spec.SlowStart

@@ -105,7 +105,7 @@ func submitMaps(t *testing.T, s *coordState, now time.Duration, id sched.JobID, 
 // makes every map pending.
 func submitJob(t *testing.T, s *coordState, now time.Duration, id sched.JobID, spec workload.JobSpec, replicas ...[]sched.NodeID) {
 	t.Helper()
-	s.submit(now, id, spec)
+	s.submit(now, now, id, spec)
 	require.Equal(t, []string{fmt.Sprintf("spawn job-%d: %d maps, %d reduces", id, len(replicas), spec.Reduces)}, said(s))
 	for i, r := range replicas {
 		pin(s.blocks, s.jobs[id].input, i, r)
@@ -428,10 +428,10 @@ func TestTheViewHandsOutCopies(t *testing.T) {
 func TestAJobWhoseInputCannotBeStoredFails(t *testing.T) {
 	s, _ := testCore(nil)
 	spec := workload.JobSpec{Name: "a", InputFile: "shared", InputBytes: 100}
-	s.submit(0, 1, spec)
+	s.submit(0, 0, 1, spec)
 	said(s)
 	spec.InputBytes = 200
-	s.submit(0, 2, spec)
+	s.submit(0, 0, 2, spec)
 	assert.Equal(t, []string{
 		"spawn job-2: 2 maps, 0 reduces",
 		`job-2 ← FailJob: file "shared" is 100 bytes, not 200`,

@@ -90,6 +90,10 @@ func (m *JobManager) Receive(ctx actor.Context) {
 		m.apply(ctx, fx)
 	case *FailJob:
 		m.fail(ctx, msg.Reason)
+	case *ResyncJob:
+		if m.state.outcome == nil {
+			ctx.Send(m.coordinator, m.state.resynced())
+		}
 	case *actor.Stopping, *actor.Stopped, *actor.Restarting:
 	default:
 		m.deps.Fail(fmt.Errorf("job manager %d: unhandled message %T", m.id, msg))

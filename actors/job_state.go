@@ -37,6 +37,7 @@ type jobState struct {
 	reducesDone int
 	slowStart   int // finished maps needed before reduces are released
 	released    bool
+	started     bool // its tasks were made pending (start)
 	maxAttempts int
 	outcome     *jobOutcome
 }
@@ -89,6 +90,7 @@ func newJobState(id sched.JobID, maps, reduces int, slowStart float64, maxAttemp
 // start returns the effects of the job's start: every map pending, and
 // the reduces too when slow-start needs no finished map.
 func (j *jobState) start() effects {
+	j.started = true
 	fx := effects{requeueMaps: make([]int32, len(j.maps))}
 	for i := range fx.requeueMaps {
 		fx.requeueMaps[i] = int32(i)
@@ -244,6 +246,33 @@ func (j *jobState) requeue(fx *effects, kind sched.TaskKind, t int32) {
 	} else if j.released {
 		fx.requeueReduces = append(fx.requeueReduces, t)
 	}
+}
+
+// resynced is the job's account for a coordinator that restarted: the
+// tasks still to run (reduces once released), those finished, and whether
+// every map has.
+func (j *jobState) resynced() *JobResynced {
+	msg := &JobResynced{Job: j.id, MapsFinished: len(j.maps) > 0 && j.mapsDone == len(j.maps)}
+	if !j.started {
+		return msg // its setup is still running: nothing is pending yet
+	}
+	for i := range j.maps {
+		switch j.maps[i].state {
+		case taskPending:
+			msg.PendingMaps = append(msg.PendingMaps, int32(i))
+		case taskDone:
+			msg.DoneMaps = append(msg.DoneMaps, int32(i))
+		}
+	}
+	for i := range j.reduces {
+		switch {
+		case j.reduces[i].state == taskPending && j.released:
+			msg.PendingReduces = append(msg.PendingReduces, int32(i))
+		case j.reduces[i].state == taskDone:
+			msg.DoneReduces = append(msg.DoneReduces, int32(i))
+		}
+	}
+	return msg
 }
 
 // nodeLost re-queues the attempts that ran on the node and, while any

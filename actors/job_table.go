@@ -368,6 +368,17 @@ func (t *jobTable) ended(a sched.Attempt, succeeded bool) {
 	}
 }
 
+// finished books a task its job manager finished before the coordinator
+// restarted.
+func (t *jobTable) finished(id sched.JobID, kind sched.TaskKind, task int32) {
+	j, e := t.entry(id, kind, task)
+	if e == nil || e.done {
+		return
+	}
+	e.done = true
+	*countsOf(&j.status, kind).finished++
+}
+
 // kindCounts points at a job's counters of one kind of task.
 type kindCounts struct{ pending, running, finished, attempts *int }
 

@@ -26,6 +26,9 @@ type SubmitJob struct {
 	// Client, when set, is told the job's JobEnded: a closed-loop stream
 	// submits its next job only after the last one ended.
 	Client *actor.PID
+	// At is when the client submitted it: the job's submission time, also
+	// when the coordinator, crashed, takes it later.
+	At time.Duration
 }
 
 // WorkloadSubmitted says the client has submitted its last job.
@@ -48,8 +51,13 @@ type RegisterNode struct {
 	// kind (see Heartbeat), so a node that registers again after a restart
 	// or a reinit starts its count where it left it.
 	Launches [2]int64
-	// DiskLost: the node restarted without the HDFS blocks it held.
-	DiskLost bool
+	// Restarted: the node's process started again (after a crash or a
+	// reinit), with nothing running; DiskLost: without the HDFS blocks it
+	// held.
+	Restarted, DiskLost bool
+	// Running are the attempts the node runs, when it registers again
+	// because the coordinator restarted (ResyncNode).
+	Running []RunningAttempt
 }
 
 // Heartbeat is a node's periodic status: the attempts that left their

@@ -126,6 +126,8 @@ func (n *Node) Receive(ctx actor.Context) {
 		n.handleCrash(ctx)
 	case *ReinitNode:
 		n.handleReinit(ctx)
+	case *ResyncNode:
+		n.handleResync(ctx)
 	case *RestartNode:
 		// A restart of a node that is up: nothing to do.
 	case *actor.Stopping, *actor.Stopped, *actor.Restarting:
@@ -136,7 +138,7 @@ func (n *Node) Receive(ctx actor.Context) {
 
 func (n *Node) handleStarted(ctx actor.Context) {
 	n.self = ctx.Self()
-	n.register(ctx, false)
+	n.register(ctx, false, false)
 }
 
 // relay sends a control message through the node's rack switch.

@@ -61,7 +61,7 @@ func (n *Node) dropAll() {
 // HDFS blocks) survived, and heartbeats again from a new phase.
 func (n *Node) handleRestart(ctx actor.Context, msg *RestartNode) {
 	n.down = false
-	n.register(ctx, msg.DiskLost)
+	n.register(ctx, true, msg.DiskLost)
 }
 
 // handleReinit drops what the node runs, whose attempts the coordinator
@@ -76,18 +76,34 @@ func (n *Node) handleReinit(ctx actor.Context) {
 	}
 	n.deps.Clock.Cancel(n.beat)
 	n.dropAll()
-	n.register(ctx, false)
+	n.register(ctx, true, false)
+}
+
+// handleResync registers the node again with the attempts it runs, after
+// the coordinator restarted; its heartbeats go on as they were.
+func (n *Node) handleResync(ctx actor.Context) {
+	var running []RunningAttempt
+	for _, a := range slices.SortedFunc(maps.Keys(n.runs), sched.CompareAttempts) {
+		l := n.runs[a].launch
+		running = append(running, RunningAttempt{Attempt: a, Slot: l.Slot, Locality: l.Task.Locality})
+	}
+	n.relay(ctx, n.cfg.Coordinator, n.registration(false, false, running))
+}
+
+// registration is the node's RegisterNode.
+func (n *Node) registration(restarted, diskLost bool, running []RunningAttempt) *RegisterNode {
+	return &RegisterNode{
+		Node: n.cfg.ID, Rack: n.cfg.Rack,
+		MapSlots: len(n.slots[sched.Map]), Reducers: len(n.slots[sched.Reduce]), PID: n.self,
+		Launches: n.got, Restarted: restarted, DiskLost: diskLost, Running: running,
+	}
 }
 
 // register announces the node and its slots to the coordinator and starts
 // its heartbeats at a random phase, so that a cluster's heartbeats spread
 // over the interval instead of arriving together.
-func (n *Node) register(ctx actor.Context, diskLost bool) {
-	n.relay(ctx, n.cfg.Coordinator, &RegisterNode{
-		Node: n.cfg.ID, Rack: n.cfg.Rack,
-		MapSlots: len(n.slots[sched.Map]), Reducers: len(n.slots[sched.Reduce]), PID: n.self,
-		Launches: n.got, DiskLost: diskLost,
-	})
+func (n *Node) register(ctx actor.Context, restarted, diskLost bool) {
+	n.relay(ctx, n.cfg.Coordinator, n.registration(restarted, diskLost, nil))
 	phase := time.Duration(n.deps.Rand.Int64N(int64(n.cfg.Heartbeat.Interval)))
 	n.beat = n.deps.Clock.Every(n.deps.Clock.Now()+phase, n.cfg.Heartbeat.Interval.Std(), n.self, &heartbeatTick{})
 }

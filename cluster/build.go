@@ -136,6 +136,7 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 		Cluster: cfg.Cluster, HDFS: cfg.HDFS, Heartbeat: cfg.Heartbeat, Tasks: cfg.Tasks,
 		PolicyTick: cfg.Scheduler.Tick.Std(), RackOf: known, Streams: len(cfg.Workload) + len(cfg.Closed),
 		Fabric: fabric, Directory: dir, Explain: cfg.Run.Explain,
+		NewPolicy: func() (sched.Policy, error) { return sched.New(cfg.Scheduler.Name, cfg.Scheduler.Params) },
 	}, policy, c.deps("coordinator"))
 	coordinator, err := c.spawnActor("coordinator", c.coordinator)
 	if err != nil {
