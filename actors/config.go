@@ -123,6 +123,11 @@ func (c *ClusterConfig) Nodes() int {
 type HDFSConfig struct {
 	BlockSize   units.Bytes `toml:"block_size"`
 	Replication int         `toml:"replication"`
+	// WriteTimeout drops a datanode from a write pipeline when the bytes
+	// to it stall that long (HDFS's client socket timeout, 1 min): the
+	// write goes on without it, the block one replica short. Stalls are
+	// checked as tasks.fetch_timeout's are.
+	WriteTimeout units.Duration `toml:"write_timeout"`
 }
 
 // HeartbeatConfig is [heartbeat].
@@ -209,6 +214,19 @@ type TasksConfig struct {
 	// in their lifetime, whichever is smaller" with the lifetime not yet
 	// known. 0: no reports.
 	ProgressInterval units.Duration `toml:"progress_interval"`
+	// FetchFailures is how many fetch failures reducers report for one
+	// map output before its job manager runs the map again, also when its
+	// node is alive but cannot be reached (Hadoop's fetch-failure rule,
+	// 3 notifications).
+	FetchFailures int `toml:"fetch_failures"`
+	// FetchTimeout fails a shuffle fetch that delivers no byte for that
+	// long (Hadoop's shuffle read timeout, 3 min): one stalled behind a
+	// partition or a cut link. Stalls are checked every FetchTimeout while
+	// a link is down, so one is found 1 to 2 × FetchTimeout after it began.
+	FetchTimeout units.Duration `toml:"fetch_timeout"`
+	// FetchRetry is how long a reducer waits before it fetches again an
+	// output whose fetch failed.
+	FetchRetry units.Duration `toml:"fetch_retry"`
 }
 
 // Reducers is the reduce attempts a node with reduceSlots runs at once:
@@ -290,6 +308,7 @@ func (h *HDFSConfig) Validate(errs *Checks, nodes int) {
 	shaped := nodes >= 1 && nodes <= MaxNodes // else [cluster] is reported
 	errs.Check(h.Replication < 1 || shaped && h.Replication > nodes, "hdfs.replication", h.Replication,
 		fmt.Sprintf("must be 1 … %d (the nodes)", max(min(nodes, MaxNodes), 1)))
+	errs.Check(h.WriteTimeout < MinPeriod, "hdfs.write_timeout", h.WriteTimeout, fmt.Sprintf("must be at least %v (HDFS's is 1m)", MinPeriod))
 }
 
 // Validate checks [heartbeat] on its own.
@@ -307,6 +326,9 @@ func (t *TasksConfig) Validate(errs *Checks, reduceSlots int) {
 		fmt.Sprintf("must be 1 … %d (Hadoop's default is 4): with failures, every task may run that many times", MaxAttempts))
 	errs.Check(!(t.FailureProbability >= 0 && t.FailureProbability <= 1), "tasks.failure_probability", t.FailureProbability, "must be in [0, 1]")
 	errs.Check(t.ParallelCopies < 1, "tasks.parallel_copies", t.ParallelCopies, "must be ≥ 1")
+	errs.Check(t.FetchFailures < 1, "tasks.fetch_failures", t.FetchFailures, "must be ≥ 1 (Hadoop's rule is 3)")
+	errs.Check(t.FetchTimeout < MinPeriod, "tasks.fetch_timeout", t.FetchTimeout, fmt.Sprintf("must be at least %v (Hadoop's is 3m)", MinPeriod))
+	errs.Check(t.FetchRetry < 0, "tasks.fetch_retry", t.FetchRetry, "must be ≥ 0s")
 	errs.Check(t.JobSetup < 0, "tasks.job_setup", t.JobSetup, "must be ≥ 0s")
 	errs.Check(t.MaxReducers != 0 && (t.MaxReducers < reduceSlots || t.MaxReducers > MaxSlotsPerNode), "tasks.max_reducers", t.MaxReducers,
 		fmt.Sprintf("must be 0 (3 × reduce_slots) or cluster.reduce_slots = %d … %d", reduceSlots, MaxSlotsPerNode))

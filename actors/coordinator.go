@@ -196,6 +196,7 @@ func (c *Coordinator) apply(ctx actor.Context, out coordOut) {
 func (c *Coordinator) spawnJobManager(ctx actor.Context, e *spawnJobManager) {
 	jm := NewJobManager(e.job, e.spec, e.maps, e.slowStart, c.cfg.Tasks.MaxAttempts, c.self, c.cfg.Directory, c.deps)
 	jm.setup, jm.reportMaps = c.cfg.Tasks.JobSetup.Std(), c.cfg.Tasks.ComputeAware
+	jm.state.fetchLimit = c.cfg.Tasks.FetchFailures
 	pid, err := ctx.SpawnNamed(c.deps.Props(func() actor.Actor { return jm }), fmt.Sprintf("job-%d", e.job))
 	if err != nil {
 		c.deps.Fail(fmt.Errorf("coordinator: %w", err))

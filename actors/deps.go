@@ -102,6 +102,11 @@ const (
 	MetricNodesRejoined = "nodes.rejoined"
 	// MetricNodesLost counts nodes declared dead.
 	MetricNodesLost = "nodes.lost"
+	// MetricMapsRerunNodeLost counts finished maps run again because
+	// their output was on a node declared dead; MetricMapsRerunFetch those
+	// run again because reducers could not fetch their output.
+	MetricMapsRerunNodeLost = "maps.rerun.node_lost"
+	MetricMapsRerunFetch    = "maps.rerun.fetch_failures"
 )
 
 // OfferRecord is one slot offer: the jobs the policy looked at with its

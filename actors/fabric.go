@@ -58,8 +58,14 @@ type Fabric struct {
 	stale   bool
 	spare   []netmodel.LinkID // private links of ended bounded flows
 	built   []float64         // the topology's capacities as built, for ScaleLink
-	path    []netmodel.LinkID // scratch
-	use     []float64         // scratch
+
+	// Faults (fabric_faults.go): crashed nodes, links down, the stall
+	// check.
+	down       map[sched.NodeID]bool
+	linksDown  map[int]bool
+	stallArmed bool
+	path       []netmodel.LinkID // scratch
+	use        []float64         // scratch
 
 	// Link sampling (SampleLinks): the window, its start, and what each
 	// topology link had carried then.
@@ -74,6 +80,7 @@ type fabricFlow struct {
 	at      time.Duration
 	private netmodel.LinkID // the bound's link when bounded
 	bounded bool
+	stall   *stallWatch // when it has a stall timeout
 }
 
 // settle re-solves rates at the end of an instant that changed them.
@@ -127,13 +134,21 @@ func (f *Fabric) Receive(ctx actor.Context) {
 		f.self = ctx.Self()
 	case *StartFlow:
 		f.completeDue(ctx)
-		f.handleStart(msg)
+		if !f.refuse(ctx, msg) {
+			f.handleStart(msg)
+		}
 	case *CancelFlow:
 		f.completeDue(ctx)
 		f.handleCancel(msg)
 	case *AbortFlows:
 		f.completeDue(ctx)
 		f.abortNode(ctx, msg.Node, msg.Reason)
+		f.nodeDown(msg.Node)
+	case *NodeRestarted:
+		delete(f.down, msg.Node)
+	case *stallCheck:
+		f.completeDue(ctx)
+		f.handleStallCheck(ctx)
 	case *ScaleLink:
 		f.completeDue(ctx)
 		f.handleScaleLink(msg)
@@ -175,6 +190,7 @@ func (f *Fabric) handleStart(msg *StartFlow) {
 		if err == nil {
 			f.flows[msg.Key] = ff
 			f.byID[ff.id] = msg.Key
+			f.watch(ff)
 			f.markStale()
 			return
 		}
@@ -336,6 +352,7 @@ func (f *Fabric) handleScaleLink(msg *ScaleLink) {
 		f.deps.Fail(fmt.Errorf("fabric: scale %v by %v: %w", msg.Link, msg.Factor, err))
 		return
 	}
+	f.linkScaled(int(l), msg.Factor)
 	f.markStale()
 }
 

@@ -80,10 +80,16 @@ func (q *fetchQueue) remove(m int32) bool {
 	return false
 }
 
+// fetchItem is one map output a fetch carries.
+type fetchItem struct {
+	m     int32
+	bytes int64
+}
+
 // pop takes the oldest output and, when perHost, every other output on
-// its node; it returns their source, their maps and their bytes. The
+// its node; it returns their source, the outputs and their bytes. The
 // queue must not be empty.
-func (q *fetchQueue) pop(perHost bool, maps []int32) (sched.NodeID, []int32, int64) {
+func (q *fetchQueue) pop(perHost bool, items []fetchItem) (sched.NodeID, []fetchItem, int64) {
 	src, h := q.head()
 	take := 1
 	if perHost {
@@ -91,7 +97,7 @@ func (q *fetchQueue) pop(perHost bool, maps []int32) (sched.NodeID, []int32, int
 	}
 	var bytes int64
 	for _, o := range h.outs[:take] {
-		maps = append(maps, o.m)
+		items = append(items, fetchItem{o.m, o.bytes})
 		bytes += o.bytes
 	}
 	q.n -= take
@@ -101,7 +107,7 @@ func (q *fetchQueue) pop(perHost bool, maps []int32) (sched.NodeID, []int32, int
 	} else {
 		heap.Push(&q.order, hostHead{seq: h.outs[0].seq, node: src})
 	}
-	return src, maps, bytes
+	return src, items, bytes
 }
 
 // head returns the node holding the oldest output, dropping stale heap

@@ -36,7 +36,8 @@ func TestFetchQueueServesLikeOneQueue(t *testing.T) {
 				ref = slices.DeleteFunc(ref, func(o MapOutput) bool { return o.Map == m })
 			case len(ref) > 0:
 				wantSrc, wantMaps, wantBytes := refPop(&ref, perHost)
-				src, maps, bytes := q.pop(perHost, nil)
+				src, items, bytes := q.pop(perHost, nil)
+				maps := mapsOf(items)
 				require.Equal(t, wantSrc, src, "seed %d step %d", seed, step)
 				require.Equal(t, wantMaps, maps, "seed %d step %d", seed, step)
 				require.Equal(t, wantBytes, bytes, "seed %d step %d", seed, step)
@@ -44,6 +45,14 @@ func TestFetchQueueServesLikeOneQueue(t *testing.T) {
 			require.Equal(t, len(ref), q.len(), "seed %d step %d", seed, step)
 		}
 	}
+}
+
+func mapsOf(items []fetchItem) []int32 {
+	var maps []int32
+	for _, it := range items {
+		maps = append(maps, it.m)
+	}
+	return maps
 }
 
 // refPop is the single queue's fetch: the oldest output and, per host,
@@ -76,13 +85,13 @@ func TestFetchQueueRemoveOfANodesOldestKeepsItsPlace(t *testing.T) {
 	q.push(2, 1, 30)
 	assert.True(t, q.remove(0))
 	assert.False(t, q.remove(0), "already gone")
-	src, maps, bytes := q.pop(true, nil)
+	src, items, bytes := q.pop(true, nil)
 	assert.Equal(t, sched.NodeID(2), src)
-	assert.Equal(t, []int32{1}, maps)
+	assert.Equal(t, []fetchItem{{1, 20}}, items)
 	assert.Equal(t, int64(20), bytes)
-	src, maps, bytes = q.pop(true, nil)
+	src, items, bytes = q.pop(true, nil)
 	assert.Equal(t, sched.NodeID(1), src)
-	assert.Equal(t, []int32{2}, maps)
+	assert.Equal(t, []fetchItem{{2, 30}}, items)
 	assert.Equal(t, int64(30), bytes)
 	assert.Zero(t, q.len())
 }

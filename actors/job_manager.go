@@ -90,6 +90,10 @@ func (m *JobManager) Receive(ctx actor.Context) {
 		m.apply(ctx, fx)
 	case *FailJob:
 		m.fail(ctx, msg.Reason)
+	case *FetchFailed:
+		fx, rerun := m.state.fetchFailed(msg.Node, msg.Maps)
+		m.deps.Metrics.Count(MetricMapsRerunFetch, int64(rerun))
+		m.apply(ctx, fx)
 	case *ResyncJob:
 		if m.state.outcome == nil {
 			ctx.Send(m.coordinator, m.state.resynced())
@@ -162,6 +166,7 @@ func (m *JobManager) handleFinished(ctx actor.Context, msg *TaskFinished) {
 
 func (m *JobManager) handleNodeLost(ctx actor.Context, msg *NodeLost) {
 	fx, gone := m.state.nodeLost(msg.Node)
+	m.deps.Metrics.Count(MetricMapsRerunNodeLost, int64(len(fx.lost)))
 	now := m.deps.Clock.Now()
 	for _, a := range gone {
 		// The node took the attempt with it, or was cut off from the

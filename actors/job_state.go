@@ -39,7 +39,11 @@ type jobState struct {
 	released    bool
 	started     bool // its tasks were made pending (start)
 	maxAttempts int
-	outcome     *jobOutcome
+	// fetchFailures counts the fetch failures reported for each finished
+	// map's output since it last ran; fetchLimit re-runs the map.
+	fetchFailures map[int32]int
+	fetchLimit    int
+	outcome       *jobOutcome
 }
 
 // jobOutcome is how a job ended.
@@ -248,6 +252,37 @@ func (j *jobState) requeue(fx *effects, kind sched.TaskKind, t int32) {
 	}
 }
 
+// fetchFailed books reducers' failures to fetch maps' outputs from node:
+// a map whose output there failed fetchLimit times runs again (Hadoop's
+// fetch-failure rule), and the running reducers forget the output. It
+// returns the maps run again.
+func (j *jobState) fetchFailed(node sched.NodeID, maps []int32) (effects, int) {
+	var fx effects
+	if j.fetchLimit <= 0 || j.reducesDone == len(j.reduces) {
+		return fx, 0
+	}
+	for _, m := range maps {
+		if m < 0 || int(m) >= len(j.maps) || j.maps[m].state != taskDone || j.maps[m].output != node {
+			continue // run again already, or announced elsewhere since
+		}
+		if j.fetchFailures == nil {
+			j.fetchFailures = make(map[int32]int)
+		}
+		if j.fetchFailures[m]++; j.fetchFailures[m] < j.fetchLimit {
+			continue
+		}
+		delete(j.fetchFailures, m)
+		j.maps[m].state = taskPending
+		j.mapsDone--
+		fx.requeueMaps = append(fx.requeueMaps, m)
+		fx.lost = append(fx.lost, m)
+	}
+	if len(fx.lost) > 0 {
+		fx.reducers = j.runningReducers()
+	}
+	return fx, len(fx.lost)
+}
+
 // resynced is the job's account for a coordinator that restarted: the
 // tasks still to run (reduces once released), those finished, and whether
 // every map has.
@@ -317,6 +352,7 @@ func (j *jobState) loseOutputs(fx *effects, lost func(sched.NodeID) bool) {
 	}
 	for i := range j.maps {
 		if m := &j.maps[i]; m.state == taskDone && lost(m.output) {
+			delete(j.fetchFailures, int32(i))
 			m.state = taskPending
 			j.mapsDone--
 			fx.requeueMaps = append(fx.requeueMaps, int32(i))

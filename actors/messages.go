@@ -222,6 +222,15 @@ type MapOutput struct {
 	Bytes int64
 }
 
+// FetchFailed tells a job manager that a reduce attempt could not fetch
+// the outputs of Maps from Node: the flow failed (its source crashed) or
+// stalled past tasks.fetch_timeout (a partition, a cut link).
+type FetchFailed struct {
+	Reduce sched.Attempt
+	Node   sched.NodeID
+	Maps   []int32
+}
+
 // MapsFinished tells the coordinator that every map of a job has
 // finished, so its reducers will compute as soon as they have copied; a
 // RequeueTasks with maps undoes it.
@@ -354,6 +363,9 @@ type StartFlow struct {
 	Weight     float64
 	Owner      *actor.PID
 	OwnerNode  sched.NodeID
+	// StallTimeout, when positive, fails the flow (FlowFailed) when it
+	// delivers no byte for that long: a shuffle fetch's read timeout.
+	StallTimeout time.Duration
 }
 
 // AbortFlows aborts at once every flow to or from Node and every flow an

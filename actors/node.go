@@ -18,6 +18,7 @@ type NodeConfig struct {
 	ID        sched.NodeID
 	Rack      sched.RackID
 	Cluster   ClusterConfig
+	HDFS      HDFSConfig
 	Heartbeat HeartbeatConfig
 	Tasks     TasksConfig
 	// Switch is the node's rack switch.
@@ -122,6 +123,8 @@ func (n *Node) Receive(ctx actor.Context) {
 		n.handleFlowDone(ctx, msg)
 	case *FlowFailed:
 		n.handleFlowFailed(ctx, msg)
+	case *fetchRetryDue:
+		n.handleFetchRetry(ctx, msg)
 	case *CrashNode:
 		n.handleCrash(ctx)
 	case *ReinitNode:
@@ -290,6 +293,12 @@ func (n *Node) startFlow(ctx actor.Context, r *run, part int32, src, dst sched.N
 	if part == partInput {
 		msg.CPUPerByte = r.perByte // a streamed read's compute
 	}
+	switch {
+	case part >= partFetch:
+		msg.StallTimeout = n.cfg.Tasks.FetchTimeout.Std()
+	case part >= partPipeline:
+		msg.StallTimeout = n.cfg.HDFS.WriteTimeout.Std()
+	}
 	ctx.Send(n.cfg.Fabric, msg)
 }
 
@@ -373,16 +382,19 @@ func (n *Node) handleFlowFailed(ctx actor.Context, msg *FlowFailed) {
 	if r == nil {
 		return
 	}
-	_, ok := r.flows[msg.Key.Part]
+	info, ok := r.flows[msg.Key.Part]
 	if !ok {
 		return
 	}
 	delete(r.flows, msg.Key.Part)
-	if msg.Key.Part >= partFetch {
-		// The map output is gone with its node; the job manager re-runs
-		// the map and announces the new output.
-		r.fetchLost(msg.Key.Part)
-		n.fetchMore(ctx, r)
+	switch part := msg.Key.Part; {
+	case part >= partFetch:
+		n.fetchFailed(ctx, r, part, info.src)
+		return
+	case part >= partPipeline:
+		// HDFS's pipeline recovery: the write goes on without the
+		// datanode that failed, the block one replica short.
+		n.advance(ctx, r)
 		return
 	}
 	n.finish(ctx, r, sched.Killed, msg.Reason)
@@ -525,6 +537,38 @@ func (n *Node) fetchMore(ctx actor.Context, r *run) {
 		part, src, bytes := r.nextFetch(n.cfg.Tasks.FetchPerHost)
 		n.startFlow(ctx, r, part, src, n.cfg.ID, DiskRead, bytes, 0)
 	}
+}
+
+// fetchRetryDue is the end of a failed fetch's wait before it is tried
+// again.
+type fetchRetryDue struct {
+	Attempt sched.Attempt
+	Src     sched.NodeID
+	Items   []fetchItem
+}
+
+// fetchFailed reports a failed fetch to the job manager, which re-runs
+// the map when enough reducers cannot fetch its output, and fetches the
+// outputs again after tasks.fetch_retry, from wherever they are then.
+func (n *Node) fetchFailed(ctx actor.Context, r *run, part int32, src sched.NodeID) {
+	items := r.fetchFailed(part)
+	maps := make([]int32, len(items))
+	for i, it := range items {
+		maps[i] = it.m
+	}
+	n.relay(ctx, r.launch.JobManager, &FetchFailed{Reduce: r.launch.Attempt, Node: src, Maps: maps})
+	n.deps.Clock.After(n.cfg.Tasks.FetchRetry.Std(), n.self, &fetchRetryDue{Attempt: r.launch.Attempt, Src: src, Items: items})
+	n.fetchMore(ctx, r)
+}
+
+func (n *Node) handleFetchRetry(ctx actor.Context, msg *fetchRetryDue) {
+	r := n.runs[msg.Attempt]
+	if r == nil {
+		return
+	}
+	r.retry(msg.Src, msg.Items)
+	n.fetchMore(ctx, r)
+	n.advance(ctx, r)
 }
 
 // progressTick asks for one of an attempt's progress reports.

@@ -61,6 +61,7 @@ func (n *Node) dropAll() {
 // HDFS blocks) survived, and heartbeats again from a new phase.
 func (n *Node) handleRestart(ctx actor.Context, msg *RestartNode) {
 	n.down = false
+	ctx.Send(n.cfg.Fabric, &NodeRestarted{Node: n.cfg.ID})
 	n.register(ctx, true, msg.DiskLost)
 }
 

@@ -35,6 +35,7 @@ const (
 	fetchUnknown fetchState = iota // not announced, or lost with its node
 	fetchQueued
 	fetchRunning
+	fetchRetry // its fetch failed; it is fetched again after tasks.fetch_retry
 	fetchDone
 )
 
@@ -67,16 +68,19 @@ type run struct {
 	fetching int
 	done     int
 	fetched  int64
-	// batches holds the maps each fetch flow carries, by flow part; a
-	// flow carries one map output unless fetches go per host.
-	batches map[int32][]int32
+	// batches holds the map outputs each fetch flow carries, by flow
+	// part; a flow carries one unless fetches go per host.
+	batches map[int32][]fetchItem
+	// moved holds the outputs announced again, at a new node, while
+	// their fetch ran or waited to retry: a retry fetches from there.
+	moved map[int32]MapOutput
 }
 
 func newRun(l *LaunchTask, now time.Duration) *run {
 	r := &run{launch: l, start: now, phaseStart: now, flows: make(map[int32]flowInfo), speed: 1}
 	if l.Attempt.Kind == sched.Reduce {
 		r.state = make([]fetchState, l.Task.Maps)
-		r.batches = make(map[int32][]int32)
+		r.batches = make(map[int32][]fetchItem)
 	}
 	return r
 }
@@ -105,10 +109,20 @@ func (r *run) account(self sched.NodeID, part int32, f flowInfo) {
 // learn queues a newly announced map output, unless it is already fetched
 // or on its way.
 func (r *run) learn(out MapOutput, reduces, index int) {
-	if out.Map < 0 || int(out.Map) >= len(r.state) || r.state[out.Map] != fetchUnknown {
+	if out.Map < 0 || int(out.Map) >= len(r.state) {
 		return
 	}
 	out.Bytes = workload.Share(out.Bytes, reduces, index)
+	if st := r.state[out.Map]; st == fetchRunning || st == fetchRetry {
+		if r.moved == nil {
+			r.moved = make(map[int32]MapOutput)
+		}
+		r.moved[out.Map] = out
+		return
+	}
+	if r.state[out.Map] != fetchUnknown {
+		return
+	}
 	if out.Bytes == 0 {
 		r.state[out.Map] = fetchDone
 		r.done++
@@ -118,49 +132,78 @@ func (r *run) learn(out MapOutput, reduces, index int) {
 	r.queue.push(out.Map, out.Node, out.Bytes)
 }
 
-// forget drops a queued output that was lost with its node.
+// forget drops a queued output, or one waiting to retry, that was lost
+// with its node; the job manager announces where it runs again. One
+// being fetched goes on: its bytes may still come.
 func (r *run) forget(m int32) {
-	if m < 0 || int(m) >= len(r.state) || r.state[m] != fetchQueued {
+	if m < 0 || int(m) >= len(r.state) {
+		return
+	}
+	switch r.state[m] {
+	case fetchQueued:
+		r.queue.remove(m)
+	case fetchRetry:
+	default:
 		return
 	}
 	r.state[m] = fetchUnknown
-	r.queue.remove(m)
+	delete(r.moved, m)
 }
 
 // nextFetch takes the next fetch off the queue: the oldest announced
 // output, with, when perHost, every other queued output on its node. It
 // returns the flow's part, source and bytes.
 func (r *run) nextFetch(perHost bool) (part int32, src sched.NodeID, bytes int64) {
-	src, maps, bytes := r.queue.pop(perHost, nil)
-	for _, m := range maps {
-		r.state[m] = fetchRunning
+	src, items, bytes := r.queue.pop(perHost, nil)
+	for _, it := range items {
+		r.state[it.m] = fetchRunning
 	}
-	part = partFetch + maps[0]
-	r.batches[part] = maps
+	part = partFetch + items[0].m
+	r.batches[part] = items
 	r.fetching++
 	return part, src, bytes
 }
 
 // fetchDone marks the maps of a completed fetch flow fetched.
 func (r *run) fetchDone(part int32, bytes int64) {
-	for _, m := range r.batches[part] {
-		r.state[m] = fetchDone
+	for _, it := range r.batches[part] {
+		r.state[it.m] = fetchDone
 		r.done++
+		delete(r.moved, it.m)
 	}
 	delete(r.batches, part)
 	r.fetching--
 	r.fetched += bytes
 }
 
-// fetchLost returns a failed fetch's maps to unknown until their re-runs
-// are announced; what the flow delivered before it failed stays counted
-// by the fabric, not by the attempt.
-func (r *run) fetchLost(part int32) {
-	for _, m := range r.batches[part] {
-		r.state[m] = fetchUnknown
+// fetchFailed books a failed fetch: its outputs wait to be fetched again
+// (retry); what the flow delivered before it failed stays counted by the
+// fabric, not by the attempt. It returns the outputs.
+func (r *run) fetchFailed(part int32) []fetchItem {
+	items := r.batches[part]
+	for _, it := range items {
+		r.state[it.m] = fetchRetry
 	}
 	delete(r.batches, part)
 	r.fetching--
+	return items
+}
+
+// retry queues again the outputs of a failed fetch still waiting for it,
+// from src or from where they were announced since.
+func (r *run) retry(src sched.NodeID, items []fetchItem) {
+	for _, it := range items {
+		if r.state[it.m] != fetchRetry {
+			continue // lost, announced elsewhere and queued, or fetched
+		}
+		r.state[it.m] = fetchQueued
+		if out, ok := r.moved[it.m]; ok {
+			delete(r.moved, it.m)
+			r.queue.push(it.m, out.Node, out.Bytes)
+			continue
+		}
+		r.queue.push(it.m, src, it.bytes)
+	}
 }
 
 // progress is the attempt's phase, the fraction of it done and its

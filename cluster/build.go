@@ -145,7 +145,7 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	for i := range n {
 		name := fmt.Sprintf("node-%d", i)
 		node := actors.NewNode(actors.NodeConfig{
-			ID: sched.NodeID(i), Rack: rackOf[i], Cluster: cfg.Cluster, Heartbeat: cfg.Heartbeat, Tasks: cfg.Tasks,
+			ID: sched.NodeID(i), Rack: rackOf[i], Cluster: cfg.Cluster, HDFS: cfg.HDFS, Heartbeat: cfg.Heartbeat, Tasks: cfg.Tasks,
 			Switch: dir.Switches[i], Coordinator: coordinator, Fabric: fabric,
 		}, c.deps(name))
 		if dir.Nodes[i], err = c.spawnActor(name, node); err != nil {

@@ -71,13 +71,14 @@ func DefaultConfig() Config {
 			DiskRead: 100e6, DiskWrite: 100e6, NIC: 125e6, Oversubscription: 5, RackAware: true,
 			Evict: actors.EvictLatest, Speed: 1,
 		},
-		HDFS: actors.HDFSConfig{BlockSize: 128 << 20, Replication: 3},
+		HDFS: actors.HDFSConfig{BlockSize: 128 << 20, Replication: 3, WriteTimeout: units.Duration(time.Minute)},
 		Heartbeat: actors.HeartbeatConfig{
 			Interval: units.Duration(3 * time.Second), ControlLatency: units.Duration(time.Millisecond),
 			DeadAfter: 10, AssignMultiple: true,
 		},
 		Scheduler: SchedulerConfig{Name: "fifo", Tick: units.Duration(time.Second)},
-		Tasks:     actors.TasksConfig{SlowStart: 0.05, MaxAttempts: 4, ParallelCopies: 5},
+		Tasks: actors.TasksConfig{SlowStart: 0.05, MaxAttempts: 4, ParallelCopies: 5,
+			FetchFailures: 3, FetchTimeout: units.Duration(3 * time.Minute), FetchRetry: units.Duration(10 * time.Second)},
 	}
 }
 

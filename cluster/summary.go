@@ -41,7 +41,7 @@ var MetricNames = []string{
 var CounterNames = []string{
 	"faults.crash", "faults.slowdown", "faults.partition", "faults.link", "faults.coordinator",
 	actors.MetricLostToCrash, actors.MetricHeldByPartition, actors.MetricStaleReports,
-	actors.MetricNodesLost, actors.MetricNodesRejoined,
+	actors.MetricNodesLost, actors.MetricNodesRejoined, actors.MetricMapsRerunNodeLost, actors.MetricMapsRerunFetch,
 }
 
 func init() {
