@@ -132,6 +132,14 @@ type HDFSConfig struct {
 
 // HeartbeatConfig is [heartbeat].
 type HeartbeatConfig struct {
+	// Reliable is set when the run's message rules may drop control
+	// messages: the coordinator then answers each heartbeat
+	// (HeartbeatAck), a node repeats the attempt ends it reported until
+	// answered, and the coordinator forwards each end to its job manager
+	// as TaskFinished, so a lost report is made good, as Hadoop's
+	// heartbeat, a call with a response, does. Without rules the answer
+	// would carry nothing a node needs and is left out.
+	Reliable bool           `toml:"-" json:"-"`
 	Interval units.Duration `toml:"interval"`
 	// ControlLatency is each rack-switch hop of a control message.
 	ControlLatency units.Duration `toml:"control_latency"`

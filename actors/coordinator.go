@@ -175,7 +175,9 @@ func (c *Coordinator) apply(ctx actor.Context, out coordOut) {
 		case *killAttempt:
 			c.cfg.Directory.relay(ctx, e.node, &KillTask{Attempt: e.attempt, Reason: e.reason})
 		case *tellJob:
-			ctx.Send(c.jms[e.job], e.msg)
+			if jm := c.jms[e.job]; jm != nil { // else the job ended and its manager stopped
+				ctx.Send(jm, e.msg)
+			}
 		case *tellNode:
 			c.cfg.Directory.relay(ctx, e.node, e.msg)
 		case *noteNode:
@@ -197,6 +199,9 @@ func (c *Coordinator) spawnJobManager(ctx actor.Context, e *spawnJobManager) {
 	jm := NewJobManager(e.job, e.spec, e.maps, e.slowStart, c.cfg.Tasks.MaxAttempts, c.self, c.cfg.Directory, c.deps)
 	jm.setup, jm.reportMaps = c.cfg.Tasks.JobSetup.Std(), c.cfg.Tasks.ComputeAware
 	jm.state.fetchLimit = c.cfg.Tasks.FetchFailures
+	if c.cfg.Heartbeat.Reliable {
+		jm.ended = make(map[sched.Attempt]bool)
+	}
 	pid, err := ctx.SpawnNamed(c.deps.Props(func() actor.Actor { return jm }), fmt.Sprintf("job-%d", e.job))
 	if err != nil {
 		c.deps.Fail(fmt.Errorf("coordinator: %w", err))

@@ -31,10 +31,17 @@ func (s *coordState) heartbeat(now time.Duration, hb *Heartbeat) {
 	// Every ended attempt frees its slot now. With commit-pending counting
 	// a successful one stays its job's until the slots are offered.
 	var committing []AttemptEnded
+	if s.cfg.Heartbeat.Reliable {
+		s.emit(&tellNode{hb.Node, &HeartbeatAck{Seq: hb.Seq}})
+	}
 	for _, e := range hb.Ended {
 		at, ok := s.running[e.Attempt]
 		if !ok {
-			continue // booked already when its node was declared dead
+			continue // booked already: reported before, or its node was declared dead
+		}
+		if s.cfg.Heartbeat.Reliable {
+			s.emit(&tellJob{e.Attempt.Job, &TaskFinished{
+				Attempt: e.Attempt, Node: hb.Node, Outcome: e.Outcome, Reason: e.Reason, OutputBytes: e.OutputBytes}})
 		}
 		s.nodes[at.node].busy[e.Attempt.Kind][at.slot] = false
 		if s.cfg.Tasks.CommitPendingRunning && e.Outcome == sched.Succeeded {

@@ -32,6 +32,11 @@ type Deps struct {
 	// from the schedule seed or pinned; nil when the run perturbs
 	// nothing.
 	Perturb func(kind Perturbation, target string) time.Duration
+	// Intercept applies the run's message rules to a control message a
+	// rack switch relays from one actor to another (names as in the run):
+	// drop it, delay it by the duration, or neither; nil when the run has
+	// no rules.
+	Intercept func(from, to string, msg any) (drop bool, delay time.Duration)
 }
 
 // Perturbation is a kind of seeded control-plane delay (a scenario's
@@ -107,6 +112,10 @@ const (
 	// run again because reducers could not fetch their output.
 	MetricMapsRerunNodeLost = "maps.rerun.node_lost"
 	MetricMapsRerunFetch    = "maps.rerun.fetch_failures"
+	// MetricDroppedByRule and MetricDelayedByRule count control messages
+	// a message rule dropped or delayed.
+	MetricDroppedByRule = "messages.dropped"
+	MetricDelayedByRule = "messages.delayed"
 )
 
 // OfferRecord is one slot offer: the jobs the policy looked at with its

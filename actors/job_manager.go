@@ -37,6 +37,10 @@ type JobManager struct {
 	// report may still come, from a node cut off by a partition: it is
 	// stale when it does.
 	lost map[sched.Attempt]bool
+	// ended are the attempts whose end it booked, when each may be
+	// reported twice: by its node and by the coordinator
+	// (HeartbeatConfig.Reliable).
+	ended map[sched.Attempt]bool
 }
 
 // AttemptProgress is what a job manager knows of a running attempt's
@@ -140,6 +144,12 @@ func (m *JobManager) Progress(a sched.Attempt) (AttemptProgress, bool) {
 }
 
 func (m *JobManager) handleFinished(ctx actor.Context, msg *TaskFinished) {
+	if m.ended != nil {
+		if m.ended[msg.Attempt] {
+			return // its other report came first
+		}
+		m.ended[msg.Attempt] = true
+	}
 	if m.lost[msg.Attempt] {
 		delete(m.lost, msg.Attempt)
 		m.deps.Metrics.Count(MetricStaleReports, 1)

@@ -90,6 +90,18 @@ type AttemptEnded struct {
 	Attempt sched.Attempt
 	Outcome sched.Outcome
 	At      time.Duration
+	// What the job manager's TaskFinished says besides, which the
+	// coordinator forwards when control messages may be lost
+	// (HeartbeatConfig.Reliable).
+	Reason      string
+	OutputBytes int64
+}
+
+// HeartbeatAck answers a heartbeat when control messages may be lost
+// (HeartbeatConfig.Reliable): the node may forget the attempt ends it
+// reported up to Seq.
+type HeartbeatAck struct {
+	Seq int64
 }
 
 // LaunchTask starts an attempt in the named slot of its kind on the node,
@@ -457,8 +469,10 @@ type FlowFailed struct {
 
 // ---- Rack switch.
 
-// Relay asks a rack switch to deliver Msg to To after the hop's latency.
+// Relay asks a rack switch to deliver Msg to To after the hop's latency;
+// From is its sender, for message rules.
 type Relay struct {
-	To  *actor.PID
-	Msg any
+	From *actor.PID
+	To   *actor.PID
+	Msg  any
 }

@@ -48,9 +48,12 @@ type Node struct {
 	seq   int64
 	got   [2]int64 // LaunchTask messages received, by kind
 	ended []AttemptEnded
-	runs  map[sched.Attempt]*run
-	beat  TimerID // the periodic heartbeat's
-	down  bool    // crashed, until restarted
+	// unacked are the ends reported but not yet answered, with the
+	// heartbeat that first carried each (HeartbeatConfig.Reliable).
+	unacked []reported
+	runs    map[sched.Attempt]*run
+	beat    TimerID // the periodic heartbeat's
+	down    bool    // crashed, until restarted
 
 	// Copy-compute splitting: the reducers that may compute at once (0:
 	// no limit), reducers computing (or writing), reducers that copied
@@ -131,6 +134,8 @@ func (n *Node) Receive(ctx actor.Context) {
 		n.handleReinit(ctx)
 	case *ResyncNode:
 		n.handleResync(ctx)
+	case *HeartbeatAck:
+		n.acked(msg.Seq)
 	case *RestartNode:
 		// A restart of a node that is up: nothing to do.
 	case *actor.Stopping, *actor.Stopped, *actor.Restarting:
@@ -146,7 +151,7 @@ func (n *Node) handleStarted(ctx actor.Context) {
 
 // relay sends a control message through the node's rack switch.
 func (n *Node) relay(ctx actor.Context, to *actor.PID, msg any) {
-	ctx.Send(n.cfg.Switch, &Relay{To: to, Msg: msg})
+	ctx.Send(n.cfg.Switch, &Relay{From: n.self, To: to, Msg: msg})
 }
 
 // handleTick sends the periodic heartbeat, after the run's chaos delay if
@@ -164,7 +169,7 @@ func (n *Node) handleTick(ctx actor.Context) {
 func (n *Node) sendHeartbeat(ctx actor.Context) {
 	n.seq++
 	n.relay(ctx, n.cfg.Coordinator, &Heartbeat{
-		Node: n.cfg.ID, Seq: n.seq, Launches: n.got, Ended: n.ended,
+		Node: n.cfg.ID, Seq: n.seq, Launches: n.got, Ended: n.reports(),
 		Copying: n.copyingReport(), FreeCompute: n.computeSlots - n.computing - len(n.awaiting), FreeSpace: n.freeSpace(),
 	})
 	n.ended = nil
@@ -429,7 +434,7 @@ func (n *Node) finish(ctx actor.Context, r *run, o sched.Outcome, reason string)
 		Start: r.start, End: now, LocalBytes: r.localBytes, RemoteBytes: r.remoteBytes,
 		Outcome: o, Reason: reason, Phases: r.phases,
 	})
-	n.ended = append(n.ended, AttemptEnded{Attempt: a, Outcome: o, At: now})
+	n.ended = append(n.ended, AttemptEnded{Attempt: a, Outcome: o, At: now, Reason: reason, OutputBytes: r.launch.Task.SpillBytes})
 	n.relay(ctx, r.launch.JobManager, &TaskFinished{
 		Attempt: a, Node: n.cfg.ID, Outcome: o, Reason: reason, OutputBytes: r.launch.Task.SpillBytes,
 	})

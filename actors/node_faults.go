@@ -51,7 +51,7 @@ func (n *Node) dropAll() {
 	for k := range n.slots {
 		clear(n.slots[k])
 	}
-	n.ended, n.awaiting, n.computing, n.reserved = nil, nil, 0, 0
+	n.ended, n.unacked, n.awaiting, n.computing, n.reserved = nil, nil, nil, 0, 0
 	clear(n.copying)
 	clear(n.stored)
 }
@@ -107,4 +107,32 @@ func (n *Node) register(ctx actor.Context, restarted, diskLost bool) {
 	n.relay(ctx, n.cfg.Coordinator, n.registration(restarted, diskLost, nil))
 	phase := time.Duration(n.deps.Rand.Int64N(int64(n.cfg.Heartbeat.Interval)))
 	n.beat = n.deps.Clock.Every(n.deps.Clock.Now()+phase, n.cfg.Heartbeat.Interval.Std(), n.self, &heartbeatTick{})
+}
+
+// reported is an attempt end a heartbeat carried, and which one.
+type reported struct {
+	seq int64
+	end AttemptEnded
+}
+
+// reports are the ends the next heartbeat (numbered n.seq) carries: those
+// since the last one and, when control messages may be lost, every one
+// not yet answered.
+func (n *Node) reports() []AttemptEnded {
+	if !n.cfg.Heartbeat.Reliable {
+		return n.ended
+	}
+	for _, e := range n.ended {
+		n.unacked = append(n.unacked, reported{n.seq, e})
+	}
+	out := make([]AttemptEnded, len(n.unacked))
+	for i, r := range n.unacked {
+		out[i] = r.end
+	}
+	return out
+}
+
+// acked forgets the ends the heartbeats up to seq carried.
+func (n *Node) acked(seq int64) {
+	n.unacked = slices.DeleteFunc(n.unacked, func(r reported) bool { return r.seq <= seq })
 }

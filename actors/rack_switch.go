@@ -42,7 +42,7 @@ type Directory struct {
 
 // relay sends msg to a node through its rack switch.
 func (d *Directory) relay(ctx actor.Context, node sched.NodeID, msg any) {
-	ctx.Send(d.Switches[node], &Relay{To: d.Nodes[node], Msg: msg})
+	ctx.Send(d.Switches[node], &Relay{From: ctx.Self(), To: d.Nodes[node], Msg: msg})
 }
 
 // NewRackSwitch returns a rack switch actor's state.
@@ -87,9 +87,27 @@ func (s *RackSwitch) handleSetUp(ctx actor.Context, msg *SetSwitchUp) {
 // timer, whose order keeps a destination's messages in line even when
 // they are due at once.
 func (s *RackSwitch) handleRelay(ctx actor.Context, msg *Relay) {
-	if s.deps.Perturb != nil {
+	extra := time.Duration(0)
+	if s.deps.Intercept != nil && msg.From != nil {
+		drop, d := s.deps.Intercept(actorName(msg.From), actorName(msg.To), msg.Msg)
+		if drop {
+			s.deps.Metrics.Count(MetricDroppedByRule, 1)
+			return
+		}
+		if d > 0 {
+			s.deps.Metrics.Count(MetricDelayedByRule, 1)
+		}
+		extra = d
+	}
+	if s.deps.Perturb != nil || s.deps.Intercept != nil {
 		to := msg.To.Id
-		at := max(s.deps.Clock.Now()+s.latency+s.deps.Perturb(PerturbRelay, to), s.last[to])
+		at := s.deps.Clock.Now() + s.latency + extra
+		if s.deps.Perturb != nil {
+			at += s.deps.Perturb(PerturbRelay, to)
+		}
+		// A destination's messages stay in line, a delayed one holding
+		// back those behind it, as a connection's stream does.
+		at = max(at, s.last[to])
 		s.last[to] = at
 		s.deps.Clock.At(at, msg.To, msg.Msg)
 		return
@@ -100,3 +118,7 @@ func (s *RackSwitch) handleRelay(ctx actor.Context, msg *Relay) {
 	}
 	s.deps.Clock.After(s.latency, msg.To, msg.Msg)
 }
+
+// actorName is a PID's name in the run: its id ("node-3",
+// "coordinator/job-2").
+func actorName(pid *actor.PID) string { return pid.Id }

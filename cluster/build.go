@@ -58,6 +58,7 @@ func Build(cfg Config) (*Cluster, error) {
 		return nil, err
 	}
 	cfg.Heartbeat.Interval = cfg.Heartbeat.Period(cfg.Nodes())
+	cfg.Heartbeat.Reliable = len(cfg.Rules) > 0
 	policy, err := sched.New(cfg.Scheduler.Name, cfg.Scheduler.Params)
 	if err != nil {
 		return nil, err
@@ -72,7 +73,7 @@ func Build(cfg Config) (*Cluster, error) {
 		return nil, err
 	}
 	opts := cfg.Run
-	opts.Chaos = cfg.Chaos
+	opts.Chaos, opts.Rules = cfg.Chaos, cfg.Rules
 	c := &Cluster{
 		cfg: cfg, network: net, rec: newRecorder(),
 		rt: NewRuntime(opts),
@@ -93,7 +94,7 @@ func (c *Cluster) deps(name string) actors.Deps {
 	return actors.Deps{
 		Clock: c.rt.Clock(), Rand: c.rt.Rand(name), Metrics: c.rec,
 		Fail: c.rt.Fail, Done: c.rt.Done, Progress: c.rt.Progress, Props: c.rt.Props,
-		Perturb: c.rt.Perturb(),
+		Perturb: c.rt.Perturb(), Intercept: c.rt.Intercept(),
 	}
 }
 

@@ -33,8 +33,10 @@ type Config struct {
 	// submission time.
 	Workload [][]workload.JobSpec
 	// Faults are the run's scripted failures, in the order the scenario
-	// lists them ([[fault]]).
+	// lists them ([[fault]]), and Rules its message rules ([[fault]] kind
+	// = "message"), in order.
 	Faults []actors.Fault
+	Rules  []MessageRule
 
 	// Closed holds one job list per closed-loop worker: its first job is
 	// submitted at its Submit, each later one Submit (the think time)
@@ -156,6 +158,11 @@ func (c *Config) Validate() error {
 		check(c.Chaos.RelayJitter.Std()+c.Chaos.HeartbeatJitter.Std() >= window, "chaos.relay_jitter", c.Chaos.RelayJitter,
 			fmt.Sprintf("with chaos.heartbeat_jitter = %v must stay below (heartbeat.dead_after − 1) × heartbeat.interval = %v: a heartbeat held back longer makes a live node look dead, and a node declared dead cannot rejoin",
 				c.Chaos.HeartbeatJitter, units.Duration(window)))
+	}
+	validateRules(c.Rules, r.Until.Std(), check)
+	if len(c.Rules) > 0 && r.Concurrent() {
+		check(true, fmt.Sprintf("fault[%d].kind", c.Rules[0].Entry), "message",
+			"needs a deterministic virtual run: a rule's outcomes are decisions drawn from the schedule seed")
 	}
 	if c.Chaos.On() && r.Concurrent() {
 		if r.Clock == "" || r.Clock == Virtual {

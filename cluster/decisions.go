@@ -41,6 +41,10 @@ const (
 	DecideRelay = DecisionKind(actors.PerturbRelay)
 	// DecideHeartbeat delays the target node's heartbeat by the delay.
 	DecideHeartbeat = DecisionKind(actors.PerturbHeartbeat)
+	// DecideDrop drops a relayed control message to the target (a
+	// message rule fired); DecideDelay delays one by the delay.
+	DecideDrop  DecisionKind = "drop"
+	DecideDelay DecisionKind = "delay"
 )
 
 // Decision is one place where a deterministic run leaves its default
@@ -74,6 +78,10 @@ func (d Decision) String() string {
 		return fmt.Sprintf("at %v: delay relayed message #%d to %s by %v", d.At, d.Count, d.Target, d.Delay)
 	case DecideHeartbeat:
 		return fmt.Sprintf("at %v: delay heartbeat #%d of %s by %v", d.At, d.Count, d.Target, d.Delay)
+	case DecideDrop:
+		return fmt.Sprintf("at %v: drop relayed message #%d to %s (a message rule)", d.At, d.Count, d.Target)
+	case DecideDelay:
+		return fmt.Sprintf("at %v: delay relayed message #%d to %s by %v (a message rule)", d.At, d.Count, d.Target, d.Delay)
 	}
 	return fmt.Sprintf("at %v: %s %s #%d", d.At, d.Kind, d.Target, d.Count)
 }
@@ -86,12 +94,13 @@ func (d Decision) Validate() error {
 		if d.Before == "" || d.Before == d.Target {
 			bad = append(bad, fmt.Sprintf("before %q: must name another actor", d.Before))
 		}
-	case DecideRelay, DecideHeartbeat:
+	case DecideRelay, DecideHeartbeat, DecideDelay:
 		if d.Delay <= 0 {
 			bad = append(bad, fmt.Sprintf("delay %v: must be > 0", d.Delay))
 		}
+	case DecideDrop:
 	default:
-		bad = append(bad, fmt.Sprintf("kind %q: must be %q, %q or %q", d.Kind, DecideOrder, DecideRelay, DecideHeartbeat))
+		bad = append(bad, fmt.Sprintf("kind %q: must be %q, %q, %q, %q or %q", d.Kind, DecideOrder, DecideRelay, DecideHeartbeat, DecideDrop, DecideDelay))
 	}
 	if d.At < 0 {
 		bad = append(bad, fmt.Sprintf("at %v: must be ≥ 0", d.At))
@@ -138,6 +147,7 @@ type delayKey struct {
 // it records where it left the default course.
 type course struct {
 	chaos   Chaos
+	rules   []MessageRule
 	pinned  map[decisionKey]time.Duration // delays; nil: draw
 	orders  map[decisionKey][]pinnedOrder // by the message they go before
 	record  bool
@@ -147,7 +157,7 @@ type course struct {
 }
 
 func newCourse(opts RunOptions) course {
-	c := course{chaos: opts.Chaos, record: opts.RecordDecisions, counts: make(map[delayKey]uint64)}
+	c := course{chaos: opts.Chaos, rules: opts.Rules, record: opts.RecordDecisions, counts: make(map[delayKey]uint64)}
 	if opts.Pinned {
 		c.pinned = make(map[decisionKey]time.Duration)
 		c.orders = make(map[decisionKey][]pinnedOrder)
@@ -166,6 +176,13 @@ func newCourse(opts RunOptions) course {
 // or follows pinned decisions that hold delays.
 func (c *course) perturbs() bool {
 	return c.chaos.On() || len(c.pinned) > 0
+}
+
+// intercepts reports whether rack switches must ask about each message:
+// the run has message rules, or follows pinned decisions that may hold
+// their outcomes.
+func (c *course) intercepts() bool {
+	return len(c.rules) > 0 || len(c.pinned) > 0
 }
 
 // bound is the largest delay of a kind the run draws.

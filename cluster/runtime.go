@@ -86,6 +86,9 @@ type RunOptions struct {
 	// Chaos perturbs the control plane with delays drawn from the
 	// schedule seed (the scenario's [chaos], Config.Chaos).
 	Chaos Chaos `toml:"-"`
+	// Rules are the message rules ([[fault]] kind = "message",
+	// Config.Rules).
+	Rules []MessageRule `toml:"-"`
 	// Pinned runs the default course — same-instant messages in the order
 	// they were posted, no delays — except at Decisions; nothing is drawn.
 	Pinned    bool       `toml:"-"`
@@ -197,6 +200,9 @@ type Runtime interface {
 	// workload seed and the name alone, so adding an actor shifts no
 	// other actor's numbers.
 	Rand(name string) *rand.Rand
+	// Intercept returns the run's message-rule function for actors.Deps;
+	// nil when nothing intercepts messages.
+	Intercept() func(from, to string, msg any) (bool, time.Duration)
 	// Perturb returns the run's perturbation function for actors.Deps:
 	// nil unless the run is deterministic and has chaos or follows pinned
 	// delays.

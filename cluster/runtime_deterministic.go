@@ -66,6 +66,13 @@ func (r *deterministicRuntime) Perturb() func(actors.Perturbation, string) time.
 	}
 }
 
+func (r *deterministicRuntime) Intercept() func(from, to string, msg any) (bool, time.Duration) {
+	if !r.ex.course.intercepts() {
+		return nil
+	}
+	return r.ex.intercept
+}
+
 func (r *deterministicRuntime) Done() { r.done = true }
 
 func (r *deterministicRuntime) Fail(err error) {

@@ -61,6 +61,9 @@ func (r *liveRuntime) Spawn(name string, producer actor.Producer) (*actor.PID, e
 	return r.spawn(name, r.Props(producer))
 }
 
+// Intercept is nil: message rules need a deterministic run.
+func (r *liveRuntime) Intercept() func(from, to string, msg any) (bool, time.Duration) { return nil }
+
 // Perturb is nil: chaos and pinned delays need a deterministic run.
 func (r *liveRuntime) Perturb() func(actors.Perturbation, string) time.Duration { return nil }
 

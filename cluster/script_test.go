@@ -165,7 +165,20 @@ func describe(cfg *cluster.Config) string {
 	return fmt.Sprintf("%s × %s (%s), %d map + %d reduce slots each; %s blocks × %d; heartbeat %s; %s; %s",
 		count(cfg.Cluster.Racks, "rack"), count(cfg.Cluster.NodesPerRack, "node"), nodes, cfg.Cluster.MapSlots, cfg.Cluster.ReduceSlots,
 		scenarios.Bytes(cfg.HDFS.BlockSize), cfg.HDFS.Replication, scenarios.Duration(cfg.Heartbeat.Interval), cfg.Scheduler.Name,
-		count(len(cfg.Jobs()), "job")) + describeFaults(cfg.Faults)
+		count(len(cfg.Jobs()), "job")) + describeFaults(cfg.Faults) + describeRules(cfg.Rules)
+}
+
+// describeRules lists the run's message rules.
+func describeRules(rules []cluster.MessageRule) string {
+	var b strings.Builder
+	for i, r := range rules {
+		b.WriteString(map[bool]string{true: "; rules: ", false: ", "}[i == 0])
+		fmt.Fprintf(&b, "%s %s %s → %s", r.Action, r.Message, r.From, r.To)
+		if r.Probability < 1 {
+			fmt.Fprintf(&b, " p=%g", r.Probability)
+		}
+	}
+	return b.String()
 }
 
 // describeFaults lists the run's faults, each as what, on what, when.

@@ -42,6 +42,7 @@ var CounterNames = []string{
 	"faults.crash", "faults.slowdown", "faults.partition", "faults.link", "faults.coordinator",
 	actors.MetricLostToCrash, actors.MetricHeldByPartition, actors.MetricStaleReports,
 	actors.MetricNodesLost, actors.MetricNodesRejoined, actors.MetricMapsRerunNodeLost, actors.MetricMapsRerunFetch,
+	actors.MetricDroppedByRule, actors.MetricDelayedByRule,
 }
 
 func init() {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"time"
 
 	"clusteremu/actors"
@@ -67,6 +68,52 @@ type FaultTable struct {
 	// restart does) or "fail" (the running jobs fail, as with Hadoop 1's
 	// JobTracker).
 	Recovery string `toml:"recovery"`
+	// A message rule (kind = "message"): which control messages (From
+	// and To actor patterns, Message type, in Window), and what happens
+	// to them: Action "drop", "delay" (by Delay) or "pass", with
+	// Probability (default 1). See cluster.MessageRule.
+	From        string         `toml:"from"`
+	To          string         `toml:"to"`
+	Message     string         `toml:"message"`
+	Action      string         `toml:"action"`
+	Delay       units.Duration `toml:"delay"`
+	Probability Chance         `toml:"probability"`
+}
+
+// KindMessage is the [[fault]] kind of a message rule.
+const KindMessage = "message"
+
+// Chance is a probability a file may leave out: then it is 1.
+type Chance struct {
+	P   float64
+	Set bool
+}
+
+// Of is the probability: as given, or 1.
+func (c Chance) Of() float64 {
+	if !c.Set {
+		return 1
+	}
+	return c.P
+}
+
+// UnmarshalTOML reads a number.
+func (c *Chance) UnmarshalTOML(v any) error {
+	switch x := v.(type) {
+	case float64:
+		c.P = x
+	case int64:
+		c.P = float64(x)
+	default:
+		return fmt.Errorf("%v: must be a number from 0 to 1", v)
+	}
+	c.Set = true
+	return nil
+}
+
+// MarshalTOML writes the probability.
+func (c Chance) MarshalTOML() ([]byte, error) {
+	return []byte(strconv.FormatFloat(c.Of(), 'g', -1, 64)), nil
 }
 
 // Recovery modes of a coordinator fault.
@@ -75,14 +122,22 @@ const (
 	RecoveryFail       = "fail"
 )
 
-// faults expands the [[fault]] entries into the run's faults, in file
-// order, random streams drawn from seed; errors are keyed by entry.
-func faults(entries []FaultTable, c *cluster.Config, seed uint64) ([]actors.Fault, []error) {
+// faults expands the [[fault]] entries into the run's faults and message
+// rules, in file order, random streams drawn from seed; errors are keyed
+// by entry.
+func faults(entries []FaultTable, c *cluster.Config, seed uint64) ([]actors.Fault, []cluster.MessageRule, []error) {
 	var out []actors.Fault
+	var rules []cluster.MessageRule
 	var errs []error
 	for i := range entries {
 		key := fmt.Sprintf("fault[%d]", i)
 		e := &entries[i]
+		if e.Kind == KindMessage {
+			r, err := e.rule(key, i)
+			errs = append(errs, err...)
+			rules = append(rules, r)
+			continue
+		}
 		if err := e.check(key, c); err != nil {
 			errs = append(errs, err...)
 			continue
@@ -94,15 +149,38 @@ func faults(entries []FaultTable, c *cluster.Config, seed uint64) ([]actors.Faul
 		}
 		out = append(out, e.draw(base, c, seed, i, out)...)
 	}
-	return out, errs
+	return out, rules, errs
+}
+
+// rule is a message rule's entry as a cluster.MessageRule; the cluster
+// checks its values.
+func (e *FaultTable) rule(key string, entry int) (cluster.MessageRule, []error) {
+	var errs checks
+	r := cluster.MessageRule{From: or(e.From, "*"), To: or(e.To, "*"), Message: or(e.Message, "*"), Action: e.Action,
+		Delay: e.Delay.Std(), Probability: e.Probability.Of(), Entry: entry}
+	switch len(e.Window) {
+	case 0:
+	case 2:
+		r.Start, r.End = e.Window[0].Std(), e.Window[1].Std()
+	default:
+		errs.add(true, Invalid(key+".window", e.Window, `must be [from, to], e.g. ["0s", "1h"]`))
+	}
+	errs.add(e.At != 0 || e.Rate != 0, Invalid(key+".at", e.At, "a message rule applies over its window, not at an instant"))
+	return r, errs
+}
+
+func or(s, otherwise string) string {
+	if s == "" {
+		return otherwise
+	}
+	return s
 }
 
 // check refuses what the entry's own keys get wrong; the cluster's
 // checks of the expanded faults do the rest (targets, factors, overlaps).
 func (e *FaultTable) check(key string, c *cluster.Config) []error {
 	var errs checks
-	kinds := append(slices.Clone(actors.FaultKinds), "")
-	errs.add(!slices.Contains(kinds[:len(kinds)-1], actors.FaultKind(e.Kind)), Invalid(key+".kind", e.Kind, "must be one of %v", actors.FaultKinds))
+	errs.add(!slices.Contains(actors.FaultKinds, actors.FaultKind(e.Kind)), Invalid(key+".kind", e.Kind, "must be one of %v or %q", actors.FaultKinds, KindMessage))
 	random := e.Rate != 0 || len(e.Window) > 0
 	errs.add(random && !(e.Rate > 0 && e.Rate <= maxFaultRate), Invalid(key+".rate", e.Rate, "must be > 0 and at most %g faults per hour", maxFaultRate))
 	errs.add(random && e.At != 0, Invalid(key+".at", e.At, "give at (one fault) or rate and window (a random stream), not both"))

@@ -162,7 +162,7 @@ func (f *File) config(dir string) (cluster.Config, []error) {
 	bad := f.scheduler(&c)
 	errs = append(errs, bad)
 	var ferrs []error
-	c.Faults, ferrs = faults(f.Fault, &c, c.Run.Seed)
+	c.Faults, c.Rules, ferrs = faults(f.Fault, &c, c.Run.Seed)
 	errs = append(errs, ferrs...)
 	if err := c.Validate(); err != nil {
 		errs = append(errs, withoutEchoes(fieldErrors(err), flatten(bad))...)

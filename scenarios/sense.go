@@ -22,8 +22,8 @@ func (f *File) senseChecks(doc *Document, name string) ErrorList {
 			Msg:   fmt.Sprintf("sets the rack uplink, which cluster.rack_uplink = %q sets too: give one of them", f.Cluster.RackUplink)})
 	}
 	for i, e := range f.Fault {
-		if e.Rate != 0 || len(e.Window) > 0 {
-			continue // a random stream draws its targets
+		if e.Rate != 0 || len(e.Window) > 0 || e.Kind == KindMessage {
+			continue // a random stream draws its targets; a rule has a window
 		}
 		key := fmt.Sprintf("fault[%d]", i)
 		need := map[string]string{"crash": "node", "slowdown": "node", "partition": "rack", "link": "link"}[e.Kind]

@@ -435,6 +435,34 @@ func TestRunScheduleSeedSetsOnlyTheScheduleSeed(t *testing.T) {
 // seeds, run replays a failing seed the same way every time, shrink
 // reduces it to a handful of decisions that replay to the same failure
 // with nothing else perturbed, and the fixed policy passes every seed.
+// TestLossyTutorial is the faults tutorial's last part (README.md,
+// "Faults"): explore finds the race policy failing when a message rule
+// drops TaskFinished messages, shrink narrows a failure to the one drop
+// that matters, and the fixed policy passes.
+func TestLossyTutorial(t *testing.T) {
+	path := filepath.Join("..", "..", "scenarios", "examples", "race", "lossy.toml")
+	var out, errs bytes.Buffer
+	require.Equal(t, 1, run([]string{"explore", path, "--seeds", "30"}, &out, &errs), errs.String())
+	m := regexp.MustCompile(`earliest failure: seed (\d+) at`).FindStringSubmatch(out.String())
+	require.NotNil(t, m, out.String())
+
+	out.Reset()
+	file := filepath.Join(t.TempDir(), "min.jsonl")
+	require.Equal(t, 0, run([]string{"shrink", path, "--schedule-seed", m[1], "--out", file}, &out, &errs), errs.String())
+	minimal, err := readDecisions(file, loadedConfig(t, path))
+	require.NoError(t, err)
+	require.Len(t, minimal, 1, out.String())
+	assert.Equal(t, cluster.DecideDrop, minimal[0].Kind, "the one decision that matters is a dropped message")
+	assert.True(t, strings.HasPrefix(minimal[0].Target, "coordinator/job-"), "a TaskFinished to a job manager: %v", minimal[0])
+	errs.Reset()
+	assert.Equal(t, 1, run([]string{"run", path, "--quiet", "--decisions", file}, &out, &errs))
+	assert.Contains(t, errs.String(), "race-fifo assigned job")
+
+	out.Reset()
+	require.Equal(t, 0, run([]string{"explore", path, "--seeds", "30", "--set", "scheduler.fixed=true"}, &out, &errs), errs.String())
+	assert.Contains(t, out.String(), ": 0 failed")
+}
+
 func TestRaceTutorial(t *testing.T) {
 	path := filepath.Join("..", "..", "scenarios", "examples", "race", "race.toml")
 	var out, errs bytes.Buffer

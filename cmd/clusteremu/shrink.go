@@ -198,8 +198,12 @@ func countKinds(ds []cluster.Decision) string {
 	for _, d := range ds {
 		n[d.Kind]++
 	}
-	return fmt.Sprintf("%d times (%d orders, %d relay delays, %d heartbeat delays)",
+	out := fmt.Sprintf("%d times (%d orders, %d relay delays, %d heartbeat delays",
 		len(ds), n[cluster.DecideOrder], n[cluster.DecideRelay], n[cluster.DecideHeartbeat])
+	if rules := n[cluster.DecideDrop] + n[cluster.DecideDelay]; rules > 0 {
+		out += fmt.Sprintf(", %d messages dropped and %d delayed by rules", n[cluster.DecideDrop], n[cluster.DecideDelay])
+	}
+	return out + ")"
 }
 
 var (
