@@ -128,6 +128,10 @@ type HDFSConfig struct {
 	// write goes on without it, the block one replica short. Stalls are
 	// checked as tasks.fetch_timeout's are.
 	WriteTimeout units.Duration `toml:"write_timeout"`
+	// ReplicationStreams caps the block copies one datanode serves at
+	// once when the NameNode restores the replicas of a lost node (HDFS's
+	// replication streams, 2).
+	ReplicationStreams int `toml:"replication_streams"`
 }
 
 // HeartbeatConfig is [heartbeat].
@@ -316,6 +320,7 @@ func (h *HDFSConfig) Validate(errs *Checks, nodes int) {
 	shaped := nodes >= 1 && nodes <= MaxNodes // else [cluster] is reported
 	errs.Check(h.Replication < 1 || shaped && h.Replication > nodes, "hdfs.replication", h.Replication,
 		fmt.Sprintf("must be 1 … %d (the nodes)", max(min(nodes, MaxNodes), 1)))
+	errs.Check(h.ReplicationStreams < 1, "hdfs.replication_streams", h.ReplicationStreams, "must be ≥ 1 (HDFS's default is 2)")
 	errs.Check(h.WriteTimeout < MinPeriod, "hdfs.write_timeout", h.WriteTimeout, fmt.Sprintf("must be at least %v (HDFS's is 1m)", MinPeriod))
 }
 

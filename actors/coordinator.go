@@ -109,6 +109,10 @@ func (c *Coordinator) handle(ctx actor.Context, now time.Duration, m any) {
 		c.core.checkSpace(now)
 	case *JobResynced:
 		c.core.jobResynced(msg)
+	case *FlowDone:
+		c.core.copyDone(msg.Key.ID, msg.Bytes)
+	case *FlowFailed:
+		c.core.copyFailed(msg.Key.ID)
 	case *CrashCoordinator:
 		c.down = true
 	case *RestartCoordinator:
@@ -180,6 +184,9 @@ func (c *Coordinator) apply(ctx actor.Context, out coordOut) {
 			}
 		case *tellNode:
 			c.cfg.Directory.relay(ctx, e.node, e.msg)
+		case *startCopy:
+			ctx.Send(c.cfg.Fabric, &StartFlow{Key: FlowKey{Owner: OwnerReReplication, ID: e.id}, Src: e.src, Dst: e.dst,
+				Transfer: DiskCopy, Bytes: e.bytes, Class: Background, Owner: c.self, OwnerNode: -1})
 		case *noteNode:
 			c.deps.Metrics.Noted(Note{At: c.deps.Clock.Now(), Node: e.node, What: e.what})
 		default:

@@ -104,7 +104,9 @@ func (s *coordState) declareDead(now time.Duration, node sched.NodeID, why strin
 	s.nodes[node].dead = true
 	s.out.counts = append(s.out.counts, count{MetricNodesLost, 1})
 	s.emit(&noteNode{node, why})
+	held := slices.Clone(s.blocks.onNode[node])
 	s.blocks.nodeDown(node)
+	s.underReplicated(held)
 	s.updateSlots()
 	var gone []sched.Attempt
 	for a, at := range s.running {

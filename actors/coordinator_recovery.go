@@ -70,6 +70,10 @@ func (c *Coordinator) receiveDown(ctx actor.Context) {
 	switch msg := ctx.Message().(type) {
 	case *RestartCoordinator:
 		c.handleRestart(ctx, msg)
+	case *FlowDone, *FlowFailed:
+		// The NameNode's copies: HDFS's own daemon, up all along.
+		c.handle(ctx, c.deps.Clock.Now(), msg)
+		c.apply(ctx, c.core.take())
 	case *SubmitJob, *WorkloadSubmitted, *RequeueTasks, *MapsFinished, *JobEnded, *RegisterNode, *JobResynced:
 		c.stash = append(c.stash, msg)
 	case *livenessTick, *policyTick, *spaceTick, *CrashCoordinator,

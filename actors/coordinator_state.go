@@ -26,6 +26,7 @@ type coordState struct {
 	slotAware bool
 	table     *jobTable
 	blocks    *blockMap
+	rerepl    reReplication
 	nodes     []nodeEntry
 	jobs      map[sched.JobID]*coordJob
 	running   map[sched.Attempt]placed

@@ -115,7 +115,16 @@ const (
 	// MetricDroppedByRule and MetricDelayedByRule count control messages
 	// a message rule dropped or delayed.
 	MetricDroppedByRule = "messages.dropped"
-	MetricDelayedByRule = "messages.delayed"
+	// MetricBlocksReReplicated counts block replicas the NameNode
+	// restored after a node was lost, MetricBytesReReplicated their bytes.
+	MetricBlocksReReplicated = "blocks.re_replicated"
+	MetricBytesReReplicated  = "blocks.re_replicated_bytes"
+	// MetricBytesRequested counts the bytes of every flow asked of the
+	// fabric, for the run's conservation check: each is delivered by a
+	// flow that completed, or carried in part and the rest abandoned by
+	// one aborted or cut off.
+	MetricBytesRequested = "flows.requested_bytes"
+	MetricDelayedByRule  = "messages.delayed"
 )
 
 // OfferRecord is one slot offer: the jobs the policy looked at with its
@@ -206,6 +215,8 @@ type FlowRecord struct {
 	Delivered  int64
 	Start, End time.Duration
 	Completed  bool
+	// CutOff: the flow was still running when the run ended.
+	CutOff bool
 	// MaxRate and CPUPerByte are the flow's own bound and CPU work per
 	// byte on Dst (StartFlow), so its path can be told again.
 	MaxRate, CPUPerByte float64

@@ -3,6 +3,7 @@ package actors
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -166,9 +167,35 @@ func (f *Fabric) Receive(ctx actor.Context) {
 		f.rearm()
 	case *flowsDue:
 		f.handleDue(ctx)
-	case *actor.Stopping, *actor.Stopped, *actor.Restarting:
+	case *actor.Stopping:
+		f.completeDue(ctx)
+		f.cutOff()
+	case *actor.Stopped, *actor.Restarting:
 	default:
 		f.deps.Fail(fmt.Errorf("fabric: unhandled message %T", msg))
+	}
+}
+
+// cutOff records the flows still running when the run ends, with what
+// they carried.
+func (f *Fabric) cutOff() {
+	keys := slices.SortedFunc(maps.Keys(f.flows), compareFlowKeys)
+	now := f.deps.Clock.Now()
+	for _, k := range keys {
+		ff := f.flows[k]
+		if ff.start.Transfer == Compute {
+			continue
+		}
+		d, err := f.net.Delivered(ff.id)
+		if err != nil {
+			f.deps.Fail(fmt.Errorf("fabric: delivered of %v: %w", k, err))
+			return
+		}
+		s := ff.start
+		f.deps.Metrics.FlowEnded(FlowRecord{
+			Key: s.Key, Src: s.Src, Dst: s.Dst, Transfer: s.Transfer, Bytes: s.Bytes,
+			Delivered: d, Start: ff.at, End: now, CutOff: true, MaxRate: s.MaxRate, CPUPerByte: s.CPUPerByte,
+		})
 	}
 }
 
@@ -179,6 +206,9 @@ func (f *Fabric) handleStart(msg *StartFlow) {
 	}
 	now := f.deps.Clock.Now()
 	ff := &fabricFlow{start: msg, at: now}
+	if msg.Transfer != Compute {
+		f.deps.Metrics.Count(MetricBytesRequested, msg.Bytes)
+	}
 	err := f.appendPath(msg)
 	if err == nil && msg.MaxRate > 0 {
 		ff.private, err = f.privateLink(now, msg.MaxRate)
@@ -269,6 +299,8 @@ func (t Transfer) Path(src, dst sched.NodeID) netmodel.TransferKind {
 		return netmodel.RemoteMemoryRead
 	case t == NetTransfer:
 		return netmodel.Transfer
+	case t == DiskCopy:
+		return netmodel.RemoteCopy
 	case local:
 		return netmodel.LocalDiskWrite
 	}

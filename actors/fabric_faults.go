@@ -49,6 +49,7 @@ func (f *Fabric) refuse(ctx actor.Context, msg *StartFlow) bool {
 	}
 	now := f.deps.Clock.Now()
 	reason := fmt.Sprintf("node %d is down", node)
+	f.deps.Metrics.Count(MetricBytesRequested, msg.Bytes)
 	f.deps.Metrics.FlowEnded(FlowRecord{
 		Key: msg.Key, Src: msg.Src, Dst: msg.Dst, Transfer: msg.Transfer, Bytes: msg.Bytes,
 		Start: now, End: now, MaxRate: msg.MaxRate, CPUPerByte: msg.CPUPerByte,

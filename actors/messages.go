@@ -305,9 +305,12 @@ const (
 	// NetTransfer sends bytes the source has in memory or its page cache
 	// over the network only: no disk at either end.
 	NetTransfer
+	// DiskCopy copies a block from the source's disk to the destination's
+	// disk: a new replica.
+	DiskCopy
 )
 
-var transferNames = [...]string{"disk read", "disk write", "compute", "memory read", "network transfer"}
+var transferNames = [...]string{"disk read", "disk write", "compute", "memory read", "network transfer", "disk copy"}
 
 func (t Transfer) String() string {
 	if int(t) < len(transferNames) {

@@ -73,7 +73,7 @@ func DefaultConfig() Config {
 			DiskRead: 100e6, DiskWrite: 100e6, NIC: 125e6, Oversubscription: 5, RackAware: true,
 			Evict: actors.EvictLatest, Speed: 1,
 		},
-		HDFS: actors.HDFSConfig{BlockSize: 128 << 20, Replication: 3, WriteTimeout: units.Duration(time.Minute)},
+		HDFS: actors.HDFSConfig{BlockSize: 128 << 20, Replication: 3, WriteTimeout: units.Duration(time.Minute), ReplicationStreams: 2},
 		Heartbeat: actors.HeartbeatConfig{
 			Interval: units.Duration(3 * time.Second), ControlLatency: units.Duration(time.Millisecond),
 			DeadAfter: 10, AssignMultiple: true,
@@ -153,10 +153,10 @@ func (c *Config) Validate() error {
 		fmt.Sprintf("must be ≥ 0 and below heartbeat.interval = %v, so heartbeats keep their order", c.Heartbeat.Interval))
 	if d := c.Heartbeat.DeadAfter; d > 0 && hb > 0 {
 		// A heartbeat late by more than the liveness window declares a
-		// live node dead, and a node declared dead cannot rejoin.
+		// live node dead, which loses its work; chaos is for timing, faults for losses.
 		window := time.Duration(mulSat(int64(d-1), int64(hb)))
 		check(c.Chaos.RelayJitter.Std()+c.Chaos.HeartbeatJitter.Std() >= window, "chaos.relay_jitter", c.Chaos.RelayJitter,
-			fmt.Sprintf("with chaos.heartbeat_jitter = %v must stay below (heartbeat.dead_after − 1) × heartbeat.interval = %v: a heartbeat held back longer makes a live node look dead, and a node declared dead cannot rejoin",
+			fmt.Sprintf("with chaos.heartbeat_jitter = %v must stay below (heartbeat.dead_after − 1) × heartbeat.interval = %v: a heartbeat held back longer makes a live node look dead, and it loses all it ran before it rejoins: chaos perturbs timing, [[fault]] entries lose nodes",
 				c.Chaos.HeartbeatJitter, units.Duration(window)))
 	}
 	validateRules(c.Rules, r.Until.Std(), check)

@@ -91,11 +91,15 @@ func (s *LinkSeries) Utilisation(i, l int) float64 {
 
 // FlowTotals accounts for every byte the fabric carried.
 type FlowTotals struct {
-	Completed, Aborted       int
-	Bytes                    int64 // sizes of completed flows
-	Delivered                int64 // bytes carried by all flows
-	AbortedBytes, AbortedDue int64 // carried by aborted flows, and their sizes
+	Completed, Aborted, CutOff int
+	Bytes                      int64 // sizes of completed flows
+	Delivered                  int64 // bytes carried by all flows
+	AbortedBytes, AbortedDue   int64 // carried by aborted flows, and their sizes
+	CutOffBytes, CutOffDue     int64 // carried by flows running at the run's end, and their sizes
 }
+
+// Abandoned is the bytes aborted flows were asked for and never carried.
+func (t FlowTotals) Abandoned() int64 { return t.AbortedDue - t.AbortedBytes }
 
 // recorder collects records from the actors (actors.Recorder). It checks
 // the run's record invariants as they arrive: an attempt ends once, a job
@@ -282,6 +286,12 @@ func (r *recorder) FlowEnded(rec actors.FlowRecord) {
 		r.flowList = append(r.flowList, rec)
 	}
 	r.flows.Delivered += rec.Delivered
+	if rec.CutOff {
+		r.flows.CutOff++
+		r.flows.CutOffBytes += rec.Delivered
+		r.flows.CutOffDue += rec.Bytes
+		return
+	}
 	if rec.Completed {
 		r.flows.Completed++
 		r.flows.Bytes += rec.Bytes
@@ -311,6 +321,13 @@ func (r *recorder) results(end time.Duration) (*Records, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	res := &Records{Flows: r.flows, Tally: r.tally}
+	// Conservation: every byte asked of the fabric was delivered by a flow
+	// that completed, or belongs to one aborted or cut off (carried in
+	// part, the rest abandoned).
+	if req, f := r.counters[actors.MetricBytesRequested], r.flows; req != f.Bytes+f.AbortedDue+f.CutOffDue {
+		r.violate("bytes: %d requested, but %d completed + %d aborted (%d carried, %d abandoned) + %d cut off",
+			req, f.Bytes, f.AbortedDue, f.AbortedBytes, f.Abandoned(), f.CutOffDue)
+	}
 	for id, sub := range r.submitted {
 		rec, ok := r.jobs[id]
 		status := JobCutOff

@@ -129,6 +129,10 @@ func printFlows(f cluster.FlowTotals) string {
 	tb.add("completed", strconv.Itoa(f.Completed), scenarios.Bytes(f.Bytes).String())
 	tb.add("aborted", strconv.Itoa(f.Aborted),
 		fmt.Sprintf("%s of %s", scenarios.Bytes(f.AbortedBytes), scenarios.Bytes(f.AbortedDue)))
+	if f.CutOff > 0 {
+		tb.add("cut off", strconv.Itoa(f.CutOff),
+			fmt.Sprintf("%s of %s", scenarios.Bytes(f.CutOffBytes), scenarios.Bytes(f.CutOffDue)))
+	}
 	tb.add("delivered", "", scenarios.Bytes(f.Delivered).String())
 	return tb.String()
 }

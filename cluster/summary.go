@@ -21,7 +21,7 @@ type Summary map[string]float64
 // locality metrics are absent from runs where no job succeeded or no map
 // ran; slowdowns from runs without reference runs (Config.Run.Slowdown).
 var MetricNames = []string{
-	"flows.aborted", "flows.bytes", "flows.completed",
+	"flows.aborted", "flows.abandoned_bytes", "flows.bytes", "flows.completed", "flows.cut_off",
 	"jobs.cut_off", "jobs.evicted_maps", "jobs.evictions", "jobs.failed", "jobs.makespan",
 	"jobs.response_time.max", "jobs.response_time.mean", "jobs.response_time.p50", "jobs.response_time.p95",
 	"jobs.response_time.p99",
@@ -42,7 +42,8 @@ var CounterNames = []string{
 	"faults.crash", "faults.slowdown", "faults.partition", "faults.link", "faults.coordinator",
 	actors.MetricLostToCrash, actors.MetricHeldByPartition, actors.MetricStaleReports,
 	actors.MetricNodesLost, actors.MetricNodesRejoined, actors.MetricMapsRerunNodeLost, actors.MetricMapsRerunFetch,
-	actors.MetricDroppedByRule, actors.MetricDelayedByRule,
+	actors.MetricDroppedByRule, actors.MetricDelayedByRule, actors.MetricBlocksReReplicated, actors.MetricBytesReReplicated,
+	actors.MetricBytesRequested,
 }
 
 func init() {
@@ -91,7 +92,7 @@ func MetricUnit(name string) string {
 		return UnitFraction
 	case strings.HasPrefix(name, "jobs.slowdown."):
 		return UnitRatio
-	case name == "flows.bytes":
+	case name == "flows.bytes" || strings.HasSuffix(name, "_bytes"):
 		return UnitBytes
 	case name == "jobs.throughput":
 		return UnitPerHour
@@ -144,6 +145,8 @@ func Summarize(res *Records, slots [2]int, end time.Duration) Summary {
 	s["flows.completed"] = float64(res.Flows.Completed)
 	s["flows.aborted"] = float64(res.Flows.Aborted)
 	s["flows.bytes"] = float64(res.Flows.Delivered)
+	s["flows.abandoned_bytes"] = float64(res.Flows.Abandoned())
+	s["flows.cut_off"] = float64(res.Flows.CutOff)
 	for _, name := range CounterNames {
 		s[name] = float64(res.Counters[name])
 	}

@@ -64,6 +64,7 @@
 //	RemoteMemoryRead src memory,    src NIC-up, [...], dst NIC-down
 //	Transfer                        src NIC-up, [...], dst NIC-down
 //	RemoteWrite                     src NIC-up, [...], dst NIC-down, dst disk-write
+//	RemoteCopy       src disk-read, src NIC-up, [...], dst NIC-down, dst disk-write
 //
 // A host's CPU link (TopologySpec.CPU) is on no path: a compute's flow
 // crosses it alone, and a caller adds it to a transfer whose bytes cost

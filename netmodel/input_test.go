@@ -104,6 +104,7 @@ func TestPaths(t *testing.T) {
 		{3, 0, RemoteMemoryRead, []LinkID{19, 17, 22, 24, 21, 3}}, // rack 1 → rack 0
 		{0, 1, Transfer, []LinkID{2, 8}},
 		{1, 3, RemoteWrite, []LinkID{7, 20, 24, 23, 18, 16}},
+		{1, 3, RemoteCopy, []LinkID{5, 7, 20, 24, 23, 18, 16}}, // host 1's disk to host 3's
 	}
 	for _, tc := range cases {
 		got, err := topo.Path(tc.src, tc.dst, tc.kind)

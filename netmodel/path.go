@@ -44,6 +44,8 @@ func (t *Topology) AppendPath(buf []LinkID, src, dst HostID, kind TransferKind) 
 		buf = t.appendNetwork(buf, src, dst)
 	case RemoteWrite:
 		buf = appendLink(t.appendNetwork(buf, src, dst), d.DiskWrite)
+	case RemoteCopy:
+		buf = appendLink(t.appendNetwork(appendLink(buf, s.DiskRead), src, dst), d.DiskWrite)
 	}
 	if len(buf) == start {
 		return buf, fmt.Errorf("%w: kind = %v, src = %d, dst = %d: every link of the path is left out of the topology",

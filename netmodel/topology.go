@@ -21,10 +21,11 @@ const (
 	RemoteMemoryRead                     // dst reads src's memory over the network
 	Transfer                             // bytes already in src's memory or page cache cross the network
 	RemoteWrite                          // src sends bytes that dst writes to its disk
+	RemoteCopy                           // src's disk to dst's disk: a block replica copied
 )
 
 var kindNames = [...]string{"LocalDiskRead", "LocalDiskWrite", "MemoryRead", "RemoteRead",
-	"RemoteMemoryRead", "Transfer", "RemoteWrite"}
+	"RemoteMemoryRead", "Transfer", "RemoteWrite", "RemoteCopy"}
 
 // String returns the kind's Go name.
 func (k TransferKind) String() string {

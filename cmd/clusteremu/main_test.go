@@ -531,7 +531,7 @@ func TestDecisionFileErrorsNameTheLine(t *testing.T) {
 `), 0o644))
 	_, err := readDecisions(path, cluster.DefaultConfig())
 	require.Error(t, err)
-	assert.Equal(t, path+`:2: decision kind "swap": must be "order", "relay" or "heartbeat"`, err.Error())
+	assert.Equal(t, path+`:2: decision kind "swap": must be "order", "relay", "heartbeat", "drop" or "delay"`, err.Error())
 }
 
 // --until takes a span as a scenario writes it, days included.

@@ -7,8 +7,10 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
+	"clusteremu/actors"
 	"clusteremu/cluster"
 	"clusteremu/netmodel"
 	"clusteremu/policies/sched"
@@ -278,6 +280,26 @@ func configCommand(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+// printFaults is the run's fault account: the faults fired by kind, what
+// they cost, and where every byte asked of the fabric went.
+func printFaults(w io.Writer, s cluster.Summary, f cluster.FlowTotals) {
+	var fired []string
+	total := 0.0
+	for _, k := range actors.FaultKinds {
+		if n := s["faults."+string(k)]; n > 0 {
+			fired = append(fired, fmt.Sprintf("%s %.0f", k, n))
+			total += n
+		}
+	}
+	fmt.Fprintf(w, "faults    %.0f fired (%s), %.0f messages dropped and %.0f delayed by rules; %.0f nodes lost, %.0f came back\n",
+		total, strings.Join(fired, ", "), s["messages.dropped"], s["messages.delayed"], s["nodes.lost"], s["nodes.rejoined"])
+	fmt.Fprintf(w, "recovery  %.0f attempts lost, %.0f maps run again (%.0f node lost, %.0f fetch failures), %.0f blocks re-replicated (%.1f MB), %.0f stale reports ignored\n",
+		s["tasks.lost"], s["maps.rerun.node_lost"]+s["maps.rerun.fetch_failures"], s["maps.rerun.node_lost"], s["maps.rerun.fetch_failures"],
+		s["blocks.re_replicated"], s["blocks.re_replicated_bytes"]/1e6, s["reports.stale"])
+	fmt.Fprintf(w, "bytes     %.0f requested = %d by %d completed flows + %d carried and %d abandoned by %d aborted + %d by %d cut off\n",
+		s["flows.requested_bytes"], f.Bytes, f.Completed, f.AbortedBytes, f.Abandoned(), f.Aborted, f.CutOffDue, f.CutOff)
+}
+
 func printSummary(w io.Writer, cfg cluster.Config, rep *cluster.Report, wall time.Duration) {
 	s := rep.Summary
 	fmt.Fprintf(w, "cluster   %d racks × %d nodes, %d map + %d reduce slots each, %s\n",
@@ -318,6 +340,9 @@ func printSummary(w io.Writer, cfg cluster.Config, rep *cluster.Report, wall tim
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "flows     %.0f completed, %.0f aborted, %.1f GB moved\n",
 		s["flows.completed"], s["flows.aborted"], s["flows.bytes"]/1e9)
+	if len(cfg.Faults) > 0 || len(cfg.Rules) > 0 {
+		printFaults(w, s, rep.Records.Flows)
+	}
 	fmt.Fprintf(w, "solver    %d re-solves of %.0f flows on average; %d starts and ends applied without one\n",
 		rep.Network.Solves, perSolve(rep.Network), rep.Network.Direct)
 	emulated := rep.End.At
