@@ -87,12 +87,16 @@ func (s *coordState) live(node sched.NodeID) bool {
 	return n.registered && !n.dead
 }
 
-// checkLiveness declares dead every node silent for longer than DeadAfter.
+// checkLiveness declares dead every node silent for longer than DeadAfter,
+// and tries again the block copies that failed.
 func (s *coordState) checkLiveness(now time.Duration) {
 	for i := range s.nodes {
 		if s.live(sched.NodeID(i)) && now-s.nodes[i].last > s.cfg.Heartbeat.DeadTimeout() {
 			s.declareDead(now, sched.NodeID(i), "declared dead")
 		}
+	}
+	if len(s.rerepl.queue) > 0 {
+		s.pumpCopies()
 	}
 }
 

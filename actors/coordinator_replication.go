@@ -155,11 +155,12 @@ func (s *coordState) copyDone(id int64, bytes int64) {
 	s.pumpCopies()
 }
 
-// copyFailed queues a block again whose copy failed.
+// copyFailed queues a block again whose copy failed; it is tried again
+// on the next liveness check, not at once: its source or target is down,
+// which the coordinator may not know yet.
 func (s *coordState) copyFailed(id int64) {
 	if c := s.endCopy(id); c != nil {
 		s.rerepl.queue = append(s.rerepl.queue, c.ref)
-		s.pumpCopies()
 	}
 }
 

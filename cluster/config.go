@@ -171,7 +171,7 @@ func (c *Config) Validate() error {
 			check(true, "run.clock", r.Clock, `must be "virtual" under [chaos], whose delays only a deterministic run draws`)
 		}
 	}
-	actors.ValidateFaults(c.Faults, &c.Cluster, r.Until.Std(), &checks)
+	actors.ValidateFaults(c.Faults, &c.Cluster, &checks)
 	checks = append(checks, c.faultLinks()...)
 	errs := []error(checks)
 	if _, err := sched.New(c.Scheduler.Name, c.Scheduler.Params); err != nil {

@@ -187,7 +187,9 @@ func (e *FaultTable) check(key string, c *cluster.Config) []error {
 	if random {
 		ok := len(e.Window) == 2 && e.Window[0] >= 0 && e.Window[0] < e.Window[1]
 		errs.add(!ok, Invalid(key+".window", e.Window, `must be [from, to] with 0 ≤ from < to, e.g. ["0s", "1h"]`))
-		errs.add(ok && c.Run.Until > 0 && e.Window[1] > c.Run.Until, Invalid(key+".window", e.Window, "must end by the run's end, run.until = %v", c.Run.Until))
+		errs.add(ok && c.Run.Until > 0 && e.Window[0] >= c.Run.Until, Invalid(key+".window", e.Window, "must begin before the run's end, run.until = %v", c.Run.Until))
+	} else {
+		errs.add(c.Run.Until > 0 && e.At >= c.Run.Until, Invalid(key+".at", e.At, "must be before the run's end, run.until = %v", c.Run.Until))
 	}
 	nodes, racks := c.Nodes(), c.Cluster.Racks
 	for _, n := range e.Nodes {
@@ -256,7 +258,7 @@ func (e *FaultTable) draw(base actors.Fault, c *cluster.Config, seed uint64, ent
 			f.Rack = sched.RackID(pick(rng, e.Racks, c.Cluster.Racks))
 		}
 		var checks actors.Checks
-		actors.ValidateFaults(slices.Concat(before, out, []actors.Fault{f}), &c.Cluster, c.Run.Until.Std(), &checks)
+		actors.ValidateFaults(slices.Concat(before, out, []actors.Fault{f}), &c.Cluster, &checks)
 		if len(checks) == 0 {
 			out = append(out, f)
 		}
