@@ -472,6 +472,14 @@ type FlowFailed struct {
 
 // ---- Rack switch.
 
+// ControlMessages are the types of the messages that cross a rack switch
+// between a node and the master (coordinator or job manager): the ones a
+// message rule can drop or delay.
+var ControlMessages = []string{
+	"RegisterNode", "Heartbeat", "TaskFinished", "TaskProgress", "FetchFailed",
+	"LaunchTask", "KillTask", "MapOutputs", "DropJobData", "ReinitNode", "ResyncNode", "HeartbeatAck",
+}
+
 // Relay asks a rack switch to deliver Msg to To after the hop's latency;
 // From is its sender, for message rules.
 type Relay struct {

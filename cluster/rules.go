@@ -4,7 +4,11 @@ import (
 	"fmt"
 	"path"
 	"reflect"
+	"slices"
+	"strings"
 	"time"
+
+	"clusteremu/actors"
 )
 
 // MessageRule is one of a deterministic run's message rules, in the
@@ -81,9 +85,11 @@ func validateRules(rules []MessageRule, until time.Duration, check func(bool, st
 		check(!(r.Probability >= 0 && r.Probability <= 1), key+".probability", r.Probability, "must be in [0, 1]")
 		check(r.End != 0 && r.End <= r.Start, key+".window", [2]time.Duration{r.Start, r.End}, "must be [from, to] with from < to")
 		check(until > 0 && r.Start >= until, key+".window", [2]time.Duration{r.Start, r.End}, "must begin before the run's end")
-		for _, f := range []struct{ key, pattern string }{{".from", r.From}, {".to", r.To}, {".message", r.Message}} {
+		check(r.Message != "*" && !slices.Contains(actors.ControlMessages, r.Message), key+".message", r.Message,
+			fmt.Sprintf("must be \"*\" or a control message a rack switch carries: %s", strings.Join(actors.ControlMessages, ", ")))
+		for _, f := range []struct{ key, pattern string }{{".from", r.From}, {".to", r.To}} {
 			_, err := path.Match(f.pattern, "")
-			check(err != nil || f.pattern == "", key+f.key, f.pattern, `must be a name or a pattern ("node-*", "coordinator", "job-*", "TaskFinished", "*")`)
+			check(err != nil || f.pattern == "", key+f.key, f.pattern, `must be an actor name or a pattern ("node-*", "coordinator", "job-*", "*")`)
 		}
 	}
 }

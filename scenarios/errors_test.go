@@ -162,6 +162,55 @@ disk_read = true
 			`s.toml:9:1: cluster.nic = ["1Gbps"]: must look like 1Gbps, 125MB/s or 1GiB/s`,
 			`s.toml:10:1: cluster.disk_read = true: must look like 1Gbps, 125MB/s or 1GiB/s`,
 		}},
+		{"faults: unknown targets, kinds and messages, times outside the run, contradictions", `[cluster]
+racks = 2
+nodes_per_rack = 3
+[run]
+until = "1h"
+[[workload.jobs]]
+job = [{name = "a", input_bytes = "24MiB"}]
+[[fault]]
+kind = "message"
+message = "TaskFinishd"
+action = "drop"
+probability = 1.5
+[[fault]]
+kind = "crash"
+node = 2
+at = "2h"
+[[fault]]
+kind = "crash"
+node = 1
+at = "10m"
+restart_after = "5m"
+[[fault]]
+kind = "crash"
+node = 1
+at = "12m"
+[[fault]]
+kind = "partition"
+rack = 5
+at = "1m"
+[[fault]]
+kind = "link"
+link = "rack 1 sideways"
+at = "1m"
+[[fault]]
+kind = "slowdown"
+at = "1m"
+[[fault]]
+kind = "quake"
+at = "1m"
+`, []string{
+			`s.toml:10:1: fault[0].message = "TaskFinishd": must be "*" or a control message a rack switch carries: RegisterNode, Heartbeat, TaskFinished,`,
+			`s.toml:12:1: fault[0].probability = 1.5: must be in [0, 1]`,
+			`s.toml:16:1: fault[1].at = "2h": must be before the run's end, run.until = 1h`,
+			`s.toml:25:1: fault[3].at = "12m0s": the crash fault on node 1 at 12m0s overlaps fault[2]'s at 10m0s on node 1, which it contradicts`,
+			`s.toml:28:1: fault[4].rack = 5: must be a rack of the cluster, 0 … 1`,
+			`s.toml:32:1: fault[5].link = "rack 1 sideways": must name a link: "host N KIND"`,
+			`s.toml:35:1: fault[6].node: missing: a slowdown fault names its node`,
+			`s.toml:38:1: fault[7].kind = "quake": must be one of [crash slowdown partition link coordinator] or "message"`,
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Load("s.toml", []byte(tc.text), dir)
