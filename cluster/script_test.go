@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -251,14 +250,6 @@ func scanArgs(t *testing.T, td *datadriven.TestData, allowed ...string) map[stri
 		args[arg.Key] = arg.Vals[0]
 	}
 	return args
-}
-
-func intArg(t *testing.T, td *datadriven.TestData, args map[string]string, key string) int {
-	n, err := strconv.Atoi(args[key])
-	if err != nil {
-		td.Fatalf(t, "%s: %s=%q: want a whole number", td.Cmd, key, args[key])
-	}
-	return n
 }
 
 // durationArg reads a duration written as in a scenario ("90s", "1m30s").
