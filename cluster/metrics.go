@@ -81,10 +81,17 @@ func (s *LinkSeries) Utilisation(i, l int) float64 { return s.Use(s.Samples[i], 
 // Use is link l's mean utilisation over the window w, a sample of these
 // links that the series need not hold (RunOptions.OnLinks).
 func (s *LinkSeries) Use(w actors.LinkSample, l int) float64 {
-	if s.Capacity[l] <= 0 || w.To <= w.From {
+	return LinkUtilisation(w.Carried[l], s.Capacity[l], w.From, w.To)
+}
+
+// LinkUtilisation is a link's mean utilisation over the window from..to:
+// what it carried over what its capacity (per second) could have; 0 for a
+// link without capacity or an empty window.
+func LinkUtilisation(carried int64, capacity float64, from, to time.Duration) float64 {
+	if capacity <= 0 || to <= from {
 		return 0
 	}
-	return float64(w.Carried[l]) / (s.Capacity[l] * (w.To - w.From).Seconds())
+	return float64(carried) / (capacity * (to - from).Seconds())
 }
 
 // FlowTotals accounts for every byte the fabric carried.
