@@ -22,13 +22,17 @@ type streamFile struct {
 	err  error
 }
 
+// streamBuffer is a streamFile's buffer: a run with --out streams up to
+// seven files at once.
+const streamBuffer = 256 << 10
+
 // createStream starts the file that finish puts at path.
 func createStream(path string) (*streamFile, error) {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return nil, err
 	}
-	return &streamFile{path: path, f: f, w: bufio.NewWriterSize(f, 1<<20)}, nil
+	return &streamFile{path: path, f: f, w: bufio.NewWriterSize(f, streamBuffer)}, nil
 }
 
 // write writes p unless an earlier write failed.

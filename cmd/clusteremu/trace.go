@@ -218,32 +218,45 @@ func (t *traceLog) write(w io.Writer, res *cluster.Records, slots *slotLog, link
 		return err
 	}
 	if err := enc.Encode(meta("process_name", clusterPid, 0, map[string]any{"name": "cluster"})); err != nil {
-		return err
+		return err // the first event, which the others follow after a comma
 	}
-	err := errors.Join(t.trackNames(put), t.slices.copyTo(bw), t.launchInstants(put))
-	for _, n := range res.Notes {
-		if err != nil {
-			break
+	for _, step := range []func() error{
+		func() error { return t.trackNames(put) },
+		func() error { return t.slices.copyTo(bw) },
+		func() error { return t.launchInstants(put) },
+		func() error { return t.nodeEvents(res.Notes, put) },
+		func() error { return t.counters(res.Jobs, slots, put) },
+		func() error { return t.flowsTo(bw) },
+		func() error { return linkCounters(links, linksPath, put) },
+	} {
+		if err := step(); err != nil {
+			return err
 		}
-		err = put(&traceEvent{Name: fmt.Sprintf("node %d %s", n.Node, n.What), Cat: "node", Ph: "i", Ts: usec(n.At),
-			Pid: rackOf(t.cfg, n.Node) + 1, Tid: launchTid, Scope: "p", CName: "terrible"})
-	}
-	if err == nil {
-		err = t.counters(res.Jobs, slots, put)
-	}
-	if err == nil && t.flows != nil {
-		err = t.flows.copyTo(bw)
-	}
-	if err == nil && links != nil {
-		err = linkCounters(links, linksPath, put)
-	}
-	if err != nil {
-		return err
 	}
 	if _, err := bw.WriteString("]}\n"); err != nil {
 		return err
 	}
 	return bw.Flush()
+}
+
+// nodeEvents marks what happened to nodes on their racks' tracks.
+func (t *traceLog) nodeEvents(notes []actors.Note, put func(*traceEvent) error) error {
+	for _, n := range notes {
+		err := put(&traceEvent{Name: fmt.Sprintf("node %d %s", n.Node, n.What), Cat: "node", Ph: "i", Ts: usec(n.At),
+			Pid: rackOf(t.cfg, n.Node) + 1, Tid: launchTid, Scope: "p", CName: "terrible"})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// flowsTo copies the flows' slices, if the run traced flows.
+func (t *traceLog) flowsTo(w io.Writer) error {
+	if t.flows == nil {
+		return nil
+	}
+	return t.flows.copyTo(w)
 }
 
 // busiestLinks is how many links besides the racks' own get a counter
