@@ -3,6 +3,7 @@ package cluster
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -104,8 +105,7 @@ func (c *Cluster) spawnActor(name string, a actor.Actor) (*actor.PID, error) {
 
 func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	cfg := &c.cfg
-	c.rec.keepFlows = cfg.Run.KeepFlows
-	c.rec.tallyOnly = cfg.Run.TallyAttempts
+	c.rec.configure(&cfg.Run)
 	f := actors.NewFabric(topo, c.network, cfg.Cluster.ByteCPU(), c.deps("fabric"))
 	if every := cfg.Run.LinkSamples; every > 0 {
 		f.SampleLinks(every)
@@ -254,18 +254,12 @@ func (c *Cluster) Run() (*Report, error) {
 // one to the network's last instant, which the fabric did not live to
 // sample.
 func (c *Cluster) lastLinkSample() {
-	links := &c.rec.links
+	links := c.Links()
 	if c.cfg.Run.LinkSamples <= 0 || len(links.Names) == 0 {
 		return
 	}
-	s := actors.LinkSample{Carried: make([]int64, len(links.Names))}
-	for _, w := range links.Samples {
-		s.From = w.To
-		for l, b := range w.Carried {
-			s.Carried[l] -= b
-		}
-	}
-	s.To = c.network.Now()
+	from, sampled := c.rec.sampledSoFar()
+	s := actors.LinkSample{From: from, To: c.network.Now(), Carried: make([]int64, len(links.Names))}
 	if s.To <= s.From {
 		return
 	}
@@ -274,9 +268,21 @@ func (c *Cluster) lastLinkSample() {
 		if err != nil {
 			return // a link the network has: cannot fail
 		}
-		s.Carried[l] += total
+		s.Carried[l] = total
+		if l < len(sampled) {
+			s.Carried[l] -= sampled[l]
+		}
 	}
 	c.rec.LinksSampled(s)
+}
+
+// Links names the links a run samples (RunOptions.LinkSamples) and gives
+// their capacities, by LinkID, without samples; empty when the run does
+// not sample them. It is known once the cluster is built.
+func (c *Cluster) Links() LinkSeries {
+	c.rec.mu.Lock()
+	defer c.rec.mu.Unlock()
+	return LinkSeries{Names: slices.Clone(c.rec.links.Names), Capacity: slices.Clone(c.rec.links.Capacity)}
 }
 
 // linkNames names the topology's links and their capacities, by LinkID.

@@ -18,6 +18,15 @@
 //	c, err := cluster.Build(cfg)
 //	rep, err := c.Run() // rep.Records: jobs and attempts; rep.Summary: headline metrics
 //
+// A long run need not hold what grows with its length: with a hook set
+// (RunOptions.OnAttemptEnded, OnLinks, OnOffer, OnFlowEnded, OnProgress)
+// each record goes to the hook as the run makes it, in the run's order,
+// and the run keeps none of them; it keeps the running attempts, to check
+// each ends once:
+//
+//	cfg.Run.OnAttemptEnded = func(a actors.AttemptRecord) { rows.Write(row(a)) }
+//	rep, err := c.Run() // rep.Records.Attempts empty, rep.Records.Tally counts them
+//
 // It imports actors, netmodel, policies and workload; it must not import
 // scenarios or cmd (scenarios decode into Config).
 package cluster

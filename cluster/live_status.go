@@ -56,14 +56,15 @@ func (r *recorder) live() LiveStatus {
 	for a := range r.running {
 		s.Running[a.Kind]++
 	}
-	for _, a := range r.attempts {
-		s.Attempts[a.Outcome.String()]++
+	for o, n := range r.tally.Outcomes {
+		if n > 0 {
+			s.Attempts[sched.Outcome(o).String()] = n
+		}
 	}
-	if n := len(r.links.Samples); n > 0 {
-		w := r.links.Samples[n-1]
+	if w := r.lastSample; w.To > 0 {
 		s.LinksFrom, s.LinksTo = w.From, w.To
 		for l := range w.Carried {
-			if u := r.links.Utilisation(n-1, l); u > 0 {
+			if u := r.links.Use(w, l); u > 0 {
 				s.Links = append(s.Links, LinkUse{r.links.Names[l], u})
 			}
 		}

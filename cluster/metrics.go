@@ -81,12 +81,22 @@ type LinkSeries struct {
 
 // Utilisation is link l's mean utilisation over sample i: what it carried
 // over what its capacity could have.
-func (s *LinkSeries) Utilisation(i, l int) float64 {
-	w := s.Samples[i]
-	if s.Capacity[l] <= 0 || w.To <= w.From {
+func (s *LinkSeries) Utilisation(i, l int) float64 { return s.Use(s.Samples[i], l) }
+
+// Use is link l's mean utilisation over the window w, a sample of these
+// links that the series need not hold (RunOptions.OnLinks).
+func (s *LinkSeries) Use(w actors.LinkSample, l int) float64 {
+	return LinkUtilisation(w.Carried[l], s.Capacity[l], w.From, w.To)
+}
+
+// LinkUtilisation is a link's mean utilisation over the window from..to:
+// what it carried over what its capacity (per second) could have; 0 for a
+// link without capacity or an empty window.
+func LinkUtilisation(carried int64, capacity float64, from, to time.Duration) float64 {
+	if capacity <= 0 || to <= from {
 		return 0
 	}
-	return float64(w.Carried[l]) / (s.Capacity[l] * (w.To - w.From).Seconds())
+	return float64(carried) / (capacity * (to - from).Seconds())
 }
 
 // FlowTotals accounts for every byte the fabric carried.
@@ -103,7 +113,8 @@ func (t FlowTotals) Abandoned() int64 { return t.AbortedDue - t.AbortedBytes }
 
 // recorder collects records from the actors (actors.Recorder). It checks
 // the run's record invariants as they arrive: an attempt ends once, a job
-// ends once, a completed flow delivered exactly its size.
+// ends once, a completed flow delivered exactly its size. What a hook
+// (RunOptions.OnAttemptEnded and the others) receives it does not keep.
 type recorder struct {
 	mu        sync.Mutex
 	submitted map[sched.JobID]actors.JobRecord
@@ -126,9 +137,36 @@ type recorder struct {
 	// a node before it was), when the run has faults: the other report
 	// of such an attempt is stale, not a second end. A run that keeps its
 	// attempt records finds them there instead.
-	lost map[sched.Attempt]bool
-	errs []error
+	lost  map[sched.Attempt]bool
+	hooks hooks
+	// sampled is what each link carried up to lastSample's end, the
+	// samples summed, for the run's last window (Cluster.lastLinkSample);
+	// lastSample is the latest window, for the live view.
+	sampled    []int64
+	lastSample actors.LinkSample
+	errs       []error
 }
+
+// hooks are RunOptions' streaming hooks, each nil when unset.
+type hooks struct {
+	attemptEnded func(actors.AttemptRecord)
+	links        func(actors.LinkSample)
+	offer        func(actors.OfferRecord)
+	flowEnded    func(actors.FlowRecord)
+	progress     func(actors.AttemptProgress)
+}
+
+// configure takes what the recorder keeps and forwards from the run's
+// options.
+func (r *recorder) configure(o *RunOptions) {
+	r.keepFlows = o.KeepFlows
+	r.tallyOnly = o.TallyAttempts
+	r.hooks = hooks{attemptEnded: o.OnAttemptEnded, links: o.OnLinks, offer: o.OnOffer,
+		flowEnded: o.OnFlowEnded, progress: o.OnProgress}
+}
+
+// keepsAttempts reports whether ended attempts' records are kept.
+func (r *recorder) keepsAttempts() bool { return !r.tallyOnly && r.hooks.attemptEnded == nil }
 
 func newRecorder() *recorder {
 	return &recorder{
@@ -207,6 +245,7 @@ func (r *recorder) AttemptEnded(rec actors.AttemptRecord) {
 		}
 		r.violate("attempt %v ended twice (%v at %v, then %v at %v)", rec.Attempt, prev.Outcome, prev.End, rec.Outcome, rec.End)
 	}
+	keep := r.keepsAttempts()
 	if r.lost != nil {
 		if prevLost, seen := r.lost[rec.Attempt]; seen {
 			if !prevLost && !lost {
@@ -215,19 +254,22 @@ func (r *recorder) AttemptEnded(rec actors.AttemptRecord) {
 			delete(r.lost, rec.Attempt)
 			return
 		}
-		if r.tallyOnly {
+		if !keep {
 			// Either report may come first; the other finds this mark.
 			r.lost[rec.Attempt] = lost
 		}
 	}
-	if !running && r.tallyOnly && rec.Start >= 0 {
+	if !running && !keep && rec.Start >= 0 {
 		r.violate("attempt %v ended twice, or never started", rec.Attempt)
 	}
 	r.tally.add(rec)
-	if !r.tallyOnly {
+	delete(r.running, rec.Attempt)
+	switch {
+	case r.hooks.attemptEnded != nil:
+		r.hooks.attemptEnded(rec)
+	case keep:
 		r.attempts[rec.Attempt] = rec
 	}
-	delete(r.running, rec.Attempt)
 }
 
 // FaultFired implements actors.Recorder.
@@ -254,6 +296,10 @@ func (r *recorder) AttemptProgressed(p actors.AttemptProgress) {
 	if !(p.Score >= 0 && p.Score <= 1 && p.Fraction >= 0 && p.Fraction <= 1) {
 		r.violate("%v reported progress %v (%v of its %v phase)", p.Attempt, p.Score, p.Fraction, p.Phase)
 	}
+	if r.hooks.progress != nil {
+		r.hooks.progress(p)
+		return
+	}
 	r.progress = append(r.progress, p)
 }
 
@@ -261,6 +307,10 @@ func (r *recorder) AttemptProgressed(p actors.AttemptProgress) {
 func (r *recorder) Offered(o actors.OfferRecord) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.hooks.offer != nil {
+		r.hooks.offer(o)
+		return
+	}
 	r.offers = append(r.offers, o)
 }
 
@@ -275,14 +325,36 @@ func (r *recorder) Noted(n actors.Note) {
 func (r *recorder) LinksSampled(s actors.LinkSample) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	for len(r.sampled) < len(s.Carried) {
+		r.sampled = append(r.sampled, 0)
+	}
+	for l, b := range s.Carried {
+		r.sampled[l] += b
+	}
+	r.lastSample = s
+	if r.hooks.links != nil {
+		r.hooks.links(s)
+		return
+	}
 	r.links.Samples = append(r.links.Samples, s)
+}
+
+// sampledSoFar returns the end of the last link sample and what each link
+// carried up to it.
+func (r *recorder) sampledSoFar() (time.Duration, []int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lastSample.To, slices.Clone(r.sampled)
 }
 
 // FlowEnded implements actors.Recorder.
 func (r *recorder) FlowEnded(rec actors.FlowRecord) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.keepFlows {
+	switch {
+	case r.hooks.flowEnded != nil:
+		r.hooks.flowEnded(rec)
+	case r.keepFlows:
 		r.flowList = append(r.flowList, rec)
 	}
 	r.flows.Delivered += rec.Delivered

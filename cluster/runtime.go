@@ -75,6 +75,34 @@ type RunOptions struct {
 	// Explain records every slot offer the policy looked at a job for,
 	// with its reasons (Records.Offers), for clusteremu explain.
 	Explain bool `toml:"-"`
+
+	// The On hooks stream what grows with a run's length: each, when set,
+	// receives its records as they are made, and the run keeps none of
+	// them, so a long run's memory does not grow with the work it has
+	// finished. A hook is called under the records' lock, so its calls
+	// never overlap and come in the order the run made the records (the
+	// same order for the same seeds in a deterministic run); it must not
+	// call back into the cluster nor change what it is given.
+	//
+	// OnAttemptEnded receives each attempt's record as it ends, instead of
+	// Records.Attempts; Records.Tally still counts them, Records.CutOff
+	// still lists those running at the end, and every attempt is still
+	// checked to end once (while it runs: the run keeps the running
+	// attempts' records, not the finished ones').
+	OnAttemptEnded func(actors.AttemptRecord) `toml:"-" json:"-"`
+	// OnLinks receives each link sample (LinkSamples) instead of
+	// Records.Links.Samples; Records.Links still names the links.
+	OnLinks func(actors.LinkSample) `toml:"-" json:"-"`
+	// OnOffer receives each explained offer (Explain) instead of
+	// Records.Offers.
+	OnOffer func(actors.OfferRecord) `toml:"-" json:"-"`
+	// OnFlowEnded receives each flow's record as it ends, whether or not
+	// KeepFlows is set, and Records.FlowList stays empty; Records.Flows
+	// still totals them.
+	OnFlowEnded func(actors.FlowRecord) `toml:"-" json:"-"`
+	// OnProgress receives each progress report instead of
+	// Records.Progress.
+	OnProgress func(actors.AttemptProgress) `toml:"-" json:"-"`
 	// WallClock is the real time a scaled or wall run follows; nil is the
 	// machine's.
 	WallClock WallClock `toml:"-"`

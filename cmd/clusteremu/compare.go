@@ -9,6 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"clusteremu/actors"
 	"clusteremu/cluster"
 	"clusteremu/scenarios"
 )
@@ -60,9 +61,17 @@ func compareCommand(args []string, stdout, stderr io.Writer) int {
 	runs, endWatch := watchedRunSet(stderr)
 	defer endWatch()
 	var reports []*cluster.Report
+	slots := make([]slotLog, len(variants))
 	code := exitOK
-	for _, v := range variants {
-		c, err := cluster.Build(v.Config)
+	for i, v := range variants {
+		cfg := v.Config
+		cfg.Run.OnProgress = func(actors.AttemptProgress) {} // no output shows progress reports
+		if fs.set("out") {
+			cfg.Run.OnAttemptEnded = slots[i].add // the report's busy slots
+		} else {
+			cfg.Run.TallyAttempts = true // nothing reads the records but the summary
+		}
+		c, err := cluster.Build(cfg)
 		if err != nil {
 			fmt.Fprintln(stderr, "clusteremu:", err)
 			return exitFailed
@@ -77,6 +86,9 @@ func compareCommand(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "clusteremu: %s: %v\n", v.Name, err)
 			return exitFailed
 		}
+		for _, a := range rep.Records.CutOff {
+			slots[i].add(a)
+		}
 		reports = append(reports, rep)
 	}
 	if len(reports) == 0 {
@@ -84,7 +96,7 @@ func compareCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	variants = variants[:len(reports)]
 	if fs.set("out") {
-		if err := writeComparison(*out, variants, reports); err != nil {
+		if err := writeComparison(*out, variants, reports, slots); err != nil {
 			fmt.Fprintln(stderr, "clusteremu:", err)
 			return exitFailed
 		}
@@ -96,7 +108,7 @@ func compareCommand(args []string, stdout, stderr io.Writer) int {
 // writeComparison writes the compared metrics as comparison.csv (a row
 // per metric, a column per variant) and comparison.json (each variant's
 // name and whole summary).
-func writeComparison(dir string, variants []*scenarios.Scenario, reports []*cluster.Report) error {
+func writeComparison(dir string, variants []*scenarios.Scenario, reports []*cluster.Report, slots []slotLog) error {
 	header := []string{"metric"}
 	type variant struct {
 		Name    string          `json:"name"`
@@ -121,7 +133,7 @@ func writeComparison(dir string, variants []*scenarios.Scenario, reports []*clus
 	}
 	runs := make([]reportRun, len(variants))
 	for i, v := range variants {
-		runs[i] = reportRun{Name: shortName(v.Name), Cfg: v.Config, Rep: reports[i]}
+		runs[i] = reportRun{Name: shortName(v.Name), Cfg: v.Config, Rep: reports[i], Slots: &slots[i]}
 	}
 	return errors.Join(writeCSV(filepath.Join(dir, "comparison.csv"), rows),
 		writeJSON(filepath.Join(dir, "comparison.json"), map[string]any{"variants": all}),

@@ -123,6 +123,7 @@ func loadRun(dir string) (*runDir, error) {
 			return nil, err
 		}
 	}
+	slices.SortStableFunc(r.tasks, compareTaskRows) // tasks.csv has them as they ended
 	if path, err = need("jobs.csv"); err != nil {
 		return nil, err
 	}
@@ -146,6 +147,17 @@ func loadRun(dir string) (*runDir, error) {
 		return nil, err
 	}
 	return r, r.readPhases(need)
+}
+
+// compareTaskRows orders tasks.csv's rows by attempt: job, kind, task and
+// try.
+func compareTaskRows(a, b map[string]string) int {
+	num := func(row map[string]string, col string) int64 {
+		n, _ := strconv.ParseInt(row[col], 10, 64)
+		return n
+	}
+	return cmp.Or(cmp.Compare(num(a, "job"), num(b, "job")), cmp.Compare(a["kind"], b["kind"]),
+		cmp.Compare(num(a, "task"), num(b, "task")), cmp.Compare(num(a, "try"), num(b, "try")))
 }
 
 func fileExists(path string) bool { _, err := os.Stat(path); return err == nil }

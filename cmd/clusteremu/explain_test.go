@@ -2,10 +2,10 @@ package main
 
 import (
 	"bytes"
-	"encoding/csv"
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -60,17 +60,15 @@ func TestExplainTellsAMapsStory(t *testing.T) {
 	assert.NotContains(t, out.String(), "100.1%")
 }
 
-// firstOffNode is the first map in tasks.csv that did not run node-local.
+// firstOffNode is the first map, in attempt order, that did not run
+// node-local.
 func firstOffNode(t *testing.T, dir string) string {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, "tasks.csv"))
-	require.NoError(t, err)
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	require.NoError(t, err)
-	for _, r := range rows[1:] {
-		if r[2] == "map" && r[7] != "node" {
-			return strings.Split(r[0], ".")[0]
+	rows := readCSV(t, filepath.Join(dir, "tasks.csv"))[1:]
+	slices.SortStableFunc(rows, compareTaskRows)
+	for _, r := range rows {
+		if r["kind"] == "map" && r["locality"] != "node" {
+			return strings.Split(r["attempt"], ".")[0]
 		}
 	}
 	t.Fatal("every map ran node-local")

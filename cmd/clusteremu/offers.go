@@ -1,12 +1,6 @@
 package main
 
-import (
-	"bufio"
-	"encoding/json"
-	"io"
-
-	"clusteremu/actors"
-)
+import "clusteremu/actors"
 
 // offers.jsonl is the scheduling log clusteremu explain reads: a line per
 // slot offer the policy looked at a job for, with the policy's reason for
@@ -29,21 +23,14 @@ type jobLine struct {
 	Reason string `json:"reason"`
 }
 
-// writeOffers writes the run's offers, one JSON object a line.
-func writeOffers(w io.Writer, offers []actors.OfferRecord) error {
-	bw := bufio.NewWriterSize(w, 1<<16)
-	enc := json.NewEncoder(bw)
-	for _, o := range offers {
-		line := offerLine{At: o.At.Seconds(), Node: int32(o.Node), Kind: o.Kind.String(), Slot: o.Slot}
-		for _, n := range o.Notes {
-			line.Considered = append(line.Considered, jobLine{Job: int64(n.Job), Reason: n.Reason})
-		}
-		if o.Launched != nil {
-			line.Launched, line.Locality = o.Launched.String(), o.Locality.String()
-		}
-		if err := enc.Encode(&line); err != nil {
-			return err
-		}
+// offerLineOf is an offer's line.
+func offerLineOf(o actors.OfferRecord) *offerLine {
+	line := &offerLine{At: o.At.Seconds(), Node: int32(o.Node), Kind: o.Kind.String(), Slot: o.Slot}
+	for _, n := range o.Notes {
+		line.Considered = append(line.Considered, jobLine{Job: int64(n.Job), Reason: n.Reason})
 	}
-	return bw.Flush()
+	if o.Launched != nil {
+		line.Launched, line.Locality = o.Launched.String(), o.Locality.String()
+	}
+	return line
 }

@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"time"
 
@@ -38,15 +37,27 @@ var outFiles = []string{"summary.json", "run.json", "jobs.csv", "tasks.csv", "tr
 // outputs is a run's output directory: checked, created and cleared of an
 // earlier run's files before the run, so a bad --out costs no run; each
 // file is written to a temporary name and renamed into place, so a file
-// is whole or absent. The event and choice logs stream to disk during the
-// run.
+// is whole or absent. What grows with the run's length streams to disk
+// while it goes, through the run's hooks: tasks.csv, offers.jsonl,
+// links.csv, flows.csv, the attempts' part of trace.json, and the event
+// and choice logs. Of those the outputs keep only the compact summaries
+// the trace and the report need at the end (traceLog, slotLog, linkLog).
 type outputs struct {
 	dir             string
+	cfg             cluster.Config
 	events, choices *jsonlFile
+	tasks           *csvFile
+	offers          *jsonlFile
+	flows           *csvFile // with --trace-flows
+	links           *linkLog
+	trace           *traceLog
+	slots           slotLog
+	started         []*streamFile // for abandon
 }
 
-// openOutputs prepares dir for a run's files; events opens the logs.
-func openOutputs(dir string, events bool) (*outputs, error) {
+// openOutputs prepares dir for the files of a run of cfg; events opens
+// the logs, flows flows.csv and the trace's flows.
+func openOutputs(dir string, cfg cluster.Config, events, flows bool) (*outputs, error) {
 	if err := prepareDir(dir); err != nil {
 		return nil, err
 	}
@@ -55,18 +66,62 @@ func openOutputs(dir string, events bool) (*outputs, error) {
 			return nil, fmt.Errorf("--out %s: clearing an earlier run's %s: %w", dir, name, err)
 		}
 	}
-	o := &outputs{dir: dir}
-	if events {
-		var err error
-		if o.events, err = createJSONL(filepath.Join(dir, "events.jsonl")); err != nil {
-			return nil, err
-		}
-		if o.choices, err = createJSONL(filepath.Join(dir, "choices.jsonl")); err != nil {
-			o.events.abandon()
-			return nil, err
-		}
+	o := &outputs{dir: dir, cfg: cfg}
+	if err := o.create(events, flows); err != nil {
+		o.abandon()
+		return nil, fmt.Errorf("--out %s: %w", dir, err)
 	}
 	return o, nil
+}
+
+// create starts the files written while the run goes.
+func (o *outputs) create(events, flows bool) error {
+	jsonl := func(name string) (*jsonlFile, error) {
+		j, err := createJSONL(o.path(name))
+		if err == nil {
+			o.started = append(o.started, j.streamFile)
+		}
+		return j, err
+	}
+	table := func(name string, header []string) (*csvFile, error) {
+		c, err := createCSV(o.path(name), header)
+		if err == nil {
+			o.started = append(o.started, c.streamFile)
+		}
+		return c, err
+	}
+	var err error
+	if events {
+		if o.events, err = jsonl("events.jsonl"); err != nil {
+			return err
+		}
+		if o.choices, err = jsonl("choices.jsonl"); err != nil {
+			return err
+		}
+	}
+	if o.tasks, err = table("tasks.csv", taskHeader); err != nil {
+		return err
+	}
+	if o.offers, err = jsonl("offers.jsonl"); err != nil {
+		return err
+	}
+	if flows {
+		if o.flows, err = table("flows.csv", flowHeader); err != nil {
+			return err
+		}
+	}
+	if o.links, err = createLinkLog(o.path("links.csv")); err != nil {
+		return err
+	}
+	o.started = append(o.started, o.links.file)
+	if o.trace, err = createTraceLog(o.path("trace.json"), o.cfg, flows); err != nil {
+		return err
+	}
+	o.started = append(o.started, o.trace.slices.streamFile)
+	if flows {
+		o.started = append(o.started, o.trace.flows.streamFile)
+	}
+	return nil
 }
 
 // prepareDir makes sure dir is a directory this process can write.
@@ -104,27 +159,40 @@ func checkOutFile(path string) error {
 	return probeWritable(filepath.Dir(path))
 }
 
-// linkWindow is the window over which links.csv and trace.json average
-// each link's utilisation: the run keeps every link's bytes per window, 8
-// bytes per link and window (the FB-2009 first hour's 3,040 links: 88 MB;
-// the files keep the busy ones only).
-const linkWindow = time.Second
-
-// record streams the run's deliveries and choices into the logs and has
-// the fabric sample its links for the trace.
+// record has the run sample its links and explain its offers, and hands
+// its records to the files as they are made.
 func (o *outputs) record(opts *cluster.RunOptions) {
 	opts.LinkSamples, opts.Explain = linkWindow, true
 	if o.events != nil {
 		opts.OnEvent = func(e cluster.Event) { o.events.put(&e) }
 		opts.OnChoice = func(c cluster.Choice) { o.choices.put(&c) }
 	}
+	opts.OnAttemptEnded = o.attemptEnded
+	opts.OnOffer = func(r actors.OfferRecord) { o.offers.put(offerLineOf(r)) }
+	opts.OnLinks = o.links.sampled
+	if o.flows != nil {
+		opts.OnFlowEnded = o.flowEnded
+	}
 }
 
-// abandon removes the logs of a run that did not start.
+// begin takes the links' names once the cluster is built, before it runs.
+func (o *outputs) begin(links cluster.LinkSeries) { o.links.name(links) }
+
+func (o *outputs) attemptEnded(a actors.AttemptRecord) {
+	o.tasks.put(taskRow(a, false))
+	o.trace.attemptEnded(a)
+	o.slots.add(a)
+}
+
+func (o *outputs) flowEnded(f actors.FlowRecord) {
+	o.flows.put(flowRow(f))
+	o.trace.flowEnded(f)
+}
+
+// abandon removes the files of a run that did not start.
 func (o *outputs) abandon() {
-	if o.events != nil {
-		o.events.abandon()
-		o.choices.abandon()
+	for _, f := range o.started {
+		f.abandon()
 	}
 }
 
@@ -163,19 +231,36 @@ func (o *outputs) write(sc *scenarios.Scenario, cfg cluster.Config, rep *cluster
 	errs = append(errs, err,
 		writeJSON(o.path("summary.json"), summary),
 		writeJSON(o.path("run.json"), run),
-		writeCSV(o.path("jobs.csv"), jobRows(rep.Records)),
-		writeCSV(o.path("tasks.csv"), taskRows(rep.Records)),
-		writeAtomic(o.path("trace.json"), func(w io.Writer) error { return writeTrace(w, cfg, rep.Records) }),
+		writeCSV(o.path("jobs.csv"), jobRows(rep.Records)))
+	errs = append(errs, o.finish(rep.Records)...)
+	errs = append(errs,
 		writeAtomic(o.path("report.html"), func(w io.Writer) error {
-			return writeReport(w, sc.Name, []reportRun{{Name: shortName(sc.Name), Cfg: cfg, Rep: rep}})
+			return writeReport(w, sc.Name, []reportRun{{Name: shortName(sc.Name), Cfg: cfg, Rep: rep, Slots: &o.slots, Links: o.links}})
 		}),
-		writeAtomic(o.path("offers.jsonl"), func(w io.Writer) error { return writeOffers(w, rep.Records.Offers) }),
-		writeAtomic(o.path("links.csv"), func(w io.Writer) error { return writeLinks(w, &rep.Records.Links) }),
 		writeAtomic(o.path("scenario.toml"), func(w io.Writer) error { _, err := w.Write(resolved); return err }))
-	if len(rep.Records.FlowList) > 0 {
-		errs = append(errs, writeCSV(o.path("flows.csv"), flowRows(rep.Records.FlowList)))
-	}
 	return errors.Join(errs...)
+}
+
+// finish adds the attempts the run cut off, in attempt order, and puts
+// the streamed files into place, then assembles the trace from its parts
+// and links.csv.
+func (o *outputs) finish(res *cluster.Records) []error {
+	for _, a := range res.CutOff {
+		o.tasks.put(taskRow(a, true))
+		o.slots.add(a)
+	}
+	o.trace.cutOff(res.CutOff)
+	errs := []error{o.tasks.finish(), o.offers.finish(), o.links.file.finish()}
+	if o.flows != nil && o.trace.nflows == 0 {
+		o.flows.abandon() // no flow: no file, as without a hook
+	} else if o.flows != nil {
+		errs = append(errs, o.flows.finish())
+	}
+	errs = append(errs, writeAtomic(o.path("trace.json"), func(w io.Writer) error {
+		return o.trace.write(w, res, &o.slots, o.links, o.path("links.csv"))
+	}))
+	o.trace.abandon() // its parts
+	return errs
 }
 
 func (o *outputs) path(name string) string { return filepath.Join(o.dir, name) }
@@ -237,45 +322,6 @@ func writeCSV(path string, rows [][]string) error {
 	return writeAtomic(path, func(w io.Writer) error { return csv.NewWriter(w).WriteAll(rows) })
 }
 
-// jsonlFile is a JSON-lines file written item by item during a run under
-// a temporary name; finish renames it into place. The first error is kept
-// and later items are dropped.
-type jsonlFile struct {
-	path string
-	f    *os.File
-	w    *bufio.Writer
-	enc  *json.Encoder
-	err  error
-}
-
-func createJSONL(path string) (*jsonlFile, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return nil, err
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	return &jsonlFile{path: path, f: f, w: w, enc: json.NewEncoder(w)}, nil
-}
-
-func (j *jsonlFile) put(v any) {
-	if j.err == nil {
-		j.err = j.enc.Encode(v)
-	}
-}
-
-func (j *jsonlFile) finish() error {
-	err := j.err
-	if err == nil {
-		err = j.w.Flush()
-	}
-	return settle(j.f, j.path, err)
-}
-
-func (j *jsonlFile) abandon() {
-	j.f.Close()
-	os.Remove(j.f.Name())
-}
-
 // secs prints emulated times in seconds with a fixed format.
 func secs(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', 6, 64) }
 
@@ -299,36 +345,32 @@ func jobRows(res *cluster.Records) [][]string {
 	return rows
 }
 
-func taskRows(res *cluster.Records) [][]string {
-	rows := [][]string{{"attempt", "job", "kind", "task", "try", "node", "slot", "locality", "start", "end",
-		"local_bytes", "remote_bytes", "outcome", "reason"}}
-	all := slices.Concat(res.Attempts, res.CutOff)
-	slices.SortStableFunc(all, func(a, b actors.AttemptRecord) int { return sched.CompareAttempts(a.Attempt, b.Attempt) })
-	cutOff := make(map[sched.Attempt]bool, len(res.CutOff))
-	for _, a := range res.CutOff {
-		cutOff[a.Attempt] = true
+// tasks.csv is a row per attempt: those that ended, in the order they
+// ended, then those the run cut off, in attempt order.
+var taskHeader = []string{"attempt", "job", "kind", "task", "try", "node", "slot", "locality", "start", "end",
+	"local_bytes", "remote_bytes", "outcome", "reason"}
+
+// taskRow is an attempt's row in tasks.csv; cutOff marks one still
+// running when the run ended.
+func taskRow(a actors.AttemptRecord, cutOff bool) []string {
+	start := ""
+	if a.Start >= 0 {
+		start = secs(a.Start)
 	}
-	for _, a := range all {
-		start := ""
-		if a.Start >= 0 {
-			start = secs(a.Start)
-		}
-		// A reduce is placed without regard to its input, which comes
-		// from every map: local_bytes and remote_bytes say from where.
-		locality := "-"
-		if a.Attempt.Kind == sched.Map {
-			locality = a.Locality.String()
-		}
-		outcome, reason := a.Outcome.String(), a.Reason
-		if cutOff[a.Attempt] {
-			outcome, reason = string(cluster.JobCutOff), "running when the run ended"
-		}
-		at := a.Attempt
-		rows = append(rows, []string{at.String(), fmt.Sprint(at.Job), at.Kind.String(), fmt.Sprint(at.Task), fmt.Sprint(at.Attempt),
-			fmt.Sprint(a.Node), fmt.Sprint(a.Slot), locality, start, secs(a.End),
-			fmt.Sprint(a.LocalBytes), fmt.Sprint(a.RemoteBytes), outcome, reason})
+	// A reduce is placed without regard to its input, which comes
+	// from every map: local_bytes and remote_bytes say from where.
+	locality := "-"
+	if a.Attempt.Kind == sched.Map {
+		locality = a.Locality.String()
 	}
-	return rows
+	outcome, reason := a.Outcome.String(), a.Reason
+	if cutOff {
+		outcome, reason = string(cluster.JobCutOff), "running when the run ended"
+	}
+	at := a.Attempt
+	return []string{at.String(), fmt.Sprint(at.Job), at.Kind.String(), fmt.Sprint(at.Task), fmt.Sprint(at.Attempt),
+		fmt.Sprint(a.Node), fmt.Sprint(a.Slot), locality, start, secs(a.End),
+		fmt.Sprint(a.LocalBytes), fmt.Sprint(a.RemoteBytes), outcome, reason}
 }
 
 // clockName says how the run kept time.
@@ -344,49 +386,17 @@ func clockName(cfg cluster.Config) string {
 	return "virtual, deterministic"
 }
 
-// writeLinks writes links.csv: what each link carried in each sampled
-// window, the links that carried nothing left out. It is the largest of
-// the files (a row per busy link and second), so it is written field by
-// field rather than through encoding/csv; no field needs quoting.
-func writeLinks(w io.Writer, links *cluster.LinkSeries) error {
-	bw := bufio.NewWriterSize(w, 1<<16)
-	bw.WriteString("from,to,link,capacity,carried,utilisation\n")
-	var buf []byte
-	for i, s := range links.Samples {
-		for l, b := range s.Carried {
-			if b == 0 {
-				continue
-			}
-			buf = strconv.AppendFloat(buf[:0], s.From.Seconds(), 'f', 6, 64)
-			buf = append(buf, ',')
-			buf = strconv.AppendFloat(buf, s.To.Seconds(), 'f', 6, 64)
-			buf = append(append(append(buf, ','), links.Names[l]...), ',')
-			buf = strconv.AppendFloat(buf, links.Capacity[l], 'g', -1, 64)
-			buf = append(buf, ',')
-			buf = strconv.AppendInt(buf, b, 10)
-			buf = append(buf, ',')
-			buf = strconv.AppendFloat(buf, links.Utilisation(i, l), 'f', 6, 64)
-			if _, err := bw.Write(append(buf, '\n')); err != nil {
-				return err
-			}
-		}
-	}
-	return bw.Flush()
-}
+// flows.csv (run --trace-flows) is every flow, in the order it ended.
+var flowHeader = []string{"owner", "part", "src", "dst", "transfer", "bytes", "delivered", "start", "end", "completed",
+	"max_rate", "cpu_per_byte"}
 
-// flowRows is flows.csv (run --trace-flows): every flow, in the order it
-// ended.
-func flowRows(flows []actors.FlowRecord) [][]string {
-	rows := [][]string{{"owner", "part", "src", "dst", "transfer", "bytes", "delivered", "start", "end", "completed",
-		"max_rate", "cpu_per_byte"}}
-	for _, f := range flows {
-		owner := fmt.Sprintf("%d/%d", f.Key.Owner, f.Key.ID)
-		if f.Key.Owner == actors.OwnerAttempt {
-			owner = f.Key.Attempt.String()
-		}
-		rows = append(rows, []string{owner, fmt.Sprint(f.Key.Part), fmt.Sprint(f.Src), fmt.Sprint(f.Dst), f.Transfer.String(),
-			fmt.Sprint(f.Bytes), fmt.Sprint(f.Delivered), secs(f.Start), secs(f.End), strconv.FormatBool(f.Completed),
-			strconv.FormatFloat(f.MaxRate, 'g', -1, 64), strconv.FormatFloat(f.CPUPerByte, 'g', -1, 64)})
+// flowRow is a flow's row in flows.csv.
+func flowRow(f actors.FlowRecord) []string {
+	owner := fmt.Sprintf("%d/%d", f.Key.Owner, f.Key.ID)
+	if f.Key.Owner == actors.OwnerAttempt {
+		owner = f.Key.Attempt.String()
 	}
-	return rows
+	return []string{owner, fmt.Sprint(f.Key.Part), fmt.Sprint(f.Src), fmt.Sprint(f.Dst), f.Transfer.String(),
+		fmt.Sprint(f.Bytes), fmt.Sprint(f.Delivered), secs(f.Start), secs(f.End), strconv.FormatBool(f.Completed),
+		strconv.FormatFloat(f.MaxRate, 'g', -1, 64), strconv.FormatFloat(f.CPUPerByte, 'g', -1, 64)}
 }

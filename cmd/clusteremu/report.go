@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"gonum.org/v1/plot"
@@ -27,11 +28,14 @@ import (
 // job-size bin, slot and link utilisation over time, locality, and a job
 // Gantt chart.
 
-// reportRun is one run of the report.
+// reportRun is one run of the report: its report, and what it plots over
+// time, gathered as the run went (Links nil when it did not sample them).
 type reportRun struct {
-	Name string
-	Cfg  cluster.Config
-	Rep  *cluster.Report
+	Name  string
+	Cfg   cluster.Config
+	Rep   *cluster.Report
+	Slots *slotLog
+	Links *linkLog
 }
 
 // The report's limits: points of a time series, jobs in the Gantt chart.
@@ -238,7 +242,7 @@ func slotPlot(runs []reportRun) (*plot.Plot, error) {
 			if slots[kind] == 0 {
 				continue
 			}
-			pts := busySeries(r.Rep.Records, kind, float64(slots[kind]))
+			pts := busySeries(r.Slots, kind, float64(slots[kind]))
 			l, err := addLine(p, fmt.Sprintf("%s: %v", r.Name, kind), i, thin(pts))
 			if err != nil {
 				return nil, err
@@ -253,15 +257,9 @@ func slotPlot(runs []reportRun) (*plot.Plot, error) {
 
 // busySeries is the step function of attempts of a kind running, over
 // slots.
-func busySeries(res *cluster.Records, kind sched.TaskKind, slots float64) plotter.XYs {
-	var ch []levelChange
-	for _, a := range slices.Concat(res.Attempts, res.CutOff) {
-		if a.Attempt.Kind == kind && a.Start >= 0 {
-			ch = append(ch, levelChange{a.Start, 1}, levelChange{a.End, -1})
-		}
-	}
+func busySeries(log *slotLog, kind sched.TaskKind, slots float64) plotter.XYs {
 	pts := plotter.XYs{{X: 0, Y: 0}}
-	for _, l := range stepLevels(ch) {
+	for _, l := range stepLevels(log.busy[kind]) {
 		x := l.at.Seconds()
 		pts = append(pts, plotter.XY{X: x, Y: pts[len(pts)-1].Y}, plotter.XY{X: x, Y: float64(l.n) / slots})
 	}
@@ -274,25 +272,28 @@ func linkPlot(runs []reportRun) (*plot.Plot, bool, error) {
 	p := newPlot("Rack uplinks", "emulated time (s)", "utilisation")
 	sampled := false
 	for i, r := range runs {
-		links := &r.Rep.Records.Links
-		var ups []int
-		for l, name := range links.Names {
-			if len(name) > 7 && name[len(name)-6:] == "uplink" {
-				ups = append(ups, l)
+		links := r.Links
+		if links == nil {
+			continue
+		}
+		var ups []int // of the rack links
+		for k, l := range links.racks {
+			if strings.HasSuffix(links.names[l], "uplink") {
+				ups = append(ups, k)
 			}
 		}
-		if len(ups) == 0 || len(links.Samples) == 0 {
+		if len(ups) == 0 || len(links.windows) == 0 {
 			continue
 		}
 		sampled = true
 		var meanPts, maxPts plotter.XYs
-		for k, s := range links.Samples {
+		for w, s := range links.windows {
 			sum, top := 0.0, 0.0
-			for _, l := range ups {
-				u := links.Utilisation(k, l)
+			for _, k := range ups {
+				u := links.rackUse(k, w)
 				sum, top = sum+u, max(top, u)
 			}
-			x := (s.From + (s.To-s.From)/2).Seconds()
+			x := (s.from + (s.to-s.from)/2).Seconds()
 			meanPts = append(meanPts, plotter.XY{X: x, Y: sum / float64(len(ups))})
 			maxPts = append(maxPts, plotter.XY{X: x, Y: top})
 		}

@@ -71,6 +71,9 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		}
 		defer live.stop()
 		cfg.Run.LinkSamples = linkWindow
+		if cfg.Run.OnLinks == nil {
+			cfg.Run.OnLinks = func(actors.LinkSample) {} // the live view reads the last window only
+		}
 	}
 	c, err := cluster.Build(cfg)
 	if err != nil {
@@ -79,6 +82,9 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintln(stderr, "clusteremu:", err)
 		return exitFailed
+	}
+	if outs != nil {
+		outs.begin(c.Links())
 	}
 	if live != nil {
 		live.serve(c)
@@ -137,7 +143,11 @@ func prepareRun(sc *scenarios.Scenario, events, traceFlows bool, decisions, out 
 	if traceFlows && !outSet {
 		return cfg, nil, errors.New("--trace-flows needs --out DIR")
 	}
+	// Flows stream to flows.csv (outputs.record); KeepFlows stays set as
+	// it always was, since the configuration's hash includes it.
 	cfg.Run.KeepFlows = traceFlows
+	// No output shows attempts' progress reports.
+	cfg.Run.OnProgress = func(actors.AttemptProgress) {}
 	if events {
 		if err := needsDeterministic(sc, "--events"); err != nil {
 			return cfg, nil, err
@@ -158,7 +168,7 @@ func prepareRun(sc *scenarios.Scenario, events, traceFlows bool, decisions, out 
 		cfg.Run.TallyAttempts = true // nothing reads the records but the summary
 		return cfg, nil, nil
 	}
-	outs, err := openOutputs(out, events)
+	outs, err := openOutputs(out, cfg, events, traceFlows)
 	if err != nil {
 		return cfg, nil, err
 	}

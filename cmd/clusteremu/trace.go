@@ -4,11 +4,11 @@ import (
 	"bufio"
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	"clusteremu/actors"
@@ -86,17 +86,130 @@ var outcomeColours = map[string]string{
 	"succeeded": "good", "killed": "grey", "failed": "terrible", "lost": "bad", string(cluster.JobCutOff): "yellow",
 }
 
-// writeTrace writes the trace of a run's records.
-func writeTrace(w io.Writer, cfg cluster.Config, res *cluster.Records) error {
+// traceLog gathers trace.json while the run goes. The attempts' slices
+// are written to a part file as attempts end, and the flows' (run
+// --trace-flows) to another; of the rest it keeps what is ordered or
+// counted over the whole run, compactly: the tracks attempts used, each
+// attempt's launch (40 bytes) and each task's first start. write
+// assembles the file at the end: track names, the attempts' slices (in
+// the order they ended, then those cut off by start), launches, node
+// events, counters, flows, link counters.
+type traceLog struct {
+	cfg        cluster.Config
+	slices     *jsonlFile
+	flows      *jsonlFile // nil without --trace-flows
+	nflows     int
+	tracks     map[track]bool
+	launches   []launch
+	firstStart map[taskKey]time.Duration
+}
+
+// track is a node slot's track.
+type track struct {
+	node sched.NodeID
+	kind sched.TaskKind
+	slot int
+}
+
+// launch is an attempt's start on its node.
+type launch struct {
+	at      time.Duration
+	node    sched.NodeID
+	attempt sched.Attempt
+}
+
+// taskKey names a task.
+type taskKey struct {
+	job  sched.JobID
+	kind sched.TaskKind
+	task int32
+}
+
+// createTraceLog starts the parts of the trace to be written at path.
+func createTraceLog(path string, cfg cluster.Config, flows bool) (*traceLog, error) {
+	t := &traceLog{cfg: cfg, tracks: map[track]bool{}, firstStart: map[taskKey]time.Duration{}}
+	var err error
+	if t.slices, err = createJSONL(path); err != nil {
+		return nil, err
+	}
+	if flows {
+		if t.flows, err = createJSONL(path); err != nil {
+			t.slices.abandon()
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// abandon removes the parts.
+func (t *traceLog) abandon() {
+	t.slices.abandon()
+	if t.flows != nil {
+		t.flows.abandon()
+	}
+}
+
+// putAfter writes an event that follows another in the trace.
+func putAfter(j *jsonlFile, e *traceEvent) {
+	j.write([]byte{','})
+	j.put(e)
+}
+
+// attemptEnded traces an attempt that ran on a node.
+func (t *traceLog) attemptEnded(a actors.AttemptRecord) {
+	if a.Start < 0 {
+		return // recorded by its job manager for a lost node: no slot to show
+	}
+	o := a.Outcome.String()
+	if a.Reason == actors.ReasonNodeLost {
+		o = "lost"
+	}
+	t.traced(tracedAttempt{a, o})
+}
+
+// cutOff traces the attempts the run cut off, by start.
+func (t *traceLog) cutOff(cut []actors.AttemptRecord) {
+	cut = slices.Clone(cut)
+	slices.SortStableFunc(cut, func(a, b actors.AttemptRecord) int { return cmp.Compare(a.Start, b.Start) })
+	for _, a := range cut {
+		t.traced(tracedAttempt{a, string(cluster.JobCutOff)})
+	}
+}
+
+func (t *traceLog) traced(a tracedAttempt) {
+	t.tracks[track{a.Node, a.Attempt.Kind, a.Slot}] = true
+	t.launches = append(t.launches, launch{a.Start, a.Node, a.Attempt})
+	k := taskKey{a.Attempt.Job, a.Attempt.Kind, a.Attempt.Task}
+	if s, ok := t.firstStart[k]; !ok || a.Start < s {
+		t.firstStart[k] = a.Start
+	}
+	for _, e := range attemptSlices(t.cfg, a) {
+		putAfter(t.slices, &e)
+	}
+}
+
+// flowEnded traces a flow as an async slice in its destination's rack,
+// from its start to its end, with what it carried.
+func (t *traceLog) flowEnded(f actors.FlowRecord) {
+	t.nflows++
+	name := fmt.Sprintf("%v node %d → node %d", f.Transfer, f.Src, f.Dst)
+	if f.Key.Owner == actors.OwnerAttempt {
+		name = f.Key.Attempt.String() + " " + name
+	}
+	pid := rackOf(t.cfg, f.Dst) + 1
+	args := flowArgs{Bytes: f.Bytes, Delivered: f.Delivered, Completed: f.Completed}
+	putAfter(t.flows, &traceEvent{Name: name, Cat: "flow", Ph: "b", Ts: usec(f.Start), Pid: pid, Tid: launchTid, ID: t.nflows, Args: args})
+	putAfter(t.flows, &traceEvent{Name: name, Cat: "flow", Ph: "e", Ts: usec(f.End), Pid: pid, Tid: launchTid, ID: t.nflows})
+}
+
+// write writes the trace: what the parts hold and what the run's records,
+// its busy slots and its links give at the end. links.csv is read back
+// from linksPath for the busiest links.
+func (t *traceLog) write(w io.Writer, res *cluster.Records, slots *slotLog, links *linkLog, linksPath string) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	enc := json.NewEncoder(bw)
-	first := true
 	put := func(e *traceEvent) error {
-		sep := ","
-		if first {
-			sep, first = "", false
-		}
-		if _, err := bw.WriteString(sep); err != nil {
+		if err := bw.WriteByte(','); err != nil {
 			return err
 		}
 		return enc.Encode(e)
@@ -104,8 +217,19 @@ func writeTrace(w io.Writer, cfg cluster.Config, res *cluster.Records) error {
 	if _, err := bw.WriteString(`{"displayTimeUnit":"ms","traceEvents":[` + "\n"); err != nil {
 		return err
 	}
-	for _, e := range traceEvents(cfg, res) {
-		if err := put(&e); err != nil {
+	if err := enc.Encode(meta("process_name", clusterPid, 0, map[string]any{"name": "cluster"})); err != nil {
+		return err // the first event, which the others follow after a comma
+	}
+	for _, step := range []func() error{
+		func() error { return t.trackNames(put) },
+		func() error { return t.slices.copyTo(bw) },
+		func() error { return t.launchInstants(put) },
+		func() error { return t.nodeEvents(res.Notes, put) },
+		func() error { return t.counters(res.Jobs, slots, put) },
+		func() error { return t.flowsTo(bw) },
+		func() error { return linkCounters(links, linksPath, put) },
+	} {
+		if err := step(); err != nil {
 			return err
 		}
 	}
@@ -115,22 +239,24 @@ func writeTrace(w io.Writer, cfg cluster.Config, res *cluster.Records) error {
 	return bw.Flush()
 }
 
-// traceEvents builds the events: track names first, then attempts in
-// order of start, launches, counters.
-func traceEvents(cfg cluster.Config, res *cluster.Records) []traceEvent {
-	attempts := traceAttempts(res)
-	evs := trackNames(cfg, attempts)
-	for _, a := range attempts {
-		evs = append(evs, attemptSlices(cfg, a)...)
+// nodeEvents marks what happened to nodes on their racks' tracks.
+func (t *traceLog) nodeEvents(notes []actors.Note, put func(*traceEvent) error) error {
+	for _, n := range notes {
+		err := put(&traceEvent{Name: fmt.Sprintf("node %d %s", n.Node, n.What), Cat: "node", Ph: "i", Ts: usec(n.At),
+			Pid: rackOf(t.cfg, n.Node) + 1, Tid: launchTid, Scope: "p", CName: "terrible"})
+		if err != nil {
+			return err
+		}
 	}
-	evs = append(evs, launchInstants(cfg, attempts)...)
-	for _, n := range res.Notes {
-		evs = append(evs, traceEvent{Name: fmt.Sprintf("node %d %s", n.Node, n.What), Cat: "node", Ph: "i", Ts: usec(n.At),
-			Pid: rackOf(cfg, n.Node) + 1, Tid: launchTid, Scope: "p", CName: "terrible"})
+	return nil
+}
+
+// flowsTo copies the flows' slices, if the run traced flows.
+func (t *traceLog) flowsTo(w io.Writer) error {
+	if t.flows == nil {
+		return nil
 	}
-	evs = append(evs, counters(res, attempts)...)
-	evs = append(evs, flowSlices(cfg, res.FlowList)...)
-	return append(evs, linkCounters(&res.Links)...)
+	return t.flows.copyTo(w)
 }
 
 // busiestLinks is how many links besides the racks' own get a counter
@@ -139,39 +265,41 @@ const busiestLinks = 8
 
 // linkCounters are counter tracks of link utilisation, window by window
 // (RunOptions.LinkSamples): every rack uplink and downlink and the core,
-// then the busiest other links by mean utilisation over the run.
-func linkCounters(links *cluster.LinkSeries) []traceEvent {
-	if len(links.Samples) == 0 {
+// then the busiest other links by their utilisation over the run.
+func linkCounters(links *linkLog, linksPath string, put func(*traceEvent) error) error {
+	if len(links.windows) == 0 {
 		return nil
 	}
-	var racks, others []int
-	mean := make([]float64, len(links.Names))
-	for l, name := range links.Names {
-		for i := range links.Samples {
-			mean[l] += links.Utilisation(i, l) / float64(len(links.Samples))
-		}
-		switch {
-		case strings.HasSuffix(name, "uplink"), strings.HasSuffix(name, "downlink"), name == "core":
-			racks = append(racks, l)
-		case name != "" && mean[l] > 0:
-			others = append(others, l)
-		}
+	others := links.busiest(busiestLinks)
+	series, err := links.series(linksPath, others)
+	if err != nil {
+		return err
 	}
-	slices.SortStableFunc(others, func(a, b int) int { return cmp.Compare(mean[b], mean[a]) })
-	var evs []traceEvent
-	for _, l := range slices.Concat(racks, others[:min(len(others), busiestLinks)]) {
-		name := links.Names[l] + " utilisation"
+	end := links.windows[len(links.windows)-1].to
+	track := func(l int, use func(w int) float64) error {
+		name := links.names[l] + " utilisation"
 		last := -1.0
-		for i, s := range links.Samples {
-			if u := links.Utilisation(i, l); u != last { // a counter holds its value until the next
-				evs = append(evs, traceEvent{Name: name, Ph: "C", Ts: usec(s.From), Pid: clusterPid, Args: counterArgs{u}})
+		for w, win := range links.windows {
+			if u := use(w); u != last { // a counter holds its value until the next
+				if err := put(&traceEvent{Name: name, Ph: "C", Ts: usec(win.from), Pid: clusterPid, Args: counterArgs{u}}); err != nil {
+					return err
+				}
 				last = u
 			}
 		}
-		end := links.Samples[len(links.Samples)-1].To
-		evs = append(evs, traceEvent{Name: name, Ph: "C", Ts: usec(end), Pid: clusterPid, Args: counterArgs{0}})
+		return put(&traceEvent{Name: name, Ph: "C", Ts: usec(end), Pid: clusterPid, Args: counterArgs{0}})
 	}
-	return evs
+	for k, l := range links.racks {
+		if err := track(l, func(w int) float64 { return links.rackUse(k, w) }); err != nil {
+			return err
+		}
+	}
+	for k, l := range others {
+		if err := track(l, func(w int) float64 { return links.use(series[k][w], l, links.windows[w]) }); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // tracedAttempt is an attempt with the outcome the trace shows.
@@ -180,61 +308,40 @@ type tracedAttempt struct {
 	outcome string
 }
 
-// traceAttempts returns the attempts that ran on a node, ended or cut
-// off, by start (then attempt).
-func traceAttempts(res *cluster.Records) []tracedAttempt {
-	var out []tracedAttempt
-	for _, a := range res.Attempts {
-		if a.Start < 0 {
-			continue // recorded by its job manager for a lost node: no slot to show
-		}
-		o := a.Outcome.String()
-		if a.Reason == actors.ReasonNodeLost {
-			o = "lost"
-		}
-		out = append(out, tracedAttempt{a, o})
-	}
-	for _, a := range res.CutOff {
-		out = append(out, tracedAttempt{a, string(cluster.JobCutOff)})
-	}
-	slices.SortFunc(out, func(a, b tracedAttempt) int {
-		return cmp.Or(cmp.Compare(a.Start, b.Start), sched.CompareAttempts(a.Attempt, b.Attempt))
-	})
-	return out
-}
-
 func rackOf(cfg cluster.Config, n sched.NodeID) int { return int(n) / cfg.Cluster.NodesPerRack }
 
-// trackNames names the processes and the tracks attempts use.
-func trackNames(cfg cluster.Config, attempts []tracedAttempt) []traceEvent {
-	meta := func(name string, pid, tid int, args map[string]any) traceEvent {
-		return traceEvent{Name: name, Ph: "M", Pid: pid, Tid: tid, Args: args}
-	}
-	evs := []traceEvent{meta("process_name", clusterPid, 0, map[string]any{"name": "cluster"})}
-	for r := range cfg.Cluster.Racks {
-		evs = append(evs,
+// meta is a metadata event.
+func meta(name string, pid, tid int, args map[string]any) *traceEvent {
+	return &traceEvent{Name: name, Ph: "M", Pid: pid, Tid: tid, Args: args}
+}
+
+// trackNames names the racks' processes and the tracks attempts used, by
+// node, kind and slot.
+func (t *traceLog) trackNames(put func(*traceEvent) error) error {
+	for r := range t.cfg.Cluster.Racks {
+		for _, e := range []*traceEvent{
 			meta("process_name", r+1, 0, map[string]any{"name": fmt.Sprintf("rack %d", r)}),
 			meta("process_sort_index", r+1, 0, map[string]any{"sort_index": r + 1}),
-			meta("thread_name", r+1, launchTid, map[string]any{"name": "launches and node events"}))
-	}
-	type track struct {
-		node sched.NodeID
-		kind sched.TaskKind
-		slot int
-	}
-	seen := map[track]bool{}
-	for _, a := range attempts {
-		t := track{a.Node, a.Attempt.Kind, a.Slot}
-		if seen[t] {
-			continue
+			meta("thread_name", r+1, launchTid, map[string]any{"name": "launches and node events"}),
+		} {
+			if err := put(e); err != nil {
+				return err
+			}
 		}
-		seen[t] = true
-		tid := slotTid(t.node, t.kind, t.slot)
-		evs = append(evs,
-			meta("thread_name", rackOf(cfg, t.node)+1, tid, map[string]any{"name": fmt.Sprintf("node %d %v slot %d", t.node, t.kind, t.slot)}),
-			meta("thread_sort_index", rackOf(cfg, t.node)+1, tid, map[string]any{"sort_index": tid}))
 	}
-	return evs
+	tracks := slices.SortedFunc(maps.Keys(t.tracks), func(a, b track) int {
+		return cmp.Or(cmp.Compare(a.node, b.node), cmp.Compare(a.kind, b.kind), cmp.Compare(a.slot, b.slot))
+	})
+	for _, k := range tracks {
+		pid, tid := rackOf(t.cfg, k.node)+1, slotTid(k.node, k.kind, k.slot)
+		err := errors.Join(
+			put(meta("thread_name", pid, tid, map[string]any{"name": fmt.Sprintf("node %d %v slot %d", k.node, k.kind, k.slot)})),
+			put(meta("thread_sort_index", pid, tid, map[string]any{"sort_index": tid})))
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // attemptSlices is an attempt's slice and its phases' slices nested in it.
@@ -260,58 +367,78 @@ func attemptSlices(cfg cluster.Config, a tracedAttempt) []traceEvent {
 
 // launchInstants marks, on each rack's launches track, every instant a
 // node began attempts: the heartbeat the coordinator answered with them.
-func launchInstants(cfg cluster.Config, attempts []tracedAttempt) []traceEvent {
-	type key struct {
-		node sched.NodeID
-		at   time.Duration
-	}
-	count := map[key][]string{}
-	var order []key
-	for _, a := range attempts {
-		k := key{a.Node, a.Start}
-		if _, ok := count[k]; !ok {
-			order = append(order, k)
+// They come by instant, then by their first attempt.
+func (t *traceLog) launchInstants(put func(*traceEvent) error) error {
+	slices.SortFunc(t.launches, func(a, b launch) int {
+		return cmp.Or(cmp.Compare(a.at, b.at), sched.CompareAttempts(a.attempt, b.attempt))
+	})
+	for i := 0; i < len(t.launches); {
+		// The instant's launches, grouped by node in order of their
+		// first attempt.
+		at := t.launches[i].at
+		var nodes []sched.NodeID
+		names := map[sched.NodeID][]string{}
+		for ; i < len(t.launches) && t.launches[i].at == at; i++ {
+			l := t.launches[i]
+			if _, ok := names[l.node]; !ok {
+				nodes = append(nodes, l.node)
+			}
+			names[l.node] = append(names[l.node], l.attempt.String())
 		}
-		count[k] = append(count[k], a.Attempt.String())
+		for _, n := range nodes {
+			err := put(&traceEvent{Name: fmt.Sprintf("node %d: %d launched", n, len(names[n])), Cat: "heartbeat",
+				Ph: "i", Ts: usec(at), Pid: rackOf(t.cfg, n) + 1, Tid: launchTid, Scope: "t",
+				Args: map[string]any{"attempts": names[n]}})
+			if err != nil {
+				return err
+			}
+		}
 	}
-	evs := make([]traceEvent, 0, len(order))
-	for _, k := range order {
-		evs = append(evs, traceEvent{Name: fmt.Sprintf("node %d: %d launched", k.node, len(count[k])), Cat: "heartbeat",
-			Ph: "i", Ts: usec(k.at), Pid: rackOf(cfg, k.node) + 1, Tid: launchTid, Scope: "t",
-			Args: map[string]any{"attempts": count[k]}})
-	}
-	return evs
+	return nil
 }
 
 // counters are the cluster's counter tracks: busy map and reduce slots,
 // from the attempts' starts and ends, and tasks not yet started, which
 // count every task of a job from its submission until its first attempt
 // begins (reduces waiting for slow-start included).
-func counters(res *cluster.Records, attempts []tracedAttempt) []traceEvent {
-	series := map[string][]levelChange{}
-	firstStart := map[[3]int64]time.Duration{}
-	for _, a := range attempts {
-		name := "busy " + a.Attempt.Kind.String() + " slots"
-		series[name] = append(series[name], levelChange{a.Start, 1}, levelChange{a.End, -1})
-		k := [3]int64{int64(a.Attempt.Job), int64(a.Attempt.Kind), int64(a.Attempt.Task)}
-		if s, ok := firstStart[k]; !ok || a.Start < s {
-			firstStart[k] = a.Start
-		}
-	}
+func (t *traceLog) counters(jobs []cluster.JobResult, slots *slotLog, put func(*traceEvent) error) error {
 	const pending = "tasks not yet started"
-	for _, j := range res.Jobs {
-		series[pending] = append(series[pending], levelChange{j.Submit, j.Maps + j.Reduces})
+	var waiting []levelChange
+	for _, j := range jobs {
+		waiting = append(waiting, levelChange{j.Submit, j.Maps + j.Reduces})
 	}
-	for _, s := range firstStart {
-		series[pending] = append(series[pending], levelChange{s, -1})
+	for _, s := range t.firstStart {
+		waiting = append(waiting, levelChange{s, -1})
 	}
-	var evs []traceEvent
-	for _, name := range slices.Sorted(maps.Keys(series)) {
-		for _, l := range stepLevels(series[name]) {
-			evs = append(evs, traceEvent{Name: name, Ph: "C", Ts: usec(l.at), Pid: clusterPid, Args: counterArgs{float64(l.n)}})
+	for _, c := range []struct {
+		name    string
+		changes []levelChange
+	}{
+		{"busy " + sched.Map.String() + " slots", slots.busy[sched.Map]},
+		{"busy " + sched.Reduce.String() + " slots", slots.busy[sched.Reduce]},
+		{pending, waiting},
+	} {
+		for _, l := range stepLevels(c.changes) {
+			if err := put(&traceEvent{Name: c.name, Ph: "C", Ts: usec(l.at), Pid: clusterPid, Args: counterArgs{float64(l.n)}}); err != nil {
+				return err
+			}
 		}
 	}
-	return evs
+	return nil
+}
+
+// slotLog is the busy slots over a run, gathered as attempts end: +1 at
+// each attempt's start and −1 at its end, by kind, 16 bytes a change. An
+// attempt lost before it launched held no slot.
+type slotLog struct {
+	busy [2][]levelChange
+}
+
+func (s *slotLog) add(a actors.AttemptRecord) {
+	if a.Start >= 0 {
+		k := a.Attempt.Kind
+		s.busy[k] = append(s.busy[k], levelChange{a.Start, 1}, levelChange{a.End, -1})
+	}
 }
 
 // levelChange moves a counted level by delta at an instant.
@@ -340,23 +467,4 @@ func stepLevels(changes []levelChange) []level {
 		out = append(out, level{c.at, n})
 	}
 	return out
-}
-
-// flowSlices shows each kept flow (run --trace-flows) as an async slice
-// in its destination's rack, from its start to its end, with what it
-// carried.
-func flowSlices(cfg cluster.Config, flows []actors.FlowRecord) []traceEvent {
-	evs := make([]traceEvent, 0, 2*len(flows))
-	for i, f := range flows {
-		name := fmt.Sprintf("%v node %d → node %d", f.Transfer, f.Src, f.Dst)
-		if f.Key.Owner == actors.OwnerAttempt {
-			name = f.Key.Attempt.String() + " " + name
-		}
-		pid := rackOf(cfg, f.Dst) + 1
-		args := flowArgs{Bytes: f.Bytes, Delivered: f.Delivered, Completed: f.Completed}
-		evs = append(evs,
-			traceEvent{Name: name, Cat: "flow", Ph: "b", Ts: usec(f.Start), Pid: pid, Tid: launchTid, ID: i + 1, Args: args},
-			traceEvent{Name: name, Cat: "flow", Ph: "e", Ts: usec(f.End), Pid: pid, Tid: launchTid, ID: i + 1})
-	}
-	return evs
 }
