@@ -225,6 +225,7 @@ func (t *traceLog) write(w io.Writer, res *cluster.Records, slots *slotLog, link
 		func() error { return t.slices.copyTo(bw) },
 		func() error { return t.launchInstants(put) },
 		func() error { return t.nodeEvents(res.Notes, put) },
+		func() error { return t.faultEvents(res.Faults, put) },
 		func() error { return t.counters(res.Jobs, slots, put) },
 		func() error { return t.flowsTo(bw) },
 		func() error { return linkCounters(links, linksPath, put) },
@@ -245,6 +246,26 @@ func (t *traceLog) nodeEvents(notes []actors.Note, put func(*traceEvent) error) 
 		err := put(&traceEvent{Name: fmt.Sprintf("node %d %s", n.Node, n.What), Cat: "node", Ph: "i", Ts: usec(n.At),
 			Pid: rackOf(t.cfg, n.Node) + 1, Tid: launchTid, Scope: "p", CName: "terrible"})
 		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// faultEvents marks the scenario's faults as they took effect and ended:
+// on the rack of the node or rack they hit, for the whole rack, and on the
+// cluster's process for a link or the coordinator.
+func (t *traceLog) faultEvents(faults []actors.FaultEvent, put func(*traceEvent) error) error {
+	for _, f := range faults {
+		e := &traceEvent{Name: fmt.Sprintf("%s %s: %s", f.Kind, f.Target, f.What), Cat: "fault", Ph: "i", Ts: usec(f.At),
+			Pid: clusterPid, Scope: "g", CName: "terrible"}
+		if f.End {
+			e.CName = "good"
+		}
+		if f.Node >= 0 {
+			e.Pid, e.Tid, e.Scope = rackOf(t.cfg, f.Node)+1, launchTid, "p"
+		}
+		if err := put(e); err != nil {
 			return err
 		}
 	}

@@ -240,3 +240,30 @@ func TestTraceOpensInAViewer(t *testing.T) {
 		require.NoError(t, err)
 	}
 }
+
+// The trace marks each fault as it takes effect and as it ends, on the
+// track of the rack it hits.
+func TestTraceShowsFaults(t *testing.T) {
+	dir := t.TempDir()
+	var out, errs bytes.Buffer
+	path := filepath.Join("..", "..", "scenarios", "examples", "faults.toml")
+	require.Equal(t, 0, run([]string{"run", "--quiet", path, "--until", "6m", "--out", dir}, &out, &errs), errs.String())
+	raw, err := os.ReadFile(filepath.Join(dir, "trace.json"))
+	require.NoError(t, err)
+	var doc struct {
+		TraceEvents []checkedEvent `json:"traceEvents"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &doc))
+	var faults []string
+	for _, e := range doc.TraceEvents {
+		if e.Cat == "fault" {
+			faults = append(faults, fmt.Sprintf("%s at %gs on process %d", e.Name, *e.Ts/1e6, *e.Pid))
+		}
+	}
+	assert.Equal(t, []string{
+		"partition rack 2: switch down at 120s on process 3",
+		"partition rack 2: switch up at 165s on process 3",
+		"crash node 7: crashed at 180s on process 1",
+		"crash node 7: restarted at 300s on process 1",
+	}, faults)
+}
