@@ -1,6 +1,8 @@
 package actors
 
 import (
+	"maps"
+	"slices"
 	"time"
 
 	"clusteremu/policies/sched"
@@ -254,8 +256,10 @@ func (r *run) progress(delivered map[int32]int64) (ProgressPhase, float64, float
 			return PhaseCopy, 1, 1.0 / 3
 		}
 		copied := float64(r.done)
-		for part, batch := range r.batches {
-			copied += done(part) * float64(len(batch))
+		// In part order: a float sum in map order would differ in its
+		// last bits from run to run.
+		for _, part := range slices.Sorted(maps.Keys(r.batches)) {
+			copied += done(part) * float64(len(r.batches[part]))
 		}
 		f := copied / float64(len(r.state))
 		return PhaseCopy, f, f / 3
