@@ -65,7 +65,7 @@ func randUse(r *rand.Rand, hops int) []float64 {
 
 // runRandomCase drives one seeded random network through events, checking
 // after every one.
-func runRandomCase(t *testing.T, seed int64) {
+func runRandomCase(t *testing.T, seed int64) Stats {
 	r := rand.New(rand.NewSource(seed))
 	caps := make([]float64, 1+r.Intn(10))
 	for i := range caps {
@@ -99,14 +99,20 @@ func runRandomCase(t *testing.T, seed int64) {
 		}
 		require.NoError(t, d.advance(0), "seed %d draining", seed)
 	}
+	return d.n.Stats()
 }
 
 // TestDifferential runs the incremental solver against referenceRates on
 // thousands of random networks and event sequences.
 func TestDifferential(t *testing.T) {
+	var st Stats
 	for seed := range int64(diffSeeds(t)) {
-		runRandomCase(t, seed)
+		s := runRandomCase(t, seed)
+		st.Solves += s.Solves
+		st.Structural += s.Structural
 	}
+	t.Logf("%d re-solves, %d on the bottleneck structure", st.Solves, st.Structural)
+	require.Positive(t, st.Structural, "no re-solve took the structure's fast path")
 }
 
 // TestDifferentialTopology does the same on random rack topologies with
@@ -114,7 +120,7 @@ func TestDifferential(t *testing.T) {
 // couple racks.
 func TestDifferentialTopology(t *testing.T) {
 	seeds := max(1, diffSeeds(t)/10)
-	var direct int64
+	var direct, solves, structural int64
 	for seed := range int64(seeds) {
 		r := rand.New(rand.NewSource(seed))
 		n, err := NewNetwork(DefaultConfig())
@@ -176,7 +182,11 @@ func TestDifferentialTopology(t *testing.T) {
 			require.NoError(t, d.advance(0), "seed %d draining", seed)
 		}
 		direct += n.Stats().Direct
+		solves += n.Stats().Solves
+		structural += n.Stats().Structural
 	}
+	t.Logf("%d re-solves, %d on the bottleneck structure", solves, structural)
+	require.Positive(t, structural, "no re-solve took the structure's fast path")
 	require.Positive(t, direct, "no start or end was applied directly: the cases miss direct.go")
 }
 

@@ -35,7 +35,12 @@ func (n *Network) Start(now time.Duration, spec FlowSpec) (FlowID, error) {
 		n.finishes.set(slot, uint64(now))
 		return id, nil
 	}
+	n.bs.flows[slot] = sFlow{bn: -1, fixAt: -1}
+	n.noteClassLive(f.class, 1)
 	direct := n.startDirect(slot)
+	if n.structOn() && n.bs.flows[slot].bn < 0 {
+		n.bs.unassigned++ // until a re-solve finds its bottleneck
+	}
 	if !direct {
 		n.arrivals = append(n.arrivals, slot)
 		n.noteClass(f.class)
@@ -105,6 +110,7 @@ func (n *Network) allocSlot() int32 {
 	n.flows = append(n.flows, flow{})
 	n.states = append(n.states, flowState{})
 	n.finishes.grow(len(n.flows))
+	n.growStructure()
 	return int32(len(n.flows) - 1)
 }
 
@@ -136,6 +142,7 @@ func (n *Network) release(slot int32) {
 		if !direct {
 			n.noteDeparture(f)
 		}
+		n.structRelease(slot, !direct)
 		n.addLoad(slot, -f.rate)
 		for hop, l := range n.hops(slot) {
 			n.unlink(l, st.back[hop])

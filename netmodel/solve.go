@@ -24,13 +24,20 @@ func (n *Network) solve() {
 	if len(n.dirty) == 0 {
 		return
 	}
+	rebuild := n.bs.broken && len(n.bs.classes) <= 1
+	if rebuild {
+		n.invalidateAll()
+	} else if n.fastSolve() {
+		n.clearDirty()
+		n.resetBatch()
+		n.stats.Solves++
+		n.stats.Structural++
+		return
+	}
 	if thr := n.batchThreshold(); thr == 0 || !n.collect(thr) {
 		n.collect(0)
 	}
-	for _, l := range n.dirty {
-		n.links[l].dirty = false
-	}
-	n.dirty = n.dirty[:0]
+	n.clearDirty()
 	n.stats.Solves++
 	n.stats.FlowsSolved += int64(len(n.compFlows))
 	n.fillAll()
@@ -39,6 +46,18 @@ func (n *Network) solve() {
 	// rates.
 	n.takeLoads(n.compLinks)
 	n.applyRates()
+	if rebuild {
+		n.rebuildStructure()
+	} else {
+		n.adopt()
+	}
+}
+
+func (n *Network) clearDirty() {
+	for _, l := range n.dirty {
+		n.links[l].dirty = false
+	}
+	n.dirty = n.dirty[:0]
 }
 
 // takeLoads sets the loads of re-filled links from the capacity the
@@ -232,10 +251,13 @@ func (n *Network) fill(group []int32, class int32) {
 			// Fixing a flow does not change which of the link's flows
 			// are unfixed but that one, so the scan can select them all
 			// first, without a branch per flow, and fix them after.
-			n.fixing = n.unfixedOf(n.fixing[:0], n.links[n.levels.pop().item].flows, class)
+			l := n.levels.pop().item
+			n.fixing = n.unfixedOf(n.fixing[:0], n.links[l].flows, class)
 			for _, s := range n.fixing {
+				n.bs.flows[s].fixAt = l
 				n.fix(s, level*n.flows[s].weight, class)
 			}
+			n.bs.links[l].pop, n.bs.links[l].popAt = level, n.epoch
 		}
 	}
 }
