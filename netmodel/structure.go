@@ -471,7 +471,7 @@ func (n *Network) fastSolveTry() bool {
 	for _, l := range bs.seeds {
 		bs.queue(h, l)
 	}
-	budget := 64
+	budget := 1024
 	for {
 		for h.len() > 0 {
 			if budget--; budget < 0 {
@@ -550,31 +550,36 @@ func (n *Network) relevel(l int32) bool {
 	if !bs.isB(l) {
 		return true // its last flows moved away
 	}
-	sum, top, topE := 0.0, 0.0, int32(-1)
-	for i := lk.row; i >= 0; {
-		e := &bs.entries[i]
-		lv := bs.links[e.m].lvl
-		sum += e.coef * lv
-		if lv > top {
-			top, topE = lv, i
+	var sum, lvl float64
+	for {
+		top, topE := 0.0, int32(-1)
+		sum = 0
+		for i := lk.row; i >= 0; {
+			e := &bs.entries[i]
+			lv := bs.links[e.m].lvl
+			sum += e.coef * lv
+			if lv > top {
+				top, topE = lv, i
+			}
+			i = e.rowNext
 		}
-		i = e.rowNext
-	}
-	c := n.links[l].capacity
-	rem := c - sum
-	if !(rem > Epsilon*c) {
-		bs.stats.why[3]++
-		return false // stalls its flows
-	}
-	lvl := rem / lk.w
-	if !(top <= lvl*(1+structTieTol)) {
+		c := n.links[l].capacity
+		rem := c - sum
+		if !(rem > Epsilon*c) {
+			bs.stats.why[3]++
+			return false // stalls its flows
+		}
+		lvl = rem / lk.w
+		if top <= lvl*(1+structTieTol) {
+			break
+		}
 		if topE < 0 || bs.moves >= structMaxMoves {
 			bs.stats.why[4]++
 			return false
 		}
-		// The flows crossing l at a higher level are bottlenecked at l.
+		// The flows crossing l at a higher level are bottlenecked at l
+		// now; the level is found again without them in the row.
 		n.moveEntry(l, bs.entries[topE].m, lk.lvl)
-		return true
 	}
 	lk.load = sum + lk.w*lvl
 	if lk.done != bs.epoch {
@@ -606,7 +611,7 @@ func (n *Network) relevel(l int32) bool {
 
 // structMaxMoves bounds the bundles of flows one fastSolve moves to a new
 // bottleneck before it gives up.
-const structMaxMoves = 32
+const structMaxMoves = 256
 
 // moveEntry makes link l the bottleneck of the flows crossing it that are
 // bottlenecked at m. When l had no flow bottlenecked at it, lvl is its
@@ -655,11 +660,16 @@ func (n *Network) guessArrival(s int32) bool {
 			est = lk.lvl * lk.w / (lk.w + wu)
 		} else {
 			c := n.links[l].capacity
-			rem := c - lk.b
-			if !(rem > Epsilon*c) {
+			if rem := c - lk.b; rem > Epsilon*c {
+				est = rem / wu
+			} else if e := bs.topEntry(int32(l)); e >= 0 {
+				// Saturated by flows bottlenecked elsewhere: with the
+				// arrival it is a bottleneck at a level no higher than
+				// theirs.
+				est = bs.links[bs.entries[e].m].lvl
+			} else {
 				return false
 			}
-			est = rem / wu
 		}
 		if est < bestLvl {
 			best, bestLvl = int32(l), est
