@@ -91,7 +91,7 @@ func (n *Network) startDirect(slot int32) bool {
 				lv = lk.capacity / w
 			}
 			if lv == level {
-				n.bs.links[l].lvl = level
+				n.setLevel(int32(l), level)
 				n.attach(slot, int32(l), true)
 				break
 			}

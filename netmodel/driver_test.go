@@ -132,6 +132,9 @@ func (d *driver) finish(id FlowID, delivered int64) {
 // flows' delivered bytes and the links' carried bytes.
 func (d *driver) check() error {
 	d.events++
+	if err := checkStructure(d.n); err != nil {
+		return err
+	}
 	if err := checkInvariants(d.n); err != nil {
 		return err
 	}

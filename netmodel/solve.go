@@ -40,6 +40,7 @@ func (n *Network) solve() {
 	n.clearDirty()
 	n.stats.Solves++
 	n.stats.FlowsSolved += int64(len(n.compFlows))
+	n.unclockAll(n.compFlows)
 	n.fillAll()
 	// What the filling left of each link it re-filled is its new load
 	// (direct.go), summed afresh: no rounding carries over from earlier
@@ -415,6 +416,15 @@ func wholeNanos(q float64) float64 {
 // most its flow's instant, so the first entry whose key is its instant
 // has the least instant.
 func (n *Network) firstFinish() (int32, time.Duration, bool) {
+	slot, at, ok := n.firstOwnFinish()
+	if s, due, on := n.firstDue(); on && (!ok || due < at) {
+		return s, due, true
+	}
+	return slot, at, ok
+}
+
+// firstOwnFinish is firstFinish among the flows on no clock.
+func (n *Network) firstOwnFinish() (int32, time.Duration, bool) {
 	for n.finishes.len() > 0 {
 		e := n.finishes.min()
 		if at := n.states[e.item].finish; uint64(at) != e.key {

@@ -1,6 +1,9 @@
 package netmodel
 
-import "math"
+import (
+	"math"
+	"time"
+)
 
 // The bottleneck structure. In the max-min allocation of one class every
 // flow f that moves has a bottleneck b(f): a saturated link on which no
@@ -79,13 +82,18 @@ type sLink struct {
 	pop   float64 // level at which the filling of epoch popAt fixed flows here
 	popAt uint32
 	load  float64 // scratch: load found by the last recompute
+	V     float64 // the clock (clock.go) at instant T
+	T     time.Duration
+	clk   clockHeap
 }
 
 // sFlow is a flow's part of the structure.
 type sFlow struct {
-	bn    int32 // bottleneck link, -1 when none (stalled or not solved yet)
-	ownAt int32 // index in links[bn].own
-	fixAt int32 // the link the last filling fixed the flow at
+	bn    int32   // bottleneck link, -1 when none (stalled or not solved yet)
+	ownAt int32   // index in links[bn].own
+	fixAt int32   // the link the last filling fixed the flow at
+	clk   int32   // the link whose clock carries the flow, -1 if none
+	vA    float64 // that clock's value at the flow's anchor
 }
 
 type sMove struct {
@@ -115,8 +123,11 @@ type structure struct {
 	undo       []sUndo
 	changed    []int32
 	popped     []int32
+	cpos       []int32     // per slot: index in its clock's heap
+	due        indexedHeap // clocks by the instant their first flow finishes
 	moved      []sMove
 	moves      int
+	solving    bool // in fastSolve: a level set joins changed
 	stats      structStats
 }
 
@@ -132,8 +143,10 @@ func (n *Network) growStructure() {
 	for len(bs.links) < len(n.links) {
 		bs.links = append(bs.links, sLink{row: -1, col: -1})
 	}
+	bs.due.grow(len(n.links))
 	for len(bs.flows) < len(n.flows) {
-		bs.flows = append(bs.flows, sFlow{bn: -1, fixAt: -1})
+		bs.flows = append(bs.flows, sFlow{bn: -1, fixAt: -1, clk: -1})
+		bs.cpos = append(bs.cpos, 0)
 	}
 }
 
@@ -339,8 +352,14 @@ func (n *Network) noteClassLive(c int32, d int) {
 func (n *Network) dropStructure() {
 	bs := &n.bs
 	bs.broken = true
+	for s := range bs.flows {
+		if bs.flows[s].clk >= 0 {
+			n.detachClock(int32(s))
+			n.schedule(int32(s))
+		}
+	}
 	for i := range bs.links {
-		bs.links[i] = sLink{row: -1, col: -1, own: bs.links[i].own[:0]}
+		bs.links[i] = sLink{row: -1, col: -1, own: bs.links[i].own[:0], clk: bs.links[i].clk}
 	}
 	for i := range bs.flows {
 		bs.flows[i].bn = -1
@@ -353,7 +372,7 @@ func (n *Network) dropStructure() {
 
 // structStart notes a flow that waits for a re-solve.
 func (n *Network) structStart(s int32) {
-	n.bs.flows[s] = sFlow{bn: -1, fixAt: -1}
+	n.bs.flows[s] = sFlow{bn: -1, fixAt: -1, clk: -1}
 	n.noteClassLive(n.flows[s].class, 1)
 	if n.structOn() {
 		n.bs.unassigned++
@@ -428,7 +447,9 @@ func (n *Network) fastSolve() bool {
 	}
 	bs.undo, bs.checks, bs.changed, bs.popped = bs.undo[:0], bs.checks[:0], bs.changed[:0], bs.popped[:0]
 	bs.moved, bs.moves = bs.moved[:0], 0
+	bs.solving = true
 	ok := n.fastSolveTry()
+	bs.solving = false
 	if !ok {
 		for i := len(bs.moved) - 1; i >= 0; i-- {
 			mv := bs.moved[i]
@@ -437,7 +458,8 @@ func (n *Network) fastSolve() bool {
 		}
 		for i := len(bs.undo) - 1; i >= 0; i-- {
 			u := &bs.undo[i]
-			bs.links[u.l].lvl, bs.links[u.l].b = u.lvl, u.b
+			n.setLevel(u.l, u.lvl)
+			bs.links[u.l].b = u.b
 		}
 		n.levels.clear()
 		bs.stats.fallback++
@@ -591,11 +613,7 @@ func (n *Network) relevel(l int32) bool {
 		return true
 	}
 	bs.saveLink(l)
-	lk.lvl = lvl
-	if lk.chg != bs.epoch {
-		lk.chg = bs.epoch
-		bs.changed = append(bs.changed, l)
-	}
+	n.setLevel(l, lvl)
 	for i := lk.col; i >= 0; {
 		e := &bs.entries[i]
 		t := e.l
@@ -620,10 +638,9 @@ const structMaxMoves = 256
 func (n *Network) moveEntry(l, m int32, lvl float64) {
 	bs := &n.bs
 	bs.moves++
-	lk := &bs.links[l]
 	if !bs.isB(l) {
 		bs.saveLink(l)
-		lk.lvl = lvl
+		n.setLevel(l, lvl)
 	}
 	for _, lf := range n.links[l].flows {
 		s := lf.slot
@@ -682,7 +699,7 @@ func (n *Network) guessArrival(s int32) bool {
 		bs.saveLink(int32(l))
 	}
 	if !bs.isB(best) {
-		bs.links[best].lvl = bestLvl
+		n.setLevel(best, bestLvl)
 	}
 	n.attach(s, best, true)
 	bs.unassigned--
@@ -700,43 +717,28 @@ func (n *Network) guessArrival(s int32) bool {
 // their new rates, and the links their new loads.
 func (n *Network) commitFast() {
 	bs := &n.bs
+	for _, mv := range bs.moved {
+		n.reclock(mv.slot)
+	}
+	for _, s := range n.arrivals {
+		if st := &n.states[s]; st.live && st.solvable {
+			n.reclock(s)
+		}
+	}
 	for _, l := range bs.changed {
 		lk := &bs.links[l]
 		n.stats.FlowsSolved += int64(len(lk.own))
 		for _, s := range lk.own {
 			f := &n.flows[s]
-			r := lk.lvl * f.weight
-			if r == f.rate {
-				continue
+			if r := lk.lvl * f.weight; r != f.rate {
+				n.stats.RateChanges++
+				f.rate = r
 			}
-			n.stats.RateChanges++
-			n.settle(s, n.now)
-			f.rate = r
-			n.schedule(s)
+			if bs.flows[s].clk != l {
+				n.reclock(s)
+			}
 		}
-	}
-	for _, mv := range bs.moved {
-		s := mv.slot
-		f := &n.flows[s]
-		if r := bs.links[bs.flows[s].bn].lvl * f.weight; r != f.rate {
-			n.stats.RateChanges++
-			n.settle(s, n.now)
-			f.rate = r
-			n.schedule(s)
-		}
-	}
-	for _, s := range n.arrivals {
-		if st := &n.states[s]; !st.live || !st.solvable {
-			continue
-		}
-		f := &n.flows[s]
-		r := bs.links[bs.flows[s].bn].lvl * f.weight
-		if r != f.rate {
-			n.stats.RateChanges++
-			n.settle(s, n.now)
-			f.rate = r
-			n.schedule(s)
-		}
+		n.clockDue(l)
 	}
 	for _, l := range bs.popped {
 		if bs.isB(l) {
@@ -750,6 +752,43 @@ func (n *Network) commitFast() {
 	}
 	bs.seeds, bs.capChanged = bs.seeds[:0], bs.capChanged[:0]
 	bs.stats.fast++
+}
+
+// reclock puts a flow whose bottleneck changed on its bottleneck's
+// clock, settled at its old rate, with its new rate.
+func (n *Network) reclock(s int32) {
+	bs := &n.bs
+	sf := &bs.flows[s]
+	f := &n.flows[s]
+	r := bs.links[sf.bn].lvl * f.weight
+	if sf.clk == sf.bn {
+		if r != f.rate {
+			n.stats.RateChanges++
+			f.rate = r
+		}
+		return
+	}
+	if sf.clk >= 0 {
+		n.detachClock(s)
+	} else {
+		n.settle(s, n.now)
+	}
+	if r != f.rate {
+		n.stats.RateChanges++
+		f.rate = r
+	}
+	n.attachClock(s, sf.bn)
+}
+
+// unclockAll takes the flows a filling is about to re-fill off their
+// clocks, settled and scheduled on their own.
+func (n *Network) unclockAll(flows []int32) {
+	for _, s := range flows {
+		if n.bs.flows[s].clk >= 0 {
+			n.detachClock(s)
+			n.schedule(s)
+		}
+	}
 }
 
 // adopt moves the terms of the flows the filling just fixed to the links
@@ -787,7 +826,7 @@ func (n *Network) adopt() {
 			continue
 		}
 		if lk.popAt == n.epoch {
-			lk.lvl = lk.pop
+			n.setLevel(int32(l), lk.pop)
 			for _, o := range lk.own {
 				if n.flows[o].comp != n.epoch {
 					// A flow kept as background is bottlenecked at a link
@@ -802,6 +841,16 @@ func (n *Network) adopt() {
 	for _, l := range n.compLinks {
 		if !bs.isB(int32(l)) {
 			bs.links[l].b = bs.rowLoad(int32(l))
+		}
+	}
+	for _, s := range n.compFlows {
+		if bn := bs.flows[s].bn; bn >= 0 {
+			n.attachClock(s, bn)
+		}
+	}
+	for _, l := range n.compLinks {
+		if bs.links[l].popAt == n.epoch {
+			n.clockDue(int32(l))
 		}
 	}
 }
