@@ -205,13 +205,14 @@ func compareWithReference(n *Network) error {
 	return nil
 }
 
-// checkStructure checks the bottleneck structure (structure.go) and the
+// checkStructure re-solves n and checks the bottleneck structure (structure.go) and the
 // clocks (clock.go) against the flows: each flow with a bottleneck is in
 // that link's list and on its clock, at the link's level times its
 // weight; W and every term of M are the sums they stand for; each clock's
 // flows have the remaining bytes their targets say, and the clock is
 // keyed by the instant its first flow finishes.
 func checkStructure(n *Network) error {
+	n.Solve()
 	bs := &n.bs
 	if bs.broken {
 		for s := range bs.flows {
@@ -262,15 +263,24 @@ func checkStructure(n *Network) error {
 			return fmt.Errorf("link %d: W %v, sum %v", l, lk.w, w[l])
 		}
 	}
-	for k, i := range bs.index {
-		e := &bs.entries[i]
-		key := [2]int32{e.l, e.m}
-		if entryKey(e.l, e.m) != k || e.cnt != counts[key] || math.Abs(e.coef-terms[key]) > 1e-9*terms[key] {
-			return fmt.Errorf("term M(%d, %d) = %v over %d flows, sum %v over %d", e.l, e.m, e.coef, e.cnt, terms[key], counts[key])
+	for l := range bs.links {
+		lk := &bs.links[l]
+		if bs.isB(int32(l)) || lk.row < 0 {
+			continue
+		}
+		if sum, c := bs.rowLoad(int32(l)), n.links[l].capacity; math.Abs(lk.b-sum) > 1e-9*c+1e-12*sum {
+			return fmt.Errorf("link %d: carried load %v, sum %v, capacity %v", l, lk.b, sum, c)
 		}
 	}
-	if len(bs.index) != len(terms) {
-		return fmt.Errorf("%d terms, %d sums", len(bs.index), len(terms))
+	for key, sum := range terms {
+		i, ok := bs.index.get(entryKey(key[0], key[1]))
+		e := &bs.entries[i]
+		if !ok || e.l != key[0] || e.m != key[1] || e.cnt != counts[key] || math.Abs(e.coef-sum) > 1e-9*sum {
+			return fmt.Errorf("term M(%d, %d): %v over %d flows, sum %v over %d", key[0], key[1], e.coef, e.cnt, sum, counts[key])
+		}
+	}
+	if bs.index.len() != len(terms) {
+		return fmt.Errorf("%d terms, %d sums", bs.index.len(), len(terms))
 	}
 	return checkClocks(n)
 }

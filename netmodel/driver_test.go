@@ -132,10 +132,10 @@ func (d *driver) finish(id FlowID, delivered int64) {
 // flows' delivered bytes and the links' carried bytes.
 func (d *driver) check() error {
 	d.events++
-	if err := checkStructure(d.n); err != nil {
+	if err := checkInvariants(d.n); err != nil {
 		return err
 	}
-	if err := checkInvariants(d.n); err != nil {
+	if err := checkStructure(d.n); err != nil {
 		return err
 	}
 	if err := compareWithReference(d.n); err != nil {

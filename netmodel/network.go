@@ -262,7 +262,6 @@ func NewNetwork(cfg Config) (*Network, error) {
 		return nil, err
 	}
 	n := &Network{cfg: cfg, index: make(map[FlowID]int32), nextID: 1, threshold: math.Inf(1)}
-	n.bs.index = make(map[uint64]int32)
 	return n, nil
 }
 

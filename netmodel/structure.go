@@ -78,6 +78,7 @@ type sLink struct {
 	mark  uint32  // fastSolve epoch at which lvl or b was saved for undo
 	chg   uint32  // fastSolve epoch at which the link joined changed
 	chk   uint32  // fastSolve epoch at which the link joined the checks
+	stale uint32  // fastSolve epoch at which b stopped carrying the changes
 	done  uint32  // fastSolve epoch at which the level was recomputed
 	pop   float64 // level at which the filling of epoch popAt fixed flows here
 	popAt uint32
@@ -112,7 +113,7 @@ type structure struct {
 	flows      []sFlow
 	entries    []sEntry
 	free       []int32
-	index      map[uint64]int32
+	index      termIndex
 	broken     bool // terms are not kept: rebuild at the next single-class solve
 	classes    map[int32]int
 	unassigned int // live solvable flows with no bottleneck
@@ -155,7 +156,7 @@ func entryKey(l, m int32) uint64 { return uint64(uint32(l))<<32 | uint64(uint32(
 // addTerm adds d (one flow's weight × use on l) to M(l, m).
 func (bs *structure) addTerm(l, m int32, d float64) {
 	k := entryKey(l, m)
-	i, ok := bs.index[k]
+	i, ok := bs.index.get(k)
 	if !ok {
 		if f := len(bs.free); f > 0 {
 			i = bs.free[f-1]
@@ -174,7 +175,7 @@ func (bs *structure) addTerm(l, m int32, d float64) {
 			bs.entries[mk.col].colPrev = i
 		}
 		mk.col = i
-		bs.index[k] = i
+		bs.index.put(k, i)
 	}
 	e := &bs.entries[i]
 	e.cnt++
@@ -186,7 +187,7 @@ func (bs *structure) addTerm(l, m int32, d float64) {
 // returns true when the rest cancelled and must be summed afresh.
 func (bs *structure) subTerm(l, m int32, d float64) bool {
 	k := entryKey(l, m)
-	i := bs.index[k]
+	i, _ := bs.index.get(k)
 	e := &bs.entries[i]
 	e.cnt--
 	if e.cnt > 0 {
@@ -209,7 +210,7 @@ func (bs *structure) subTerm(l, m int32, d float64) bool {
 	if e.colNext >= 0 {
 		bs.entries[e.colNext].colPrev = e.colPrev
 	}
-	delete(bs.index, k)
+	bs.index.del(k)
 	bs.free = append(bs.free, i)
 	return false
 }
@@ -223,7 +224,8 @@ func (n *Network) resumTerm(l, m int32) {
 			sum += n.flows[lf.slot].weight * n.useOf(lf.slot, int(lf.hop))
 		}
 	}
-	e := &bs.entries[bs.index[entryKey(l, m)]]
+	i, _ := bs.index.get(entryKey(l, m))
+	e := &bs.entries[i]
 	e.coef, e.peak = sum, sum
 }
 
@@ -365,7 +367,7 @@ func (n *Network) dropStructure() {
 		bs.flows[i].bn = -1
 	}
 	bs.entries, bs.free = bs.entries[:0], bs.free[:0]
-	clear(bs.index)
+	bs.index.clear()
 	bs.unassigned = 0
 	bs.seeds, bs.capChanged = bs.seeds[:0], bs.capChanged[:0]
 }
@@ -513,7 +515,10 @@ func (n *Network) fastSolveTry() bool {
 				continue
 			}
 			c := n.links[t].capacity
-			if tk.b = bs.rowLoad(t); tk.b <= c {
+			if tk.stale != bs.epoch && tk.b < c*(1-structLoadSlack) {
+				continue
+			}
+			if tk.b, tk.stale = bs.rowLoad(t), 0; tk.b <= c {
 				continue
 			}
 			// t saturates: the flows of its row with the highest level
@@ -614,18 +619,33 @@ func (n *Network) relevel(l int32) bool {
 	}
 	bs.saveLink(l)
 	n.setLevel(l, lvl)
+	d := lvl - old
 	for i := lk.col; i >= 0; {
 		e := &bs.entries[i]
 		t := e.l
 		i = e.colNext
 		if bs.isB(t) {
 			bs.queue(&n.levels, t)
+			continue
+		}
+		bs.check(t)
+		tk := &bs.links[t]
+		// The load carries the change unless it is larger than the
+		// capacity, where the sum would cancel: then it is summed afresh.
+		if delta := e.coef * d; math.Abs(delta) <= n.links[t].capacity {
+			tk.b += delta
 		} else {
-			bs.check(t)
+			tk.stale = bs.epoch
 		}
 	}
 	return true
 }
+
+// structLoadSlack is how close to its capacity the carried load of a link
+// that is no bottleneck may come before it is summed afresh from its row
+// to be judged: far above the rounding the carried sums gather (about
+// 1e-16 of the capacity per change).
+const structLoadSlack = 1e-6
 
 // structMaxMoves bounds the bundles of flows one fastSolve moves to a new
 // bottleneck before it gives up.
