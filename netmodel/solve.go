@@ -27,6 +27,9 @@ func (n *Network) solve() {
 	rebuild := n.bs.broken && len(n.bs.classes) <= 1
 	if rebuild {
 		n.invalidateAll()
+	}
+	if n.bs.refill {
+		n.bs.refill = false
 	} else if n.fastSolve() {
 		n.clearDirty()
 		n.resetBatch()
@@ -436,10 +439,12 @@ func (n *Network) firstOwnFinish() (int32, time.Duration, bool) {
 	return 0, 0, false
 }
 
-// invalidateAll marks every link dirty, so the next solve is a full one.
+// invalidateAll marks every link dirty, so the next solve is a full one:
+// a filling of every component.
 func (n *Network) invalidateAll() {
 	for l := range n.links {
 		n.markDirty(LinkID(l))
 	}
 	n.threshold = 0
+	n.bs.refill = true
 }

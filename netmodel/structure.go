@@ -129,6 +129,7 @@ type structure struct {
 	moved      []sMove
 	moves      int
 	solving    bool // in fastSolve: a level set joins changed
+	refill     bool // the next solve fills every component (invalidateAll)
 	stats      structStats
 }
 
