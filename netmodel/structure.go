@@ -22,22 +22,28 @@ import (
 //
 // A re-solve whose changes are flows arriving and leaving and capacities
 // changing then works on links, not flows (fastSolve): it updates the
-// aggregates of the flows that changed, guesses each arrival's bottleneck
-// (the link of its path whose level would be lowest with it added),
-// recomputes the levels of the changed bottlenecks and, in increasing
-// order of level, of every bottleneck whose row holds a level that
-// changed (a triangular solve), and checks the result: every bottleneck
-// keeps capacity for its flows (more than Epsilon), no flow crossing a
-// bottleneck has a higher level than it, and every other link the
-// changes reached is within its capacity. These are the max-min
-// conditions, and the max-min allocation is unique, so an allocation that
-// passes them is the one progressive filling computes, up to rounding.
-// Only the flows of the bottlenecks whose level changed get new rates.
+// terms of the flows that changed, guesses each arrival's bottleneck (the
+// link of its path whose level would be lowest with it added) and
+// recomputes, lowest level first, the bottlenecks whose equation changed
+// and every bottleneck whose row holds a level that changed (a triangular
+// solve; relevel). When a flow crossing a bottleneck l has a higher level
+// than l's new one, the bundle of such flows bottlenecked at the same
+// link moves to l and l's level is found again before any other link
+// reads it; when a link that is no bottleneck would carry more than its
+// capacity, the bundle on it with the highest level moves to it, which
+// makes it a bottleneck. What is left is checked: every bottleneck keeps
+// more than Epsilon of its capacity for its flows, no flow crossing it
+// has a higher level, and every other link the changes reached is within
+// its capacity. These are the max-min conditions, and the max-min
+// allocation is unique, so an allocation that passes them is the one
+// progressive filling computes, up to rounding. Only the flows of the
+// bottlenecks whose level changed, and those that moved or arrived, get
+// new rates.
 //
-// Anything else falls back to progressive filling: a check that fails
-// (the structure changed: a link saturates or a bottleneck is overtaken),
-// an order the triangular solve cannot follow (a tie or a cycle), a stall,
-// several priority classes. The filling records the link each flow was
+// The fast path gives up, undoing its levels, loads and moves, on a
+// stall, after structMaxMoves moves or structBudget recomputations (a
+// cycle of moves), or while several priority classes are live; the
+// component is then filled. The filling records the link each flow was
 // fixed at, and adopt moves the re-filled flows' terms to their new
 // bottlenecks, so the next re-solve can take the fast path again.
 //
@@ -46,9 +52,10 @@ import (
 // flows come and go; a term whose last flow leaves is reset to 0, and a
 // term that cancels to below 2⁻²⁰ of its peak is summed afresh (as fix
 // does). The load of a link that is no bottleneck is carried from one
-// re-solve to the next by adding M(l, m)·Δλ(m); when it comes within
-// 1e-9 of the capacity it is summed afresh from its row before it is
-// judged.
+// re-solve to the next by adding M(l, m)·Δλ(m), unless that change is
+// larger than the capacity (where the sum would cancel), and is summed
+// afresh from its row before it is judged within structLoadSlack of the
+// capacity.
 
 // structTieTol is how far, relative to a bottleneck's level, a level in
 // its row may exceed it and still pass: the rounding of two levels that
@@ -133,9 +140,18 @@ type structure struct {
 	stats      structStats
 }
 
+// structStats counts the fast path's outcomes, for tuning: re-solves it
+// did, gave up on (and why) or did not try, and rebuilds after several
+// classes.
 type structStats struct {
 	fast, fallback, rebuild int64
-	why                     [8]int64
+	skipped                 int64 // several classes, or flows left with no bottleneck
+	cut                     int64 // a capacity set to 0
+	guess                   int64 // no bottleneck to guess for an arrival
+	stall                   int64 // a bottleneck left with nothing for its flows
+	moves                   int64 // structMaxMoves moves
+	budget                  int64 // structBudget recomputations
+	overload                int64 // a link over capacity with nothing to move to it
 }
 
 func (bs *structure) isB(l int32) bool { return len(bs.links[l].own) > 0 }
@@ -438,7 +454,7 @@ func (n *Network) fastSolve() bool {
 		}
 	}
 	if bs.broken || len(bs.classes) > 1 || bs.unassigned != live {
-		bs.stats.why[0]++
+		bs.stats.skipped++
 		return false
 	}
 	bs.epoch++
@@ -474,7 +490,7 @@ func (n *Network) fastSolveTry() bool {
 	bs := &n.bs
 	for _, l := range bs.capChanged {
 		if n.links[l].capacity <= 0 {
-			bs.stats.why[1]++
+			bs.stats.cut++
 			return false
 		}
 		if bs.isB(int32(l)) {
@@ -488,7 +504,7 @@ func (n *Network) fastSolveTry() bool {
 			continue
 		}
 		if !n.guessArrival(s) {
-			bs.stats.why[2]++
+			bs.stats.guess++
 			return false
 		}
 	}
@@ -496,11 +512,11 @@ func (n *Network) fastSolveTry() bool {
 	for _, l := range bs.seeds {
 		bs.queue(h, l)
 	}
-	budget := 1024
+	budget := structBudget
 	for {
 		for h.len() > 0 {
 			if budget--; budget < 0 {
-				bs.stats.why[5]++
+				bs.stats.budget++
 				return false
 			}
 			if !n.relevel(h.pop().item) {
@@ -526,13 +542,13 @@ func (n *Network) fastSolveTry() bool {
 			// are bottlenecked at t now.
 			e := bs.topEntry(t)
 			if e < 0 {
-				bs.stats.why[6]++
+				bs.stats.overload++
 				return false
 			}
 			en := &bs.entries[e]
 			lvl := (c - (tk.b - en.coef*bs.links[en.m].lvl)) / en.coef
 			if !(lvl > 0) {
-				bs.stats.why[6]++
+				bs.stats.overload++
 				return false
 			}
 			n.moveEntry(t, en.m, lvl)
@@ -594,7 +610,7 @@ func (n *Network) relevel(l int32) bool {
 		c := n.links[l].capacity
 		rem := c - sum
 		if !(rem > Epsilon*c) {
-			bs.stats.why[3]++
+			bs.stats.stall++
 			return false // stalls its flows
 		}
 		lvl = rem / lk.w
@@ -602,7 +618,7 @@ func (n *Network) relevel(l int32) bool {
 			break
 		}
 		if topE < 0 || bs.moves >= structMaxMoves {
-			bs.stats.why[4]++
+			bs.stats.moves++
 			return false
 		}
 		// The flows crossing l at a higher level are bottlenecked at l
@@ -647,6 +663,10 @@ func (n *Network) relevel(l int32) bool {
 // to be judged: far above the rounding the carried sums gather (about
 // 1e-16 of the capacity per change).
 const structLoadSlack = 1e-6
+
+// structBudget bounds the recomputations of levels in one fastSolve: a
+// cascade over every rack link of a large fabric is a few hundred.
+const structBudget = 1024
 
 // structMaxMoves bounds the bundles of flows one fastSolve moves to a new
 // bottleneck before it gives up.
