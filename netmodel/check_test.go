@@ -229,7 +229,11 @@ func checkStructure(n *Network) error {
 	for _, s := range liveSlots(n) {
 		sf, f := &bs.flows[s], &n.flows[s]
 		if sf.bn < 0 {
-			unassigned++
+			if !sf.parked {
+				unassigned++
+			} else if !n.crossesCut(s) || f.rate != 0 {
+				return fmt.Errorf("slot %d: parked at rate %v", s, f.rate)
+			}
 			if sf.clk >= 0 {
 				return fmt.Errorf("slot %d: on clock %d with no bottleneck", s, sf.clk)
 			}

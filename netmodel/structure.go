@@ -97,11 +97,15 @@ type sLink struct {
 
 // sFlow is a flow's part of the structure.
 type sFlow struct {
-	bn    int32   // bottleneck link, -1 when none (stalled or not solved yet)
-	ownAt int32   // index in links[bn].own
-	fixAt int32   // the link the last filling fixed the flow at
-	clk   int32   // the link whose clock carries the flow, -1 if none
-	vA    float64 // that clock's value at the flow's anchor
+	bn    int32 // bottleneck link, -1 when none (stalled or not solved yet)
+	ownAt int32 // index in links[bn].own
+	fixAt int32 // the link the last filling fixed the flow at
+	clk   int32 // the link whose clock carries the flow, -1 if none
+	// parked: stalled by a link of capacity 0 on its path. Such a flow
+	// loads nothing and stays stalled until that capacity changes, so it
+	// does not stop the fast path.
+	parked bool
+	vA     float64 // that clock's value at the flow's anchor
 }
 
 type sMove struct {
@@ -123,7 +127,7 @@ type structure struct {
 	index      termIndex
 	broken     bool // terms are not kept: rebuild at the next single-class solve
 	classes    map[int32]int
-	unassigned int // live solvable flows with no bottleneck
+	unassigned int // live solvable flows with no bottleneck, but the parked
 	epoch      uint32
 	seeds      []int32 // links whose level must be recomputed at the next solve
 	capChanged []LinkID
@@ -381,21 +385,12 @@ func (n *Network) dropStructure() {
 		bs.links[i] = sLink{row: -1, col: -1, own: bs.links[i].own[:0], clk: bs.links[i].clk}
 	}
 	for i := range bs.flows {
-		bs.flows[i].bn = -1
+		bs.flows[i].bn, bs.flows[i].parked = -1, false
 	}
 	bs.entries, bs.free = bs.entries[:0], bs.free[:0]
 	bs.index.clear()
 	bs.unassigned = 0
 	bs.seeds, bs.capChanged = bs.seeds[:0], bs.capChanged[:0]
-}
-
-// structStart notes a flow that waits for a re-solve.
-func (n *Network) structStart(s int32) {
-	n.bs.flows[s] = sFlow{bn: -1, fixAt: -1, clk: -1}
-	n.noteClassLive(n.flows[s].class, 1)
-	if n.structOn() {
-		n.bs.unassigned++
-	}
 }
 
 // structRelease takes a leaving flow out of the structure; with seed, the
@@ -405,7 +400,7 @@ func (n *Network) structRelease(s int32, seed bool) {
 	if n.structOn() {
 		bn := bs.flows[s].bn
 		if bn < 0 {
-			bs.unassigned--
+			bs.unassign(s)
 		} else {
 			n.detach(s, true)
 			if seed {
@@ -419,6 +414,25 @@ func (n *Network) structRelease(s int32, seed bool) {
 	}
 	bs.flows[s].bn = -1
 	n.noteClassLive(n.flows[s].class, -1)
+}
+
+// unassign forgets a flow that had no bottleneck.
+func (bs *structure) unassign(s int32) {
+	if bs.flows[s].parked {
+		bs.flows[s].parked = false
+	} else {
+		bs.unassigned--
+	}
+}
+
+// crossesCut reports whether a flow's path has a link of capacity 0.
+func (n *Network) crossesCut(s int32) bool {
+	for _, l := range n.hops(s) {
+		if n.links[l].capacity == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // saveLink records a link's level and load for undo, once per fastSolve.
@@ -493,10 +507,19 @@ func (n *Network) fastSolveTry() bool {
 			bs.stats.cut++
 			return false
 		}
+		for _, lf := range n.links[l].flows {
+			if bs.flows[lf.slot].parked {
+				bs.stats.cut++
+				return false // it may move again
+			}
+		}
 		if bs.isB(int32(l)) {
 			bs.seeds = append(bs.seeds, int32(l))
 		} else {
+			// The carried load's rounding was judged against the old
+			// capacity: sum it afresh.
 			bs.check(int32(l))
+			bs.links[l].stale = bs.epoch
 		}
 	}
 	for _, s := range n.arrivals {
@@ -847,16 +870,18 @@ func (n *Network) adopt() {
 		if n.flows[s].rate <= 0 {
 			bn = -1
 		}
-		if bn == sf.bn {
+		if bn >= 0 && bn == sf.bn {
 			continue
 		}
 		if sf.bn >= 0 {
 			n.detach(s, false)
 		} else {
-			bs.unassigned--
+			bs.unassign(s)
 		}
 		if bn >= 0 {
 			n.attach(s, bn, false)
+		} else if n.crossesCut(s) {
+			sf.parked = true
 		} else {
 			bs.unassigned++
 		}
