@@ -108,7 +108,7 @@ func (c Config) Validate() error {
 // Stats counts the solver's work since the Network was made.
 type Stats struct {
 	Solves       int64 // re-solves of at least one connected component
-	FlowsSolved  int64 // flows whose rate was recomputed, summed over solves
+	FlowsSolved  int64 // flows whose rate was recomputed (re-filled, or bottlenecked at a recomputed level), summed over solves
 	RateChanges  int64 // flows whose rate actually changed, summed over solves
 	Completions  int64 // flows completed
 	Cancelations int64 // flows canceled

@@ -789,9 +789,11 @@ func (n *Network) commitFast() {
 			n.reclock(s)
 		}
 	}
+	for _, l := range bs.popped {
+		n.stats.FlowsSolved += int64(len(bs.links[l].own))
+	}
 	for _, l := range bs.changed {
 		lk := &bs.links[l]
-		n.stats.FlowsSolved += int64(len(lk.own))
 		for _, s := range lk.own {
 			f := &n.flows[s]
 			if r := lk.lvl * f.weight; r != f.rate {
