@@ -43,7 +43,6 @@ func (n *Network) solve() {
 	n.clearDirty()
 	n.stats.Solves++
 	n.stats.FlowsSolved += int64(len(n.compFlows))
-	n.unclockAll(n.compFlows)
 	n.fillAll()
 	// What the filling left of each link it re-filled is its new load
 	// (direct.go), summed afresh: no rounding carries over from earlier
@@ -356,8 +355,8 @@ func levelKey(lk *link) uint64 {
 	return math.Float64bits(lk.rem / lk.usage)
 }
 
-// applyRates settles every re-solved flow whose rate changed and
-// reschedules its completion.
+// applyRates settles every re-solved flow on no clock whose rate changed
+// and reschedules its completion.
 func (n *Network) applyRates() {
 	for _, s := range n.compFlows {
 		f := &n.flows[s]
@@ -365,6 +364,12 @@ func (n *Network) applyRates() {
 			continue
 		}
 		n.stats.RateChanges++
+		if n.bs.flows[s].clk >= 0 {
+			// Its clock carries its progress: adopt sets the clock's
+			// level, or settles the flow and takes it off.
+			f.rate = f.newRate
+			continue
+		}
 		n.settle(s, n.now)
 		f.rate = f.newRate
 		n.schedule(s)

@@ -535,7 +535,7 @@ func (n *Network) fastSolveTry() bool {
 	for _, l := range bs.seeds {
 		bs.queue(h, l)
 	}
-	budget := structBudget
+	budget := structBudget + 2*len(n.links)
 	for {
 		for h.len() > 0 {
 			if budget--; budget < 0 {
@@ -687,8 +687,10 @@ func (n *Network) relevel(l int32) bool {
 // 1e-16 of the capacity per change).
 const structLoadSlack = 1e-6
 
-// structBudget bounds the recomputations of levels in one fastSolve: a
-// cascade over every rack link of a large fabric is a few hundred.
+// structBudget, plus twice the number of links, bounds the
+// recomputations of levels in one fastSolve: a change can move every
+// level of its component, and a level is recomputed again when one in
+// its row moves after it.
 const structBudget = 1024
 
 // structMaxMoves bounds the bundles of flows one fastSolve moves to a new
@@ -846,17 +848,6 @@ func (n *Network) reclock(s int32) {
 	n.attachClock(s, sf.bn)
 }
 
-// unclockAll takes the flows a filling is about to re-fill off their
-// clocks, settled and scheduled on their own.
-func (n *Network) unclockAll(flows []int32) {
-	for _, s := range flows {
-		if n.bs.flows[s].clk >= 0 {
-			n.detachClock(s)
-			n.schedule(s)
-		}
-	}
-}
-
 // adopt moves the terms of the flows the filling just fixed to the links
 // it fixed them at, takes the levels of those links from the filling and
 // sums the loads of the other links it reached afresh.
@@ -865,6 +856,14 @@ func (n *Network) adopt() {
 	bs.seeds, bs.capChanged = bs.seeds[:0], bs.capChanged[:0]
 	if bs.broken {
 		return
+	}
+	// Flows leaving their clock are settled on it before any level moves.
+	for _, s := range n.compFlows {
+		sf := &bs.flows[s]
+		if sf.clk >= 0 && (sf.clk != sf.fixAt || n.flows[s].rate <= 0) {
+			n.detachClock(s)
+			n.schedule(s)
+		}
 	}
 	for _, s := range n.compFlows {
 		sf := &bs.flows[s]
@@ -912,8 +911,8 @@ func (n *Network) adopt() {
 		}
 	}
 	for _, s := range n.compFlows {
-		if bn := bs.flows[s].bn; bn >= 0 {
-			n.attachClock(s, bn)
+		if sf := &bs.flows[s]; sf.bn >= 0 && sf.clk != sf.bn {
+			n.attachClock(s, sf.bn)
 		}
 	}
 	for _, l := range n.compLinks {
