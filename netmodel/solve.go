@@ -185,6 +185,10 @@ func (n *Network) nextEpoch() {
 	for l := range n.links {
 		n.links[l].mark = 0
 	}
+	for l := range n.bs.links {
+		lk := &n.bs.links[l]
+		lk.popAt, lk.resum, lk.rekey = 0, 0, 0
+	}
 	n.epoch = 1
 }
 

@@ -90,6 +90,8 @@ type sLink struct {
 	pop   float64 // level at which the filling of epoch popAt fixed flows here
 	popAt uint32
 	load  float64 // scratch: load found by the last recompute
+	resum uint32  // filling epoch at which adopt sums the load afresh
+	rekey uint32  // filling epoch at which adopt keys the clock again
 	V     float64 // the clock (clock.go) at instant T
 	T     time.Duration
 	clk   clockHeap
@@ -886,39 +888,56 @@ func (n *Network) adopt() {
 		} else {
 			bs.unassigned++
 		}
+		n.markResum(s)
 	}
 	for _, l := range n.compLinks {
 		lk := &bs.links[l]
-		if !bs.isB(int32(l)) {
+		if !bs.isB(int32(l)) || lk.popAt != n.epoch {
 			continue
 		}
-		if lk.popAt == n.epoch {
-			n.setLevel(int32(l), lk.pop)
-			for _, o := range lk.own {
-				if n.flows[o].comp != n.epoch {
-					// A flow kept as background is bottlenecked at a link
-					// the filling gave a higher level: rounding at the
-					// threshold. Start over.
-					n.dropStructure()
-					return
-				}
+		for _, o := range lk.own {
+			if n.flows[o].comp != n.epoch {
+				// A flow kept as background is bottlenecked at a link
+				// the filling gave a higher level: rounding at the
+				// threshold. Start over.
+				n.dropStructure()
+				return
 			}
 		}
-	}
-	for _, l := range n.compLinks {
-		if !bs.isB(int32(l)) {
-			bs.links[l].b = bs.rowLoad(int32(l))
+		if lk.pop == lk.lvl {
+			continue
+		}
+		n.setLevel(int32(l), lk.pop)
+		lk.rekey = n.epoch // its clock's first finish moved
+		for i := lk.col; i >= 0; i = bs.entries[i].colNext {
+			bs.links[bs.entries[i].l].resum = n.epoch
 		}
 	}
 	for _, s := range n.compFlows {
 		if sf := &bs.flows[s]; sf.bn >= 0 && sf.clk != sf.bn {
+			n.markResum(s) // an arrival the filling gave its guessed bottleneck
 			n.attachClock(s, sf.bn)
 		}
 	}
+	// The loads of the links that are no bottleneck and whose terms or
+	// levels moved, summed afresh; the clocks whose level moved, keyed
+	// again.
 	for _, l := range n.compLinks {
-		if bs.links[l].popAt == n.epoch {
+		lk := &bs.links[l]
+		if lk.resum == n.epoch && !bs.isB(int32(l)) {
+			lk.b = bs.rowLoad(int32(l))
+		}
+		if lk.rekey == n.epoch {
 			n.clockDue(int32(l))
 		}
+	}
+}
+
+// markResum marks the links of a flow whose terms moved for adopt to sum
+// their loads afresh.
+func (n *Network) markResum(s int32) {
+	for _, l := range n.hops(s) {
+		n.bs.links[l].resum = n.epoch
 	}
 }
 
