@@ -204,10 +204,11 @@
 //     where F' is hundreds or thousands.
 //   - filling, when the structure gives up: O(K·P·log L' + flows on the K
 //     flows' links) for the K flows the threshold rule re-fills (K ≤ F'),
-//     with no allocation in steady state, plus O(K·(P + log F)) to move
-//     them off their clocks and back with their new bottlenecks; a
-//     re-solve with several classes in one component re-fills all F' and
-//     sorts them by class (O(F' log F')).
+//     with no allocation in steady state, plus O(P + log F) for each
+//     flow whose bottleneck changes (its terms and clock move) and the
+//     row of each link whose load moved; a re-solve with several classes
+//     in one component re-fills all F' and sorts them by class
+//     (O(F' log F')).
 //   - each rate that changes for a flow on no clock: O(log F) in the
 //     indexed completion heap, whose keys are lower bounds: a completion
 //     that moves later is re-keyed only if it reaches the top, once per

@@ -38,7 +38,11 @@ func (n *Network) Start(now time.Duration, spec FlowSpec) (FlowID, error) {
 	n.bs.flows[slot] = sFlow{bn: -1, fixAt: -1, clk: -1}
 	n.noteClassLive(f.class, 1)
 	direct := n.startDirect(slot)
-	if n.structOn() && n.bs.flows[slot].bn < 0 {
+	switch {
+	case !n.structOn() || n.bs.flows[slot].bn >= 0:
+	case direct:
+		n.bs.flows[slot].parked = true // alone on a link of capacity 0
+	default:
 		n.bs.unassigned++ // until a re-solve finds its bottleneck
 	}
 	if !direct {
