@@ -115,9 +115,8 @@ type sMove struct {
 }
 
 type sUndo struct {
-	l        int32
-	lvl, b   float64
-	hadLevel bool
+	l      int32
+	lvl, b float64
 }
 
 // structure is the network's bottleneck structure (see above).
