@@ -71,7 +71,11 @@ func (n *Network) completeBatch(at time.Duration) {
 		if !ok || due > limit {
 			break
 		}
-		n.finishes.pop()
+		if n.bs.flows[slot].clk >= 0 {
+			n.unclock(slot)
+		} else {
+			n.finishes.pop()
+		}
 		n.batch = append(n.batch, slot)
 	}
 	slices.SortFunc(n.batch, n.cmpID)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 )
@@ -199,6 +200,134 @@ func compareWithReference(n *Network) error {
 		if math.Abs(f.rate-want[f.id]) > checkTol*scale+1e-9 {
 			return fmt.Errorf("flow %d (class %d, weight %v, path %v): rate %v, reference %v",
 				f.id, f.class, f.weight, f.path, f.rate, want[f.id])
+		}
+	}
+	return nil
+}
+
+// checkStructure re-solves n and checks the bottleneck structure (structure.go) and the
+// clocks (clock.go) against the flows: each flow with a bottleneck is in
+// that link's list and on its clock, at the link's level times its
+// weight; W and every term of M are the sums they stand for; each clock's
+// flows have the remaining bytes their targets say, and the clock is
+// keyed by the instant its first flow finishes.
+func checkStructure(n *Network) error {
+	n.Solve()
+	bs := &n.bs
+	if bs.broken {
+		for s := range bs.flows {
+			if bs.flows[s].clk >= 0 {
+				return fmt.Errorf("slot %d on clock %d while the structure is off", s, bs.flows[s].clk)
+			}
+		}
+		return nil
+	}
+	w := make([]float64, len(n.links))
+	terms := map[[2]int32]float64{}
+	counts := map[[2]int32]int32{}
+	unassigned := 0
+	for _, s := range liveSlots(n) {
+		sf, f := &bs.flows[s], &n.flows[s]
+		if sf.bn < 0 {
+			if !sf.parked {
+				unassigned++
+			} else if !n.crossesCut(s) || f.rate != 0 {
+				return fmt.Errorf("slot %d: parked at rate %v", s, f.rate)
+			}
+			if sf.clk >= 0 {
+				return fmt.Errorf("slot %d: on clock %d with no bottleneck", s, sf.clk)
+			}
+			continue
+		}
+		lk := &bs.links[sf.bn]
+		if int(sf.ownAt) >= len(lk.own) || lk.own[sf.ownAt] != s {
+			return fmt.Errorf("slot %d: not in its bottleneck %d's list", s, sf.bn)
+		}
+		if sf.clk != sf.bn {
+			return fmt.Errorf("slot %d: bottleneck %d, clock %d", s, sf.bn, sf.clk)
+		}
+		if r := lk.lvl * f.weight; r != f.rate {
+			return fmt.Errorf("slot %d: rate %v, level %v × weight %v", s, f.rate, lk.lvl, f.weight)
+		}
+		for i, l := range n.hops(s) {
+			wu := f.weight * n.useOf(s, i)
+			if int32(l) == sf.bn {
+				w[l] += wu
+			} else {
+				terms[[2]int32{int32(l), sf.bn}] += wu
+				counts[[2]int32{int32(l), sf.bn}]++
+			}
+		}
+	}
+	if unassigned != bs.unassigned && len(n.arrivals) == 0 {
+		return fmt.Errorf("%d flows with no bottleneck, counted %d", unassigned, bs.unassigned)
+	}
+	for l := range bs.links {
+		if lk := &bs.links[l]; math.Abs(lk.w-w[l]) > 1e-9*w[l] {
+			return fmt.Errorf("link %d: W %v, sum %v", l, lk.w, w[l])
+		}
+	}
+	for l := range bs.links {
+		lk := &bs.links[l]
+		if bs.isB(int32(l)) || lk.row < 0 {
+			continue
+		}
+		if sum, c := bs.rowLoad(int32(l)), n.links[l].capacity; math.Abs(lk.b-sum) > 1e-9*c+1e-12*sum {
+			return fmt.Errorf("link %d: carried load %v, sum %v, capacity %v", l, lk.b, sum, c)
+		}
+	}
+	for key, sum := range terms {
+		i, ok := bs.index.get(entryKey(key[0], key[1]))
+		e := &bs.entries[i]
+		if !ok || e.l != key[0] || e.m != key[1] || e.cnt != counts[key] || math.Abs(e.coef-sum) > 1e-9*sum {
+			return fmt.Errorf("term M(%d, %d): %v over %d flows, sum %v over %d", key[0], key[1], e.coef, e.cnt, sum, counts[key])
+		}
+	}
+	if bs.index.len() != len(terms) {
+		return fmt.Errorf("%d terms, %d sums", bs.index.len(), len(terms))
+	}
+	return checkClocks(n)
+}
+
+// checkClocks checks every clock's flows and its key among the clocks.
+func checkClocks(n *Network) error {
+	bs := &n.bs
+	for l := range bs.links {
+		lk := &bs.links[l]
+		for i, e := range lk.clk.es {
+			s := e.item
+			if bs.flows[s].clk != int32(l) || bs.cpos[s] != int32(i) {
+				return fmt.Errorf("clock %d: slot %d says clock %d, index %d", l, s, bs.flows[s].clk, bs.cpos[s])
+			}
+			if n.finishes.contains(s) {
+				return fmt.Errorf("clock %d: slot %d also in the completion heap", l, s)
+			}
+			if i > 0 && lk.clk.es[i].before(lk.clk.es[(i-1)/2]) {
+				return fmt.Errorf("clock %d: heap order broken at %d", l, i)
+			}
+			st := &n.states[s]
+			left := float64(st.size) - n.deliveredAt(s, n.now)
+			byClock := (math.Float64frombits(e.key) - bs.clockAt(int32(l), n.now)) * n.flows[s].weight
+			if math.Abs(left-byClock) > 1e-6*float64(st.size)+1 {
+				return fmt.Errorf("clock %d: slot %d has %v bytes left, %v by its target", l, s, left, byClock)
+			}
+		}
+		if len(lk.clk.es) == 0 {
+			if bs.due.contains(int32(l)) {
+				return fmt.Errorf("clock %d: empty but due", l)
+			}
+			continue
+		}
+		ns := wholeNanos((math.Float64frombits(lk.clk.es[0].key) - lk.V) / lk.lvl * 1e9)
+		if !(lk.lvl > 0) || ns >= float64(math.MaxInt64-lk.T) {
+			if bs.due.contains(int32(l)) {
+				return fmt.Errorf("clock %d: due, but its first flow never finishes", l)
+			}
+			continue
+		}
+		want := max(lk.T+time.Duration(ns), n.now)
+		if !bs.due.contains(int32(l)) || time.Duration(bs.due.key(int32(l))) != want {
+			return fmt.Errorf("clock %d: not due at %v", l, want)
 		}
 	}
 	return nil

@@ -65,7 +65,7 @@ func randUse(r *rand.Rand, hops int) []float64 {
 
 // runRandomCase drives one seeded random network through events, checking
 // after every one.
-func runRandomCase(t *testing.T, seed int64) {
+func runRandomCase(t *testing.T, seed int64) Stats {
 	r := rand.New(rand.NewSource(seed))
 	caps := make([]float64, 1+r.Intn(10))
 	for i := range caps {
@@ -99,14 +99,20 @@ func runRandomCase(t *testing.T, seed int64) {
 		}
 		require.NoError(t, d.advance(0), "seed %d draining", seed)
 	}
+	return d.n.Stats()
 }
 
 // TestDifferential runs the incremental solver against referenceRates on
 // thousands of random networks and event sequences.
 func TestDifferential(t *testing.T) {
+	var st Stats
 	for seed := range int64(diffSeeds(t)) {
-		runRandomCase(t, seed)
+		s := runRandomCase(t, seed)
+		st.Solves += s.Solves
+		st.Structural += s.Structural
 	}
+	t.Logf("%d re-solves, %d on the bottleneck structure", st.Solves, st.Structural)
+	require.Positive(t, st.Structural, "no re-solve took the structure's fast path")
 }
 
 // TestDifferentialTopology does the same on random rack topologies with
@@ -114,7 +120,7 @@ func TestDifferential(t *testing.T) {
 // couple racks.
 func TestDifferentialTopology(t *testing.T) {
 	seeds := max(1, diffSeeds(t)/10)
-	var direct int64
+	var direct, solves, structural int64
 	for seed := range int64(seeds) {
 		r := rand.New(rand.NewSource(seed))
 		n, err := NewNetwork(DefaultConfig())
@@ -176,7 +182,11 @@ func TestDifferentialTopology(t *testing.T) {
 			require.NoError(t, d.advance(0), "seed %d draining", seed)
 		}
 		direct += n.Stats().Direct
+		solves += n.Stats().Solves
+		structural += n.Stats().Structural
 	}
+	t.Logf("%d re-solves, %d on the bottleneck structure", solves, structural)
+	require.Positive(t, structural, "no re-solve took the structure's fast path")
 	require.Positive(t, direct, "no start or end was applied directly: the cases miss direct.go")
 }
 
@@ -197,4 +207,130 @@ func TestDifferentialCatchesWrongRates(t *testing.T) {
 	require.Error(t, checkInvariants(n), "over capacity")
 	n.flows[0].rate, n.flows[1].rate = 40, 40
 	require.Error(t, checkInvariants(n), "no bottleneck")
+}
+
+// TestDifferentialShuffle drives the bottleneck structure's fast path
+// (structure.go) hard: all-to-all transfers across oversubscribed rack
+// links, so that every rack link is a bottleneck and flows switch between
+// their source's uplink and their destination's downlink as others come
+// and go; computes and bounded flows crossing a private link and the
+// CPU, whose bounds change; groups of identical flows, whose levels tie;
+// uneven weights; now and then a flow of a second class. Every event is
+// checked against the reference.
+func TestDifferentialShuffle(t *testing.T) {
+	seeds := max(1, diffSeeds(t)/20)
+	var st Stats
+	for seed := range int64(seeds) {
+		r := rand.New(rand.NewSource(seed))
+		n, err := NewNetwork(DefaultConfig())
+		require.NoError(t, err)
+		spec := TopologySpec{
+			Racks: 2 + r.Intn(4), HostsPerRack: 2 + r.Intn(4),
+			DiskRead: 100e6, NICUp: 125e6, NICDown: 125e6, CPU: 4e9,
+			Oversubscription: 2 + 8*r.Float64(),
+		}
+		topo, err := BuildTopology(n, spec)
+		require.NoError(t, err)
+		cpu := func(h HostID) LinkID {
+			l, err := topo.Link(LinkRef{Kind: HostCPU, Host: h})
+			require.NoError(t, err)
+			return l
+		}
+		var bounds []LinkID
+		for range 6 {
+			l, err := n.AddLink(math.Round(math.Pow(10, 6+3*r.Float64())))
+			require.NoError(t, err)
+			bounds = append(bounds, l)
+		}
+		d, err := newDriver(DefaultConfig(), nil)
+		require.NoError(t, err)
+		d.n = n
+		d.carried = make([]int64, n.NumLinks())
+		hosts := topo.NumHosts()
+		crossRack := func() (HostID, HostID) {
+			src := HostID(r.Intn(hosts))
+			for {
+				dst := HostID(r.Intn(hosts))
+				if int(dst)/spec.HostsPerRack != int(src)/spec.HostsPerRack {
+					return src, dst
+				}
+			}
+		}
+		transfer := func(src, dst HostID, size int64) FlowSpec {
+			path, err := topo.Path(src, dst, RemoteRead)
+			require.NoError(t, err)
+			fs := FlowSpec{Size: size, Path: path}
+			if r.Intn(3) == 0 {
+				// The CPUs of both ends work on its bytes.
+				fs.Path = append(fs.Path, cpu(src), cpu(dst))
+				fs.Use = make([]float64, len(fs.Path))
+				for i := range fs.Use {
+					fs.Use[i] = 1
+				}
+				fs.Use[len(fs.Use)-2], fs.Use[len(fs.Use)-1] = 0.7, 1.3
+			}
+			if r.Intn(6) == 0 {
+				fs.Weight = []float64{0.5, 2, 3}[r.Intn(3)]
+			}
+			return fs
+		}
+		for range 80 + r.Intn(80) {
+			switch op := r.Intn(40); {
+			case op < 14:
+				src, dst := crossRack()
+				err = d.start(transfer(src, dst, 1+r.Int63n(4e8)))
+			case op < 16:
+				// A group of identical flows in both directions: ties.
+				src, dst := crossRack()
+				size := 1 + r.Int63n(4e8)
+				for range 1 + r.Intn(3) {
+					if err == nil {
+						err = d.start(transfer(src, dst, size))
+					}
+					if err == nil {
+						err = d.start(transfer(dst, src, size))
+					}
+				}
+			case op < 19:
+				// A compute: its core's bound and the host's CPU.
+				h := HostID(r.Intn(hosts))
+				fs := FlowSpec{Size: 1 + r.Int63n(1e9), Path: []LinkID{cpu(h), bounds[r.Intn(len(bounds))]}}
+				err = d.start(fs)
+			case op < 21:
+				// A bounded transfer.
+				src, dst := crossRack()
+				fs := transfer(src, dst, 1+r.Int63n(4e8))
+				fs.Path = append(fs.Path, bounds[r.Intn(len(bounds))])
+				if fs.Use != nil {
+					fs.Use = append(fs.Use, 1)
+				}
+				err = d.start(fs)
+			case op < 22:
+				if r.Intn(3) == 0 {
+					src, dst := crossRack()
+					fs := transfer(src, dst, 1+r.Int63n(4e8))
+					fs.Class = 1
+					err = d.start(fs)
+				}
+			case op < 25:
+				err = d.setCapacity(bounds[r.Intn(len(bounds))], math.Round(math.Pow(10, 6+3*r.Float64())))
+			case op < 27:
+				err = d.cancel(r.Intn(1 << 10))
+			default:
+				err = d.advance(0)
+			}
+			require.NoError(t, err, "seed %d after %d events", seed, d.events)
+		}
+		for d.n.NumFlows() > 0 {
+			if _, ok := d.n.NextCompletion(); !ok {
+				break
+			}
+			require.NoError(t, d.advance(0), "seed %d draining", seed)
+		}
+		s := n.Stats()
+		st.Solves += s.Solves
+		st.Structural += s.Structural
+	}
+	t.Logf("%d re-solves, %d on the bottleneck structure", st.Solves, st.Structural)
+	require.Greater(t, st.Structural, st.Solves/2, "the fast path is rarely taken: the cases miss it")
 }

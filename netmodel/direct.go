@@ -72,12 +72,31 @@ func (n *Network) startDirect(slot int32) bool {
 	}
 	rate := level * f.weight
 	for i, l := range n.hops(slot) {
-		if len(n.links[l].flows) > 0 && !n.spare(l, rate*n.useOf(slot, i)) {
+		if len(n.links[l].flows) > 0 && (!n.spare(l, rate*n.useOf(slot, i)) || n.structOn() && n.bs.isB(int32(l))) {
 			return false
 		}
 	}
 	f.rate = rate
 	n.addLoad(slot, rate)
+	if n.structOn() && level > 0 {
+		// The lone link with the lowest level is the flow's bottleneck.
+		for i, l := range n.hops(slot) {
+			lk := &n.links[l]
+			if len(lk.flows) > 0 {
+				continue
+			}
+			w := f.weight * n.useOf(slot, i)
+			lv := 0.0
+			if lk.capacity > Epsilon*lk.capacity && w > 0 {
+				lv = lk.capacity / w
+			}
+			if lv == level {
+				n.setLevel(int32(l), level)
+				n.attach(slot, int32(l), true)
+				break
+			}
+		}
+	}
 	n.stats.Direct++
 	return true
 }
@@ -89,8 +108,12 @@ func (n *Network) releaseDirect(slot int32) bool {
 	if len(n.dirty) > 0 {
 		return false
 	}
+	bn := LinkID(n.bs.flows[slot].bn)
 	for _, l := range n.hops(slot) {
 		if len(n.links[l].flows) > 1 && !n.spare(l, 0) {
+			return false
+		}
+		if n.structOn() && (l == bn && len(n.links[l].flows) > 1 || l != bn && n.bs.isB(int32(l))) {
 			return false
 		}
 	}

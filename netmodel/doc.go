@@ -52,6 +52,14 @@
 // capacity 0 or was taken entirely by higher classes) or with a saturated
 // bottleneck on which no flow of its class has a higher rate per weight.
 //
+// Between re-solves the network keeps that outcome's bottleneck structure
+// (structure.go): each flow's bottleneck, each bottleneck's level λ and
+// weight W (Σ weight × use of its flows), and the sparse cross terms
+// M(l, m), the weight × use on link l of the flows bottlenecked at m. A
+// bottleneck's level is then (capacity − Σ_m M(l, m)·λ(m)) / W, a
+// triangular system over links ordered by level, and most re-solves
+// work on it instead of filling: see Batching below.
+//
 // # Paths of a Topology
 //
 // For src and dst hosts (rack links and core only when the racks differ;
@@ -89,7 +97,25 @@
 // components of the dirty links: the links and flows reachable from them
 // through flows that share links. All changes at one instant therefore
 // share one re-solve, and a rack-local change costs the rack, not the
-// fabric. Within a component the rate-threshold rule (threshold.go) then
+// fabric.
+//
+// While the live flows are of one class, a re-solve first works on the
+// bottleneck structure (structure.go): it updates W and M for the flows
+// that arrived and left, guesses each arrival's bottleneck, recomputes in
+// increasing order of level the bottlenecks whose equation changed and
+// those downstream of them, moves a bundle of flows to a link that
+// overtakes their bottleneck or that they would overload, and checks the
+// max-min conditions on everything it touched: each bottleneck keeps more
+// than Epsilon for its flows and no flow crossing it has a higher level,
+// each other link is within its capacity. The max-min allocation is
+// unique, so what passes is the filling's allocation up to rounding; only
+// the flows of the bottlenecks whose level changed get new rates, and
+// they progress by their bottleneck's clock (clock.go), so that costs no
+// per-flow settlement or rescheduling. When it gives up (a stall, too many
+// moves, several classes live) the component is filled as follows, and
+// the structure adopts the links the filling fixed each flow at.
+//
+// Within a component the rate-threshold rule (threshold.go) then
 // re-fills only the flows whose rate per weight is at or above the lowest
 // level any change of the batch can affect, keeping the others' rates as
 // background load; a capacity change, or a component or batch mixing
@@ -101,21 +127,40 @@
 // # Floating point and byte accounting
 //
 // There is one tolerance, Epsilon (1e-9, relative to a link's capacity): a
-// link with at most Epsilon×capacity left is saturated. The remaining
-// capacities and weight sums are recomputed from the capacities at every
-// re-solve and never carried across re-solves, so rounding does not
-// accumulate over a run. Weights are limited to [MinWeight, MaxWeight].
+// link with at most Epsilon×capacity left is saturated. A filling
+// recomputes the remaining capacities and weight sums from the
+// capacities, carrying nothing across re-solves. The bottleneck structure
+// carries its terms: W and M are sums of weight × use kept by += and −=
+// as flows come and go (exact for whole weights and uses, otherwise
+// rounded by about 1e-16 of the largest term per change), reset to 0 when
+// their last flow leaves and summed afresh when they cancel below 2⁻²⁰
+// of their peak; levels are recomputed from the terms whenever their
+// equation changes, and a level that only moves by another's rounding
+// (two bottlenecks that tie) is accepted within 1e-12 of it. The load
+// of a link that is no bottleneck is carried by M(l, m)·Δλ(m) and summed
+// afresh before it is judged within 1e-6 of the capacity. The checker
+// after every event in the tests holds all of these to their sums.
+// Weights are limited to [MinWeight, MaxWeight].
 //
-// Each flow keeps its delivered bytes as a float64, settled only when its
-// rate changes (delivered += rate × elapsed). Its completion instant is the
-// first whole nanosecond at which it has delivered its size: remaining /
-// rate × 1e9 after the settlement, rounded up, except that a quotient
-// within 4 ulps of a whole number is that number, as the two float
-// operations leave an exact answer up to an ulp or two off (67 MB at
-// 125 MB/s ends at 536 ms exactly, not a nanosecond later). The
-// completion is thus exact to the nanosecond for whole answers and at
-// most 1 ns late otherwise (or 4 ulps, under 1e-6 ns below a day, early);
-// there a completing flow's delivered bytes are set to its size exactly. Before completion,
+// A flow on no clock keeps its delivered bytes as a float64, settled only
+// when its rate changes (delivered += rate × elapsed). A flow with a
+// bottleneck in the structure progresses by that bottleneck's clock V,
+// which advances at the level (bytes per unit of weight): its delivered
+// bytes are those at its anchor plus weight × the clock's growth since,
+// and it is settled only when it changes bottleneck. A flow's completion
+// instant is the first whole nanosecond at which it has delivered its
+// size: remaining / rate × 1e9 from its last settlement, or (target −
+// V) / λ × 1e9 from the instant its bottleneck's level was last set,
+// rounded up, except that a quotient within 4 ulps of a whole number is
+// that number, as the float operations leave an exact answer up to an
+// ulp or two off (67 MB at 125 MB/s ends at 536 ms exactly, not a
+// nanosecond later). The completion is thus exact to the nanosecond for
+// whole answers and at most 1 ns late otherwise, up to the rounding of
+// the delivered bytes or of the clock: each settlement or level change
+// rounds by an ulp of the bytes (clocks are moved back to 0 past 2³⁰
+// bytes per unit of weight, where an ulp is 2.4e-7), a small fraction
+// of a nanosecond at any rate the model meets. At completion a flow's
+// delivered bytes are set to its size exactly. Before completion,
 // Delivered, Cancel and Carried report whole bytes, floor(delivered),
 // capped at size-1. Bytes carried per link are int64: a flow that ends
 // adds its size (completed) or the whole bytes Cancel returned to each link
@@ -148,14 +193,27 @@
 //
 // With F flows, L links and P the mean path length, for a component of F'
 // flows and L' links:
-//   - Start, Cancel, SetCapacity: O(P) plus a map update; no solve.
-//   - re-solve: O(K·P·log L' + flows on the K flows' links) for the K
-//     flows the threshold rule re-fills (K ≤ F'), with no allocation in
-//     steady state; a re-solve with several classes in one component
-//     re-fills all F' and sorts them by class (O(F' log F')).
-//   - each rate that changes: O(log F) in the indexed completion heap,
-//     whose keys are lower bounds: a completion that moves later is
-//     re-keyed only if it reaches the top, once per such move at most.
+//   - Start, Cancel, SetCapacity: O(P) plus a map update and, for a flow
+//     with a bottleneck, O(P) terms of the structure; no solve.
+//   - re-solve on the structure: for the B bottlenecks it recomputes,
+//     O(row + column + log L) each (the terms on the link, the links its
+//     flows cross), plus O(P) per arrival and O(P + log F) per flow that
+//     changes bottleneck, plus one store per flow whose rate changes (its
+//     progress is its clock's); each clock whose level changes costs
+//     O(log L) in the heap of clocks. With all-to-all shuffles across
+//     oversubscribed racks B is the rack links that move, a few tens,
+//     where F' is hundreds or thousands.
+//   - filling, when the structure gives up: O(K·P·log L' + flows on the K
+//     flows' links) for the K flows the threshold rule re-fills (K ≤ F'),
+//     with no allocation in steady state, plus O(P + log F) for each
+//     flow whose bottleneck changes (its terms and clock move) and the
+//     row of each link whose load moved; a re-solve with several classes
+//     in one component re-fills all F' and sorts them by class
+//     (O(F' log F')).
+//   - each rate that changes for a flow on no clock: O(log F) in the
+//     indexed completion heap, whose keys are lower bounds: a completion
+//     that moves later is re-keyed only if it reaches the top, once per
+//     such move at most.
 //   - NextCompletion: O(1) amortised plus the pending re-solve.
 //   - AdvanceTo: O(k·(P + log F)) for k completions, plus one re-solve per
 //     distinct completion instant.

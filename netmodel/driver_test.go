@@ -135,6 +135,9 @@ func (d *driver) check() error {
 	if err := checkInvariants(d.n); err != nil {
 		return err
 	}
+	if err := checkStructure(d.n); err != nil {
+		return err
+	}
 	if err := compareWithReference(d.n); err != nil {
 		return err
 	}

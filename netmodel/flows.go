@@ -35,7 +35,16 @@ func (n *Network) Start(now time.Duration, spec FlowSpec) (FlowID, error) {
 		n.finishes.set(slot, uint64(now))
 		return id, nil
 	}
+	n.bs.flows[slot] = sFlow{bn: -1, fixAt: -1, clk: -1}
+	n.noteClassLive(f.class, 1)
 	direct := n.startDirect(slot)
+	switch {
+	case !n.structOn() || n.bs.flows[slot].bn >= 0:
+	case direct:
+		n.bs.flows[slot].parked = true // alone on a link of capacity 0
+	default:
+		n.bs.unassigned++ // until a re-solve finds its bottleneck
+	}
 	if !direct {
 		n.arrivals = append(n.arrivals, slot)
 		n.noteClass(f.class)
@@ -48,7 +57,9 @@ func (n *Network) Start(now time.Duration, spec FlowSpec) (FlowID, error) {
 			n.markDirty(l)
 		}
 	}
-	if direct {
+	if bn := n.bs.flows[slot].bn; direct && bn >= 0 {
+		n.attachClock(slot, bn)
+	} else if direct {
 		n.schedule(slot)
 	}
 	return id, nil
@@ -105,6 +116,7 @@ func (n *Network) allocSlot() int32 {
 	n.flows = append(n.flows, flow{})
 	n.states = append(n.states, flowState{})
 	n.finishes.grow(len(n.flows))
+	n.growStructure()
 	return int32(len(n.flows) - 1)
 }
 
@@ -136,6 +148,7 @@ func (n *Network) release(slot int32) {
 		if !direct {
 			n.noteDeparture(f)
 		}
+		n.structRelease(slot, !direct)
 		n.addLoad(slot, -f.rate)
 		for hop, l := range n.hops(slot) {
 			n.unlink(l, st.back[hop])
@@ -148,6 +161,9 @@ func (n *Network) release(slot int32) {
 		}
 	}
 	n.finishes.remove(slot)
+	if n.bs.flows[slot].clk >= 0 {
+		n.unclock(slot)
+	}
 	delete(n.index, st.id)
 	st.live = false
 	f.rate = 0
@@ -172,7 +188,9 @@ func (n *Network) unlink(l LinkID, i int32) {
 func (n *Network) deliveredAt(s int32, t time.Duration) float64 {
 	st, rate := &n.states[s], n.flows[s].rate
 	d := st.done
-	if dt := t - st.last; dt > 0 && rate > 0 {
+	if c := n.bs.flows[s].clk; c >= 0 {
+		d += n.flows[s].weight * (n.bs.clockAt(c, t) - n.bs.flows[s].vA)
+	} else if dt := t - st.last; dt > 0 && rate > 0 {
 		d += rate * dt.Seconds()
 	}
 	return math.Min(d, float64(st.size))
@@ -190,6 +208,9 @@ func (n *Network) settle(s int32, t time.Duration) {
 	st := &n.states[s]
 	st.done = n.deliveredAt(s, t)
 	st.last = t
+	if c := n.bs.flows[s].clk; c >= 0 {
+		n.bs.flows[s].vA = n.bs.clockAt(c, t)
+	}
 }
 
 // credit adds the bytes a flow delivered, when it ends, to the links of

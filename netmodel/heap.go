@@ -105,6 +105,14 @@ func (h *indexedHeap) remove(item int32) {
 	h.down(int(h.pos[moved.item] - 1))
 }
 
+// clear removes every entry.
+func (h *indexedHeap) clear() {
+	for _, e := range h.es {
+		h.pos[e.item] = 0
+	}
+	h.es = h.es[:0]
+}
+
 // pop removes and returns the first entry; the heap must not be empty.
 func (h *indexedHeap) pop() heapEntry {
 	e := h.es[0]

@@ -108,11 +108,12 @@ func (c Config) Validate() error {
 // Stats counts the solver's work since the Network was made.
 type Stats struct {
 	Solves       int64 // re-solves of at least one connected component
-	FlowsSolved  int64 // flows whose rate was recomputed, summed over solves
+	FlowsSolved  int64 // flows whose rate was recomputed (re-filled, or bottlenecked at a recomputed level), summed over solves
 	RateChanges  int64 // flows whose rate actually changed, summed over solves
 	Completions  int64 // flows completed
 	Cancelations int64 // flows canceled
 	Direct       int64 // starts and ends applied without a re-solve (see direct.go)
+	Structural   int64 // re-solves done on the bottleneck structure, without filling (see structure.go)
 }
 
 // link is laid out in one 64-byte cache line: everything a solve reads.
@@ -252,6 +253,7 @@ type Network struct {
 	batch        []int32
 	completed    []Completed
 	stats        Stats
+	bs           structure // the bottleneck structure (structure.go)
 }
 
 // NewNetwork returns an empty network with the given options.
@@ -259,7 +261,8 @@ func NewNetwork(cfg Config) (*Network, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Network{cfg: cfg, index: make(map[FlowID]int32), nextID: 1, threshold: math.Inf(1)}, nil
+	n := &Network{cfg: cfg, index: make(map[FlowID]int32), nextID: 1, threshold: math.Inf(1)}
+	return n, nil
 }
 
 // Now returns the network's current emulated instant.
@@ -288,6 +291,7 @@ func (n *Network) AddLink(capacity float64) (LinkID, error) {
 	n.carried = append(n.carried, 0)
 	n.loads = append(n.loads, 0)
 	n.levels.grow(len(n.links))
+	n.growStructure()
 	return LinkID(len(n.links) - 1), nil
 }
 
@@ -330,6 +334,9 @@ func (n *Network) SetCapacity(now time.Duration, l LinkID, capacity float64) err
 	n.links[l].capacity = capacity
 	if len(n.links[l].flows) == 0 {
 		return nil // no rate depends on an idle link's capacity
+	}
+	if n.structOn() {
+		n.bs.capChanged = append(n.bs.capChanged, l)
 	}
 	n.threshold = 0
 	n.markDirty(l)

@@ -24,13 +24,23 @@ func (n *Network) solve() {
 	if len(n.dirty) == 0 {
 		return
 	}
+	rebuild := n.bs.broken && len(n.bs.classes) <= 1
+	if rebuild {
+		n.invalidateAll()
+	}
+	if n.bs.refill {
+		n.bs.refill = false
+	} else if n.fastSolve() {
+		n.clearDirty()
+		n.resetBatch()
+		n.stats.Solves++
+		n.stats.Structural++
+		return
+	}
 	if thr := n.batchThreshold(); thr == 0 || !n.collect(thr) {
 		n.collect(0)
 	}
-	for _, l := range n.dirty {
-		n.links[l].dirty = false
-	}
-	n.dirty = n.dirty[:0]
+	n.clearDirty()
 	n.stats.Solves++
 	n.stats.FlowsSolved += int64(len(n.compFlows))
 	n.fillAll()
@@ -39,6 +49,18 @@ func (n *Network) solve() {
 	// rates.
 	n.takeLoads(n.compLinks)
 	n.applyRates()
+	if rebuild {
+		n.rebuildStructure()
+	} else {
+		n.adopt()
+	}
+}
+
+func (n *Network) clearDirty() {
+	for _, l := range n.dirty {
+		n.links[l].dirty = false
+	}
+	n.dirty = n.dirty[:0]
 }
 
 // takeLoads sets the loads of re-filled links from the capacity the
@@ -163,6 +185,10 @@ func (n *Network) nextEpoch() {
 	for l := range n.links {
 		n.links[l].mark = 0
 	}
+	for l := range n.bs.links {
+		lk := &n.bs.links[l]
+		lk.popAt, lk.resum, lk.rekey = 0, 0, 0
+	}
 	n.epoch = 1
 }
 
@@ -232,10 +258,13 @@ func (n *Network) fill(group []int32, class int32) {
 			// Fixing a flow does not change which of the link's flows
 			// are unfixed but that one, so the scan can select them all
 			// first, without a branch per flow, and fix them after.
-			n.fixing = n.unfixedOf(n.fixing[:0], n.links[n.levels.pop().item].flows, class)
+			l := n.levels.pop().item
+			n.fixing = n.unfixedOf(n.fixing[:0], n.links[l].flows, class)
 			for _, s := range n.fixing {
+				n.bs.flows[s].fixAt = l
 				n.fix(s, level*n.flows[s].weight, class)
 			}
+			n.bs.links[l].pop, n.bs.links[l].popAt = level, n.epoch
 		}
 	}
 }
@@ -330,8 +359,8 @@ func levelKey(lk *link) uint64 {
 	return math.Float64bits(lk.rem / lk.usage)
 }
 
-// applyRates settles every re-solved flow whose rate changed and
-// reschedules its completion.
+// applyRates settles every re-solved flow on no clock whose rate changed
+// and reschedules its completion.
 func (n *Network) applyRates() {
 	for _, s := range n.compFlows {
 		f := &n.flows[s]
@@ -339,6 +368,12 @@ func (n *Network) applyRates() {
 			continue
 		}
 		n.stats.RateChanges++
+		if n.bs.flows[s].clk >= 0 {
+			// Its clock carries its progress: adopt sets the clock's
+			// level, or settles the flow and takes it off.
+			f.rate = f.newRate
+			continue
+		}
 		n.settle(s, n.now)
 		f.rate = f.newRate
 		n.schedule(s)
@@ -393,6 +428,15 @@ func wholeNanos(q float64) float64 {
 // most its flow's instant, so the first entry whose key is its instant
 // has the least instant.
 func (n *Network) firstFinish() (int32, time.Duration, bool) {
+	slot, at, ok := n.firstOwnFinish()
+	if s, due, on := n.firstDue(); on && (!ok || due < at) {
+		return s, due, true
+	}
+	return slot, at, ok
+}
+
+// firstOwnFinish is firstFinish among the flows on no clock.
+func (n *Network) firstOwnFinish() (int32, time.Duration, bool) {
 	for n.finishes.len() > 0 {
 		e := n.finishes.min()
 		if at := n.states[e.item].finish; uint64(at) != e.key {
@@ -404,10 +448,12 @@ func (n *Network) firstFinish() (int32, time.Duration, bool) {
 	return 0, 0, false
 }
 
-// invalidateAll marks every link dirty, so the next solve is a full one.
+// invalidateAll marks every link dirty, so the next solve is a full one:
+// a filling of every component.
 func (n *Network) invalidateAll() {
 	for l := range n.links {
 		n.markDirty(LinkID(l))
 	}
 	n.threshold = 0
+	n.bs.refill = true
 }

@@ -53,11 +53,17 @@ func (n *Network) batchThreshold() float64 {
 			thr = math.Min(thr, n.links[l].capacity/weights)
 		}
 	}
-	n.arrivals = n.arrivals[:0]
-	n.threshold = math.Inf(1)
-	n.batchClasses = 0
+	n.resetBatch()
 	if math.IsInf(thr, 1) {
 		return 0
 	}
 	return thr
+}
+
+// resetBatch forgets the batch's arrivals, θ and classes once it is
+// solved.
+func (n *Network) resetBatch() {
+	n.arrivals = n.arrivals[:0]
+	n.threshold = math.Inf(1)
+	n.batchClasses = 0
 }

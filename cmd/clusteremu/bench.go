@@ -28,6 +28,7 @@ type runStats struct {
 	Messages    uint64  `json:"messages"`
 	Solves      int64   `json:"solves"`
 	FlowsSolved int64   `json:"flows_solved"`
+	Structural  int64   `json:"structural"` // re-solves on netmodel's bottleneck structure
 	Flows       int64   `json:"flows"`
 	Reason      string  `json:"end"`
 }
@@ -36,7 +37,7 @@ func writeStats(path string, cfg cluster.Config, rep *cluster.Report, wall time.
 	st := runStats{
 		Nodes: cfg.Nodes(), Jobs: len(rep.Records.Jobs), Emulated: rep.End.At.Seconds(), Wall: wall.Seconds(),
 		Messages: rep.End.Steps, Solves: rep.Network.Solves, FlowsSolved: rep.Network.FlowsSolved,
-		Flows: rep.Network.Completions + rep.Network.Cancelations, Reason: string(rep.End.Reason),
+		Structural: rep.Network.Structural, Flows: rep.Network.Completions + rep.Network.Cancelations, Reason: string(rep.End.Reason),
 	}
 	for _, j := range rep.Records.Jobs {
 		st.Tasks += int64(j.Maps + j.Reduces)
