@@ -59,7 +59,7 @@ func Build(cfg Config) (*Cluster, error) {
 	}
 	cfg.Heartbeat.Interval = cfg.Heartbeat.Period(cfg.Nodes())
 	cfg.Heartbeat.Reliable = len(cfg.Rules) > 0
-	policy, err := sched.New(cfg.Scheduler.Name, cfg.Scheduler.Params)
+	policy, err := sched.New(cfg.Scheduler.Name, cfg.Scheduler.Params, cfg.Shape())
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +137,7 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 		Cluster: cfg.Cluster, HDFS: cfg.HDFS, Heartbeat: cfg.Heartbeat, Tasks: cfg.Tasks,
 		PolicyTick: cfg.Scheduler.Tick.Std(), RackOf: known, Streams: len(cfg.Workload) + len(cfg.Closed),
 		Fabric: fabric, Directory: dir, Explain: cfg.Run.Explain,
-		NewPolicy: func() (sched.Policy, error) { return sched.New(cfg.Scheduler.Name, cfg.Scheduler.Params) },
+		NewPolicy: func() (sched.Policy, error) { return sched.New(cfg.Scheduler.Name, cfg.Scheduler.Params, cfg.Shape()) },
 	}, policy, c.deps("coordinator"))
 	coordinator, err := c.spawnActor("coordinator", c.coordinator)
 	if err != nil {

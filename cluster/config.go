@@ -91,6 +91,12 @@ func (c *Config) Reducers() int { return c.Tasks.Reducers(c.Cluster.ReduceSlots)
 // Nodes is the cluster's node count.
 func (c *Config) Nodes() int { return c.Cluster.Nodes() }
 
+// Shape is the cluster as its policy sees it: the nodes, and each node's
+// map slots and reduce attempts (the reducers it runs at once).
+func (c *Config) Shape() sched.Shape {
+	return sched.Shape{Nodes: c.Nodes(), Slots: [2]int{c.Cluster.MapSlots, c.Reducers()}}
+}
+
 // FieldError is one invalid configuration value (actors.FieldError).
 type FieldError = actors.FieldError
 
@@ -174,7 +180,7 @@ func (c *Config) Validate() error {
 	actors.ValidateFaults(c.Faults, &c.Cluster, &checks)
 	checks = append(checks, c.faultLinks()...)
 	errs := []error(checks)
-	if _, err := sched.New(c.Scheduler.Name, c.Scheduler.Params); err != nil {
+	if _, err := sched.New(c.Scheduler.Name, c.Scheduler.Params, c.Shape()); err != nil {
 		errs = append(errs, schedulerErrors(err)...)
 	}
 	errs = append(errs, c.ValidateWorkload())
