@@ -57,7 +57,7 @@ value = "soon"
 		"bad.toml:6:1: hdfs.replication = 0: must be 1 … 1 (the nodes)",
 		`bad.toml:9:1: scheduler.name = "lottery": must be one of comp, fair, fbq, fifo, sita, tags`,
 		`bad.toml:12:1: expect[0].metric = "jobs.speed": must be one of ` + strings.Join(cluster.MetricNames, ", ") +
-			", or a jobs metric of one pool (pools.<pool>.jobs.succeeded)",
+			", a jobs metric of one pool (pools.<pool>.jobs.succeeded) or of one size bin (sizes.<bin>.jobs.slowdown.mean), or a partition's (partitions.<k>.work)",
 		`bad.toml:13:1: expect[0].op = "=~": must be one of < <= > >= == != ~`,
 		`bad.toml:14:1: expect[0].value = "soon": must be a number or a duration like 90s`,
 	}, lines)

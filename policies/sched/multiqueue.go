@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"clusteremu/units"
@@ -93,7 +92,7 @@ func (p *MultiQueueParams) Validate() error {
 	k := p.Queues
 	c.check(k < 2 || k > MaxQueues, "queues", k, fmt.Sprintf("must be a whole number in [2, %d]: one queue is fifo", MaxQueues))
 	if p.policy == "comp" {
-		c.check(len(p.Limits) > 0, "limits", list(p.Limits),
+		c.check(len(p.Limits) > 0, "limits", p.Limits,
 			"comp takes no limits: it ranks a job's predicted size among the last queues − 1 finished jobs' service")
 	} else {
 		p.checkLimits(&c)
@@ -101,7 +100,7 @@ func (p *MultiQueueParams) Validate() error {
 	if p.partitioned() {
 		p.checkPartitions(&c)
 	} else {
-		c.check(len(p.Partitions) > 0, "partitions", list(p.Partitions),
+		c.check(len(p.Partitions) > 0, "partitions", p.Partitions,
 			p.policy+" does not partition the slots: only tags and sita take partitions")
 	}
 	c.check(p.CountRunning && !p.feedback(), "count_running", true,
@@ -112,7 +111,7 @@ func (p *MultiQueueParams) Validate() error {
 func (p *MultiQueueParams) checkLimits(c *paramChecks) {
 	k := p.Queues
 	if k >= 2 && len(p.Limits) != k-1 {
-		c.check(true, "limits", list(p.Limits), fmt.Sprintf(
+		c.check(true, "limits", p.Limits, fmt.Sprintf(
 			"must list queues − 1 = %d limits (L_1 … L_%d, as slot-seconds like \"12000s\"); the last queue has none", k-1, k-1))
 		return
 	}
@@ -128,7 +127,7 @@ func (p *MultiQueueParams) checkLimits(c *paramChecks) {
 
 func (p *MultiQueueParams) checkPartitions(c *paramChecks) {
 	if k := p.Queues; k >= 2 && len(p.Partitions) != k {
-		c.check(true, "partitions", list(p.Partitions), fmt.Sprintf("must list a percentage of the slots for each of the %d queues", k))
+		c.check(true, "partitions", p.Partitions, fmt.Sprintf("must list a percentage of the slots for each of the %d queues", k))
 		return
 	}
 	sum := 0.0
@@ -136,16 +135,7 @@ func (p *MultiQueueParams) checkPartitions(c *paramChecks) {
 		c.check(!(x >= 0 && x <= 100), fmt.Sprintf("partitions[%d]", i), x, "must be a percentage in [0, 100]")
 		sum += x
 	}
-	c.check(!(math.Abs(sum-100) < 1e-9), "partitions", list(p.Partitions), fmt.Sprintf("must add up to 100 (they add up to %g)", sum))
-}
-
-// list writes a slice as TOML does, for errors.
-func list[T any](xs []T) any {
-	parts := make([]string, len(xs))
-	for i, x := range xs {
-		parts[i] = tomlValue(x)
-	}
-	return rawValue("[" + strings.Join(parts, ", ") + "]")
+	c.check(!(math.Abs(sum-100) < 1e-9), "partitions", p.Partitions, fmt.Sprintf("must add up to 100 (they add up to %g)", sum))
 }
 
 // thresholds are the cumulative service thresholds L_1 … L_{K−1}.

@@ -44,16 +44,17 @@ func (e *ParamError) Error() string {
 	return fmt.Sprintf("scheduler.%s = %s: %s", e.Key, tomlValue(e.Value), e.Msg)
 }
 
-// rawValue is a value ParamError prints as it is: a list already
-// written as TOML writes it.
-type rawValue string
-
 // tomlValue writes v as TOML does: strings and quantities with units
-// quoted.
+// quoted, lists in brackets.
 func tomlValue(v any) string {
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Slice {
+		parts := make([]string, rv.Len())
+		for i := range parts {
+			parts[i] = tomlValue(rv.Index(i).Interface())
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	}
 	switch v := v.(type) {
-	case rawValue:
-		return string(v)
 	case string:
 		return strconv.Quote(v)
 	case fmt.Stringer:
