@@ -44,7 +44,9 @@ type Expectation struct {
 	Tolerance float64  `toml:"tolerance"`
 	Set       []string `toml:"set"`
 	Baseline  []string `toml:"baseline"`
-	Paper     string   `toml:"paper"`
+	// BaselineMetric is the baseline run's metric, when not Metric.
+	BaselineMetric string `toml:"baseline_metric"`
+	Paper          string `toml:"paper"`
 	// Run names the run in reproduce's rows; "" shows its overrides.
 	Run string `toml:"run"`
 }
@@ -58,9 +60,11 @@ func (e *Expectation) Plain() bool { return len(e.Set) == 0 && e.Baseline == nil
 // Validate checks the metric name, the operator and the value.
 func (e *Expectation) Validate() error {
 	var errs checks
-	errs.add(!cluster.ValidMetric(e.Metric),
-		Invalid("metric", e.Metric, "must be one of %s, or a jobs metric of one pool (%s<pool>.jobs.succeeded)",
-			strings.Join(cluster.MetricNames, ", "), cluster.PoolMetrics))
+	errs.add(!cluster.ValidMetric(e.Metric), e.metricError("metric", e.Metric))
+	if e.BaselineMetric != "" {
+		errs.add(!cluster.ValidMetric(e.BaselineMetric), e.metricError("baseline_metric", e.BaselineMetric))
+		errs.add(e.Baseline == nil, Invalid("baseline_metric", e.BaselineMetric, "applies only with baseline: the baseline run's metric the ratio divides by"))
+	}
 	errs.add(!slices.Contains(ops, e.Op), Invalid("op", e.Op, "must be one of %s", strings.Join(ops, " ")))
 	if _, err := e.number(); err != nil {
 		errs = append(errs, Invalid("value", e.Value, "%v", err))
@@ -78,6 +82,17 @@ func (e *Expectation) Validate() error {
 		errs.add(!ok || k == "", Invalid(key, set, "must be key=value"))
 	}
 	return errs.err()
+}
+
+// metricError says why name, the value of key, is no metric: a size bin
+// off the ladder or a partition out of range says so; any other name
+// lists the metrics.
+func (e *Expectation) metricError(key, name string) *FieldError {
+	if strings.HasPrefix(name, cluster.SizeMetrics) || strings.HasPrefix(name, cluster.PartitionMetrics) {
+		return Invalid(key, name, "%v", cluster.MetricError(name))
+	}
+	return Invalid(key, name, "must be one of %s, a jobs metric of one pool (%s<pool>.jobs.succeeded) or of one size bin (%s<bin>.jobs.slowdown.mean), or a partition's (%s<k>.work)",
+		strings.Join(cluster.MetricNames, ", "), cluster.PoolMetrics, cluster.SizeMetrics, cluster.PartitionMetrics)
 }
 
 // fits checks that the value is of the metric's kind: a duration only
@@ -134,10 +149,14 @@ func (e *Expectation) Check(s cluster.Summary) error {
 
 // CheckRatio compares the metric of run over that of the baseline run.
 func (e *Expectation) CheckRatio(run, baseline cluster.Summary) (float64, error) {
+	over := e.Metric
+	if e.BaselineMetric != "" {
+		over = e.BaselineMetric
+	}
 	a, ok := run[e.Metric]
-	b, okb := baseline[e.Metric]
+	b, okb := baseline[over]
 	if !ok || !okb || b == 0 {
-		return math.NaN(), fmt.Errorf("expect %s: no %s ratio (run %v, baseline %v)", e, e.Metric, a, b)
+		return math.NaN(), fmt.Errorf("expect %s: no %s ratio (run %v, baseline %s %v)", e, e.Metric, a, over, b)
 	}
 	return a / b, e.Compare(a / b)
 }

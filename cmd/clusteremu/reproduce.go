@@ -106,18 +106,44 @@ func reproduce(w io.Writer, sc *scenarios.Scenario, workers int, runs *runSet) b
 		}
 	}
 	keys := slices.Sorted(maps.Keys(variants))
-	sums := make([]cluster.Summary, len(keys))
-	runErrs := make([]error, len(keys))
-	parallel.For(len(keys), workers, func(i int) {
-		sums[i], runErrs[i] = runVariant(sc, variants[keys[i]], runs)
+	seeds := sc.Reproduce.Seeds
+	if len(seeds) == 0 {
+		seeds = []uint64{sc.Config.Run.Seed} // the scenario's own seeds, once
+	}
+	// Every variant under every seed, seed-major: the variants of one
+	// seed share one workload and, under a shared reference scheduler,
+	// their reference runs.
+	sums := make([]cluster.Summary, len(keys)*len(seeds))
+	runErrs := make([]error, len(sums))
+	parallel.For(len(sums), workers, func(i int) {
+		seeded, err := sc, error(nil)
+		if len(sc.Reproduce.Seeds) > 0 {
+			seeded, err = sc.WithSeed(seeds[i/len(keys)])
+		}
+		if err == nil {
+			sums[i], err = runVariant(seeded, variants[keys[i%len(keys)]], runs)
+		}
+		runErrs[i] = err
 	})
 	summaries := make(map[string]cluster.Summary, len(keys))
 	errs := make(map[string]error, len(keys))
-	for i, k := range keys {
-		summaries[k], errs[k] = sums[i], runErrs[i]
+	for v, k := range keys {
+		var each []cluster.Summary
+		for s := range seeds {
+			if err := runErrs[s*len(keys)+v]; err != nil && errs[k] == nil {
+				errs[k] = err
+			}
+			each = append(each, sums[s*len(keys)+v])
+		}
+		if errs[k] == nil {
+			summaries[k] = meanSummary(each)
+		}
 	}
 
 	fmt.Fprintf(w, "%s: %s\n", shortName(sc.Name), sc.Reproduce.Source)
+	if len(sc.Reproduce.Seeds) > 0 {
+		fmt.Fprintf(w, "  (each figure the mean over seeds %s)\n", joinSeeds(seeds))
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  run\tmetric\tpaper\temulator\texpected\t")
 	ok := true
@@ -156,6 +182,38 @@ func reproduce(w io.Writer, sc *scenarios.Scenario, workers int, runs *runSet) b
 	}
 	tw.Flush()
 	return ok
+}
+
+// meanSummary is the metrics every summary holds, each the mean of its
+// values.
+func meanSummary(each []cluster.Summary) cluster.Summary {
+	if len(each) == 1 {
+		return each[0]
+	}
+	out := cluster.Summary{}
+	for _, name := range each[0].Names() {
+		sum := 0.0
+		for _, s := range each {
+			v, ok := s[name]
+			if !ok {
+				sum = math.NaN()
+				break
+			}
+			sum += v
+		}
+		if !math.IsNaN(sum) {
+			out[name] = sum / float64(len(each))
+		}
+	}
+	return out
+}
+
+func joinSeeds(seeds []uint64) string {
+	parts := make([]string, len(seeds))
+	for i, s := range seeds {
+		parts[i] = fmt.Sprint(s)
+	}
+	return strings.Join(parts, ", ")
 }
 
 func tolerance(e scenarios.Expectation) string {
