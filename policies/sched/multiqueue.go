@@ -173,6 +173,53 @@ type multiQueue struct {
 	queues [][]*mqJob
 	jobs   map[JobID]*mqJob
 	runs   map[Attempt]time.Duration // running attempts' launch instants
+
+	// offers remembers, for the heartbeat being answered, where each
+	// queue's scan for a slot kind may resume (scan).
+	offers offerCursor
+}
+
+// offerCursor is where each queue's scan for a kind resumes while one
+// node's heartbeat is answered. A job passed over there had no task of
+// the kind the node may run; launches only take tasks away, so it still
+// has none for the rest of that heartbeat, and a heartbeat's offers cost
+// one pass over the queues rather than one per slot. Any change to the
+// queues, another node or another instant starts the scans afresh.
+type offerCursor struct {
+	node  NodeID
+	at    time.Duration
+	valid bool
+	next  [][2]int // by queue, by TaskKind
+}
+
+// active reports whether the cursor is the heartbeat of node at now's.
+func (c *offerCursor) active(now time.Duration, node NodeID) bool {
+	return c.valid && c.node == node && c.at == now
+}
+
+// from is where queue q's scan for kind starts at now on node.
+func (c *offerCursor) from(now time.Duration, node NodeID, q int, kind TaskKind) int {
+	if !c.active(now, node) {
+		return 0
+	}
+	return c.next[q][kind]
+}
+
+// passed records that queue q's jobs before i have no task of the kind
+// for the heartbeat of node at now.
+func (c *offerCursor) passed(now time.Duration, node NodeID, q int, kind TaskKind, i int) {
+	if c.active(now, node) {
+		c.next[q][kind] = i
+	}
+}
+
+// reset starts the scans afresh for the heartbeat of node at now.
+func (c *offerCursor) reset(now time.Duration, node NodeID, queues int) {
+	c.node, c.at, c.valid = node, now, true
+	if len(c.next) != queues {
+		c.next = make([][2]int, queues)
+	}
+	clear(c.next)
 }
 
 // mqJob is a job's place and service.
@@ -222,10 +269,12 @@ func (m *multiQueue) Submitted(_ time.Duration, job Job) {
 func (m *multiQueue) enter(j *mqJob, q int) {
 	j.queue = q
 	m.queues[q] = append(m.queues[q], j)
+	m.offers.valid = false
 }
 
 // leave takes the job out of its queue.
 func (m *multiQueue) leave(j *mqJob) {
+	m.offers.valid = false
 	q := m.queues[j.queue]
 	if i := slices.Index(q, j); i >= 0 {
 		m.queues[j.queue] = slices.Delete(q, i, i+1)
@@ -340,18 +389,18 @@ func (m *multiQueue) maybeDemote(now time.Duration, j *mqJob) bool {
 // Heartbeat implements Policy. With count_running a job's service grows
 // while its attempts run, so each heartbeat demotes the jobs whose
 // service has reached their limit.
-func (m *multiQueue) Heartbeat(now time.Duration, _ NodeID) {
-	if !m.countRunning || !m.feedback {
-		return
-	}
-	for q := 0; q < m.k-1; q++ {
-		// A demoted job moves behind this queue; scan a copy.
-		for _, j := range slices.Clone(m.queues[q]) {
-			if j.running > 0 {
-				m.maybeDemote(now, j)
+func (m *multiQueue) Heartbeat(now time.Duration, node NodeID) {
+	if m.countRunning && m.feedback {
+		for q := 0; q < m.k-1; q++ {
+			// A demoted job moves behind this queue; scan a copy.
+			for _, j := range slices.Clone(m.queues[q]) {
+				if j.running > 0 {
+					m.maybeDemote(now, j)
+				}
 			}
 		}
 	}
+	m.offers.reset(now, node, m.k)
 }
 
 // Assign gives the slot to the first job, in queue order and FIFO within
@@ -359,24 +408,29 @@ func (m *multiQueue) Heartbeat(now time.Duration, _ NodeID) {
 // queue without partitions, among the slot's partition's queue with them.
 // A job in a lower queue takes a slot only when no job above has a task
 // for it (the paper's multiplexing); an idle partition lends no slot.
-func (m *multiQueue) Assign(_ time.Duration, v View, s Slot) (Assignment, bool) {
+func (m *multiQueue) Assign(now time.Duration, v View, s Slot) (Assignment, bool) {
 	first, last := 0, m.k-1
 	if m.parts != nil {
 		first = m.parts.of(s) - 1
 		last = first
 	}
 	for q := first; q <= last; q++ {
-		for i, j := range m.queues[q] {
+		queue := m.queues[q]
+		start := m.offers.from(now, s.Node, q, s.Kind)
+		for i := start; i < len(queue); i++ {
+			j := queue[i]
 			id := j.job.ID
 			if _, ok := v.BestLocality(id, s.Kind, s.Node); !ok {
 				continue
 			}
+			m.offers.passed(now, s.Node, q, s.Kind, i)
 			if s.Why != nil {
 				s.Why.Note(id, "%s: queue %d of %d, FIFO order %d, service %v%s; takes the slot for a %v",
 					m.name, q+1, m.k, i+1, j.service.Round(time.Millisecond), m.limitNote(j), s.Kind)
 			}
 			return Assignment{Job: id, Kind: s.Kind, MaxLocality: OffRack}, true
 		}
+		m.offers.passed(now, s.Node, q, s.Kind, len(queue))
 	}
 	return Assignment{}, false
 }

@@ -367,3 +367,35 @@ func TestMultiQueueExplainsItsAnswer(t *testing.T) {
 	assert.Equal(t, []JobNote{{1, "fbq: queue 1 of 2, FIFO order 1, service 0s of its limit 3h20m0s; takes the slot for a map"}}, why.Notes)
 	assert.Empty(t, f.Tick(time.Second, v))
 }
+
+func TestOffersResumeWithinAHeartbeat(t *testing.T) {
+	// Within one node's heartbeat a job passed over stays passed over
+	// (launches only take tasks away): the scan resumes where it found the
+	// last job. Another node, the next heartbeat, or a change to the
+	// queues scans from the head again, where job 1 has a new pending map.
+	j1, j2, j3 := status(1, Normal, 0, 0, 0), status(2, Normal, time.Second, 1, 0), status(3, Normal, 2*time.Second, 5, 0)
+	v := &fakeView{jobs: []*JobStatus{j1, j2, j3}}
+	f := mq(t, "fbq", Shape{}, nil)
+	for _, j := range v.jobs {
+		f.Submitted(j.Submit, j.Job)
+	}
+	offer := func(now time.Duration, node NodeID) JobID {
+		a, ok := f.Assign(now, v, Slot{Node: node, Kind: Map})
+		require.True(t, ok)
+		return a.Job
+	}
+	f.Heartbeat(time.Minute, 4)
+	assert.Equal(t, JobID(2), offer(time.Minute, 4))
+	j2.PendingMaps = 0
+	j1.PendingMaps = 1 // not looked at again within this heartbeat
+	assert.Equal(t, JobID(3), offer(time.Minute, 4))
+	assert.Equal(t, JobID(1), offer(time.Minute, 5), "another node: from the head")
+	f.Heartbeat(2*time.Minute, 4)
+	assert.Equal(t, JobID(1), offer(2*time.Minute, 4), "the next heartbeat: from the head")
+	f.Heartbeat(3*time.Minute, 4)
+	j1.PendingMaps = 0
+	assert.Equal(t, JobID(3), offer(3*time.Minute, 4))
+	f.Submitted(3*time.Minute, Job{ID: 4})
+	j1.PendingMaps = 1
+	assert.Equal(t, JobID(1), offer(3*time.Minute, 4), "a job joined a queue: from the head")
+}
