@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math"
@@ -38,6 +39,8 @@ var MetricNames = []string{
 	"tasks.locality.node", "tasks.locality.rack", "tasks.locality.remote", "tasks.locality.within_rack",
 	"tasks.lost",
 	"workload.load", "workload.load.map", "workload.load.reduce",
+	"workload.reference.scv", "workload.reference.sum",
+	"workload.size.below_10s", "workload.size.mean", "workload.size.scv", "workload.size.top_8pct",
 }
 
 // CounterNames are the metrics counted as the run goes (Records.Counters):
@@ -196,8 +199,12 @@ func MetricUnit(name string) string {
 	switch {
 	case strings.HasPrefix(name, PartitionMetrics):
 		return UnitFraction
-	case strings.HasPrefix(name, "workload.load"):
+	case strings.HasPrefix(name, "workload.load") || strings.HasSuffix(name, ".scv"):
 		return UnitRatio
+	case name == "workload.size.mean" || name == "workload.reference.sum":
+		return UnitSeconds
+	case name == "workload.size.top_8pct" || name == "workload.size.below_10s":
+		return UnitFraction
 	case strings.HasPrefix(name, "jobs.response_time.") || strings.HasSuffix(name, ".response_time.mean") ||
 		name == "jobs.makespan" || name == "run.end" || strings.HasSuffix(name, ".slot_seconds"):
 		return UnitSeconds
@@ -256,6 +263,7 @@ func Summarize(res *Records, slots [2]int, end time.Duration) Summary {
 	}
 	summarizeSizes(s, res.Jobs)
 	summarizeLoad(s, res.Jobs, slots)
+	summarizeWorkload(s, res.Jobs)
 	summarizeAttempts(s, res, slots, end)
 	summarizePartitions(s, res, end)
 	s["flows.completed"] = float64(res.Flows.Completed)
@@ -394,6 +402,56 @@ func summarizeLoad(s Summary, jobs []JobResult, slots [2]int) {
 			s[name] = held[kind] / (float64(slots[kind]) * span)
 		}
 	}
+}
+
+// summarizeWorkload describes the sizes and reference runtimes of the
+// jobs that have them, as Ghit & Epema describe their workload (§V-C):
+// the mean size, the squared coefficient of variation (variance over the
+// squared mean) of sizes and of reference runtimes, the share of all
+// slot-seconds the largest 8% of jobs hold ("fewer than 8% of the jobs …
+// responsible for almost half of the total load"), the sum of the
+// reference runtimes in seconds, and the fraction of jobs below 10 s, the
+// first edge of their size bins.
+func summarizeWorkload(s Summary, jobs []JobResult) {
+	var sizes, refs []float64
+	for _, j := range jobs {
+		if j.TotalSize() > 0 && j.Reference > 0 {
+			sizes = append(sizes, j.TotalSize())
+			refs = append(refs, j.Reference.Seconds())
+		}
+	}
+	if len(sizes) == 0 {
+		return
+	}
+	s["workload.size.mean"] = Mean(sizes)
+	s["workload.size.scv"] = scv(sizes)
+	s["workload.reference.scv"] = scv(refs)
+	s["workload.reference.sum"] = Mean(refs) * float64(len(refs))
+	slices.SortFunc(sizes, func(a, b float64) int { return cmp.Compare(b, a) })
+	top := int(math.Round(0.08 * float64(len(sizes))))
+	total, held, small := 0.0, 0.0, 0
+	for i, x := range sizes {
+		total += x
+		if i < top {
+			held += x
+		}
+		if x < SizeBinEdge(1) {
+			small++
+		}
+	}
+	s["workload.size.top_8pct"] = held / total
+	s["workload.size.below_10s"] = float64(small) / float64(len(sizes))
+}
+
+// scv is the squared coefficient of variation of xs: the population
+// variance over the squared mean.
+func scv(xs []float64) float64 {
+	m := Mean(xs)
+	v := 0.0
+	for _, x := range xs {
+		v += (x - m) * (x - m)
+	}
+	return v / float64(len(xs)) / (m * m)
 }
 
 // summarizePartitions sets each partition's utilisation by kind and its

@@ -151,3 +151,30 @@ func TestSummaryOfPartitionsAndLoad(t *testing.T) {
 	assert.Equal(t, UnitRatio, MetricUnit("sizes.32.jobs.slowdown.mean"))
 	assert.Equal(t, UnitCount, MetricUnit("sizes.32.jobs.succeeded"))
 }
+
+func TestSummaryDescribesTheWorkload(t *testing.T) {
+	// 25 jobs: 23 of 1 slot-second (1 s alone), one of 3 and one of 100
+	// (100 s alone). The largest 8% are the 2 largest: 103 of 126
+	// slot-seconds. Sizes: mean 5.04, variance 375.8784 (SCV 14.80);
+	// 24 of the 25 below 10 s; reference runtimes sum to 126 s.
+	var jobs []JobResult
+	add := func(size float64, ref time.Duration) {
+		jobs = append(jobs, JobResult{JobRecord: actors.JobRecord{Finish: 2 * ref}, Outcome: JobSucceeded,
+			Reference: ref, Size: [2]float64{size}})
+	}
+	for range 23 {
+		add(1, time.Second)
+	}
+	add(3, 3*time.Second)
+	add(100, 100*time.Second)
+	s := Summarize(&Records{Jobs: jobs}, [2]int{4, 2}, time.Minute)
+	assert.InDelta(t, 5.04, s["workload.size.mean"], 1e-12)
+	assert.InDelta(t, 375.8784/(5.04*5.04), s["workload.size.scv"], 1e-9)
+	assert.InDelta(t, s["workload.size.scv"], s["workload.reference.scv"], 1e-9)
+	assert.InDelta(t, 103.0/126, s["workload.size.top_8pct"], 1e-12)
+	assert.InDelta(t, 0.96, s["workload.size.below_10s"], 1e-12)
+	assert.InDelta(t, 126.0, s["workload.reference.sum"], 1e-9)
+	for _, name := range s.Names() {
+		assert.True(t, ValidMetric(name), "%s is a metric an expectation may name", name)
+	}
+}

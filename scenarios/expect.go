@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -49,6 +50,70 @@ type Expectation struct {
 	Paper          string `toml:"paper"`
 	// Run names the run in reproduce's rows; "" shows its overrides.
 	Run string `toml:"run"`
+	// Reduced is how the row is checked in the reproduction's reduced
+	// form, when not as in the full one.
+	Reduced *ReducedRow `toml:"reduced"`
+}
+
+// ReducedRow is how a reproduction's row is checked in its reduced form
+// (`clusteremu reproduce --reduced`, which CI runs) when the smaller run
+// cannot hold it as the full one does: skipped, or with its own operator,
+// value or tolerance (each left out keeps the row's). Why says why, and
+// reproduce prints it beside the row.
+//
+//	reduced = { value = 1.0, why = "200 jobs on 20 nodes: FBQ gains less" }
+//	reduced = { skip = true, why = "fails in the full form too" }
+type ReducedRow struct {
+	Skip      bool    `toml:"skip"`
+	Op        string  `toml:"op"`
+	Value     any     `toml:"value"`
+	Tolerance float64 `toml:"tolerance"`
+	Why       string  `toml:"why"`
+}
+
+// ReducedForm is the row as the reduced form checks it, and whether the
+// reduced form skips it.
+func (e Expectation) ReducedForm() (Expectation, bool) {
+	r := e.Reduced
+	if r == nil {
+		return e, false
+	}
+	if r.Op != "" {
+		e.Op = r.Op
+	}
+	if r.Value != nil {
+		e.Value = r.Value
+	}
+	if r.Tolerance != 0 || r.Op != "" {
+		e.Tolerance = r.Tolerance
+	}
+	return e, r.Skip
+}
+
+func (e *Expectation) validateReduced() []error {
+	r := e.Reduced
+	if r == nil {
+		return nil
+	}
+	var errs checks
+	errs.add(r.Why == "", Missing("reduced.why", "say why the reduced form checks the row otherwise"))
+	if r.Skip {
+		errs.add(r.Op != "" || r.Value != nil || r.Tolerance != 0, Invalid("reduced.skip", true, "a skipped row takes no op, value or tolerance"))
+		return errs
+	}
+	errs.add(r.Op == "" && r.Value == nil && r.Tolerance == 0, Invalid("reduced", r.Why, "give skip = true, or the op, value or tolerance the reduced form checks"))
+	form, _ := e.ReducedForm()
+	form.Reduced = nil
+	for _, err := range flatten(form.Validate()) {
+		// The row's own keys are reported for the row; only what the
+		// reduced form changes is reported for it.
+		var fe *FieldError
+		if errors.As(err, &fe) && slices.Contains([]string{"op", "value", "tolerance"}, fe.Key) &&
+			(fe.Key != "op" || r.Op != "") && (fe.Key != "value" || r.Value != nil) {
+			errs = append(errs, Prefix("reduced", err))
+		}
+	}
+	return errs
 }
 
 var ops = []string{"<", "<=", ">", ">=", "==", "!=", "~"}
@@ -73,6 +138,7 @@ func (e *Expectation) Validate() error {
 	}
 	errs.add(e.Op == "~" && !(e.Tolerance > 0), Invalid("tolerance", e.Tolerance, `must be > 0 with op = "~"`))
 	errs.add(e.Op != "~" && e.Tolerance != 0, Invalid("tolerance", e.Tolerance, `applies only to op = "~"`))
+	errs = append(errs, e.validateReduced()...)
 	for i, set := range append(slices.Clone(e.Set), e.Baseline...) {
 		key := fmt.Sprintf("set[%d]", i)
 		if i >= len(e.Set) {

@@ -63,6 +63,12 @@ func TestSizeQueuesBadInput(t *testing.T) {
 			`s.toml:5:1: expect[0].metric = "sizes.32.tasks.attempts": sizes.32.tasks.attempts: a size bin holds the jobs metrics`},
 		{"partition 0", swim + "[[expect]]\nmetric = \"partitions.0.work\"\nop = \"<\"\nvalue = 0.5\n",
 			`s.toml:5:1: expect[0].metric = "partitions.0.work": partitions.0: partitions are numbered 1 to 64`},
+		{"a reduced form without a reason", swim + "[[expect]]\nmetric = \"jobs.slowdown.p50\"\nop = \"<\"\nvalue = 1\nreduced = { skip = true }\n",
+			`s.toml:8:1: expect[0].reduced.why: missing; say why the reduced form checks the row otherwise`},
+		{"a skipped row with a value", swim + "[[expect]]\nmetric = \"jobs.slowdown.p50\"\nop = \"<\"\nvalue = 1\nreduced = { skip = true, value = 2, why = \"w\" }\n",
+			`s.toml:8:13: expect[0].reduced.skip = true: a skipped row takes no op, value or tolerance`},
+		{"a reduced value of the wrong kind", swim + "[[expect]]\nmetric = \"partitions.1.work\"\nop = \"<\"\nvalue = 0.5\nreduced = { value = 50, why = \"w\" }\n",
+			`s.toml:8:13: expect[0].reduced.value = 50: partitions.1.work is a fraction from 0 to 1`},
 		{"baseline_metric without a baseline", swim + "[[expect]]\nmetric = \"jobs.slowdown.p50\"\nbaseline_metric = \"jobs.slowdown.p95\"\nop = \"<\"\nvalue = 1\n",
 			`s.toml:6:1: expect[0].baseline_metric = "jobs.slowdown.p95": applies only with baseline`},
 	} {

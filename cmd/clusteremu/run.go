@@ -350,6 +350,11 @@ func printSummary(w io.Writer, cfg cluster.Config, rep *cluster.Report, wall tim
 	}
 	fmt.Fprintln(w)
 	printPartitions(w, s, rep.Records)
+	if scv, ok := s["workload.size.scv"]; ok {
+		fmt.Fprintf(w, "sizes     mean %.0f slot-s, SCV %.2f; the largest 8%% of jobs hold %.1f%% of the slot-seconds; %.1f%% below 10 s; reference runtimes sum to %.1f h, SCV %.2f\n",
+			s["workload.size.mean"], scv, 100*s["workload.size.top_8pct"], 100*s["workload.size.below_10s"],
+			s["workload.reference.sum"]/3600, s["workload.reference.scv"])
+	}
 	if load, ok := s["workload.load"]; ok {
 		fmt.Fprintf(w, "load      %.3f offered (map %.3f, reduce %.3f): the jobs' sizes alone over the slots × the span of the arrivals\n",
 			load, s["workload.load.map"], s["workload.load.reduce"])

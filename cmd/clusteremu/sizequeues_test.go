@@ -75,3 +75,39 @@ func TestCompareTablesSlowdownBySize(t *testing.T) {
 	require.Equal(t, 0, run([]string{"compare", path, "--set", "run.slowdown=false", "--set", "scheduler.name=fifo,fbq"}, &out, &errs), errs.String())
 	assert.NotContains(t, out.String(), "by job size", "no sizes without reference runs")
 }
+
+// In the reduced form a row may be skipped, or checked with its own
+// value, each with its reason printed under the table; the full form
+// checks the rows as written.
+func TestReproduceReducedRows(t *testing.T) {
+	path := writeScenario(t, smallScenario+`
+[reproduce]
+source = "a test"
+reduced = ["cluster.racks=1"]
+
+[[expect]]
+run = "two racks"
+metric = "jobs.succeeded"
+op = "=="
+value = 12
+reduced = { value = 12, why = "the same jobs on one rack" }
+
+[[expect]]
+run = "no reduces"
+metric = "jobs.succeeded"
+op = "=="
+value = 0
+reduced = { skip = true, why = "it fails in the full form too" }
+`)
+	var out, errs bytes.Buffer
+	assert.Equal(t, 0, run([]string{"reproduce", "--reduced", path}, &out, &errs), out.String()+errs.String())
+	assert.Regexp(t, `two racks\s+jobs.succeeded\s+12\s+== 12\s+pass\*`, out.String())
+	assert.Regexp(t, `no reduces\s+jobs.succeeded\s+-\s+== 0\s+skipped\*`, out.String())
+	assert.Contains(t, out.String(), "  * reduced form, two racks, jobs.succeeded: the same jobs on one rack\n")
+	assert.Contains(t, out.String(), "  * reduced form, no reduces, jobs.succeeded: it fails in the full form too\n")
+
+	out.Reset()
+	assert.Equal(t, 1, run([]string{"reproduce", path}, &out, &errs))
+	assert.Regexp(t, `no reduces\s+jobs.succeeded\s+12\s+== 0\s+FAIL`, out.String())
+	assert.NotContains(t, out.String(), "reduced form")
+}
