@@ -167,7 +167,10 @@ func reproduce(w io.Writer, sc *scenarios.Scenario, reduced bool, workers int, r
 	}
 
 	fmt.Fprintf(w, "%s: %s\n", shortName(sc.Name), sc.Reproduce.Source)
-	if len(sc.Reproduce.Seeds) > 0 {
+	switch {
+	case len(sc.Reproduce.Seeds) == 1:
+		fmt.Fprintf(w, "  (seed %d)\n", seeds[0])
+	case len(sc.Reproduce.Seeds) > 1:
 		fmt.Fprintf(w, "  (each figure the mean over seeds %s)\n", joinSeeds(seeds))
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
