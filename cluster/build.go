@@ -23,6 +23,8 @@ type Cluster struct {
 	// coordinator is read once the run has stopped, to say what a stalled
 	// run's jobs wait for.
 	coordinator *actors.Coordinator
+	// sizingWall is the wall time the load streams' sizing pass took.
+	sizingWall time.Duration
 }
 
 // Report is what a run produced.
@@ -36,6 +38,9 @@ type Report struct {
 	// ReferenceWall is the wall time the reference runs took
 	// (Config.Run.Slowdown), which the run's own speed leaves out.
 	ReferenceWall time.Duration
+	// SizingWall is the wall time the load streams' sizing pass took
+	// when the cluster was built (LoadStream).
+	SizingWall time.Duration
 }
 
 // TopologySpec is the fabric's topology for a configuration.
@@ -58,9 +63,16 @@ func Build(cfg Config) (*Cluster, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	cfg, sizing, err := cfg.drawArrivals()
+	if err == nil {
+		err = cfg.ValidateWorkload()
+	}
+	if err != nil {
+		return nil, err
+	}
 	cfg.Heartbeat.Interval = cfg.Heartbeat.Period(cfg.Nodes())
 	cfg.Heartbeat.Reliable = len(cfg.Rules) > 0
-	policy, err := sched.New(cfg.Scheduler.Name, cfg.Scheduler.Params)
+	policy, err := sched.New(cfg.Scheduler.Name, cfg.Scheduler.Params, cfg.Shape())
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +89,7 @@ func Build(cfg Config) (*Cluster, error) {
 	opts.Chaos, opts.Rules = cfg.Chaos, cfg.Rules
 	c := &Cluster{
 		cfg: cfg, network: net, rec: newRecorder(),
-		rt: NewRuntime(opts),
+		rt: NewRuntime(opts), sizingWall: sizing,
 	}
 	c.rt.WatchWork(func() bool {
 		submitted, ended := c.rec.counts()
@@ -106,6 +118,9 @@ func (c *Cluster) spawnActor(name string, a actor.Actor) (*actor.PID, error) {
 func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	cfg := &c.cfg
 	c.rec.configure(&cfg.Run)
+	if p, ok := policy.(sched.Partitioned); ok {
+		c.rec.partitioned(p, cfg.Shape())
+	}
 	f := actors.NewFabric(topo, c.network, cfg.Cluster.ByteCPU(), c.deps("fabric"))
 	if every := cfg.Run.LinkSamples; every > 0 {
 		f.SampleLinks(every)
@@ -137,7 +152,7 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 		Cluster: cfg.Cluster, HDFS: cfg.HDFS, Heartbeat: cfg.Heartbeat, Tasks: cfg.Tasks,
 		PolicyTick: cfg.Scheduler.Tick.Std(), RackOf: known, Streams: len(cfg.Workload) + len(cfg.Closed),
 		Fabric: fabric, Directory: dir, Explain: cfg.Run.Explain,
-		NewPolicy: func() (sched.Policy, error) { return sched.New(cfg.Scheduler.Name, cfg.Scheduler.Params) },
+		NewPolicy: func() (sched.Policy, error) { return sched.New(cfg.Scheduler.Name, cfg.Scheduler.Params, cfg.Shape()) },
 	}, policy, c.deps("coordinator"))
 	coordinator, err := c.spawnActor("coordinator", c.coordinator)
 	if err != nil {
@@ -222,17 +237,18 @@ func (c *Cluster) Run() (*Report, error) {
 				done = append(done, soloJob{index: int(j.ID) - 1, at: j.Submit})
 			}
 		}
-		refs, rerr := referenceRuntimes(c.cfg, done, 0)
+		refs, rerr := referenceRuns(c.cfg, done, 0)
 		if rerr != nil {
-			return &Report{End: res, Records: results}, rerr
+			return &Report{End: res, Records: results, SizingWall: c.sizingWall}, rerr
 		}
 		for i := range results.Jobs {
-			results.Jobs[i].Reference = refs[results.Jobs[i].ID-1]
+			ref := refs[results.Jobs[i].ID-1]
+			results.Jobs[i].Reference, results.Jobs[i].Size = ref.Runtime, ref.Held
 		}
 		refWall = time.Since(start)
 	}
 	rep := &Report{
-		End: res, Records: results, Network: c.network.Stats(), ReferenceWall: refWall,
+		End: res, Records: results, Network: c.network.Stats(), ReferenceWall: refWall, SizingWall: c.sizingWall,
 		Summary: Summarize(results, [2]int{c.cfg.Cluster.MapSlots * c.cfg.Nodes(), c.cfg.Reducers() * c.cfg.Nodes()}, res.At),
 	}
 	if res.Err != nil {

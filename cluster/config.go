@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"clusteremu/actors"
@@ -37,6 +38,11 @@ type Config struct {
 	// = "message"), in order.
 	Faults []actors.Fault
 	Rules  []MessageRule
+
+	// Loads are the streams of Workload whose arrivals are drawn when the
+	// run is built, to offer a load (LoadStream); their jobs' Submit is
+	// ignored until then.
+	Loads []LoadStream
 
 	// Closed holds one job list per closed-loop worker: its first job is
 	// submitted at its Submit, each later one Submit (the think time)
@@ -90,6 +96,12 @@ func (c *Config) Reducers() int { return c.Tasks.Reducers(c.Cluster.ReduceSlots)
 
 // Nodes is the cluster's node count.
 func (c *Config) Nodes() int { return c.Cluster.Nodes() }
+
+// Shape is the cluster as its policy sees it: the nodes, and each node's
+// map slots and reduce attempts (the reducers it runs at once).
+func (c *Config) Shape() sched.Shape {
+	return sched.Shape{Nodes: c.Nodes(), Slots: [2]int{c.Cluster.MapSlots, c.Reducers()}}
+}
 
 // FieldError is one invalid configuration value (actors.FieldError).
 type FieldError = actors.FieldError
@@ -174,9 +186,16 @@ func (c *Config) Validate() error {
 	actors.ValidateFaults(c.Faults, &c.Cluster, &checks)
 	checks = append(checks, c.faultLinks()...)
 	errs := []error(checks)
-	if _, err := sched.New(c.Scheduler.Name, c.Scheduler.Params); err != nil {
+	if _, err := sched.New(c.Scheduler.Name, c.Scheduler.Params, c.Shape()); err != nil {
 		errs = append(errs, schedulerErrors(err)...)
 	}
+	if ref := r.ReferenceScheduler; ref != "" {
+		if _, err := sched.NewParams(ref); err != nil {
+			errs = append(errs, &FieldError{Key: "run.reference_scheduler", Value: ref,
+				Msg: fmt.Sprintf(`must be "" (the run's own) or one of %s`, strings.Join(sched.Names(), ", "))})
+		}
+	}
+	errs = append(errs, c.validateLoads()...)
 	errs = append(errs, c.ValidateWorkload())
 	return errors.Join(errs...)
 }

@@ -30,7 +30,14 @@ type JobResult struct {
 	// Reference is the job's response time alone on the empty cluster
 	// (Config.Run.Slowdown); 0 when not measured or when it failed alone.
 	Reference time.Duration
+	// Size is the slot-seconds its attempts held in that reference run,
+	// by sched.TaskKind: Ghit & Epema's job size, the sum of its task
+	// runtimes; zero when not measured.
+	Size [2]float64
 }
+
+// TotalSize is the job's size, maps and reduces, in slot-seconds.
+func (j *JobResult) TotalSize() float64 { return j.Size[0] + j.Size[1] }
 
 // Slowdown is the job's response time over its reference runtime, 0 when
 // either is missing.
@@ -68,6 +75,10 @@ type Records struct {
 	Faults []actors.FaultEvent
 	// Counters are the run's counters by metric name (actors.Metric…).
 	Counters map[string]int64
+	// PartitionSlots are the slots of each partition of a policy that
+	// splits them between queues (sched.Partitioned), by sched.TaskKind;
+	// partition k is PartitionSlots[k-1]. Empty for other policies.
+	PartitionSlots [][2]int
 }
 
 // LinkSeries is what the topology's links carried, window by window:
@@ -129,6 +140,10 @@ type recorder struct {
 	keepFlows bool
 	tallyOnly bool // RunOptions.TallyAttempts
 	tally     AttemptTally
+	// partition is the 1-based partition of an attempt's slot, nil when
+	// the policy does not partition; partSlots the partitions' slots.
+	partition func(actors.AttemptRecord) int
+	partSlots [][2]int
 	offers    []actors.OfferRecord
 	flowList  []actors.FlowRecord
 	faults    []actors.FaultEvent
@@ -262,7 +277,7 @@ func (r *recorder) AttemptEnded(rec actors.AttemptRecord) {
 	if !running && !keep && rec.Start >= 0 {
 		r.violate("attempt %v ended twice, or never started", rec.Attempt)
 	}
-	r.tally.add(rec)
+	r.tally.add(rec, r.partition)
 	delete(r.running, rec.Attempt)
 	switch {
 	case r.hooks.attemptEnded != nil:
@@ -380,6 +395,26 @@ func (r *recorder) FlowEnded(rec actors.FlowRecord) {
 	}
 }
 
+// partitioned has the recorder tally each attempt's slot time by the
+// policy's partition of its slot, and counts each partition's slots.
+func (r *recorder) partitioned(p sched.Partitioned, shape sched.Shape) {
+	r.partition = func(a actors.AttemptRecord) int {
+		return p.Partition(sched.Slot{Node: a.Node, Kind: a.Attempt.Kind, Index: a.Slot})
+	}
+	for kind, n := range shape.Slots {
+		for node := range shape.Nodes {
+			for i := range n {
+				k := p.Partition(sched.Slot{Node: sched.NodeID(node), Kind: sched.TaskKind(kind), Index: i})
+				for len(r.partSlots) < k {
+					r.partSlots = append(r.partSlots, [2]int{})
+				}
+				r.partSlots[k-1][kind]++
+			}
+		}
+	}
+	r.tally.Partitions = make([][2]float64, len(r.partSlots))
+}
+
 // counts returns how many jobs were submitted and have ended so far.
 func (r *recorder) counts() (submitted, ended int) {
 	r.mu.Lock()
@@ -392,7 +427,8 @@ func (r *recorder) counts() (submitted, ended int) {
 func (r *recorder) results(end time.Duration) (*Records, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	res := &Records{Flows: r.flows, Tally: r.tally}
+	res := &Records{Flows: r.flows, Tally: r.tally, PartitionSlots: slices.Clone(r.partSlots)}
+	res.Tally.Partitions = slices.Clone(r.tally.Partitions)
 	// Conservation: every byte asked of the fabric was delivered by a flow
 	// that completed, or belongs to one aborted or cut off (carried in
 	// part, the rest abandoned).

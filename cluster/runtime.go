@@ -48,6 +48,12 @@ type RunOptions struct {
 	// the run, for its reference runtime (ReferenceRuntimes), and reports
 	// slowdowns. It costs one extra run per distinct job.
 	Slowdown bool `toml:"slowdown"`
+	// ReferenceScheduler names the policy the reference runs are made
+	// under, with its default parameters; "" is the run's own. Ghit &
+	// Epema measure every job alone on the whole cluster, so a policy that
+	// confines jobs to a partition (TAGS, SITA) is compared with "fifo"'s
+	// references.
+	ReferenceScheduler string `toml:"reference_scheduler"`
 
 	// Events records every delivery (RunEnd.Events) of a deterministic
 	// run; OnEvent, when set, receives each instead, as it happens, so a

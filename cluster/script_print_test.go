@@ -56,9 +56,9 @@ func printJobs(rep *cluster.Report) string {
 		}
 	}
 	tb := newTable("job", "name", "pool?", "submit", "start", "maps-done", "finish", "response", "outcome",
-		"maps", "reduces", "input", "evictions?", "reason?")
+		"maps", "reduces", "input", "size?", "slowdown?", "evictions?", "reason?")
 	for _, j := range jobsOf(rep) {
-		response, evicted, done := "", "", ""
+		response, evicted, done, size, slowdown := "", "", "", "", ""
 		if outcomeOf(&j) == "succeeded" {
 			response = stamp(j.Finish - j.Submit)
 		}
@@ -68,9 +68,15 @@ func printJobs(rep *cluster.Report) string {
 		if j.Evictions > 0 {
 			evicted = fmt.Sprintf("%d (%s)", j.Evictions, count(j.EvictedMaps, "map"))
 		}
+		if j.TotalSize() > 0 {
+			size = strconv.FormatFloat(j.TotalSize(), 'f', 3, 64) + " slot-s"
+		}
+		if sd := j.Slowdown(); sd > 0 {
+			slowdown = strconv.FormatFloat(sd, 'f', 3, 64)
+		}
 		tb.add(strconv.Itoa(int(j.ID)), j.Name, j.Pool, stamp(j.Submit), stamp(j.Start), done,
 			stamp(j.Finish), response, outcomeOf(&j), strconv.Itoa(j.Maps), strconv.Itoa(j.Reduces),
-			scenarios.Bytes(j.InputBytes).String(), evicted, j.Reason)
+			scenarios.Bytes(j.InputBytes).String(), size, slowdown, evicted, j.Reason)
 	}
 	return tb.String()
 }

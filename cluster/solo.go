@@ -1,7 +1,10 @@
 package cluster
 
 import (
+	"crypto/sha256"
+	"encoding/json"
 	"fmt"
+	"sync"
 	"time"
 
 	"clusteremu/internal/parallel"
@@ -27,6 +30,23 @@ import (
 // the real run they take whichever slots other jobs left, which now and
 // then sit better than the ones a lone job gets, so a slowdown can come
 // out a little below 1.
+//
+// The reference run also measures the job's size, Ghit & Epema's "sum of
+// its task runtimes": the slot time its attempts held alone, by kind. With
+// [run] reference_scheduler the references run under that policy (with
+// its defaults) instead of the run's own, so a job scheduled in a
+// partition (TAGS, SITA) is measured on the whole cluster.
+
+// Solo is what a job alone measured: its response time and the
+// slot-seconds its attempts held, by sched.TaskKind (killed and failed
+// attempts too).
+type Solo struct {
+	Runtime time.Duration
+	Held    [2]float64
+}
+
+// Size is the slot-seconds the job held alone, maps and reduces.
+func (s Solo) Size() float64 { return s.Held[0] + s.Held[1] }
 
 // ReferenceRuntimes returns each job's response time alone on an empty
 // copy of the configured cluster, indexed as Config.Jobs (job ID − 1), with
@@ -40,7 +60,12 @@ func ReferenceRuntimes(cfg Config, workers int) ([]time.Duration, error) {
 	for i, j := range jobs {
 		subs[i] = soloJob{index: i, at: j.Submit}
 	}
-	return referenceRuntimes(cfg, subs, workers)
+	refs, err := referenceRuns(cfg, subs, workers)
+	out := make([]time.Duration, len(refs))
+	for i, r := range refs {
+		out[i] = r.Runtime
+	}
+	return out, err
 }
 
 // soloJob is a job to run alone: its index in Config.Jobs and the
@@ -50,10 +75,14 @@ type soloJob struct {
 	at    time.Duration
 }
 
-// referenceRuntimes measures the listed jobs.
-func referenceRuntimes(cfg Config, subs []soloJob, workers int) ([]time.Duration, error) {
+// referenceRuns measures the listed jobs, each under the reference
+// scheduler.
+func referenceRuns(cfg Config, subs []soloJob, workers int) ([]Solo, error) {
+	if name := cfg.Run.ReferenceScheduler; name != "" && name != cfg.Scheduler.Name {
+		cfg.Scheduler = SchedulerConfig{Name: name, Tick: cfg.Scheduler.Tick}
+	}
 	jobs := cfg.Jobs()
-	refs := make([]time.Duration, len(jobs))
+	refs := make([]Solo, len(jobs))
 	// Jobs of one shape reading one shared file share a run. A job
 	// with a private input is its own shape: its file is named by its
 	// ID, and so placed.
@@ -71,7 +100,7 @@ func referenceRuntimes(cfg Config, subs []soloJob, workers int) ([]time.Duration
 		}
 		byShape[shape] = append(byShape[shape], i)
 	}
-	results := make([]time.Duration, len(shapes))
+	results := make([]Solo, len(shapes))
 	errs := make([]error, len(shapes))
 	parallel.For(len(shapes), workers, func(i int) {
 		results[i], errs[i] = soloRun(cfg, shapes[i].spec, sched.JobID(byShape[shapes[i]][0]+1))
@@ -102,25 +131,101 @@ func soloSpec(j workload.JobSpec, heartbeat time.Duration) workload.JobSpec {
 	return j
 }
 
-// soloRun runs one job alone and returns its response time, 0 when it
-// failed.
-func soloRun(cfg Config, job workload.JobSpec, id sched.JobID) (time.Duration, error) {
-	cfg.Workload, cfg.Closed, cfg.firstJob = [][]workload.JobSpec{{job}}, nil, id
+// soloRun runs one job alone and returns its response time and the slot
+// time it held; a zero Solo when it failed. Runs of the same configuration
+// and job are made once per process (soloCache).
+func soloRun(cfg Config, job workload.JobSpec, id sched.JobID) (Solo, error) {
+	cfg.Workload, cfg.Closed, cfg.Loads, cfg.firstJob = [][]workload.JobSpec{{job}}, nil, nil, id
 	// A deterministic virtual run with the same seeds and stall limit, and
 	// the cluster's chaos, but none of the run's own decisions: they name
 	// instants and actors of the shared run.
 	cfg.Run = RunOptions{Seed: cfg.Run.Seed, ScheduleSeed: cfg.Run.ScheduleSeed, StallAfter: cfg.Run.StallAfter}
-	c, err := Build(cfg)
+	run := func() (Solo, error) {
+		c, err := Build(cfg)
+		if err != nil {
+			return Solo{}, err
+		}
+		rep, err := c.Run()
+		if err != nil {
+			return Solo{}, err
+		}
+		if j := rep.Records.Jobs[0]; j.Outcome == JobSucceeded {
+			return Solo{Runtime: j.Finish - j.Submit, Held: rep.Records.Tally.Busy}, nil
+		}
+		return Solo{}, nil
+	}
+	if key, ok := soloKey(&cfg); ok {
+		return soloCache.do(key, run)
+	}
+	return run()
+}
+
+// soloCache holds the solo runs made in this process by what decides
+// them: the reference runs of variants that share a workload and a
+// reference scheduler (clusteremu reproduce and compare), and the sizing
+// passes of load streams, are made once. A solo run is a pure function of
+// its key, so the cache changes no figure.
+var soloCache = &soloMemo{runs: map[[sha256.Size]byte]*soloEntry{}}
+
+// soloMemo is a memo of solo runs by soloKey, safe for concurrent use: a
+// run asked for while another caller makes it is waited for, not made
+// twice.
+type soloMemo struct {
+	mu   sync.Mutex
+	runs map[[sha256.Size]byte]*soloEntry
+}
+
+// soloEntry is one solo run, made or being made; done closes when it is.
+type soloEntry struct {
+	done chan struct{}
+	solo Solo
+	err  error
+}
+
+// do returns the run under key, making it with run unless it was made or
+// is being made. A run that failed is forgotten, to be tried again.
+func (m *soloMemo) do(key [sha256.Size]byte, run func() (Solo, error)) (Solo, error) {
+	m.mu.Lock()
+	if e, ok := m.runs[key]; ok {
+		m.mu.Unlock()
+		<-e.done
+		return e.solo, e.err
+	}
+	e := &soloEntry{done: make(chan struct{})}
+	m.runs[key] = e
+	m.mu.Unlock()
+	e.solo, e.err = run()
+	if e.err != nil {
+		m.mu.Lock()
+		delete(m.runs, key)
+		m.mu.Unlock()
+	}
+	close(e.done)
+	return e.solo, e.err
+}
+
+// soloKey is what decides a solo run of cfg, hashed; a run with faults or
+// message rules, whose entries carry no stable form, is not cached.
+func soloKey(cfg *Config) ([sha256.Size]byte, bool) {
+	if len(cfg.Faults) > 0 || len(cfg.Rules) > 0 {
+		return [sha256.Size]byte{}, false
+	}
+	data, err := json.Marshal(struct {
+		Run       RunOptions
+		Chaos     Chaos
+		Cluster   any
+		HDFS      any
+		Heartbeat any
+		Tasks     any
+		Scheduler string
+		Tick      any
+		Params    any
+		Job       workload.JobSpec
+		ID        sched.JobID
+	}{cfg.Run, cfg.Chaos, cfg.Cluster, cfg.HDFS, cfg.Heartbeat, cfg.Tasks, cfg.Scheduler.Name, cfg.Scheduler.Tick,
+		cfg.Scheduler.Params, cfg.Workload[0][0], cfg.firstJob})
 	if err != nil {
-		return 0, err
+		return [sha256.Size]byte{}, false
 	}
-	rep, err := c.Run()
-	if err != nil {
-		return 0, err
-	}
-	j := rep.Records.Jobs[0]
-	if j.Outcome != JobSucceeded {
-		return 0, nil
-	}
-	return j.Finish - j.Submit, nil
+	return sha256.Sum256(data), true
 }

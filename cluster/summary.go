@@ -1,14 +1,17 @@
 package cluster
 
 import (
-	"clusteremu/actors"
+	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
+	"clusteremu/actors"
 	"clusteremu/policies/sched"
 )
 
@@ -26,13 +29,18 @@ var MetricNames = []string{
 	"jobs.response_time.max", "jobs.response_time.mean", "jobs.response_time.p50", "jobs.response_time.p95",
 	"jobs.response_time.p99",
 	"jobs.small.response_time.mean",
-	"jobs.slowdown.max", "jobs.slowdown.mean", "jobs.slowdown.p50", "jobs.slowdown.p95", "jobs.slowdown.p99",
-	"jobs.slowdown.v95",
+	"jobs.slowdown.bin_spread",
+	"jobs.slowdown.max", "jobs.slowdown.mean", "jobs.slowdown.p50", "jobs.slowdown.p75", "jobs.slowdown.p90",
+	"jobs.slowdown.p95", "jobs.slowdown.p99",
+	"jobs.slowdown.v75", "jobs.slowdown.v90", "jobs.slowdown.v95", "jobs.slowdown.v99",
 	"jobs.submitted", "jobs.succeeded", "jobs.throughput", "run.end",
 	"slots.utilisation.map", "slots.utilisation.reduce",
 	"tasks.attempts", "tasks.failed", "tasks.failed.slot_seconds", "tasks.killed", "tasks.killed.slot_seconds",
 	"tasks.locality.node", "tasks.locality.rack", "tasks.locality.remote", "tasks.locality.within_rack",
 	"tasks.lost",
+	"workload.load", "workload.load.map", "workload.load.reduce",
+	"workload.reference.scv", "workload.reference.sum",
+	"workload.size.below_10s", "workload.size.mean", "workload.size.scv", "workload.size.top_8pct",
 }
 
 // CounterNames are the metrics counted as the run goes (Records.Counters):
@@ -57,15 +65,121 @@ func init() {
 // scan and compute jobs apart).
 const PoolMetrics = "pools."
 
+// SizeMetrics prefixes the job metrics a Summary holds for each job-size
+// bin that has jobs (Ghit & Epema's Fig. 12): "sizes.316.jobs.slowdown.mean"
+// is the mean slowdown of the jobs of 316 to 1,000 slot-seconds. The bins
+// are √10 apart from 10 s (SizeBinEdge); "sizes.0." holds the jobs below
+// 10 s. A job's size is the slot time it held in its reference run, so
+// only runs with slowdowns have bins.
+const SizeMetrics = "sizes."
+
+// PartitionMetrics prefixes the metrics of each partition of a policy
+// that splits the slots between queues (sched.Partitioned):
+// partitions.<k>.utilisation.map and .reduce (the slot-seconds held in the
+// partition's slots of the kind over their number × the run's length) and
+// partitions.<k>.work (its share of all the slot-seconds held).
+const PartitionMetrics = "partitions."
+
+// MinBinJobs is the fewest jobs a size bin needs to count in
+// jobs.slowdown.bin_spread.
+const MinBinJobs = 10
+
+// SizeBinEdge is the lower edge of size bin i ≥ 1 in slot-seconds,
+// 10 × √10^(i−1): 10, 31.6, 100, 316, …; bin 0 holds the sizes below 10.
+func SizeBinEdge(i int) float64 { return 10 * math.Pow(10, float64(i-1)/2) }
+
+// SizeBinLabel is bin i's name in metrics: its lower edge rounded, 0 for
+// bin 0 ("sizes.32.", "sizes.0.").
+func SizeBinLabel(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	return strconv.FormatFloat(math.Round(SizeBinEdge(i)), 'f', 0, 64)
+}
+
+// SizeBin is the bin of a size in slot-seconds.
+func SizeBin(size float64) int {
+	i := 0
+	for i < 40 && size >= SizeBinEdge(i+1) {
+		i++
+	}
+	return i
+}
+
+// sizeBinByLabel is the bin a label names, and false for a label off the
+// ladder.
+func sizeBinByLabel(label string) (int, bool) {
+	for i := range 41 {
+		if SizeBinLabel(i) == label {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
 // ValidMetric reports whether a Summary may hold the name: one of
-// MetricNames, or a job metric under PoolMetrics and a pool's name.
+// MetricNames, a job metric under PoolMetrics and a pool's name or under
+// SizeMetrics and a bin of the ladder, or a partition's metric.
 func ValidMetric(name string) bool {
+	return MetricError(name) == nil
+}
+
+// MetricError says why a name is no metric a Summary may hold, nil when
+// it is one.
+func MetricError(name string) error {
 	if slices.Contains(MetricNames, name) {
-		return true
+		return nil
+	}
+	if rest, ok := strings.CutPrefix(name, SizeMetrics); ok {
+		label, metric, _ := strings.Cut(rest, ".")
+		if _, on := sizeBinByLabel(label); !on {
+			return fmt.Errorf("sizes.%s: no such size bin: the bins are 0 (below 10 s), then √10 apart from 10 s: %s, …",
+				label, strings.Join(ladder(8), ", "))
+		}
+		if !strings.HasPrefix(metric, "jobs.") || !slices.Contains(MetricNames, metric) {
+			return fmt.Errorf("%s: a size bin holds the jobs metrics (%sjobs.slowdown.mean)", name, SizeMetrics+label+".")
+		}
+		return nil
+	}
+	if rest, ok := strings.CutPrefix(name, PartitionMetrics); ok {
+		k, metric, _ := strings.Cut(rest, ".")
+		n, err := strconv.Atoi(k)
+		if err != nil || n < 1 || n > sched.MaxQueues || strconv.Itoa(n) != k {
+			return fmt.Errorf("partitions.%s: partitions are numbered 1 to %d", k, sched.MaxQueues)
+		}
+		if !slices.Contains([]string{"utilisation.map", "utilisation.reduce", "work"}, metric) {
+			return fmt.Errorf("%s: a partition has utilisation.map, utilisation.reduce and work", name)
+		}
+		return nil
 	}
 	rest, ok := strings.CutPrefix(name, PoolMetrics)
 	i := strings.LastIndex(rest, ".jobs.")
-	return ok && i > 0 && strings.HasPrefix(rest[i+1:], "jobs.") && slices.Contains(MetricNames, rest[i+1:])
+	if ok && i > 0 && strings.HasPrefix(rest[i+1:], "jobs.") && slices.Contains(MetricNames, rest[i+1:]) {
+		return nil
+	}
+	return fmt.Errorf("%s: no such metric", name)
+}
+
+// ladder lists the first n bin labels.
+func ladder(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = SizeBinLabel(i)
+	}
+	return out
+}
+
+// jobMetric is the job metric a prefixed name holds (pools.<p>.jobs.…,
+// sizes.<bin>.jobs.…), or the name.
+func jobMetric(name string) string {
+	for _, prefix := range []string{PoolMetrics, SizeMetrics} {
+		if rest, ok := strings.CutPrefix(name, prefix); ok {
+			if i := strings.LastIndex(rest, ".jobs."); i >= 0 {
+				return rest[i+1:]
+			}
+		}
+	}
+	return name
 }
 
 // Metric units: what a metric's value measures (MetricUnit).
@@ -81,10 +195,16 @@ const (
 // MetricUnit is what a valid metric measures, for checking values written
 // against it.
 func MetricUnit(name string) string {
-	if rest, ok := strings.CutPrefix(name, PoolMetrics); ok {
-		name = rest[strings.LastIndex(rest, ".jobs.")+1:]
-	}
+	name = jobMetric(name)
 	switch {
+	case strings.HasPrefix(name, PartitionMetrics):
+		return UnitFraction
+	case strings.HasPrefix(name, "workload.load") || strings.HasSuffix(name, ".scv"):
+		return UnitRatio
+	case name == "workload.size.mean" || name == "workload.reference.sum":
+		return UnitSeconds
+	case name == "workload.size.top_8pct" || name == "workload.size.below_10s":
+		return UnitFraction
 	case strings.HasPrefix(name, "jobs.response_time.") || strings.HasSuffix(name, ".response_time.mean") ||
 		name == "jobs.makespan" || name == "run.end" || strings.HasSuffix(name, ".slot_seconds"):
 		return UnitSeconds
@@ -141,7 +261,11 @@ func Summarize(res *Records, slots [2]int, end time.Duration) Summary {
 	for pool, jobs := range pools {
 		summarizeJobs(s, PoolMetrics+pool+".", jobs)
 	}
+	summarizeSizes(s, res.Jobs)
+	summarizeLoad(s, res.Jobs, slots)
+	summarizeWorkload(s, res.Jobs)
 	summarizeAttempts(s, res, slots, end)
+	summarizePartitions(s, res, end)
 	s["flows.completed"] = float64(res.Flows.Completed)
 	s["flows.aborted"] = float64(res.Flows.Aborted)
 	s["flows.bytes"] = float64(res.Flows.Delivered)
@@ -195,19 +319,160 @@ func summarizeJobs(s Summary, prefix string, jobs []JobResult) {
 	if len(slows) == 0 {
 		return
 	}
-	// Ghit & Epema's variability V(95) is the p95 slowdown over the median.
-	s.distribution(prefix+"jobs.slowdown", slows)
-	s[prefix+"jobs.slowdown.v95"] = s[prefix+"jobs.slowdown.p95"] / s[prefix+"jobs.slowdown.p50"]
+	// Ghit & Epema's variability V(q) is the q-th percentile slowdown over
+	// the median; V(95) their headline.
+	s.distribution(prefix+"jobs.slowdown", slows, 50, 75, 90, 95, 99)
+	for _, q := range []string{"75", "90", "95", "99"} {
+		s[prefix+"jobs.slowdown.v"+q] = s[prefix+"jobs.slowdown.p"+q] / s[prefix+"jobs.slowdown.p50"]
+	}
 }
 
-// distribution sets the mean, p50, p95, p99 and max of xs under the
-// prefix; it sorts xs.
-func (s Summary) distribution(prefix string, xs []float64) {
+// distribution sets the mean, the percentiles (p50, p95 and p99 unless
+// listed) and the max of xs under the prefix; it sorts xs.
+func (s Summary) distribution(prefix string, xs []float64, percentiles ...float64) {
+	if len(percentiles) == 0 {
+		percentiles = []float64{50, 95, 99}
+	}
 	slices.Sort(xs)
 	s[prefix+".mean"] = Mean(xs)
 	s[prefix+".max"] = xs[len(xs)-1]
-	for _, p := range []float64{50, 95, 99} {
+	for _, p := range percentiles {
 		s[fmt.Sprintf("%s.p%.0f", prefix, p)] = Percentile(xs, p)
+	}
+}
+
+// summarizeSizes sets the job metrics of each size bin that has jobs
+// with a measured size, and jobs.slowdown.bin_spread: the largest mean
+// slowdown of a bin over the smallest, among bins of at least MinBinJobs
+// jobs with slowdowns (Ghit & Epema's Fig. 12 asks how even slowdowns are
+// across sizes).
+func summarizeSizes(s Summary, jobs []JobResult) {
+	bins := map[int][]JobResult{}
+	for _, j := range jobs {
+		if size := j.TotalSize(); size > 0 {
+			bins[SizeBin(size)] = append(bins[SizeBin(size)], j)
+		}
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, i := range slices.Sorted(maps.Keys(bins)) {
+		prefix := SizeMetrics + SizeBinLabel(i) + "."
+		summarizeJobs(s, prefix, bins[i])
+		if mean, ok := s[prefix+"jobs.slowdown.mean"]; ok && countSlowdowns(bins[i]) >= MinBinJobs {
+			lo, hi = math.Min(lo, mean), math.Max(hi, mean)
+		}
+	}
+	if hi >= lo && lo > 0 {
+		s["jobs.slowdown.bin_spread"] = hi / lo
+	}
+}
+
+func countSlowdowns(jobs []JobResult) int {
+	n := 0
+	for _, j := range jobs {
+		if j.Slowdown() > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// summarizeLoad sets the load the workload offered: the slot-seconds its
+// jobs held alone (their sizes) over the slots × the span of the
+// arrivals, n gaps for n jobs estimated as (last − first) × n / (n − 1).
+// workload.load is over every slot, .map and .reduce over each kind's.
+// It needs the jobs' sizes: runs with slowdowns only.
+func summarizeLoad(s Summary, jobs []JobResult, slots [2]int) {
+	var held [2]float64
+	first, last := time.Duration(math.MaxInt64), time.Duration(0)
+	for _, j := range jobs {
+		first, last = min(first, j.Submit), max(last, j.Submit)
+		held[0] += j.Size[0]
+		held[1] += j.Size[1]
+	}
+	n := float64(len(jobs))
+	if n < 2 || last <= first || held[0]+held[1] <= 0 {
+		return
+	}
+	span := (last - first).Seconds() * n / (n - 1)
+	if total := slots[0] + slots[1]; total > 0 {
+		s["workload.load"] = (held[0] + held[1]) / (float64(total) * span)
+	}
+	for kind, name := range []string{"workload.load.map", "workload.load.reduce"} {
+		if slots[kind] > 0 {
+			s[name] = held[kind] / (float64(slots[kind]) * span)
+		}
+	}
+}
+
+// summarizeWorkload describes the sizes and reference runtimes of the
+// jobs that have them, as Ghit & Epema describe their workload (§V-C):
+// the mean size, the squared coefficient of variation (variance over the
+// squared mean) of sizes and of reference runtimes, the share of all
+// slot-seconds the largest 8% of jobs hold ("fewer than 8% of the jobs …
+// responsible for almost half of the total load"), the sum of the
+// reference runtimes in seconds, and the fraction of jobs below 10 s, the
+// first edge of their size bins.
+func summarizeWorkload(s Summary, jobs []JobResult) {
+	var sizes, refs []float64
+	for _, j := range jobs {
+		if j.TotalSize() > 0 && j.Reference > 0 {
+			sizes = append(sizes, j.TotalSize())
+			refs = append(refs, j.Reference.Seconds())
+		}
+	}
+	if len(sizes) == 0 {
+		return
+	}
+	s["workload.size.mean"] = Mean(sizes)
+	s["workload.size.scv"] = scv(sizes)
+	s["workload.reference.scv"] = scv(refs)
+	s["workload.reference.sum"] = Mean(refs) * float64(len(refs))
+	slices.SortFunc(sizes, func(a, b float64) int { return cmp.Compare(b, a) })
+	top := int(math.Round(0.08 * float64(len(sizes))))
+	total, held, small := 0.0, 0.0, 0
+	for i, x := range sizes {
+		total += x
+		if i < top {
+			held += x
+		}
+		if x < SizeBinEdge(1) {
+			small++
+		}
+	}
+	s["workload.size.top_8pct"] = held / total
+	s["workload.size.below_10s"] = float64(small) / float64(len(sizes))
+}
+
+// scv is the squared coefficient of variation of xs: the population
+// variance over the squared mean.
+func scv(xs []float64) float64 {
+	m := Mean(xs)
+	v := 0.0
+	for _, x := range xs {
+		v += (x - m) * (x - m)
+	}
+	return v / float64(len(xs)) / (m * m)
+}
+
+// summarizePartitions sets each partition's utilisation by kind and its
+// share of the slot-seconds held.
+func summarizePartitions(s Summary, res *Records, end time.Duration) {
+	busy := res.Tally.Partitions
+	total := res.Tally.Busy[0] + res.Tally.Busy[1]
+	for k, slots := range res.PartitionSlots {
+		prefix := fmt.Sprintf("%s%d.", PartitionMetrics, k+1)
+		var held [2]float64
+		if k < len(busy) {
+			held = busy[k]
+		}
+		for kind, name := range []string{"utilisation.map", "utilisation.reduce"} {
+			if slots[kind] > 0 && end > 0 {
+				s[prefix+name] = held[kind] / (float64(slots[kind]) * end.Seconds())
+			}
+		}
+		if total > 0 {
+			s[prefix+"work"] = (held[0] + held[1]) / total
+		}
 	}
 }
 
@@ -215,7 +480,7 @@ func summarizeAttempts(s Summary, res *Records, slots [2]int, end time.Duration)
 	t := res.Tally
 	if t.Attempts == 0 && len(res.Attempts) > 0 {
 		for _, a := range res.Attempts { // records made by hand, not by a run
-			t.add(a)
+			t.add(a, nil)
 		}
 	}
 	loc := t.Locality
@@ -253,15 +518,25 @@ type AttemptTally struct {
 	Held     [3]float64 // slot-seconds by sched.Outcome
 	Locality [3]int     // succeeded maps by sched.Locality
 	Lost     int        // attempts that ended lost with their node
+	// Partitions are the slot-seconds held in each partition's slots by
+	// sched.TaskKind, partition k at k − 1, when the policy partitions.
+	Partitions [][2]float64
 }
 
-func (t *AttemptTally) add(a actors.AttemptRecord) {
+// add counts an attempt that ended; part, when not nil, is the partition
+// of its slot.
+func (t *AttemptTally) add(a actors.AttemptRecord, part func(actors.AttemptRecord) int) {
 	t.Attempts++
 	t.Outcomes[a.Outcome]++
 	if a.Start >= 0 { // an attempt lost before it launched held no slot
 		d := (a.End - a.Start).Seconds()
 		t.Busy[a.Attempt.Kind] += d
 		t.Held[a.Outcome] += d
+		if part != nil {
+			if k := part(a); k >= 1 && k <= len(t.Partitions) {
+				t.Partitions[k-1][a.Attempt.Kind] += d
+			}
+		}
 	}
 	if a.Attempt.Kind == sched.Map && a.Outcome == sched.Succeeded {
 		t.Locality[a.Locality]++

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -62,4 +63,118 @@ func TestSummaryCountsTheSlotTimeLostAttemptsHeld(t *testing.T) {
 	assert.Equal(t, 1.0, s["tasks.failed"])
 	assert.Equal(t, 3.0, s["tasks.failed.slot_seconds"])
 	assert.InDelta(t, 33.0/(4*60), s["slots.utilisation.map"], 1e-12, "lost attempts kept their slots busy too")
+}
+
+func TestSummaryBinsJobsBySize(t *testing.T) {
+	// Sizes on the √10 ladder from 10 s: 5 s is bin 0, 10 s the bin of
+	// 10, 31.6 s of 32 (its lower edge is 10√10), 999 s of 316. Each job's
+	// slowdown is its response over its reference: bins 10 and 32 hold
+	// ten jobs each (slowdowns 2 and 6: spread 3), bin 316 one job of
+	// slowdown 40, too few to count in the spread.
+	job := func(size float64, slowdown float64) JobResult {
+		return JobResult{
+			JobRecord: actors.JobRecord{Finish: time.Duration(slowdown * float64(10*time.Second))},
+			Outcome:   JobSucceeded, Reference: 10 * time.Second, Size: [2]float64{size * 0.75, size * 0.25},
+		}
+	}
+	var jobs []JobResult
+	for range 10 {
+		jobs = append(jobs, job(10, 2), job(10*math.Sqrt(10), 6))
+	}
+	jobs = append(jobs, job(5, 1), job(999, 40))
+	s := Summarize(&Records{Jobs: jobs}, [2]int{4, 2}, time.Minute)
+	assert.Equal(t, 1.0, s["sizes.0.jobs.succeeded"])
+	assert.Equal(t, 10.0, s["sizes.10.jobs.succeeded"])
+	assert.Equal(t, 10.0, s["sizes.32.jobs.succeeded"])
+	assert.Equal(t, 1.0, s["sizes.316.jobs.succeeded"])
+	assert.InDelta(t, 6.0, s["sizes.32.jobs.slowdown.mean"], 1e-9)
+	assert.InDelta(t, 3.0, s["jobs.slowdown.bin_spread"], 1e-9)
+	assert.NotContains(t, s, "sizes.100.jobs.succeeded", "an empty bin has no metrics")
+	for _, name := range s.Names() {
+		assert.True(t, ValidMetric(name), "%s is a metric an expectation may name", name)
+	}
+	assert.Equal(t, []string{"0", "10", "32", "100", "316", "1000", "3162", "10000"}, ladder(8))
+	assert.Equal(t, 0, SizeBin(9.99))
+	assert.Equal(t, 1, SizeBin(10))
+	assert.Equal(t, 2, SizeBin(31.7))
+	assert.Equal(t, 3, SizeBin(100))
+}
+
+func TestSummaryVariabilityAtEveryPercentile(t *testing.T) {
+	// Slowdowns 1 … 100: nearest-rank p50 = 50, p75 = 75, p90 = 90, p95 =
+	// 95, p99 = 99; V(q) = p(q) / p50.
+	var jobs []JobResult
+	for i := 1; i <= 100; i++ {
+		jobs = append(jobs, JobResult{JobRecord: actors.JobRecord{Finish: time.Duration(i) * time.Second},
+			Outcome: JobSucceeded, Reference: time.Second})
+	}
+	s := Summarize(&Records{Jobs: jobs}, [2]int{4, 2}, time.Minute)
+	for q, want := range map[string]float64{"75": 1.5, "90": 1.8, "95": 1.9, "99": 1.98} {
+		assert.InDelta(t, want, s["jobs.slowdown.v"+q], 1e-12, "V(%s)", q)
+	}
+	assert.Equal(t, 75.0, s["jobs.slowdown.p75"])
+	assert.Equal(t, 90.0, s["jobs.slowdown.p90"])
+}
+
+func TestSummaryOfPartitionsAndLoad(t *testing.T) {
+	// Two partitions of 3 + 1 and 1 + 1 slots; over a 100 s run partition
+	// 1's map slots held 150 slot-seconds (50%), partition 2's 60 map and
+	// 40 reduce: partition 1 did 150 of the 250 slot-seconds. Jobs of 30
+	// and 10 map slot-seconds and 20 reduce arriving at 0, 10 and 20 s
+	// offer (60 + 20) / (6 slots × 30 s) over every slot.
+	res := &Records{
+		PartitionSlots: [][2]int{{3, 1}, {1, 1}},
+		Tally:          AttemptTally{Busy: [2]float64{210, 40}, Partitions: [][2]float64{{150, 0}, {60, 40}}},
+		Jobs: []JobResult{
+			{JobRecord: actors.JobRecord{Submit: 0}, Size: [2]float64{30, 0}},
+			{JobRecord: actors.JobRecord{Submit: 10 * time.Second}, Size: [2]float64{10, 20}},
+			{JobRecord: actors.JobRecord{Submit: 20 * time.Second}, Size: [2]float64{20, 0}},
+		},
+	}
+	s := Summarize(res, [2]int{4, 2}, 100*time.Second)
+	assert.InDelta(t, 0.5, s["partitions.1.utilisation.map"], 1e-12)
+	assert.Zero(t, s["partitions.1.utilisation.reduce"])
+	assert.InDelta(t, 0.6, s["partitions.2.utilisation.map"], 1e-12)
+	assert.InDelta(t, 0.4, s["partitions.2.utilisation.reduce"], 1e-12)
+	assert.InDelta(t, 0.6, s["partitions.1.work"], 1e-12)
+	assert.InDelta(t, 0.4, s["partitions.2.work"], 1e-12)
+	assert.InDelta(t, 80.0/(6*30), s["workload.load"], 1e-12)
+	assert.InDelta(t, 60.0/(4*30), s["workload.load.map"], 1e-12)
+	assert.InDelta(t, 20.0/(2*30), s["workload.load.reduce"], 1e-12)
+	for _, name := range s.Names() {
+		assert.True(t, ValidMetric(name), "%s is a metric an expectation may name", name)
+	}
+	assert.False(t, ValidMetric("partitions.1.utilisation"))
+	assert.False(t, ValidMetric("partitions.01.work"))
+	assert.False(t, ValidMetric("sizes.33.jobs.succeeded"))
+	assert.Equal(t, UnitFraction, MetricUnit("partitions.2.work"))
+	assert.Equal(t, UnitRatio, MetricUnit("sizes.32.jobs.slowdown.mean"))
+	assert.Equal(t, UnitCount, MetricUnit("sizes.32.jobs.succeeded"))
+}
+
+func TestSummaryDescribesTheWorkload(t *testing.T) {
+	// 25 jobs: 23 of 1 slot-second (1 s alone), one of 3 and one of 100
+	// (100 s alone). The largest 8% are the 2 largest: 103 of 126
+	// slot-seconds. Sizes: mean 5.04, variance 375.8784 (SCV 14.80);
+	// 24 of the 25 below 10 s; reference runtimes sum to 126 s.
+	var jobs []JobResult
+	add := func(size float64, ref time.Duration) {
+		jobs = append(jobs, JobResult{JobRecord: actors.JobRecord{Finish: 2 * ref}, Outcome: JobSucceeded,
+			Reference: ref, Size: [2]float64{size}})
+	}
+	for range 23 {
+		add(1, time.Second)
+	}
+	add(3, 3*time.Second)
+	add(100, 100*time.Second)
+	s := Summarize(&Records{Jobs: jobs}, [2]int{4, 2}, time.Minute)
+	assert.InDelta(t, 5.04, s["workload.size.mean"], 1e-12)
+	assert.InDelta(t, 375.8784/(5.04*5.04), s["workload.size.scv"], 1e-9)
+	assert.InDelta(t, s["workload.size.scv"], s["workload.reference.scv"], 1e-9)
+	assert.InDelta(t, 103.0/126, s["workload.size.top_8pct"], 1e-12)
+	assert.InDelta(t, 0.96, s["workload.size.below_10s"], 1e-12)
+	assert.InDelta(t, 126.0, s["workload.reference.sum"], 1e-9)
+	for _, name := range s.Names() {
+		assert.True(t, ValidMetric(name), "%s is a metric an expectation may name", name)
+	}
 }

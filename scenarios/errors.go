@@ -111,8 +111,15 @@ func formatValue(v any) string {
 	case float64:
 		return strconv.FormatFloat(v, 'g', -1, 64)
 	}
-	if rv := reflect.ValueOf(v); rv.Kind() == reflect.String { // a named string: run.clock's ClockMode
+	switch rv := reflect.ValueOf(v); rv.Kind() {
+	case reflect.String: // a named string: run.clock's ClockMode
 		return strconv.Quote(rv.String())
+	case reflect.Slice, reflect.Array: // a policy's limits: ["3h20m0s"]
+		parts := make([]string, rv.Len())
+		for i := range parts {
+			parts[i] = formatValue(rv.Index(i).Interface())
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
 	}
 	return fmt.Sprint(v)
 }

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -44,9 +45,75 @@ type Expectation struct {
 	Tolerance float64  `toml:"tolerance"`
 	Set       []string `toml:"set"`
 	Baseline  []string `toml:"baseline"`
-	Paper     string   `toml:"paper"`
+	// BaselineMetric is the baseline run's metric, when not Metric.
+	BaselineMetric string `toml:"baseline_metric"`
+	Paper          string `toml:"paper"`
 	// Run names the run in reproduce's rows; "" shows its overrides.
 	Run string `toml:"run"`
+	// Reduced is how the row is checked in the reproduction's reduced
+	// form, when not as in the full one.
+	Reduced *ReducedRow `toml:"reduced"`
+}
+
+// ReducedRow is how a reproduction's row is checked in its reduced form
+// (`clusteremu reproduce --reduced`, which CI runs) when the smaller run
+// cannot hold it as the full one does: skipped, or with its own operator,
+// value or tolerance (each left out keeps the row's). Why says why, and
+// reproduce prints it beside the row.
+//
+//	reduced = { value = 1.0, why = "200 jobs on 20 nodes: FBQ gains less" }
+//	reduced = { skip = true, why = "fails in the full form too" }
+type ReducedRow struct {
+	Skip      bool    `toml:"skip"`
+	Op        string  `toml:"op"`
+	Value     any     `toml:"value"`
+	Tolerance float64 `toml:"tolerance"`
+	Why       string  `toml:"why"`
+}
+
+// ReducedForm is the row as the reduced form checks it, and whether the
+// reduced form skips it.
+func (e Expectation) ReducedForm() (Expectation, bool) {
+	r := e.Reduced
+	if r == nil {
+		return e, false
+	}
+	if r.Op != "" {
+		e.Op = r.Op
+	}
+	if r.Value != nil {
+		e.Value = r.Value
+	}
+	if r.Tolerance != 0 || r.Op != "" {
+		e.Tolerance = r.Tolerance
+	}
+	return e, r.Skip
+}
+
+func (e *Expectation) validateReduced() []error {
+	r := e.Reduced
+	if r == nil {
+		return nil
+	}
+	var errs checks
+	errs.add(r.Why == "", Missing("reduced.why", "say why the reduced form checks the row otherwise"))
+	if r.Skip {
+		errs.add(r.Op != "" || r.Value != nil || r.Tolerance != 0, Invalid("reduced.skip", true, "a skipped row takes no op, value or tolerance"))
+		return errs
+	}
+	errs.add(r.Op == "" && r.Value == nil && r.Tolerance == 0, Invalid("reduced", r.Why, "give skip = true, or the op, value or tolerance the reduced form checks"))
+	form, _ := e.ReducedForm()
+	form.Reduced = nil
+	for _, err := range flatten(form.Validate()) {
+		// The row's own keys are reported for the row; only what the
+		// reduced form changes is reported for it.
+		var fe *FieldError
+		if errors.As(err, &fe) && slices.Contains([]string{"op", "value", "tolerance"}, fe.Key) &&
+			(fe.Key != "op" || r.Op != "") && (fe.Key != "value" || r.Value != nil) {
+			errs = append(errs, Prefix("reduced", err))
+		}
+	}
+	return errs
 }
 
 var ops = []string{"<", "<=", ">", ">=", "==", "!=", "~"}
@@ -58,9 +125,11 @@ func (e *Expectation) Plain() bool { return len(e.Set) == 0 && e.Baseline == nil
 // Validate checks the metric name, the operator and the value.
 func (e *Expectation) Validate() error {
 	var errs checks
-	errs.add(!cluster.ValidMetric(e.Metric),
-		Invalid("metric", e.Metric, "must be one of %s, or a jobs metric of one pool (%s<pool>.jobs.succeeded)",
-			strings.Join(cluster.MetricNames, ", "), cluster.PoolMetrics))
+	errs.add(!cluster.ValidMetric(e.Metric), e.metricError("metric", e.Metric))
+	if e.BaselineMetric != "" {
+		errs.add(!cluster.ValidMetric(e.BaselineMetric), e.metricError("baseline_metric", e.BaselineMetric))
+		errs.add(e.Baseline == nil, Invalid("baseline_metric", e.BaselineMetric, "applies only with baseline: the baseline run's metric the ratio divides by"))
+	}
 	errs.add(!slices.Contains(ops, e.Op), Invalid("op", e.Op, "must be one of %s", strings.Join(ops, " ")))
 	if _, err := e.number(); err != nil {
 		errs = append(errs, Invalid("value", e.Value, "%v", err))
@@ -69,6 +138,7 @@ func (e *Expectation) Validate() error {
 	}
 	errs.add(e.Op == "~" && !(e.Tolerance > 0), Invalid("tolerance", e.Tolerance, `must be > 0 with op = "~"`))
 	errs.add(e.Op != "~" && e.Tolerance != 0, Invalid("tolerance", e.Tolerance, `applies only to op = "~"`))
+	errs = append(errs, e.validateReduced()...)
 	for i, set := range append(slices.Clone(e.Set), e.Baseline...) {
 		key := fmt.Sprintf("set[%d]", i)
 		if i >= len(e.Set) {
@@ -78,6 +148,17 @@ func (e *Expectation) Validate() error {
 		errs.add(!ok || k == "", Invalid(key, set, "must be key=value"))
 	}
 	return errs.err()
+}
+
+// metricError says why name, the value of key, is no metric: a size bin
+// off the ladder or a partition out of range says so; any other name
+// lists the metrics.
+func (e *Expectation) metricError(key, name string) *FieldError {
+	if strings.HasPrefix(name, cluster.SizeMetrics) || strings.HasPrefix(name, cluster.PartitionMetrics) {
+		return Invalid(key, name, "%v", cluster.MetricError(name))
+	}
+	return Invalid(key, name, "must be one of %s, a jobs metric of one pool (%s<pool>.jobs.succeeded) or of one size bin (%s<bin>.jobs.slowdown.mean), or a partition's (%s<k>.work)",
+		strings.Join(cluster.MetricNames, ", "), cluster.PoolMetrics, cluster.SizeMetrics, cluster.PartitionMetrics)
 }
 
 // fits checks that the value is of the metric's kind: a duration only
@@ -134,10 +215,14 @@ func (e *Expectation) Check(s cluster.Summary) error {
 
 // CheckRatio compares the metric of run over that of the baseline run.
 func (e *Expectation) CheckRatio(run, baseline cluster.Summary) (float64, error) {
+	over := e.Metric
+	if e.BaselineMetric != "" {
+		over = e.BaselineMetric
+	}
 	a, ok := run[e.Metric]
-	b, okb := baseline[e.Metric]
+	b, okb := baseline[over]
 	if !ok || !okb || b == 0 {
-		return math.NaN(), fmt.Errorf("expect %s: no %s ratio (run %v, baseline %v)", e, e.Metric, a, b)
+		return math.NaN(), fmt.Errorf("expect %s: no %s ratio (run %v, baseline %s %v)", e, e.Metric, a, over, b)
 	}
 	return a / b, e.Compare(a / b)
 }

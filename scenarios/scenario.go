@@ -44,10 +44,13 @@ type File struct {
 // ReproduceTable is [reproduce], for scenarios that reproduce a paper's
 // result: source cites the paper and the figure or table; reduced lists
 // the key=value overrides of the smaller form CI runs (`clusteremu
-// reproduce --reduced`).
+// reproduce --reduced`); seeds, when given, runs every variant once per
+// seed (both the workload and the schedule seed) and checks the rows on
+// the mean of each metric over the seeds, as papers average repetitions.
 type ReproduceTable struct {
 	Source  string   `toml:"source"`
 	Reduced []string `toml:"reduced"`
+	Seeds   []uint64 `toml:"seeds"`
 }
 
 // WorkloadTable is [workload]: any number of streams of each kind, each a
@@ -168,7 +171,7 @@ func (f *File) config(dir string) (cluster.Config, []error) {
 		errs = append(errs, withoutEchoes(fieldErrors(err), flatten(bad))...)
 	}
 	var werrs []error
-	c.Workload, werrs = f.Workload.generate(dir, c)
+	c.Workload, c.Loads, werrs = f.Workload.generate(dir, c)
 	errs = append(errs, werrs...)
 	for i := range f.Workload.Closed {
 		workers, err := f.Workload.Closed[i].workerJobs()
@@ -222,19 +225,26 @@ func fieldErrors(err error) []error {
 	return out
 }
 
-// generate builds every stream's jobs, in the order of WorkloadTable.
-func (w *WorkloadTable) generate(dir string, c cluster.Config) ([][]workload.JobSpec, []error) {
+// generate builds every stream's jobs, in the order of WorkloadTable, and
+// lists the streams whose arrivals the run draws (SWIMStream's load).
+func (w *WorkloadTable) generate(dir string, c cluster.Config) ([][]workload.JobSpec, []cluster.LoadStream, []error) {
 	var streams [][]workload.JobSpec
+	var loads []cluster.LoadStream
 	var errs []error
 	add := func(key string, s Stream) {
 		if err := s.Validate(); err != nil {
 			errs = append(errs, Prefix(key, err))
 			return
 		}
-		jobs, err := s.Generate(Env{Dir: dir, Seed: c.Run.Seed})
+		jobs, err := s.Generate(Env{Dir: dir, Seed: c.Run.Seed, BlockSize: int64(c.HDFS.BlockSize)})
 		if err != nil {
 			errs = append(errs, Prefix(key, err))
 			return
+		}
+		if swim, ok := s.(*SWIMStream); ok {
+			if l, ok := swim.LoadStream(key, len(streams)); ok {
+				loads = append(loads, l)
+			}
 		}
 		streams = append(streams, jobs)
 	}
@@ -254,5 +264,5 @@ func (w *WorkloadTable) generate(dir string, c cluster.Config) ([][]workload.Job
 	for i := range w.Jobs {
 		add(fmt.Sprintf("workload.jobs[%d]", i), &w.Jobs[i])
 	}
-	return streams, errs
+	return streams, loads, errs
 }

@@ -60,7 +60,7 @@ func (s *Scenario) WithSet(assignments ...string) (*Scenario, error) {
 	}
 	out := *s
 	out.Name = name
-	out.Config, out.Expect, out.file = cfg, f.Expect, f
+	out.Config, out.Expect, out.Reproduce, out.file = cfg, f.Expect, f.Reproduce, f
 	return &out, nil
 }
 

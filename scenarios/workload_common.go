@@ -39,6 +39,9 @@ type Env struct {
 	// Seed is the workload seed; a stream derives its own generators from
 	// it, so equal seeds give equal jobs.
 	Seed uint64
+	// BlockSize is the cluster's HDFS block size, which decides a job's
+	// maps (a SWIM stream's max_tasks counts them).
+	BlockSize int64
 }
 
 // DefaultCPUPerMiB is the compute a task spends per MiB it processes when

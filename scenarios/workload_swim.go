@@ -9,10 +9,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"clusteremu/cluster"
 	"clusteremu/workload"
 )
 
@@ -29,14 +31,21 @@ import (
 //   - bytes: input, shuffle and output multiplied by size_scale;
 //   - submit: (t − start) × time_scale, for the records with
 //     start ≤ t < start + duration (all from start when duration is 0),
+//     less those of more than max_tasks maps and reduces (when set),
 //     then only the first max_jobs of them (all when 0).
+//
+// With load, the trace's times only select the records: the run draws a
+// random order of them and Poisson arrivals that offer that load of the
+// cluster's slots (slots: the map + reduce slots unless given), from each
+// job's size alone (cluster.LoadStream), as Ghit & Epema's workloads do.
 //
 // TOML keys and defaults: trace (required; relative to the scenario's
 // directory), bytes_per_reduce = "64MiB", max_reduces = 0 (no cap),
 // time_scale = 1.0 (0.5 replays twice as fast), size_scale = 1.0,
-// start = "0s", duration = "0s" (to the end), max_jobs = 0 (all),
-// pool = "" (the default pool), map_cpu_per_mib and reduce_cpu_per_mib
-// (see CPUCosts).
+// start = "0s", duration = "0s" (to the end), max_tasks (no cap),
+// max_jobs = 0 (all), load and slots (the trace's own arrivals), pool =
+// "" (the default pool), map_cpu_per_mib and reduce_cpu_per_mib (see
+// CPUCosts).
 type SWIMStream struct {
 	Trace          string   `toml:"trace"`
 	BytesPerReduce Bytes    `toml:"bytes_per_reduce"`
@@ -45,7 +54,10 @@ type SWIMStream struct {
 	SizeScale      float64  `toml:"size_scale"`
 	Start          Duration `toml:"start"`
 	Length         Duration `toml:"duration"`
+	MaxTasks       *int     `toml:"max_tasks"`
 	MaxJobs        int      `toml:"max_jobs"`
+	Load           *float64 `toml:"load"`
+	Slots          int      `toml:"slots"`
 	Pool           string   `toml:"pool"`
 	CPUCosts
 }
@@ -73,7 +85,27 @@ func (s *SWIMStream) Validate() error {
 	c.add(!(v.TimeScale > 0) || !finite(v.TimeScale), Invalid("time_scale", v.TimeScale, "must be a finite number > 0"))
 	c.add(!(v.SizeScale > 0) || !finite(v.SizeScale), Invalid("size_scale", v.SizeScale, "must be a finite number > 0"))
 	c.add(v.MaxJobs < 0, Invalid("max_jobs", v.MaxJobs, "must be ≥ 0 (0 = all)"))
+	if v.MaxTasks != nil {
+		c.add(*v.MaxTasks < 1, Invalid("max_tasks", *v.MaxTasks, "must be ≥ 1: the most maps and reduces a record's job may have (leave it out for no cap)"))
+	}
+	if v.Load != nil {
+		l := *v.Load
+		c.add(!(l > 0) || !finite(l), Invalid("load", l, "must be a finite number > 0: the share of the slots the arrivals offer"))
+		c.add(s.TimeScale != 0 && s.TimeScale != 1, Invalid("time_scale", s.TimeScale,
+			"does not apply with load, which draws the arrivals instead of stretching the trace's: leave one out"))
+	}
+	c.add(v.Slots < 0, Invalid("slots", v.Slots, "must be ≥ 0 (0: the cluster's map + reduce slots)"))
+	c.add(v.Slots > 0 && v.Load == nil, Invalid("slots", v.Slots, "applies only with load: the slots the load is of"))
 	return c.err()
+}
+
+// LoadStream is how the run draws the stream's arrivals, and false when
+// the stream replays the trace's own.
+func (s *SWIMStream) LoadStream(key string, stream int) (cluster.LoadStream, bool) {
+	if s.Load == nil {
+		return cluster.LoadStream{}, false
+	}
+	return cluster.LoadStream{Key: key, Stream: stream, Load: *s.Load, Slots: s.Slots}, true
 }
 
 // Generate reads the trace (relative to env.Dir) and converts it; the
@@ -91,7 +123,18 @@ func (s *SWIMStream) Generate(env Env) ([]workload.JobSpec, error) {
 	if err != nil {
 		return nil, Invalid("trace", s.Trace, "%v", err) // at the trace = line
 	}
-	return s.Convert(recs), nil
+	jobs := s.Convert(recs, env.BlockSize)
+	if s.Load != nil && len(jobs) > 0 && !slices.ContainsFunc(jobs, hasWork) {
+		return nil, Invalid("load", *s.Load, "the stream's %d jobs move and compute nothing (no input, shuffle or output), "+
+			"so they hold no slot time and no arrival rate offers a load", len(jobs))
+	}
+	return jobs, nil
+}
+
+// hasWork reports whether a job reads, shuffles or writes any byte: its
+// CPU is per byte, so one that does not holds its slots for no time.
+func hasWork(j workload.JobSpec) bool {
+	return j.InputBytes > 0 || j.ShuffleBytes > 0 || j.OutputBytes > 0
 }
 
 // TracesEnv names the environment variable of a directory of SWIM traces:
@@ -242,8 +285,9 @@ func swimBytes(cols []string, i int) (int64, error) {
 }
 
 // Convert turns trace records into jobs by the rules in SWIMStream's
-// documentation. s must be valid.
-func (s *SWIMStream) Convert(recs []SWIMRecord) []workload.JobSpec {
+// documentation, a map per HDFS block of blockSize bytes. s must be
+// valid.
+func (s *SWIMStream) Convert(recs []SWIMRecord, blockSize int64) []workload.JobSpec {
 	v := s.withDefaults()
 	mapCPU, reduceCPU := v.CPUCosts.costs()
 	start, end := v.Start.Std().Seconds(), math.Inf(1)
@@ -256,11 +300,18 @@ func (s *SWIMStream) Convert(recs []SWIMRecord) []workload.JobSpec {
 			continue
 		}
 		shuffle := v.scale(r.Shuffle)
-		jobs = append(jobs, workload.JobSpec{
+		job := workload.JobSpec{
 			Name: r.ID, Submit: seconds((r.Submit - start) * v.TimeScale), Pool: v.Pool, Priority: 2,
 			InputBytes: v.scale(r.Input), Reduces: v.reduces(shuffle), ShuffleBytes: shuffle,
 			OutputBytes: v.scale(r.Output), MapCPU: mapCPU, ReduceCPU: reduceCPU,
-		})
+		}
+		if v.MaxTasks != nil && blockSize > 0 && int64(job.MapCount(blockSize))+int64(job.Reduces) > int64(*v.MaxTasks) {
+			continue
+		}
+		if v.Load != nil {
+			job.Submit = 0 // drawn when the run is built (cluster.LoadStream)
+		}
+		jobs = append(jobs, job)
 	}
 	sortBySubmit(jobs)
 	return jobs

@@ -32,7 +32,7 @@ func applySets(sc *scenarios.Scenario, sets []string) (*scenarios.Scenario, erro
 var compareMetrics = []string{
 	"jobs.succeeded", "jobs.failed", "jobs.response_time.mean", "jobs.response_time.p50",
 	"jobs.response_time.p95", "jobs.response_time.p99", "jobs.small.response_time.mean", "jobs.slowdown.mean", "jobs.slowdown.p50", "jobs.slowdown.p95",
-	"jobs.slowdown.max", "jobs.makespan", "jobs.throughput",
+	"jobs.slowdown.max", "jobs.slowdown.v95", "jobs.slowdown.bin_spread", "jobs.makespan", "jobs.throughput", "workload.load",
 	"tasks.killed", "tasks.killed.slot_seconds",
 	"tasks.locality.node", "tasks.locality.rack", "tasks.locality.remote",
 	"slots.utilisation.map", "slots.utilisation.reduce", "flows.bytes",
@@ -203,6 +203,54 @@ func printComparison(w io.Writer, variants []*scenarios.Scenario, reports []*clu
 				fmt.Fprintf(tw, "%.4g\t", got)
 			default:
 				fmt.Fprintf(tw, "%.4g (%.2f×)\t", got, got/first)
+			}
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+	printSizeBins(w, variants, reports)
+}
+
+// printSizeBins prints, when the runs measured job sizes, the mean
+// slowdown of each size bin that has jobs in any variant, with its jobs:
+// Ghit & Epema's Fig. 12 as a table.
+func printSizeBins(w io.Writer, variants []*scenarios.Scenario, reports []*cluster.Report) {
+	var bins []int
+	for i := range 41 {
+		for _, rep := range reports {
+			if _, ok := rep.Summary[cluster.SizeMetrics+cluster.SizeBinLabel(i)+".jobs.submitted"]; ok {
+				bins = append(bins, i)
+				break
+			}
+		}
+	}
+	if len(bins) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nmean slowdown by job size (the slot-seconds a job held alone), jobs in the bin in brackets:")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "size\t")
+	for _, v := range variants {
+		fmt.Fprintf(tw, "%s\t", shortName(v.Name))
+	}
+	fmt.Fprintln(tw)
+	for _, i := range bins {
+		label := fmt.Sprintf("%s–%s s", cluster.SizeBinLabel(i), cluster.SizeBinLabel(i+1))
+		if i == 0 {
+			label = "below 10 s"
+		}
+		fmt.Fprintf(tw, "%s\t", label)
+		prefix := cluster.SizeMetrics + cluster.SizeBinLabel(i) + ".jobs."
+		for _, rep := range reports {
+			n, has := rep.Summary[prefix+"submitted"]
+			mean, hasMean := rep.Summary[prefix+"slowdown.mean"]
+			switch {
+			case !has:
+				fmt.Fprint(tw, "-\t")
+			case !hasMean:
+				fmt.Fprintf(tw, "- (%.0f)\t", n)
+			default:
+				fmt.Fprintf(tw, "%.3g (%.0f)\t", mean, n)
 			}
 		}
 		fmt.Fprintln(tw)

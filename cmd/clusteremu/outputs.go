@@ -327,18 +327,23 @@ func secs(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f',
 
 func jobRows(res *cluster.Records) [][]string {
 	rows := [][]string{{"job", "name", "pool", "status", "reason", "submit", "start", "finish", "response",
-		"reference", "slowdown", "maps", "reduces", "input_bytes", "shuffle_bytes", "output_bytes", "evictions", "evicted_maps"}}
+		"reference", "slowdown", "size", "maps", "reduces", "input_bytes", "shuffle_bytes", "output_bytes", "evictions", "evicted_maps"}}
 	for _, j := range res.Jobs {
 		start := ""
 		if j.Start >= 0 {
 			start = secs(j.Start)
 		}
-		ref, slowdown := "", ""
+		ref, slowdown, size := "", "", ""
 		if sd := j.Slowdown(); sd > 0 {
 			ref, slowdown = secs(j.Reference), strconv.FormatFloat(sd, 'f', 4, 64)
 		}
+		if j.TotalSize() > 0 {
+			// The slot-seconds its attempts held alone (Ghit & Epema's
+			// size), to the millisecond as the times are.
+			size = strconv.FormatFloat(j.TotalSize(), 'f', 3, 64)
+		}
 		rows = append(rows, []string{fmt.Sprint(j.ID), j.Name, j.Pool, string(j.Outcome), j.Reason,
-			secs(j.Submit), start, secs(j.Finish), secs(j.Finish - j.Submit), ref, slowdown,
+			secs(j.Submit), start, secs(j.Finish), secs(j.Finish - j.Submit), ref, slowdown, size,
 			fmt.Sprint(j.Maps), fmt.Sprint(j.Reduces), fmt.Sprint(j.InputBytes), fmt.Sprint(j.ShuffleBytes), fmt.Sprint(j.OutputBytes),
 			fmt.Sprint(j.Evictions), fmt.Sprint(j.EvictedMaps)})
 	}

@@ -56,7 +56,7 @@ func reproduceCommand(args []string, stdout, stderr io.Writer) int {
 	defer endWatch()
 	code := exitOK
 	for _, sc := range scs {
-		if !reproduce(stdout, sc, *workers, runs) {
+		if !reproduce(stdout, sc, *reduced, *workers, runs) {
 			code = exitFailed
 		}
 		if runs.stopped() {
@@ -87,6 +87,27 @@ func reproduction(path string, reduced bool) (*scenarios.Scenario, error) {
 	return sc, nil
 }
 
+// row is an expectation as a reproduction checks it: in the reduced
+// form, as its reduced line says (scenarios.ReducedRow).
+type row struct {
+	scenarios.Expectation
+	skip bool   // the reduced form skips it
+	why  string // why the reduced form checks it otherwise
+}
+
+// rows are the scenario's expectations as the form checks them.
+func rows(sc *scenarios.Scenario, reduced bool) []row {
+	out := make([]row, len(sc.Expect))
+	for i, e := range sc.Expect {
+		out[i] = row{Expectation: e}
+		if reduced && e.Reduced != nil {
+			out[i].Expectation, out[i].skip = e.ReducedForm()
+			out[i].why = e.Reduced.Why
+		}
+	}
+	return out
+}
+
 // variantKey names the run of a list of overrides.
 func variantKey(sets []string) string {
 	if len(sets) == 0 {
@@ -96,46 +117,88 @@ func variantKey(sets []string) string {
 }
 
 // reproduce runs a scenario's variants and prints its rows; it reports
-// whether every expectation held.
-func reproduce(w io.Writer, sc *scenarios.Scenario, workers int, runs *runSet) bool {
+// whether every expectation held. In the reduced form a row may be
+// skipped or checked otherwise, as it says.
+func reproduce(w io.Writer, sc *scenarios.Scenario, reduced bool, workers int, runs *runSet) bool {
+	checked := rows(sc, reduced)
 	variants := map[string][]string{}
-	for _, e := range sc.Expect {
+	for _, e := range checked {
+		if e.skip {
+			continue
+		}
 		variants[variantKey(e.Set)] = e.Set
 		if e.Baseline != nil {
 			variants[variantKey(e.Baseline)] = e.Baseline
 		}
 	}
 	keys := slices.Sorted(maps.Keys(variants))
-	sums := make([]cluster.Summary, len(keys))
-	runErrs := make([]error, len(keys))
-	parallel.For(len(keys), workers, func(i int) {
-		sums[i], runErrs[i] = runVariant(sc, variants[keys[i]], runs)
+	seeds := sc.Reproduce.Seeds
+	if len(seeds) == 0 {
+		seeds = []uint64{sc.Config.Run.Seed} // the scenario's own seeds, once
+	}
+	// Every variant under every seed, seed-major: the variants of one
+	// seed share one workload and, under a shared reference scheduler,
+	// their reference runs.
+	sums := make([]cluster.Summary, len(keys)*len(seeds))
+	runErrs := make([]error, len(sums))
+	parallel.For(len(sums), workers, func(i int) {
+		seeded, err := sc, error(nil)
+		if len(sc.Reproduce.Seeds) > 0 {
+			seeded, err = sc.WithSeed(seeds[i/len(keys)])
+		}
+		if err == nil {
+			sums[i], err = runVariant(seeded, variants[keys[i%len(keys)]], runs)
+		}
+		runErrs[i] = err
 	})
 	summaries := make(map[string]cluster.Summary, len(keys))
 	errs := make(map[string]error, len(keys))
-	for i, k := range keys {
-		summaries[k], errs[k] = sums[i], runErrs[i]
+	for v, k := range keys {
+		var each []cluster.Summary
+		for s := range seeds {
+			if err := runErrs[s*len(keys)+v]; err != nil && errs[k] == nil {
+				errs[k] = err
+			}
+			each = append(each, sums[s*len(keys)+v])
+		}
+		if errs[k] == nil {
+			summaries[k] = meanSummary(each)
+		}
 	}
 
 	fmt.Fprintf(w, "%s: %s\n", shortName(sc.Name), sc.Reproduce.Source)
+	switch {
+	case len(sc.Reproduce.Seeds) == 1:
+		fmt.Fprintf(w, "  (seed %d)\n", seeds[0])
+	case len(sc.Reproduce.Seeds) > 1:
+		fmt.Fprintf(w, "  (each figure the mean over seeds %s)\n", joinSeeds(seeds))
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  run\tmetric\tpaper\temulator\texpected\t")
 	ok := true
-	for _, e := range sc.Expect {
+	var notes []string // why the reduced form checks rows otherwise
+	for _, e := range checked {
 		run := variantKey(e.Set)
 		label := run
 		if e.Run != "" {
 			label = e.Run
 		}
-		measured, err := math.NaN(), errs[run]
 		metric := e.Metric
+		if e.Baseline != nil {
+			metric += " ratio"
+		}
+		if e.skip {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t-\t%s %v%s\tskipped*\n", label, metric, e.Paper, e.Op, e.Value, tolerance(e.Expectation))
+			notes = append(notes, fmt.Sprintf("%s, %s: %s", label, metric, e.why))
+			continue
+		}
+		measured, err := math.NaN(), errs[run]
 		switch {
 		case err != nil:
 		case e.Baseline != nil:
 			if err = errs[variantKey(e.Baseline)]; err == nil {
 				measured, err = e.CheckRatio(summaries[run], summaries[variantKey(e.Baseline)])
 			}
-			metric += " ratio"
 		default:
 			if got, has := summaries[run][e.Metric]; has {
 				measured = got
@@ -149,13 +212,52 @@ func reproduce(w io.Writer, sc *scenarios.Scenario, workers int, runs *runSet) b
 		case err != nil:
 			verdict, ok = "FAIL", false
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%.4g\t%s %v%s\t%s\n", label, metric, e.Paper, measured, e.Op, e.Value, tolerance(e), verdict)
+		if e.why != "" {
+			verdict += "*"
+			notes = append(notes, fmt.Sprintf("%s, %s: %s", label, metric, e.why))
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%.4g\t%s %v%s\t%s\n", label, metric, e.Paper, measured, e.Op, e.Value, tolerance(e.Expectation), verdict)
 		if err != nil && errs[run] != nil {
 			fmt.Fprintf(tw, "  \t%v\t\t\t\t\n", errs[run])
 		}
 	}
 	tw.Flush()
+	for _, n := range notes {
+		fmt.Fprintf(w, "  * reduced form, %s\n", n)
+	}
 	return ok
+}
+
+// meanSummary is the metrics every summary holds, each the mean of its
+// values.
+func meanSummary(each []cluster.Summary) cluster.Summary {
+	if len(each) == 1 {
+		return each[0]
+	}
+	out := cluster.Summary{}
+	for _, name := range each[0].Names() {
+		sum := 0.0
+		for _, s := range each {
+			v, ok := s[name]
+			if !ok {
+				sum = math.NaN()
+				break
+			}
+			sum += v
+		}
+		if !math.IsNaN(sum) {
+			out[name] = sum / float64(len(each))
+		}
+	}
+	return out
+}
+
+func joinSeeds(seeds []uint64) string {
+	parts := make([]string, len(seeds))
+	for i, s := range seeds {
+		parts[i] = fmt.Sprint(s)
+	}
+	return strings.Join(parts, ", ")
 }
 
 func tolerance(e scenarios.Expectation) string {

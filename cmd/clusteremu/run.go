@@ -310,6 +310,17 @@ func printFaults(w io.Writer, s cluster.Summary, f cluster.FlowTotals) {
 		s["flows.requested_bytes"], f.Bytes, f.Completed, f.AbortedBytes, f.Abandoned(), f.Aborted, f.CutOffDue, f.CutOff)
 }
 
+// printPartitions prints a line per partition of a policy that splits the
+// slots between queues: its slots, how busy they were, its share of the
+// work.
+func printPartitions(w io.Writer, s cluster.Summary, res *cluster.Records) {
+	for k, slots := range res.PartitionSlots {
+		p := fmt.Sprintf("%s%d.", cluster.PartitionMetrics, k+1)
+		fmt.Fprintf(w, "partition %d: %d map + %d reduce slots, map %.1f%%  reduce %.1f%% busy, %.1f%% of the slot-seconds\n",
+			k+1, slots[0], slots[1], 100*s[p+"utilisation.map"], 100*s[p+"utilisation.reduce"], 100*s[p+"work"])
+	}
+}
+
 func printSummary(w io.Writer, cfg cluster.Config, rep *cluster.Report, wall time.Duration) {
 	s := rep.Summary
 	fmt.Fprintf(w, "cluster   %d racks × %d nodes, %d map + %d reduce slots each, %s\n",
@@ -348,6 +359,16 @@ func printSummary(w io.Writer, cfg cluster.Config, rep *cluster.Report, wall tim
 			s["tasks.killed.slot_seconds"], s["tasks.killed"], s["tasks.failed.slot_seconds"], s["tasks.failed"])
 	}
 	fmt.Fprintln(w)
+	printPartitions(w, s, rep.Records)
+	if scv, ok := s["workload.size.scv"]; ok {
+		fmt.Fprintf(w, "sizes     mean %.0f slot-s, SCV %.2f; the largest 8%% of jobs hold %.1f%% of the slot-seconds; %.1f%% below 10 s; reference runtimes sum to %.1f h, SCV %.2f\n",
+			s["workload.size.mean"], scv, 100*s["workload.size.top_8pct"], 100*s["workload.size.below_10s"],
+			s["workload.reference.sum"]/3600, s["workload.reference.scv"])
+	}
+	if load, ok := s["workload.load"]; ok {
+		fmt.Fprintf(w, "load      %.3f offered (map %.3f, reduce %.3f): the jobs' sizes alone over the slots × the span of the arrivals\n",
+			load, s["workload.load.map"], s["workload.load.reduce"])
+	}
 	fmt.Fprintf(w, "flows     %.0f completed, %.0f aborted, %.1f GB moved\n",
 		s["flows.completed"], s["flows.aborted"], s["flows.bytes"]/1e9)
 	if len(cfg.Faults) > 0 || len(cfg.Rules) > 0 {
@@ -368,6 +389,10 @@ func printSummary(w io.Writer, cfg cluster.Config, rep *cluster.Report, wall tim
 		}
 		fmt.Fprintf(w, "reference %d of %d jobs measured alone for their slowdowns in %v wall (run.slowdown = false skips them)\n",
 			measured, len(rep.Records.Jobs), rep.ReferenceWall.Round(time.Millisecond))
+	}
+	if rep.SizingWall > 0 {
+		fmt.Fprintf(w, "sizing    every job of the load streams run alone for its size, before the run, in %v wall\n",
+			rep.SizingWall.Round(time.Millisecond))
 	}
 	if rep.End.Lag > 0 {
 		// Lag is wall time; at ×k it held back k times as much emulated

@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"fmt"
 	"testing"
 	"time"
 )
@@ -97,5 +98,94 @@ func BenchmarkFairHeartbeat(b *testing.B) {
 		f.Heartbeat(now, node)
 		launch(node)
 		launch(node)
+	}
+}
+
+// BenchmarkMultiQueueHeartbeat answers heartbeats of 100 nodes × (4 map +
+// 2 reduce) slots under FBQ and TAGS (L_1 = 5 s; TAGS with [50, 50], so
+// map slots 0 and 1 of every node are queue 1's) with the given number of
+// active jobs of 3 maps each, all submitted before the clock starts. Each
+// op, a node's map slots 0 and 3 end their attempts (launched 100 ops, 3
+// s, before, so a job's second map to end demotes it) and are offered
+// again; a job that has run all its maps ends and a new one replaces it.
+func BenchmarkMultiQueueHeartbeat(b *testing.B) {
+	for _, name := range []string{"fbq", "tags"} {
+		for _, jobs := range []int{100, 1000, 10000} {
+			b.Run(fmt.Sprintf("%s/jobs=%d", name, jobs), func(b *testing.B) { benchMultiQueue(b, name, jobs) })
+		}
+	}
+}
+
+func benchMultiQueue(b *testing.B, name string, jobs int) {
+	const nodes, maps = 100, 3
+	shape := Shape{Nodes: nodes, Slots: [2]int{4, 2}}
+	params, err := NewParams(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	params.(*MultiQueueParams).Limits = seconds(5)
+	p, err := New(name, params, shape)
+	if err != nil {
+		b.Fatal(err)
+	}
+	v := &mapView{fakeView: fakeView{slots: map[TaskKind]int{Map: 400, Reduce: 200}}, byID: map[JobID]*JobStatus{}}
+	now := time.Duration(0)
+	next := JobID(1)
+	submit := func() {
+		st := &JobStatus{Job: Job{ID: next, Maps: maps, Submit: now}, PendingMaps: maps}
+		next++
+		v.byID[st.ID] = st
+		p.Submitted(now, st.Job)
+	}
+	for range jobs {
+		submit()
+	}
+	slots := make([][4]*Attempt, nodes)
+	launch := func(node NodeID, index int) {
+		s := Slot{Node: node, Kind: Map, Index: index}
+		a, ok := p.Assign(now, v, s)
+		if !ok {
+			return
+		}
+		st := v.byID[a.Job]
+		st.PendingMaps--
+		st.RunningMaps++
+		st.MapAttempts++
+		at := Attempt{Job: a.Job, Kind: Map, Task: int32(st.Maps - st.PendingMaps - 1)}
+		slots[node][index] = &at
+		p.Launched(now, Launch{Attempt: at, Node: node, Slot: index, Locality: OffRack})
+	}
+	finish := func(node NodeID, index int) {
+		at := slots[node][index]
+		if at == nil {
+			return
+		}
+		slots[node][index] = nil
+		st := v.byID[at.Job]
+		st.RunningMaps--
+		st.MapAttempts--
+		st.FinishedMaps++
+		p.Finished(now, Finish{Attempt: *at, Node: node, Outcome: Succeeded, At: now})
+		if st.FinishedMaps == st.Maps {
+			p.Ended(now, st.ID)
+			delete(v.byID, st.ID)
+			submit()
+		}
+	}
+	for node := range NodeID(nodes) {
+		for index := range 4 {
+			launch(node, index)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		now += 30 * time.Millisecond
+		node := NodeID(i % nodes)
+		finish(node, 0)
+		finish(node, 3)
+		p.Heartbeat(now, node)
+		launch(node, 0)
+		launch(node, 3)
 	}
 }

@@ -87,4 +87,12 @@
 //
 // With slow_start = 2.0 in the file, the scenario reports
 // "race.toml:30:1: scheduler.slow_start = 2: must be a number in [0, 1]".
+//
+// A policy that needs the cluster's shape when it is built registers
+// with RegisterShaped: TAGS and SITA split every node's slots between
+// their queues, so a 100-node cluster of 6 map and 2 reduce slots under
+// partitions = [30, 70] gives queue 1 the 180 map slots ranked first
+// index-major (slot 0 of every node, slot 1 of nodes 0–79) and 60 reduce
+// slots, and such a policy says which partition a slot is in
+// (Partitioned), so a run can report each partition's utilisation.
 package sched

@@ -45,8 +45,15 @@ func (e *ParamError) Error() string {
 }
 
 // tomlValue writes v as TOML does: strings and quantities with units
-// quoted.
+// quoted, lists in brackets.
 func tomlValue(v any) string {
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Slice {
+		parts := make([]string, rv.Len())
+		for i := range parts {
+			parts[i] = tomlValue(rv.Index(i).Interface())
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	}
 	switch v := v.(type) {
 	case string:
 		return strconv.Quote(v)
@@ -87,7 +94,7 @@ func (c paramChecks) err() error { return errors.Join(c...) }
 type registration struct {
 	defaults func() Params
 	// build checks the parameters' type, validates them and builds.
-	build func(Params) (Policy, error)
+	build func(Params, Shape) (Policy, error)
 }
 
 var registry = map[string]registration{}
@@ -104,12 +111,18 @@ func init() {
 // example's, register from an init function. Register panics when the
 // name is taken.
 func Register[P Params](name string, defaults func() P, build func(P) (Policy, error)) {
+	RegisterShaped(name, defaults, func(p P, _ Shape) (Policy, error) { return build(p) })
+}
+
+// RegisterShaped is Register for a policy that needs the cluster's shape
+// when it is built, as one partitioning the slots between queues does.
+func RegisterShaped[P Params](name string, defaults func() P, build func(P, Shape) (Policy, error)) {
 	if _, taken := registry[name]; taken {
 		panic(fmt.Sprintf("sched: policy %q registered twice", name))
 	}
 	registry[name] = registration{
 		defaults: func() Params { return defaults() },
-		build: func(p Params) (Policy, error) {
+		build: func(p Params, shape Shape) (Policy, error) {
 			typed, ok := p.(P)
 			if !ok {
 				return nil, fmt.Errorf("scheduler %q takes parameters of type %v, not %T", name, reflect.TypeFor[P](), p)
@@ -117,7 +130,7 @@ func Register[P Params](name string, defaults func() P, build func(P) (Policy, e
 			if err := typed.Validate(); err != nil {
 				return nil, err
 			}
-			return build(typed)
+			return build(typed, shape)
 		},
 	}
 }
@@ -143,11 +156,11 @@ func NewParams(name string) (Params, error) {
 	return r.defaults(), nil
 }
 
-// New builds the named policy with the parameters p, which must be nil
-// (the policy's defaults) or of the type the policy registered. Invalid
-// parameters come back as Validate reports them; an unknown name as a
-// *ParamError for the key name.
-func New(name string, p Params) (Policy, error) {
+// New builds the named policy for a cluster of the given shape with the
+// parameters p, which must be nil (the policy's defaults) or of the type
+// the policy registered. Invalid parameters come back as Validate reports
+// them; an unknown name as a *ParamError for the key name.
+func New(name string, p Params, shape Shape) (Policy, error) {
 	r, err := lookup(name)
 	if err != nil {
 		return nil, err
@@ -155,5 +168,5 @@ func New(name string, p Params) (Policy, error) {
 	if p == nil {
 		p = r.defaults()
 	}
-	return r.build(p)
+	return r.build(p, shape)
 }

@@ -94,20 +94,20 @@ func TestParamErrorWritesValuesAsTOML(t *testing.T) {
 }
 
 func TestNewBuildsFromParams(t *testing.T) {
-	p, err := New("fifo", nil)
+	p, err := New("fifo", nil, Shape{})
 	require.NoError(t, err)
 	assert.Equal(t, "fifo", p.Name())
 	assert.Equal(t, DefaultFIFOParams().Waits(), p.(*FIFO).waits)
 
 	fifo := DefaultFIFOParams()
 	fifo.Delay, fifo.T1 = true, units.Duration(5*time.Second)
-	p, err = New("fifo", fifo)
+	p, err = New("fifo", fifo, Shape{})
 	require.NoError(t, err)
 	assert.Equal(t, Waits{Enabled: true, T1: 5 * time.Second, T2: 15 * time.Second}, p.(*FIFO).waits)
 
 	fair := DefaultFairParams()
 	fair.Preemption, fair.Pools = true, []PoolParams{{Name: "prod", MinMaps: 60}}
-	p, err = New("fair", fair)
+	p, err = New("fair", fair, Shape{})
 	require.NoError(t, err)
 	assert.Equal(t, fair.Config(), p.(*Fair).cfg)
 	fair.Pools[0].MinMaps = 1
@@ -117,20 +117,20 @@ func TestNewBuildsFromParams(t *testing.T) {
 func TestNewRejectsBadParams(t *testing.T) {
 	fifo := DefaultFIFOParams()
 	fifo.T1, fifo.T2 = -1, -1
-	_, err := New("fifo", fifo)
+	_, err := New("fifo", fifo, Shape{})
 	assert.EqualError(t, err, `scheduler.t1 = "-1ns": must be a duration ≥ 0 like "15s"`+"\n"+
 		`scheduler.t2 = "-1ns": must be a duration ≥ 0 like "15s"`)
 
-	_, err = New("fifo", DefaultFairParams())
+	_, err = New("fifo", DefaultFairParams(), Shape{})
 	assert.EqualError(t, err, `scheduler "fifo" takes parameters of type *sched.FIFOParams, not *sched.FairParams`)
 
-	_, err = New("lottery", nil)
-	assert.EqualError(t, err, `scheduler.name = "lottery": must be one of fair, fifo`)
+	_, err = New("lottery", nil, Shape{})
+	assert.EqualError(t, err, `scheduler.name = "lottery": must be one of comp, fair, fbq, fifo, sita, tags`)
 	var pe *ParamError
 	require.ErrorAs(t, err, &pe)
-	assert.Equal(t, ParamError{Key: "name", Value: "lottery", Msg: "must be one of fair, fifo"}, *pe)
+	assert.Equal(t, ParamError{Key: "name", Value: "lottery", Msg: "must be one of comp, fair, fbq, fifo, sita, tags"}, *pe)
 	_, err = NewParams("lottery")
-	assert.EqualError(t, err, `scheduler.name = "lottery": must be one of fair, fifo`)
+	assert.EqualError(t, err, `scheduler.name = "lottery": must be one of comp, fair, fbq, fifo, sita, tags`)
 }
 
 func TestNewParamsReturnsFreshDefaults(t *testing.T) {

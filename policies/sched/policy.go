@@ -43,6 +43,15 @@ type SlotAware interface {
 	SlotAware() bool
 }
 
+// Partitioned is implemented by a policy that splits the cluster's slots
+// between its queues (TAGS, SITA): Partition is the 1-based partition a
+// slot belongs to, fixed when the policy is built, so a run can report
+// each partition's utilisation and share of the work. It must be safe to
+// call from any goroutine.
+type Partitioned interface {
+	Partition(Slot) int
+}
+
 // View is the coordinator's current picture of the active jobs, valid only
 // during the call it was passed to. It hands out copies: nothing a policy
 // does to what it gets changes the coordinator's state.

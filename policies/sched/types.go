@@ -15,6 +15,15 @@ type (
 	RackID int32
 )
 
+// Shape is the cluster a policy schedules, as it was built: its nodes and
+// each node's slots by TaskKind. A policy that partitions slots between
+// queues (TAGS, SITA) splits them by it; nodes that die later keep their
+// slots' places in the partitions.
+type Shape struct {
+	Nodes int
+	Slots [2]int
+}
+
 // TaskKind is the kind of slot a task needs.
 type TaskKind uint8
 

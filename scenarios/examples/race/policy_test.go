@@ -71,6 +71,6 @@ func TestParametersAreChecked(t *testing.T) {
 		require.Error(t, err, tt.to)
 		assert.Equal(t, []string{"race.toml:17:1: cluster.map_slots = -1: must be 0 … 1024", tt.want}, strings.Split(err.Error(), "\n"), tt.to)
 	}
-	_, err = sched.New(Name, &Params{SlowStart: -0.5})
+	_, err = sched.New(Name, &Params{SlowStart: -0.5}, sched.Shape{})
 	assert.EqualError(t, err, "scheduler.slow_start = -0.5: must be a number in [0, 1]")
 }
