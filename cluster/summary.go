@@ -227,7 +227,7 @@ func summarizeAttempts(s Summary, res *Records, slots [2]int, end time.Duration)
 	// again from the start (preemption's cost in Zaharia et al. §3.2).
 	s["tasks.killed.slot_seconds"] = t.Held[sched.Killed]
 	s["tasks.failed.slot_seconds"] = t.Held[sched.Failed]
-	if maps := loc[0] + loc[1] + loc[2]; maps > 0 {
+	if maps := loc[sched.MemoryLocal] + loc[sched.NodeLocal] + loc[sched.RackLocal] + loc[sched.OffRack]; maps > 0 {
 		s["tasks.locality.node"] = float64(loc[sched.NodeLocal]) / float64(maps)
 		s["tasks.locality.rack"] = float64(loc[sched.RackLocal]) / float64(maps)
 		s["tasks.locality.remote"] = float64(loc[sched.OffRack]) / float64(maps)
@@ -248,11 +248,11 @@ func summarizeAttempts(s Summary, res *Records, slots [2]int, end time.Duration)
 // by kind and by outcome, and the locality of the maps that succeeded.
 type AttemptTally struct {
 	Attempts int
-	Outcomes [3]int     // by sched.Outcome
-	Busy     [2]float64 // slot-seconds by sched.TaskKind
-	Held     [3]float64 // slot-seconds by sched.Outcome
-	Locality [3]int     // succeeded maps by sched.Locality
-	Lost     int        // attempts that ended lost with their node
+	Outcomes [3]int                // by sched.Outcome
+	Busy     [2]float64            // slot-seconds by sched.TaskKind
+	Held     [3]float64            // slot-seconds by sched.Outcome
+	Locality [sched.Localities]int // succeeded maps by sched.Locality
+	Lost     int                   // attempts that ended lost with their node
 }
 
 func (t *AttemptTally) add(a actors.AttemptRecord) {
