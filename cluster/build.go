@@ -47,7 +47,7 @@ func TopologySpec(cfg Config) netmodel.TopologySpec {
 		NICUp: float64(shape.NIC), NICDown: float64(shape.NIC),
 		RackUp: float64(shape.RackUplink), RackDown: float64(shape.RackUplink),
 		Oversubscription: shape.Oversubscription, Core: float64(shape.Core),
-		CPU: shape.CPU(&cfg.Tasks),
+		CPU: shape.CPU(&cfg.Tasks), Memory: float64(shape.Memory),
 	}
 }
 

@@ -39,6 +39,9 @@ type Env struct {
 	// Seed is the workload seed; a stream derives its own generators from
 	// it, so equal seeds give equal jobs.
 	Seed uint64
+	// Name prefixes the files a stream names for its jobs to share (a
+	// synthetic stream's popular files: "s0-file1").
+	Name string
 }
 
 // DefaultCPUPerMiB is the compute a task spends per MiB it processes when

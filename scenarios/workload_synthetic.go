@@ -37,13 +37,28 @@ import (
 // Sizes and arrivals use separate generators derived from the seed, so
 // changing the rate or load moves the arrivals but keeps the jobs.
 //
+// Popularity (PACMan's workloads, where jobs read the same files again):
+// with files = N the stream first draws N input files, each of a size
+// drawn as a job's is, and ranks them by popularity; every job then reads
+// one of them, of popularity rank r with probability ∝ r^(−zipf), and has
+// its maps. size_correlation ties a file's size to its rank through a
+// Gaussian copula: a pair of normals with that correlation per file, the
+// sizes given out in the order of the first and the ranks in the order of
+// the second, so 1 makes the most popular file the largest, 0 leaves size
+// and popularity independent and −1 makes it the smallest. The files are
+// named <stream>-file<rank> ("s0-file1" is stream 0's most popular), and
+// are drawn from generators of their own, so a stream without files draws
+// exactly the jobs it did before.
+//
 // TOML keys and defaults: jobs (required, ≥ 1), interarrival or load
 // (exactly one), slots (required with load), task_time = "30s",
 // start = "0s", sizes = "facebook", pareto_alpha = 1.1, min_maps = 1,
 // max_maps = 12800, lognormal_mu = 2.5, lognormal_sigma = 1.5,
 // min_reduce_fraction = 0.05, max_reduce_fraction = 0.25,
 // block_size = "128MiB", shuffle_ratio = 1.0, output_ratio = 1.0,
-// pool = "", map_cpu_per_mib and reduce_cpu_per_mib (see CPUCosts).
+// pool = "", map_cpu_per_mib and reduce_cpu_per_mib (see CPUCosts),
+// files = 0 (every job reads a file of its own), zipf = 1.0,
+// size_correlation = 0.
 // An absent value takes the default, and so does a zero for keys where
 // zero means nothing (jobs, task_time, the map bounds, block_size...);
 // lognormal_mu, the reduce fractions and the ratios take 0 as written.
@@ -67,6 +82,9 @@ type SyntheticStream struct {
 	OutputRatio       *float64 `toml:"output_ratio"`
 	Pool              string   `toml:"pool"`
 	CPUCosts
+	Files           int      `toml:"files,omitzero"`
+	Zipf            *float64 `toml:"zipf"`
+	SizeCorrelation float64  `toml:"size_correlation,omitzero"`
 }
 
 // SizeBin is a range of map counts [Lo, Hi] and the fraction of jobs in it.
@@ -105,7 +123,7 @@ func DefaultSyntheticStream() SyntheticStream {
 		TaskTime: Duration(30 * time.Second), Sizes: "facebook", ParetoAlpha: 1.1,
 		MinMaps: 1, MaxMaps: 12800, LognormalMu: new(2.5), LognormalSigma: 1.5,
 		MinReduceFraction: new(0.05), MaxReduceFraction: new(0.25),
-		BlockSize: 128 << 20, ShuffleRatio: new(1.0), OutputRatio: new(1.0),
+		BlockSize: 128 << 20, ShuffleRatio: new(1.0), OutputRatio: new(1.0), Zipf: new(1.0),
 	}
 }
 
@@ -138,6 +156,10 @@ func (s *SyntheticStream) Validate() error {
 	c.add(!(*v.ShuffleRatio >= 0) || !finite(*v.ShuffleRatio), Invalid("shuffle_ratio", *v.ShuffleRatio, "must be a finite number ≥ 0"))
 	c.add(!(*v.OutputRatio >= 0) || !finite(*v.OutputRatio), Invalid("output_ratio", *v.OutputRatio, "must be a finite number ≥ 0"))
 	c.add(v.Jobs > 1_000_000, Invalid("jobs", v.Jobs, "must be at most 1000000"))
+	c.add(v.Files < 0 || v.Files > 1_000_000, Invalid("files", v.Files, "must be 0 (a file per job) … 1000000"))
+	c.add(!(*v.Zipf > 0) || !finite(*v.Zipf), Invalid("zipf", *v.Zipf, "must be a finite number > 0: the exponent of popularity rank"))
+	c.add(!(v.SizeCorrelation >= -1 && v.SizeCorrelation <= 1), Invalid("size_correlation", v.SizeCorrelation,
+		"must be in [−1, 1] (1: the most popular file is the largest)"))
 	return c.err()
 }
 
@@ -157,12 +179,20 @@ func (s *SyntheticStream) Generate(env Env) ([]workload.JobSpec, error) {
 			order = append(order, min(BMSizes[k], v.MaxMaps))
 		}
 	}
+	files := v.popularFiles(env)
 	for i := range jobs {
-		maps := 0
+		maps, rank := 0, 0
 		if order != nil {
 			maps = order[i]
 		}
+		if files != nil {
+			rank = files.pick()
+			maps = files.maps[rank]
+		}
 		jobs[i] = v.job(i, maps, sizes)
+		if files != nil {
+			jobs[i].InputFile = files.name(rank)
+		}
 		work += float64(jobs[i].Maps+jobs[i].Reduces) * v.TaskTime.Std().Seconds()
 	}
 	gap := v.meanGap(work / float64(len(jobs)))
