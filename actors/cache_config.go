@@ -95,7 +95,7 @@ func (c *CacheConfig) Validate(errs *Checks, cl *ClusterConfig) {
 	for i, p := range c.Preload {
 		key := fmt.Sprintf("cache.preload[%d]", i)
 		errs.Check(c.Capacity <= 0, key+".file", p.File, "a preload needs cache.capacity > 0")
-		errs.Check(p.Blocks < 1, key+".blocks", p.Blocks, "must be ≥ 1")
+		errs.Check(p.Blocks < 0, key+".blocks", p.Blocks, "must be ≥ 0")
 		errs.Check(p.Pick != "" && p.Pick != PickFirst && p.Pick != PickRandom, key+".pick", p.Pick, fmt.Sprintf("must be %q or %q", PickFirst, PickRandom))
 		for k, n := range p.Nodes {
 			errs.Check(n < 0 || n >= cl.Nodes(), fmt.Sprintf("%s.nodes[%d]", key, k), n, fmt.Sprintf("must be a node, 0 … %d", cl.Nodes()-1))

@@ -106,6 +106,11 @@ func soloSpec(j workload.JobSpec, heartbeat time.Duration) workload.JobSpec {
 // failed.
 func soloRun(cfg Config, job workload.JobSpec, id sched.JobID) (time.Duration, error) {
 	cfg.Workload, cfg.Closed, cfg.firstJob = [][]workload.JobSpec{{job}}, nil, id
+	if cfg.Cache != nil { // an empty copy of the cluster: its caches too
+		c := *cfg.Cache
+		c.Preload = nil
+		cfg.Cache = &c
+	}
 	// A deterministic virtual run with the same seeds and stall limit, and
 	// the cluster's chaos, but none of the run's own decisions: they name
 	// instants and actors of the shared run.

@@ -1,14 +1,17 @@
 package cluster
 
 import (
-	"clusteremu/actors"
+	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
+	"clusteremu/actors"
 	"clusteremu/policies/sched"
 )
 
@@ -46,9 +49,39 @@ var CounterNames = []string{
 	actors.MetricBytesRequested,
 }
 
+// CacheMetricNames are the metrics of a run with a cache ([cache]); a
+// run without one has none of them, nor the job metrics of its size
+// bins (BinMetrics).
+var CacheMetricNames = []string{
+	"cache.hit_ratio", "jobs.all_memory_local", "tasks.locality.memory", "tasks.slot_seconds",
+	actors.MetricCacheRequests, actors.MetricCachePeak, actors.MetricCacheEvictions,
+	"files.top5_over_bottom75", "files.blocks_read_at_most_4", "files.single_access_jobs",
+}
+
 func init() {
 	MetricNames = append(MetricNames, CounterNames...)
+	MetricNames = append(MetricNames, CacheMetricNames...)
 	slices.Sort(MetricNames)
+}
+
+// BinMetrics prefixes the job metrics a Summary holds, in a run with a
+// cache, for each job-size bin of the thesis's Table 2.1, by map count:
+// bins.1 (1–10 maps), bins.2 (11–50), bins.3 (51–150), bins.4 (151–500)
+// and bins.5 (over 500). "bins.1.jobs.response_time.mean" is bin-1's mean
+// response time.
+const BinMetrics = "bins."
+
+// SizeBins are Table 2.1's bins: the most maps of each, the last open.
+var SizeBins = []int{10, 50, 150, 500, math.MaxInt}
+
+// binOf is the Table 2.1 bin (from 1) of a job with maps maps.
+func binOf(maps int) int {
+	for i, top := range SizeBins {
+		if maps <= top {
+			return i + 1
+		}
+	}
+	return len(SizeBins)
 }
 
 // PoolMetrics prefixes the job metrics a Summary also holds for each pool
@@ -62,6 +95,11 @@ const PoolMetrics = "pools."
 func ValidMetric(name string) bool {
 	if slices.Contains(MetricNames, name) {
 		return true
+	}
+	if rest, ok := strings.CutPrefix(name, BinMetrics); ok {
+		bin, metric, _ := strings.Cut(rest, ".")
+		n, err := strconv.Atoi(bin)
+		return err == nil && n >= 1 && n <= len(SizeBins) && strings.HasPrefix(metric, "jobs.") && slices.Contains(MetricNames, metric)
 	}
 	rest, ok := strings.CutPrefix(name, PoolMetrics)
 	i := strings.LastIndex(rest, ".jobs.")
@@ -84,7 +122,15 @@ func MetricUnit(name string) string {
 	if rest, ok := strings.CutPrefix(name, PoolMetrics); ok {
 		name = rest[strings.LastIndex(rest, ".jobs.")+1:]
 	}
+	if rest, ok := strings.CutPrefix(name, BinMetrics); ok {
+		_, name, _ = strings.Cut(rest, ".")
+	}
 	switch {
+	case name == "cache.hit_ratio" || name == "jobs.all_memory_local" || name == "files.blocks_read_at_most_4" ||
+		name == "files.single_access_jobs":
+		return UnitFraction
+	case name == "files.top5_over_bottom75":
+		return UnitRatio
 	case strings.HasPrefix(name, "jobs.response_time.") || strings.HasSuffix(name, ".response_time.mean") ||
 		name == "jobs.makespan" || name == "run.end" || strings.HasSuffix(name, ".slot_seconds"):
 		return UnitSeconds
@@ -150,7 +196,87 @@ func Summarize(res *Records, slots [2]int, end time.Duration) Summary {
 	for _, name := range CounterNames {
 		s[name] = float64(res.Counters[name])
 	}
+	if res.Cache != nil {
+		summarizeCache(s, res)
+	}
 	return s
+}
+
+// summarizeCache adds a cached run's metrics: the hit ratio (the maps'
+// input bytes read from memory), the jobs whose every map read from
+// memory, memory locality, the slot-seconds every attempt held (the
+// thesis's cluster efficiency, the less the better), the directory's
+// counters, the job metrics of each size bin, and how popular the
+// workload's files were (the calibration points of the thesis's §2.3.1).
+func summarizeCache(s Summary, res *Records) {
+	c := res.Cache
+	if c.MapBytes > 0 {
+		s["cache.hit_ratio"] = float64(c.MemoryBytes) / float64(c.MapBytes)
+	}
+	if c.JobsWithMaps > 0 {
+		s["jobs.all_memory_local"] = float64(c.AllMemoryLocal) / float64(c.JobsWithMaps)
+	}
+	t := res.Tally
+	loc := t.Locality
+	if maps := loc[sched.MemoryLocal] + loc[sched.NodeLocal] + loc[sched.RackLocal] + loc[sched.OffRack]; maps > 0 {
+		s["tasks.locality.memory"] = float64(loc[sched.MemoryLocal]) / float64(maps)
+	}
+	s["tasks.slot_seconds"] = t.Busy[sched.Map] + t.Busy[sched.Reduce]
+	for _, name := range []string{actors.MetricCacheRequests, actors.MetricCachePeak, actors.MetricCacheEvictions} {
+		s[name] = float64(res.Counters[name])
+	}
+	bins := make([][]JobResult, len(SizeBins))
+	for _, j := range res.Jobs {
+		b := binOf(j.Maps)
+		bins[b-1] = append(bins[b-1], j)
+	}
+	for i, jobs := range bins {
+		if len(jobs) > 0 {
+			summarizeJobs(s, fmt.Sprintf("%s%d.", BinMetrics, i+1), jobs)
+		}
+	}
+	summarizePopularity(s, res.Jobs)
+}
+
+// summarizePopularity measures how the jobs' reads spread over files and
+// blocks. A job reads every block of its input once, so a block's
+// accesses are its file's readers: the top 5% of blocks against the
+// bottom three quarters (the thesis: 7× at Facebook), the blocks read at
+// most 4 times ("a majority"), and the jobs whose file no other job reads
+// (11% of Facebook's).
+func summarizePopularity(s Summary, jobs []JobResult) {
+	readers, blocks := map[string]int{}, map[string]int{}
+	for _, j := range jobs {
+		readers[j.Input]++
+		blocks[j.Input] = max(blocks[j.Input], j.Maps)
+	}
+	var counts []float64 // a block's accesses, one entry per block
+	names := slices.Sorted(maps.Keys(readers))
+	for _, f := range names {
+		for range blocks[f] {
+			counts = append(counts, float64(readers[f]))
+		}
+	}
+	if len(counts) == 0 {
+		return
+	}
+	slices.SortFunc(counts, func(a, b float64) int { return cmp.Compare(b, a) })
+	top := counts[:max(1, len(counts)/20)]
+	bottom := counts[len(counts)-max(1, len(counts)*3/4):]
+	s["files.top5_over_bottom75"] = Mean(top) / Mean(bottom)
+	few, single := 0, 0
+	for _, c := range counts {
+		if c <= 4 {
+			few++
+		}
+	}
+	for _, j := range jobs {
+		if readers[j.Input] == 1 {
+			single++
+		}
+	}
+	s["files.blocks_read_at_most_4"] = float64(few) / float64(len(counts))
+	s["files.single_access_jobs"] = float64(single) / float64(len(jobs))
 }
 
 func summarizeJobs(s Summary, prefix string, jobs []JobResult) {
@@ -231,8 +357,8 @@ func summarizeAttempts(s Summary, res *Records, slots [2]int, end time.Duration)
 		s["tasks.locality.node"] = float64(loc[sched.NodeLocal]) / float64(maps)
 		s["tasks.locality.rack"] = float64(loc[sched.RackLocal]) / float64(maps)
 		s["tasks.locality.remote"] = float64(loc[sched.OffRack]) / float64(maps)
-		// Node-local or rack-local: the "rack locality" papers report.
-		s["tasks.locality.within_rack"] = float64(loc[sched.NodeLocal]+loc[sched.RackLocal]) / float64(maps)
+		// Memory-, node- or rack-local: the "rack locality" papers report.
+		s["tasks.locality.within_rack"] = float64(loc[sched.MemoryLocal]+loc[sched.NodeLocal]+loc[sched.RackLocal]) / float64(maps)
 	}
 	if end > 0 {
 		for kind, name := range []string{"slots.utilisation.map", "slots.utilisation.reduce"} {
