@@ -2,6 +2,7 @@ package actors
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"clusteremu/policies/cache"
@@ -68,7 +69,8 @@ type cacheRole struct {
 	inSecond  int64
 	peak      int64
 	accessed  map[sched.JobID]bool // jobs that launched a map
-	preloaded []Preloaded
+	// freeSlot reports whether a live node has a free map slot.
+	freeSlot func(sched.NodeID) bool
 }
 
 // Preloaded is a block a client holds when the run starts ([[cache.preload]]).
@@ -94,7 +96,7 @@ func (s *coordState) setUpCache() {
 		oracle = newCacheOracle(s.cfg.CacheFuture, s.table.launchedMap)
 	}
 	s.cache = &cacheRole{cfg: cfg, dir: newCacheDirectory(policy, len(s.cfg.RackOf), oracle),
-		accessed: make(map[sched.JobID]bool), second: -1}
+		accessed: make(map[sched.JobID]bool), second: -1, freeSlot: s.freeMapSlot}
 }
 
 // preload books the blocks the clients hold when the run starts.
@@ -222,6 +224,15 @@ func (s *coordState) cacheNodeGone(node sched.NodeID) {
 // table's memory locality.
 func (c *cacheRole) cached(f *file, task int32, node sched.NodeID) bool {
 	return c.dir.caches(f.name, task, node)
+}
+
+// idle reports whether a node has a free map slot.
+func (c *cacheRole) idle(node sched.NodeID) bool { return c.freeSlot(node) }
+
+// freeMapSlot reports whether a live node has a map slot no attempt the
+// coordinator launched holds.
+func (s *coordState) freeMapSlot(node sched.NodeID) bool {
+	return s.live(node) && slices.Contains(s.nodes[node].busy[sched.Map], false)
 }
 
 // holders lists the nodes caching a map's block.

@@ -132,3 +132,23 @@ func TestFileWaveWidthAveragesJobs(t *testing.T) {
 	s.waveWidthMeasured(0, &WaveWidthMeasured{File: "f", Width: 2})
 	assert.InDelta(t, 3, f.width, 1e-12)
 }
+
+// A map another node caches is left to that node while it has a free
+// slot: its next heartbeat reads the block from memory. Once that node's
+// slots are taken, any node reads it from disk rather than wait.
+func TestAMapIsLeftToAnIdleNodeThatCachesIt(t *testing.T) {
+	s := cacheCore(t)
+	submitMaps(t, s, 0, 1, 0, []sched.NodeID{0, 1})
+	cached(s, 2, "input-1", 0)
+	s.heartbeat(time.Second, &Heartbeat{Node: 0})
+	assert.Empty(t, said(s), "node 2 has free slots: the map waits for it")
+	submitMaps(t, s, 0, 2, 0, []sched.NodeID{2, 3}, []sched.NodeID{2, 3})
+	s.heartbeat(2*time.Second, &Heartbeat{Node: 3})
+	said(s)
+	busy := s.nodes[2].busy[sched.Map]
+	for i := range busy {
+		busy[i] = true // node 2 runs other maps
+	}
+	s.heartbeat(3*time.Second, &Heartbeat{Node: 0})
+	assert.Equal(t, []string{"launch j1-map0.0 on node 0 map slot 0, node, reads node 0"}, said(s))
+}

@@ -46,7 +46,19 @@ type jobTable struct {
 type memoryIndex interface {
 	cached(f *file, task int32, node sched.NodeID) bool
 	holders(f *file, task int32) []sched.NodeID
+	// idle reports whether a node has a free map slot: it takes a map at
+	// its next heartbeat.
+	idle(node sched.NodeID) bool
 }
+
+// spared is what a node makes of a pending map another node may cache.
+type spared uint8
+
+const (
+	takeIt   spared = iota // no other node caches its block
+	takeLast               // another node caches it but has no free slot: taken when nothing else is
+	leaveIt                // another node caches it and has a free slot: left for that node
+)
 
 type tableJob struct {
 	status sched.JobStatus
@@ -274,11 +286,17 @@ func (t *jobTable) bestMap(j *tableJob, node sched.NodeID, max sched.Locality) (
 			return task, sched.MemoryLocal, true
 		}
 	}
-	// A map another node caches is left for that node while this one has
-	// other work (spareScan).
-	spare := func(task int32) bool {
+	// A map another node caches is left for that node: while it has a
+	// free slot, and otherwise while this one has other work (spareScan).
+	spare := func(task int32) spared {
 		h := t.mem.holders(j.input, task)
-		return len(h) > 0 && !slices.Contains(h, node)
+		switch {
+		case len(h) == 0 || slices.Contains(h, node):
+			return takeIt
+		case slices.ContainsFunc(h, t.mem.idle):
+			return leaveIt
+		}
+		return takeLast
 	}
 	task, loc, ok := t.bestStored(j, node, max, spare)
 	if ok && t.mem.cached(j.input, task, node) {
@@ -289,15 +307,16 @@ func (t *jobTable) bestMap(j *tableJob, node sched.NodeID, max sched.Locality) (
 
 // bestStored finds the best-placed pending map by where its block is
 // stored: node-local, rack-local, then any. With spare, at each level it
-// passes over the tasks spare names (another node caches their blocks)
-// for the next one spare does not, among the first spareScan: a
-// memory-local task is left for the node that caches it while others
-// have other work.
-func (t *jobTable) bestStored(j *tableJob, node sched.NodeID, max sched.Locality, spare func(int32) bool) (int32, sched.Locality, bool) {
+// takes a map no other node caches first, then one whose caching node is
+// busy, among the first spareScan maps; one whose caching node has a free
+// slot it leaves to that node.
+func (t *jobTable) bestStored(j *tableJob, node sched.NodeID, max sched.Locality, spare func(int32) spared) (int32, sched.Locality, bool) {
 	maps := j.tasks[sched.Map]
 	onNode := func(q queued) bool { return maps.listed(q) && j.holds(q.task, node) }
 	if task, ok := firstIn(j.byNode, node, onNode); ok {
-		return j.byNode[node].sparing(task, onNode, spare), sched.NodeLocal, true
+		if task, ok = j.byNode[node].sparing(task, onNode, spare); ok {
+			return task, sched.NodeLocal, true
+		}
 	}
 	if max < sched.RackLocal {
 		return 0, 0, false
@@ -305,45 +324,70 @@ func (t *jobTable) bestStored(j *tableJob, node sched.NodeID, max sched.Locality
 	rack := t.rackOf[node]
 	inRack := func(q queued) bool { return maps.listed(q) && t.inRack(j, q.task, rack) }
 	if task, ok := firstIn(j.byRack, rack, inRack); ok {
-		return j.byRack[rack].sparing(task, inRack, spare), sched.RackLocal, true
+		if task, ok = j.byRack[rack].sparing(task, inRack, spare); ok {
+			return task, sched.RackLocal, true
+		}
 	}
 	if max < sched.OffRack {
 		return 0, 0, false
 	}
 	task, ok := j.anyMap.first(maps.listed)
 	if ok {
-		task = j.anyMap.sparing(task, maps.listed, spare)
+		task, ok = j.anyMap.sparing(task, maps.listed, spare)
 	}
 	return task, sched.OffRack, ok
 }
 
-// spareScan bounds how far down a list a node looks for a task to take
-// instead of one another node caches, so a take stays O(1).
+// spareScan bounds how far down a list a node looks past maps other
+// nodes cache, so a take stays O(1).
 const spareScan = 64
 
-// sparing returns, when spare names first (the list's first valid task),
-// the first valid task after it that spare does not name, within
-// spareScan valid tasks; else first. It drops nothing.
-func (l *taskList) sparing(first int32, valid func(queued) bool, spare func(int32) bool) int32 {
-	if spare == nil || !spare(first) {
-		return first
+// sparing returns the first valid task from first on, among spareScan,
+// that spare says to take, or else the first it says to take last; none
+// when every one it saw is to be left. It drops nothing.
+func (l *taskList) sparing(first int32, valid func(queued) bool, spare func(int32) spared) (int32, bool) {
+	if spare == nil {
+		return first, true
 	}
+	switch spare(first) {
+	case takeIt:
+		return first, true
+	case takeLast:
+		return l.scanSpared(first, true, valid, spare)
+	}
+	return l.scanSpared(0, false, valid, spare)
+}
+
+// scanSpared looks through the list for a task to take, falling back on
+// last when there is one (found).
+func (l *taskList) scanSpared(last int32, found bool, valid func(queued) bool, spare func(int32) spared) (int32, bool) {
 	seen := 0
-	for i := len(l.again) - 1; i >= 0 && seen < spareScan; i-- {
-		if q := l.again[i]; valid(q) {
-			if seen++; !spare(q.task) {
-				return q.task
+	check := func(q queued) bool {
+		if !valid(q) {
+			return false
+		}
+		seen++
+		switch spare(q.task) {
+		case takeIt:
+			return true
+		case takeLast:
+			if !found {
+				last, found = q.task, true
 			}
+		}
+		return false
+	}
+	for i := len(l.again) - 1; i >= 0 && seen < spareScan; i-- {
+		if check(l.again[i]) {
+			return l.again[i].task, true
 		}
 	}
 	for i := 0; i < len(l.fresh) && seen < spareScan; i++ {
-		if q := l.fresh[i]; valid(q) {
-			if seen++; !spare(q.task) {
-				return q.task
-			}
+		if check(l.fresh[i]) {
+			return l.fresh[i].task, true
 		}
 	}
-	return first
+	return last, found
 }
 
 type taskEntries []taskEntry

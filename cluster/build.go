@@ -106,7 +106,7 @@ func (c *Cluster) spawnActor(name string, a actor.Actor) (*actor.PID, error) {
 func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	cfg := &c.cfg
 	c.rec.configure(&cfg.Run)
-	if cfg.Cache.On() {
+	if cfg.Cache != nil { // with a capacity of 0 too: the runs it is compared with
 		c.rec.countCaches()
 	}
 	f := actors.NewFabric(topo, c.network, cfg.Cluster.ByteCPU(), c.deps("fabric"))

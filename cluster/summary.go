@@ -49,9 +49,9 @@ var CounterNames = []string{
 	actors.MetricBytesRequested,
 }
 
-// CacheMetricNames are the metrics of a run with a cache ([cache]); a
-// run without one has none of them, nor the job metrics of its size
-// bins (BinMetrics).
+// CacheMetricNames are the metrics of a run with a [cache] table, its
+// capacity 0 too (the run a cache is compared with); a run without one
+// has none of them, nor the job metrics of its size bins (BinMetrics).
 var CacheMetricNames = []string{
 	"cache.hit_ratio", "jobs.all_memory_local", "tasks.locality.memory", "tasks.slot_seconds",
 	actors.MetricCacheRequests, actors.MetricCachePeak, actors.MetricCacheEvictions,

@@ -94,3 +94,25 @@ func TestRecurringStream(t *testing.T) {
 func pow(r int, e float64) float64 { return math.Pow(float64(r), e) }
 
 func sqrt(x float64) float64 { return math.Sqrt(x) }
+
+// sizes = "pacman-fb" draws Table 2.1's Facebook bins: 85% of jobs of
+// 1–10 maps, 4% of 11–50, 8% of 51–150, 2% of 151–500, 1% above, up to
+// max_maps.
+func TestPACManBins(t *testing.T) {
+	s := SyntheticStream{Jobs: 20000, Interarrival: Duration(time.Second), Sizes: "pacman-fb", MaxMaps: 800}
+	jobs, err := s.Generate(Env{Seed: 5})
+	require.NoError(t, err)
+	var n [5]int
+	for _, j := range jobs {
+		require.LessOrEqual(t, j.Maps, 800)
+		for b, top := range []int{10, 50, 150, 500, 800} {
+			if j.Maps <= top {
+				n[b]++
+				break
+			}
+		}
+	}
+	for b, p := range []float64{0.85, 0.04, 0.08, 0.02, 0.01} {
+		within(t, "bin "+strconv.Itoa(b+1), float64(n[b])/float64(len(jobs)), p, sqrt(p*(1-p)/float64(len(jobs))))
+	}
+}
