@@ -63,12 +63,12 @@ const (
 // cacheRole is the coordinator's cache: the directory and the count of
 // its requests per second of emulated time.
 type cacheRole struct {
-	cfg       *CacheConfig
-	dir       *cacheDirectory
-	second    time.Duration // the second being counted
-	inSecond  int64
-	peak      int64
-	accessed  map[sched.JobID]bool // jobs that launched a map
+	cfg      *CacheConfig
+	dir      *cacheDirectory
+	second   time.Duration // the second being counted
+	inSecond int64
+	peak     int64
+	accessed map[sched.JobID]bool // jobs that launched a map
 	// freeSlot reports whether a live node has a free map slot.
 	freeSlot func(sched.NodeID) bool
 }
