@@ -106,9 +106,10 @@ func (c *CacheConfig) Validate(errs *Checks, cl *ClusterConfig) {
 // ValidatePreload checks the preloads against the workload's input
 // files: blocksOf gives a file's block count and whether a job reads it.
 // A node's preloaded blocks must fit its cache (each block a whole
-// blockSize at most).
+// blockSize at most): the first preload that overfills a node is named.
 func (c *CacheConfig) ValidatePreload(errs *Checks, nodes int, blockSize int64, blocksOf func(string) (int, bool)) {
 	perNode := make([]int64, nodes)
+	full := false
 	for i, p := range c.Preload {
 		key := fmt.Sprintf("cache.preload[%d]", i)
 		n, ok := blocksOf(p.File)
@@ -117,6 +118,9 @@ func (c *CacheConfig) ValidatePreload(errs *Checks, nodes int, blockSize int64, 
 			continue
 		}
 		errs.Check(p.Blocks > n, key+".blocks", p.Blocks, fmt.Sprintf("must be at most the file's %d blocks", n))
+		if full || c.Capacity <= 0 {
+			continue
+		}
 		on := p.Nodes
 		if len(on) == 0 {
 			on = nil
@@ -129,11 +133,13 @@ func (c *CacheConfig) ValidatePreload(errs *Checks, nodes int, blockSize int64, 
 				perNode[node] += blockSize
 			}
 		}
-	}
-	for node, used := range perNode {
-		if used > int64(c.Capacity) && c.Capacity > 0 {
-			errs.Check(true, "cache.preload", used, fmt.Sprintf("puts %d bytes on node %d, more than cache.capacity = %v", used, node, c.Capacity))
-			return
+		for node, used := range perNode {
+			if used > int64(c.Capacity) {
+				errs.Check(true, key+".blocks", p.Blocks, fmt.Sprintf("brings node %d's preloaded blocks to %v (%v each), more than cache.capacity = %v",
+					node, units.Bytes(used), units.Bytes(blockSize), c.Capacity))
+				full = true
+				break
+			}
 		}
 	}
 }

@@ -245,12 +245,45 @@ input_bytes = "1GiB"
 			`s.toml:18:1: workload.synthetic[0].size_correlation = 1.5: must be in [−1, 1]`,
 			`s.toml:20:1: workload.recurring[0].every = "0s": must be > 0: the period between runs`,
 		}},
-		{"a cache without memory bandwidth, and a negative capacity", `[cache]
+		{"a cache without memory bandwidth", `[cache]
 capacity = "20GB"
 [[workload.jobs]]
 job = [{name = "a", input_bytes = "1GiB"}]
 `, []string{
 			`s.toml:2:1: cache.capacity = "20GB": needs cluster.memory, the nodes' memory bandwidth that cached blocks are read at`,
+		}},
+		{"a negative capacity in bytes", `[cluster]
+memory = "4GB/s"
+[cache]
+capacity = -1
+[[workload.jobs]]
+job = [{name = "a", input_bytes = "1GiB"}]
+`, []string{
+			`s.toml:4:1: cache.capacity = -1: must be ≥ 0`,
+		}},
+		{"preloads that overfill a node's cache, the first named", `[cluster]
+racks = 1
+nodes_per_rack = 2
+memory = "4GB/s"
+[hdfs]
+replication = 2
+[cache]
+capacity = "300MiB"
+[[cache.preload]]
+file = "table"
+blocks = 2
+nodes = [0]
+[[cache.preload]]
+file = "logs"
+blocks = 2
+nodes = [0]
+[[cache.preload]]
+file = "logs"
+blocks = 4
+[[workload.jobs]]
+job = [{name = "a", input_file = "table", input_bytes = "512MiB"}, {name = "b", input_file = "logs", input_bytes = "512MiB"}]
+`, []string{
+			`s.toml:15:1: cache.preload[1].blocks = 2: brings node 0's preloaded blocks to 512MiB (128MiB each), more than cache.capacity = 300MiB`,
 		}},
 		{"preloads of a file no job reads and of too many blocks; MIN with closed workers", `[cluster]
 racks = 1
