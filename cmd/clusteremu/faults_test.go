@@ -80,20 +80,9 @@ func TestFaultSoak(t *testing.T) {
 	text := append(append([]byte{}, scenarios.DefaultScenario...), soakFaults...)
 	fired := 0.0
 	for seed := 1; seed <= seeds; seed++ {
-		sc, err := scenarios.Load("default.toml", text, ".")
-		require.NoError(t, err)
-		sc, err = sc.WithSeed(uint64(seed))
-		require.NoError(t, err)
-		cfg := sc.Config
-		cfg.Run.Slowdown = false
-		c, err := cluster.Build(cfg)
-		require.NoError(t, err, "seed %d", seed)
-		rep, err := c.Run()
-		require.NoError(t, err, "seed %d", seed)
+		rep := soakRun(t, text, seed)
 		s := rep.Summary
 		msg := fmt.Sprintf("seed %d: %v", seed, s)
-		assert.Equal(t, cluster.EndDone, rep.End.Reason, msg)
-		assert.Equal(t, s["jobs.submitted"], s["jobs.succeeded"]+s["jobs.failed"], msg)
 		assert.Zero(t, s["jobs.cut_off"], msg)
 		for _, j := range rep.Records.Jobs {
 			if j.Outcome == cluster.JobFailed {
@@ -149,26 +138,37 @@ func TestCacheFaultSoak(t *testing.T) {
 		text := append(append([]byte{}, scenarios.DefaultScenario...), faults...)
 		hits, evicted := 0.0, 0.0
 		for seed := 1; seed <= seeds; seed++ {
-			sc, err := scenarios.Load("default.toml", text, ".")
-			require.NoError(t, err)
-			sc, err = sc.WithSeed(uint64(seed))
-			require.NoError(t, err)
-			sc, err = sc.WithSet("workload.synthetic[0].files=30", "cluster.memory=4GB/s", "cache.capacity=512MiB")
-			require.NoError(t, err)
-			cfg := sc.Config
-			cfg.Run.Slowdown = false
-			c, err := cluster.Build(cfg)
-			require.NoError(t, err, "seed %d", seed)
-			rep, err := c.Run()
-			require.NoError(t, err, "seed %d", seed)
-			s := rep.Summary
-			msg := fmt.Sprintf("seed %d: %v", seed, s)
-			assert.Equal(t, cluster.EndDone, rep.End.Reason, msg)
-			assert.Equal(t, s["jobs.submitted"], s["jobs.succeeded"]+s["jobs.failed"], msg)
+			s := soakRun(t, text, seed, "workload.synthetic[0].files=30", "cluster.memory=4GB/s", "cache.capacity=512MiB").Summary
 			hits += s["cache.hit_ratio"]
 			evicted += s["cache.evictions"]
 		}
 		assert.Greater(t, hits/float64(seeds), 0.2, "the caches serve reads")
 		assert.Greater(t, evicted, 0.0, "the caches evict")
 	}
+}
+
+// soakRun runs a soak's scenario text from a workload seed, with the
+// overrides given and without reference runs, and checks that the run
+// ended and every job succeeded or failed.
+func soakRun(t *testing.T, text []byte, seed int, set ...string) *cluster.Report {
+	t.Helper()
+	sc, err := scenarios.Load("default.toml", text, ".")
+	require.NoError(t, err)
+	sc, err = sc.WithSeed(uint64(seed))
+	require.NoError(t, err)
+	if len(set) > 0 {
+		sc, err = sc.WithSet(set...)
+		require.NoError(t, err)
+	}
+	cfg := sc.Config
+	cfg.Run.Slowdown = false
+	c, err := cluster.Build(cfg)
+	require.NoError(t, err, "seed %d", seed)
+	rep, err := c.Run()
+	require.NoError(t, err, "seed %d", seed)
+	s := rep.Summary
+	msg := fmt.Sprintf("seed %d: %v", seed, s)
+	assert.Equal(t, cluster.EndDone, rep.End.Reason, msg)
+	assert.Equal(t, s["jobs.submitted"], s["jobs.succeeded"]+s["jobs.failed"], msg)
+	return rep
 }
