@@ -38,12 +38,12 @@ $(SPEEDSCOPE):
 viewer: $(SPEEDSCOPE)
 
 ## test: vet, every test under the race detector, then the paper
-## reproductions' reduced forms and the fault soak's 50 seeds, which the
-## race detector would slow ten-fold
+## reproductions' reduced forms and the fault soaks' seeds (50, and 12 of
+## cached clusters), which the race detector would slow ten-fold
 test: browser viewer
 	$(GO) vet ./...
 	CLUSTEREMU_SPEEDSCOPE=$(SPEEDSCOPE) $(GO) test -race -count=1 ./...
-	$(GO) test -count=1 -run '^(TestReproductionsPassReduced|TestFaultSoak)$$' ./cmd/clusteremu
+	$(GO) test -count=1 -run '^(TestReproductionsPassReduced|TestFaultSoak|TestCacheFaultSoak)$$' ./cmd/clusteremu
 
 ## bench: every benchmark, with allocations, then the table of whole runs
 ## (clusteremu bench: BENCH_RUNS runs of each case, BENCH_ONLY to pick

@@ -36,6 +36,7 @@ type blockMap struct {
 
 // file is a stored file: its blocks, each with its replicas.
 type file struct {
+	name      string
 	size      int64
 	blocks    []block
 	forgotten bool
@@ -81,7 +82,7 @@ func (b *blockMap) ensure(name string, size, blockSize int64) (*file, error) {
 		return f, nil
 	}
 	n := max(1, (size+blockSize-1)/blockSize)
-	f := &file{size: size, blocks: make([]block, n)}
+	f := &file{name: name, size: size, blocks: make([]block, n)}
 	h := fnv.New64a()
 	h.Write([]byte(name))
 	rng := b.stream(h.Sum64())

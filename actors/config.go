@@ -58,6 +58,10 @@ type ClusterConfig struct {
 	// output, receiving it, a pipeline hop); 0: moving bytes is free.
 	SendCPU    units.Duration `toml:"send_cpu_per_mib"`
 	ReceiveCPU units.Duration `toml:"receive_cpu_per_mib"`
+	// Memory is each node's memory bandwidth for reading cached blocks
+	// ([cache]); 0: no memory link, as a cluster without a cache needs
+	// none.
+	Memory units.Rate `toml:"memory,omitzero" json:",omitempty"`
 }
 
 // CoreRate is one core's work per second at speed 1: work is counted in
@@ -310,6 +314,7 @@ func (c *ClusterConfig) Validate(errs *Checks) {
 	}{{"cluster.send_cpu_per_mib", c.SendCPU}, {"cluster.receive_cpu_per_mib", c.ReceiveCPU}} {
 		errs.Check(b.d != 0 && (b.d < MinByteCPU || b.d > MaxByteCPU), b.key, b.d, fmt.Sprintf("must be 0 or %v … %v of CPU per MiB", MinByteCPU, MaxByteCPU))
 	}
+	errs.Check(!nonNegative(float64(c.Memory)), "cluster.memory", c.Memory, "must be ≥ 0 (0: no memory link)")
 	errs.Check(c.Evict != "" && c.Evict != EvictLatest && c.Evict != EvictLeastProgress && c.Evict != EvictLargest,
 		"cluster.evict", c.Evict, fmt.Sprintf("must be %q, %q or %q", EvictLatest, EvictLeastProgress, EvictLargest))
 }

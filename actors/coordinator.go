@@ -30,6 +30,12 @@ type CoordinatorConfig struct {
 	// NewPolicy makes the scheduling policy afresh, for a coordinator
 	// that restarts after a crash (FaultCoordinator).
 	NewPolicy func() (sched.Policy, error)
+	// Cache is [cache] (nil or without a capacity: none); Preloaded are
+	// the blocks its clients hold from the start, and CacheFuture the
+	// open streams' jobs by the file they read, MIN's oracle.
+	Cache       *CacheConfig
+	Preloaded   []Preloaded
+	CacheFuture map[string][]FutureRead
 }
 
 // Coordinator is the cluster master (JobTracker/ResourceManager and
@@ -109,6 +115,16 @@ func (c *Coordinator) handle(ctx actor.Context, now time.Duration, m any) {
 		c.core.checkSpace(now)
 	case *JobResynced:
 		c.core.jobResynced(msg)
+	case *BlockCached:
+		c.core.blockCached(now, msg)
+	case *BlockEvicted:
+		c.core.blockEvicted(now, msg)
+	case *PickEviction:
+		c.core.pickEviction(now, msg)
+	case *CacheReported:
+		c.core.cacheReported(now, msg)
+	case *WaveWidthMeasured:
+		c.core.waveWidthMeasured(now, msg)
 	case *FlowDone:
 		c.core.copyDone(msg.Key.ID, msg.Bytes)
 	case *FlowFailed:
@@ -184,6 +200,8 @@ func (c *Coordinator) apply(ctx actor.Context, out coordOut) {
 			}
 		case *tellNode:
 			c.cfg.Directory.relay(ctx, e.node, e.msg)
+		case *tellCache:
+			c.cfg.Directory.relayCache(ctx, e.node, e.msg)
 		case *startCopy:
 			ctx.Send(c.cfg.Fabric, &StartFlow{Key: FlowKey{Owner: OwnerReReplication, ID: e.id}, Src: e.src, Dst: e.dst,
 				Transfer: DiskCopy, Bytes: e.bytes, Class: Background, Owner: c.self, OwnerNode: -1})
@@ -205,6 +223,9 @@ func (c *Coordinator) apply(ctx actor.Context, out coordOut) {
 func (c *Coordinator) spawnJobManager(ctx actor.Context, e *spawnJobManager) {
 	jm := NewJobManager(e.job, e.spec, e.maps, e.slowStart, c.cfg.Tasks.MaxAttempts, c.self, c.cfg.Directory, c.deps)
 	jm.setup, jm.reportMaps = c.cfg.Tasks.JobSetup.Std(), c.cfg.Tasks.ComputeAware
+	if c.cfg.Cache.On() {
+		jm.waves = &waveWidth{file: inputName(e.job, e.spec), first: -1}
+	}
 	jm.state.fetchLimit = c.cfg.Tasks.FetchFailures
 	if c.cfg.Heartbeat.Reliable {
 		jm.ended = make(map[sched.Attempt]bool)

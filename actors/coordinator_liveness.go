@@ -41,6 +41,9 @@ func (s *coordState) register(now time.Duration, msg *RegisterNode) {
 	if n.registered && !n.dead {
 		s.declareDead(now, msg.Node, "restarted")
 	}
+	if msg.Restarted {
+		s.cacheNodeGone(msg.Node) // its memory went with its process
+	}
 	back := n.registered
 	n.registered, n.dead, n.reinit, n.resync = true, false, false, false
 	n.busy = [2][]bool{make([]bool, msg.MapSlots), make([]bool, msg.Reducers)}
@@ -110,6 +113,7 @@ func (s *coordState) declareDead(now time.Duration, node sched.NodeID, why strin
 	s.emit(&noteNode{node, why})
 	held := slices.Clone(s.blocks.onNode[node])
 	s.blocks.nodeDown(node)
+	s.cacheNodeGone(node)
 	s.underReplicated(held)
 	s.updateSlots()
 	var gone []sched.Attempt

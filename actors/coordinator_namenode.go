@@ -24,10 +24,18 @@ func (s *coordState) taskSpec(job *coordJob, a sched.Attempt, node sched.NodeID,
 		if !ok {
 			return spec, fmt.Errorf("block %d of %q has no live replica", a.Task, inputName(a.Job, *sp))
 		}
+		if loc == sched.MemoryLocal {
+			// Read from the node's cache: the directory decided the hit.
+			src, srcLoc, spec.FromMemory = node, sched.MemoryLocal, true
+		}
 		if srcLoc != loc {
 			s.fail("%v on node %d was placed %v but its nearest replica is %v (node %d)", a, node, loc, srcLoc, src)
 		}
 		spec.InputBytes, spec.Source, spec.Locality, spec.CPU = blk.bytes, src, srcLoc, sp.MapCPU
+		if s.cache != nil {
+			f := job.input
+			spec.File, spec.FileBlocks, spec.FileBytes = f.name, int32(len(f.blocks)), f.size
+		}
 		if sp.Reduces > 0 {
 			spec.SpillBytes = workload.Share(sp.ShuffleBytes, job.maps, int(a.Task))
 		} else {

@@ -67,6 +67,9 @@ func (s *coordState) attemptEnded(now time.Duration, node sched.NodeID, e Attemp
 		return
 	}
 	delete(s.running, a)
+	if s.cache != nil {
+		s.cache.dir.unpin(a)
+	}
 	s.table.ended(a, e.Outcome == sched.Succeeded)
 	s.policy.Finished(now, sched.Finish{Attempt: a, Node: node, Outcome: e.Outcome, At: e.At})
 }
@@ -148,6 +151,7 @@ func (s *coordState) launch(now time.Duration, asg sched.Assignment, slot sched.
 		return true
 	}
 	s.out.progress = true
+	s.cacheLaunch(now, a, slot.Node, &spec)
 	s.table.launched(a)
 	s.running[a] = placed{slot.Node, slot.Index}
 	s.nodes[slot.Node].busy[slot.Kind][slot.Index] = true

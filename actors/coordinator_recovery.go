@@ -110,6 +110,8 @@ func (s *coordState) restart(now time.Duration, policy sched.Policy, failJobs bo
 	s.policy, s.slotAware = policy, isSlotAware(policy)
 	old := s.table
 	s.table = newJobTable(s.cfg.RackOf)
+	s.restartCache()
+	s.indexMemory()
 	for _, j := range old.order {
 		s.table.add(j.status.Job, j.input)
 		nj := s.table.jobs[j.status.ID]
@@ -191,6 +193,7 @@ func (s *coordState) resynced(now time.Duration, msg *RegisterNode) {
 			continue
 		}
 		s.running[a] = placed{msg.Node, r.Slot}
+		s.cacheResynced(r, msg.Node)
 		n.busy[a.Kind][r.Slot] = true
 		s.table.launched(a)
 		s.policy.Launched(now, sched.Launch{Attempt: a, Node: msg.Node, Rack: s.cfg.RackOf[msg.Node], Slot: r.Slot, Locality: r.Locality})

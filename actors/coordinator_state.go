@@ -36,6 +36,9 @@ type coordState struct {
 	admit  []admission
 	copies *copyCompute
 	space  *spaceAdmission
+	// cache is the cache directory's role (coordinator_cache.go), nil
+	// without a cache.
+	cache *cacheRole
 	// liveSlots counts the slots of the live nodes, by kind.
 	liveSlots [2]int
 	// streams counts the workload streams yet to say WorkloadSubmitted.
@@ -179,7 +182,20 @@ func newCoordState(cfg *CoordinatorConfig, policy sched.Policy, seed uint64) *co
 		streams: cfg.Streams,
 	}
 	s.setUpAdmission()
+	s.setUpCache()
+	s.indexMemory()
+	if s.cache != nil {
+		s.preload(cfg.Preloaded)
+	}
 	return s
+}
+
+// indexMemory lets the job table see the cache directory, when there is
+// one.
+func (s *coordState) indexMemory() {
+	if s.cache != nil {
+		s.table.mem, s.table.memFirst = s.cache, s.cfg.Cache.MemoryFirst
+	}
 }
 
 // setUpAdmission makes the admission rules the configuration asks for,
@@ -296,6 +312,7 @@ func (s *coordState) jobEnded(now time.Duration, id sched.JobID) {
 	}
 	s.out.progress = true
 	s.table.remove(id)
+	s.cacheJobEnded(id)
 	s.policy.Ended(now, id)
 	if spec := s.jobs[id].spec; spec.InputFile == "" {
 		s.blocks.forget(inputName(id, spec)) // a private input: no other job reads it

@@ -154,14 +154,16 @@ type LinkSample struct {
 
 // JobRecord is a job's line in the run's results.
 type JobRecord struct {
-	ID           sched.JobID
-	Name         string
-	Pool         string
-	Submit       time.Duration
-	Start        time.Duration // first attempt launched; -1 when none was
-	Finish       time.Duration
-	Maps         int
-	Reduces      int
+	ID      sched.JobID
+	Name    string
+	Pool    string
+	Submit  time.Duration
+	Start   time.Duration // first attempt launched; -1 when none was
+	Finish  time.Duration
+	Maps    int
+	Reduces int
+	// Input is the file the maps read.
+	Input        string
 	InputBytes   int64
 	ShuffleBytes int64
 	OutputBytes  int64
@@ -177,7 +179,7 @@ type JobRecord struct {
 func submittedRecord(id sched.JobID, spec workload.JobSpec, maps, reduces int) JobRecord {
 	return JobRecord{
 		ID: id, Name: spec.Name, Pool: spec.Pool, Submit: spec.Submit, Start: -1,
-		Maps: maps, Reduces: reduces,
+		Maps: maps, Reduces: reduces, Input: inputName(id, spec),
 		InputBytes: spec.InputBytes, ShuffleBytes: spec.ShuffleBytes, OutputBytes: spec.OutputBytes,
 	}
 }

@@ -41,6 +41,46 @@ type JobManager struct {
 	// reported twice: by its node and by the coordinator
 	// (HeartbeatConfig.Reliable).
 	ended map[sched.Attempt]bool
+	// waves measures the job's wave-width for the cache directory, nil
+	// without a cache.
+	waves *waveWidth
+}
+
+// waveWidth is a job's wave-width over its map phase, PACMan's Σ w·t(w):
+// the time-weighted mean number of its maps running at once, from the
+// first map's launch to the last one's end. The thesis samples the
+// running tasks every second; here the integral is exact, summed at each
+// launch and end the job manager hears of.
+type waveWidth struct {
+	file    string
+	running int
+	first   time.Duration // the first launch; -1 before
+	last    time.Duration // the last change
+	area    float64       // Σ running × seconds
+	ended   bool          // the map phase ended: every map finished
+}
+
+// change books a map attempt launched (+1) or ended (−1) at now.
+func (w *waveWidth) change(now time.Duration, delta int) {
+	if w.ended {
+		return
+	}
+	if w.first < 0 && delta > 0 {
+		w.first = now
+	}
+	if w.first >= 0 {
+		w.area += float64(w.running) * (now - w.last).Seconds()
+	}
+	w.running += delta
+	w.last = now
+}
+
+// width is the measured wave-width, 0 when nothing ran.
+func (w *waveWidth) width() float64 {
+	if w.first < 0 || w.last <= w.first {
+		return 0
+	}
+	return w.area / (w.last - w.first).Seconds()
 }
 
 // AttemptProgress is what a job manager knows of a running attempt's
@@ -113,6 +153,9 @@ func (m *JobManager) handleLaunched(ctx actor.Context, msg *TaskLaunched) {
 		m.first = m.deps.Clock.Now()
 		m.deps.Metrics.JobUpdated(m.record())
 	}
+	if m.waves != nil && msg.Attempt.Kind == sched.Map {
+		m.waves.change(m.deps.Clock.Now(), 1)
+	}
 	fx, err := m.state.launched(msg.Attempt, msg.Node)
 	m.check(err)
 	m.apply(ctx, fx)
@@ -171,7 +214,20 @@ func (m *JobManager) handleFinished(ctx actor.Context, msg *TaskFinished) {
 		fx, err = m.state.ended(msg.Attempt, msg.Outcome, msg.Reason)
 	}
 	m.check(err)
+	m.mapEnded(msg.Attempt)
 	m.apply(ctx, fx)
+}
+
+// mapEnded books a map attempt's end in the job's wave-width; the map
+// phase ends with its last map.
+func (m *JobManager) mapEnded(a sched.Attempt) {
+	if m.waves == nil || a.Kind != sched.Map {
+		return
+	}
+	m.waves.change(m.deps.Clock.Now(), -1)
+	if m.state.mapsDone == len(m.state.maps) {
+		m.waves.ended = true
+	}
 }
 
 func (m *JobManager) handleNodeLost(ctx actor.Context, msg *NodeLost) {
@@ -182,6 +238,7 @@ func (m *JobManager) handleNodeLost(ctx actor.Context, msg *NodeLost) {
 		// The node took the attempt with it, or was cut off from the
 		// cluster with it; a report that comes after is stale.
 		m.lost[a] = true
+		m.mapEnded(a)
 		m.deps.Metrics.AttemptEnded(AttemptRecord{
 			Attempt: a, Node: msg.Node, Start: -1, End: now, Outcome: sched.Killed, Reason: ReasonNodeLost,
 		})
@@ -251,5 +308,10 @@ func (m *JobManager) end(ctx actor.Context, o *jobOutcome) {
 	rec.Finish = m.deps.Clock.Now()
 	rec.Succeeded, rec.Reason = o.Succeeded, o.Reason
 	m.deps.Metrics.JobEnded(rec)
+	if m.waves != nil {
+		if w := m.waves.width(); w > 0 {
+			ctx.Send(m.coordinator, &WaveWidthMeasured{File: m.waves.file, Width: w})
+		}
+	}
 	ctx.Send(m.coordinator, &JobEnded{Job: m.id, Succeeded: o.Succeeded, Reason: o.Reason})
 }

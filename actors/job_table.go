@@ -32,16 +32,45 @@ type jobTable struct {
 	rackOf []sched.RackID // by node
 	jobs   map[sched.JobID]*tableJob
 	order  []*tableJob // submission order
+	// mem is the cache directory's view, nil without a cache: a pending
+	// map whose block a node caches is memory-local there. Caching nodes
+	// join a job's index as hints (byMemory), re-checked when taken, since
+	// a block may leave a cache while its map waits. memFirst has a node
+	// take a memory-local map before any other of the job's.
+	mem      memoryIndex
+	memFirst bool
+	readers  map[*file][]*tableJob // the jobs reading each input, with a cache
 }
 
+// memoryIndex is what the job table asks the cache directory.
+type memoryIndex interface {
+	cached(f *file, task int32, node sched.NodeID) bool
+	holders(f *file, task int32) []sched.NodeID
+	// idle reports whether a node has a free map slot: it takes a map at
+	// its next heartbeat.
+	idle(node sched.NodeID) bool
+}
+
+// spared is what a node makes of a pending map another node may cache.
+type spared uint8
+
+const (
+	takeIt   spared = iota // no other node caches its block
+	takeLast               // another node caches it but has no free slot: taken when nothing else is
+	leaveIt                // another node caches it and has a free slot: left for that node
+)
+
 type tableJob struct {
-	status  sched.JobStatus
-	input   *file          // nil when the input could not be stored
-	tasks   [2]taskEntries // by kind and task
-	byNode  map[sched.NodeID]*taskList
-	byRack  map[sched.RackID]*taskList
-	anyMap  taskList
-	reduces taskList
+	status sched.JobStatus
+	input  *file          // nil when the input could not be stored
+	tasks  [2]taskEntries // by kind and task
+	byNode map[sched.NodeID]*taskList
+	byRack map[sched.RackID]*taskList
+	// byMemory lists pending maps under the nodes caching their blocks,
+	// with a cache.
+	byMemory map[sched.NodeID]*taskList
+	anyMap   taskList
+	reduces  taskList
 }
 
 // queued lists a pending task: the task and which of its queuings this is.
@@ -72,6 +101,13 @@ func (t *jobTable) add(job sched.Job, input *file) {
 	t.jobs[job.ID] = j
 	i := sort.Search(len(t.order), func(i int) bool { return submittedBefore(job, t.order[i].status.Job) })
 	t.order = slices.Insert(t.order, i, j)
+	if t.mem != nil && input != nil {
+		j.byMemory = make(map[sched.NodeID]*taskList)
+		if t.readers == nil {
+			t.readers = make(map[*file][]*tableJob)
+		}
+		t.readers[input] = append(t.readers[input], j)
+	}
 }
 
 func submittedBefore(a, b sched.Job) bool {
@@ -89,6 +125,13 @@ func (t *jobTable) remove(id sched.JobID) {
 	}
 	delete(t.jobs, id)
 	t.order = slices.DeleteFunc(t.order, func(o *tableJob) bool { return o == j })
+	if r := t.readers[j.input]; r != nil {
+		if r = slices.DeleteFunc(r, func(o *tableJob) bool { return o == j }); len(r) == 0 {
+			delete(t.readers, j.input)
+		} else {
+			t.readers[j.input] = r
+		}
+	}
 }
 
 // job returns an active job, or nil.
@@ -135,6 +178,31 @@ func (t *jobTable) addMap(id sched.JobID, task int32) {
 		listAt(j.byRack, t.rackOf[n]).add(q, again) // once per rack
 	}
 	j.anyMap.add(q, again)
+	if j.byMemory != nil {
+		for _, n := range t.mem.holders(j.input, task) {
+			listAt(j.byMemory, n).add(q, again)
+		}
+	}
+}
+
+// memoryAdded lists the pending maps that read block index of f under
+// node, whose cache now holds it.
+func (t *jobTable) memoryAdded(f *file, index int32, node sched.NodeID) {
+	for _, j := range t.readers[f] {
+		if int(index) >= len(j.tasks[sched.Map]) {
+			continue
+		}
+		if e := &j.tasks[sched.Map][index]; e.pending {
+			listAt(j.byMemory, node).add(queued{index, e.gen}, e.gen > 1)
+		}
+	}
+}
+
+// launchedMap reports whether an active job has launched a map (MIN's
+// oracle: the job has read its block).
+func (t *jobTable) launchedMap(id sched.JobID, task int32) bool {
+	_, e := t.entry(id, sched.Map, task)
+	return e != nil && e.next > 0
 }
 
 // replicaAdded lists the pending maps that read block index of f under
@@ -208,10 +276,47 @@ func (t *jobTable) bestLocality(id sched.JobID, kind sched.TaskKind, node sched.
 // bestMap finds the best-placed pending map, dropping taken tasks and
 // gone replicas from the heads of the lists it looks at.
 func (t *jobTable) bestMap(j *tableJob, node sched.NodeID, max sched.Locality) (int32, sched.Locality, bool) {
+	if j.byMemory == nil {
+		return t.bestStored(j, node, max, nil)
+	}
+	maps := j.tasks[sched.Map]
+	if t.memFirst {
+		inMemory := func(q queued) bool { return maps.listed(q) && t.mem.cached(j.input, q.task, node) }
+		if task, ok := firstIn(j.byMemory, node, inMemory); ok {
+			return task, sched.MemoryLocal, true
+		}
+	}
+	// A map another node caches is left for that node: while it has a
+	// free slot, and otherwise while this one has other work (spareScan).
+	spare := func(task int32) spared {
+		h := t.mem.holders(j.input, task)
+		switch {
+		case len(h) == 0 || slices.Contains(h, node):
+			return takeIt
+		case slices.ContainsFunc(h, t.mem.idle):
+			return leaveIt
+		}
+		return takeLast
+	}
+	task, loc, ok := t.bestStored(j, node, max, spare)
+	if ok && t.mem.cached(j.input, task, node) {
+		loc = sched.MemoryLocal // the map read from memory where it runs
+	}
+	return task, loc, ok
+}
+
+// bestStored finds the best-placed pending map by where its block is
+// stored: node-local, rack-local, then any. With spare, at each level it
+// takes a map no other node caches first, then one whose caching node is
+// busy, among the first spareScan maps; one whose caching node has a free
+// slot it leaves to that node.
+func (t *jobTable) bestStored(j *tableJob, node sched.NodeID, max sched.Locality, spare func(int32) spared) (int32, sched.Locality, bool) {
 	maps := j.tasks[sched.Map]
 	onNode := func(q queued) bool { return maps.listed(q) && j.holds(q.task, node) }
 	if task, ok := firstIn(j.byNode, node, onNode); ok {
-		return task, sched.NodeLocal, true
+		if task, ok = j.byNode[node].sparing(task, onNode, spare); ok {
+			return task, sched.NodeLocal, true
+		}
 	}
 	if max < sched.RackLocal {
 		return 0, 0, false
@@ -219,13 +324,70 @@ func (t *jobTable) bestMap(j *tableJob, node sched.NodeID, max sched.Locality) (
 	rack := t.rackOf[node]
 	inRack := func(q queued) bool { return maps.listed(q) && t.inRack(j, q.task, rack) }
 	if task, ok := firstIn(j.byRack, rack, inRack); ok {
-		return task, sched.RackLocal, true
+		if task, ok = j.byRack[rack].sparing(task, inRack, spare); ok {
+			return task, sched.RackLocal, true
+		}
 	}
 	if max < sched.OffRack {
 		return 0, 0, false
 	}
 	task, ok := j.anyMap.first(maps.listed)
+	if ok {
+		task, ok = j.anyMap.sparing(task, maps.listed, spare)
+	}
 	return task, sched.OffRack, ok
+}
+
+// spareScan bounds how far down a list a node looks past maps other
+// nodes cache, so a take stays O(1).
+const spareScan = 64
+
+// sparing returns the first valid task from first on, among spareScan,
+// that spare says to take, or else the first it says to take last; none
+// when every one it saw is to be left. It drops nothing.
+func (l *taskList) sparing(first int32, valid func(queued) bool, spare func(int32) spared) (int32, bool) {
+	if spare == nil {
+		return first, true
+	}
+	switch spare(first) {
+	case takeIt:
+		return first, true
+	case takeLast:
+		return l.scanSpared(first, true, valid, spare)
+	}
+	return l.scanSpared(0, false, valid, spare)
+}
+
+// scanSpared looks through the list for a task to take, falling back on
+// last when there is one (found).
+func (l *taskList) scanSpared(last int32, found bool, valid func(queued) bool, spare func(int32) spared) (int32, bool) {
+	seen := 0
+	check := func(q queued) bool {
+		if !valid(q) {
+			return false
+		}
+		seen++
+		switch spare(q.task) {
+		case takeIt:
+			return true
+		case takeLast:
+			if !found {
+				last, found = q.task, true
+			}
+		}
+		return false
+	}
+	for i := len(l.again) - 1; i >= 0 && seen < spareScan; i-- {
+		if check(l.again[i]) {
+			return l.again[i].task, true
+		}
+	}
+	for i := 0; i < len(l.fresh) && seen < spareScan; i++ {
+		if check(l.fresh[i]) {
+			return l.fresh[i].task, true
+		}
+	}
+	return last, found
 }
 
 type taskEntries []taskEntry
@@ -310,6 +472,8 @@ func (t *jobTable) mapLocality(id sched.JobID, task int32, node sched.NodeID) sc
 	switch {
 	case e == nil || j.input == nil:
 		return sched.OffRack
+	case t.mem != nil && t.mem.cached(j.input, task, node):
+		return sched.MemoryLocal
 	case j.holds(task, node):
 		return sched.NodeLocal
 	case t.inRack(j, task, t.rackOf[node]):

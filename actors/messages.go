@@ -134,6 +134,13 @@ type TaskSpec struct {
 	// Fail makes the attempt fail when its compute phase ends, its work
 	// lost (tasks.failure_probability).
 	Fail bool
+	// Maps, with a cache: the input's file, its size in blocks and bytes
+	// (the block is the map's index), and whether the node's cache holds
+	// the block, so the map reads it from memory (decided at launch).
+	File       string
+	FileBlocks int32
+	FileBytes  int64
+	FromMemory bool
 }
 
 // DropJobData deletes a job's map outputs from a node's disk: the job
@@ -470,6 +477,94 @@ type FlowFailed struct {
 	Reason    string
 }
 
+// ---- Cache (PACMan): a node → its cache client; a cache client ⇄ the
+// coordinator's cache directory, through the node's rack switch.
+
+// CachedBlock is a block in a node's memory cache, with what the
+// directory needs of its file.
+type CachedBlock struct {
+	File       string
+	Block      int32
+	Bytes      int64
+	FileBlocks int32
+	FileBytes  int64
+}
+
+// CacheBlock asks a node's cache client to keep a block the node has just
+// read from disk for a map: PACMan caches at the reader, with no flow of
+// its own.
+type CacheBlock struct {
+	CachedBlock
+}
+
+// ReadCachedBlock tells a cache client that an attempt on its node reads
+// one of its blocks from memory; a client without the block fails the
+// run: the directory decided the hit.
+type ReadCachedBlock struct {
+	Attempt sched.Attempt
+	File    string
+	Block   int32
+}
+
+// PickEviction asks the directory what a full client gives up to cache
+// Bytes more (the thesis's FILETOEVICT); Seq numbers the client's asks.
+type PickEviction struct {
+	Client sched.NodeID
+	Bytes  int64
+	Seq    int64
+}
+
+// EvictFile answers PickEviction: drop these blocks of File, which the
+// directory no longer counts as cached there; none when nothing may go
+// (every block the client holds is being read).
+type EvictFile struct {
+	File   string
+	Blocks []int32
+	Seq    int64
+}
+
+// BlockCached tells the directory a client keeps a block (the thesis's
+// ADD).
+type BlockCached struct {
+	Client sched.NodeID
+	CachedBlock
+}
+
+// BlockEvicted tells the directory a client dropped a block (REMOVE).
+type BlockEvicted struct {
+	Client sched.NodeID
+	File   string
+	Block  int32
+}
+
+// CacheReported is a client's periodic report of every block it holds,
+// from which a restarted coordinator refills its directory.
+type CacheReported struct {
+	Client sched.NodeID
+	Seq    int64
+	Blocks []CachedBlock
+}
+
+// CacheReportAcked answers CacheReported.
+type CacheReportAcked struct {
+	Seq int64
+}
+
+// WaveWidthMeasured tells the directory, at a job's end, the job's
+// wave-width over its map phase, Σ w·t(w): the time-weighted mean number
+// of its maps running at once.
+type WaveWidthMeasured struct {
+	File  string
+	Width float64
+}
+
+// CrashCache and RestartCache stop and start a node's cache client with
+// its node: a crashed machine's memory is lost.
+type (
+	CrashCache   struct{}
+	RestartCache struct{}
+)
+
 // ---- Rack switch.
 
 // ControlMessages are the types of the messages that cross a rack switch
@@ -478,6 +573,7 @@ type FlowFailed struct {
 var ControlMessages = []string{
 	"RegisterNode", "Heartbeat", "TaskFinished", "TaskProgress", "FetchFailed",
 	"LaunchTask", "KillTask", "MapOutputs", "DropJobData", "ReinitNode", "ResyncNode", "HeartbeatAck",
+	"PickEviction", "EvictFile", "BlockCached", "BlockEvicted", "CacheReported", "CacheReportAcked",
 }
 
 // Relay asks a rack switch to deliver Msg to To after the hop's latency;

@@ -25,6 +25,9 @@ type NodeConfig struct {
 	Switch      *actor.PID
 	Coordinator *actor.PID
 	Fabric      *actor.PID
+	// Cache is the node's cache client, nil when the cluster caches
+	// nothing.
+	Cache *actor.PID
 }
 
 // Node runs attempts in its map and reduce slots. An attempt moves through
@@ -217,15 +220,35 @@ func (n *Node) handleLaunch(ctx actor.Context, msg *LaunchTask) {
 // function drains): one flow moves the bytes over the disk and their CPU
 // work over the node's CPU, bounded at one core, so the map reads no
 // faster than it computes and computes no faster than it reads.
+//
+// A map whose block the node caches (TaskSpec.FromMemory) reads it over
+// the node's memory link instead of a disk, and tells the cache client,
+// which holds the block for it.
 func (n *Node) startMap(ctx actor.Context, r *run) {
 	spec := &r.launch.Task
+	read := DiskRead
+	if spec.FromMemory {
+		read = MemoryRead
+		ctx.Send(n.cfg.Cache, &ReadCachedBlock{Attempt: r.launch.Attempt, File: spec.File, Block: r.launch.Attempt.Task})
+	}
 	work := spec.CPU.Time(spec.InputBytes)
 	if spec.Model != workload.Overlapped || work <= 0 || spec.InputBytes == 0 {
-		n.startFlow(ctx, r, partInput, spec.Source, n.cfg.ID, DiskRead, spec.InputBytes, 0)
+		n.startFlow(ctx, r, partInput, spec.Source, n.cfg.ID, read, spec.InputBytes, 0)
 		return
 	}
 	r.perByte = max(float64(work)/float64(spec.InputBytes), netmodel.MinUse)
-	n.startFlow(ctx, r, partInput, spec.Source, n.cfg.ID, DiskRead, spec.InputBytes, n.coreRate(r)/r.perByte)
+	n.startFlow(ctx, r, partInput, spec.Source, n.cfg.ID, read, spec.InputBytes, n.coreRate(r)/r.perByte)
+}
+
+// cacheInput offers a map's input, read from a disk, to the node's cache:
+// PACMan caches a block where it is read.
+func (n *Node) cacheInput(ctx actor.Context, r *run) {
+	spec := &r.launch.Task
+	if n.cfg.Cache == nil || spec.FromMemory || spec.File == "" || r.launch.Attempt.Kind != sched.Map {
+		return
+	}
+	ctx.Send(n.cfg.Cache, &CacheBlock{CachedBlock{File: spec.File, Block: r.launch.Attempt.Task, Bytes: spec.InputBytes,
+		FileBlocks: spec.FileBlocks, FileBytes: spec.FileBytes}})
 }
 
 // coreRate is the work per second of one of the node's cores at the
@@ -319,6 +342,9 @@ func (n *Node) handleFlowDone(ctx actor.Context, msg *FlowDone) {
 	}
 	delete(r.flows, msg.Key.Part)
 	r.account(n.cfg.ID, msg.Key.Part, info)
+	if msg.Key.Part == partInput {
+		n.cacheInput(ctx, r)
+	}
 	if msg.Key.Part >= partFetch {
 		r.fetchDone(msg.Key.Part, info.bytes)
 		n.fetchMore(ctx, r)

@@ -36,6 +36,9 @@ func (n *Node) handleCrash(ctx actor.Context) {
 	n.down = true
 	n.deps.Clock.Cancel(n.beat)
 	ctx.Send(n.cfg.Fabric, &AbortFlows{Node: n.cfg.ID, Reason: "node crashed"})
+	if n.cfg.Cache != nil {
+		ctx.Send(n.cfg.Cache, &CrashCache{}) // the machine's memory is lost
+	}
 	n.dropAll()
 }
 
@@ -62,6 +65,9 @@ func (n *Node) dropAll() {
 func (n *Node) handleRestart(ctx actor.Context, msg *RestartNode) {
 	n.down = false
 	ctx.Send(n.cfg.Fabric, &NodeRestarted{Node: n.cfg.ID})
+	if n.cfg.Cache != nil {
+		ctx.Send(n.cfg.Cache, &RestartCache{})
+	}
 	n.register(ctx, true, msg.DiskLost)
 }
 

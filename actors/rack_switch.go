@@ -38,6 +38,12 @@ type RackSwitch struct {
 type Directory struct {
 	Nodes    []*actor.PID // by node ID
 	Switches []*actor.PID // by node ID: the node's rack switch
+	Caches   []*actor.PID // by node ID: its cache client, when the cluster caches
+}
+
+// relayCache sends msg to a node's cache client through its rack switch.
+func (d *Directory) relayCache(ctx actor.Context, node sched.NodeID, msg any) {
+	ctx.Send(d.Switches[node], &Relay{From: ctx.Self(), To: d.Caches[node], Msg: msg})
 }
 
 // relay sends msg to a node through its rack switch.

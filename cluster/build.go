@@ -52,7 +52,7 @@ func TopologySpec(cfg Config) netmodel.TopologySpec {
 		NICUp: float64(shape.NIC), NICDown: float64(shape.NIC),
 		RackUp: float64(shape.RackUplink), RackDown: float64(shape.RackUplink),
 		Oversubscription: shape.Oversubscription, Core: float64(shape.Core),
-		CPU: shape.CPU(&cfg.Tasks),
+		CPU: shape.CPU(&cfg.Tasks), Memory: float64(shape.Memory),
 	}
 }
 
@@ -121,6 +121,9 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	if p, ok := policy.(sched.Partitioned); ok {
 		c.rec.partitioned(p, cfg.Shape())
 	}
+	if cfg.Cache != nil { // with a capacity of 0 too: the runs it is compared with
+		c.rec.countCaches()
+	}
 	f := actors.NewFabric(topo, c.network, cfg.Cluster.ByteCPU(), c.deps("fabric"))
 	if every := cfg.Run.LinkSamples; every > 0 {
 		f.SampleLinks(every)
@@ -148,22 +151,33 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	if !cfg.Cluster.RackAware {
 		known = make([]sched.RackID, n)
 	}
+	preloaded := cfg.preloaded()
 	c.coordinator = actors.NewCoordinator(actors.CoordinatorConfig{
 		Cluster: cfg.Cluster, HDFS: cfg.HDFS, Heartbeat: cfg.Heartbeat, Tasks: cfg.Tasks,
 		PolicyTick: cfg.Scheduler.Tick.Std(), RackOf: known, Streams: len(cfg.Workload) + len(cfg.Closed),
 		Fabric: fabric, Directory: dir, Explain: cfg.Run.Explain,
 		NewPolicy: func() (sched.Policy, error) { return sched.New(cfg.Scheduler.Name, cfg.Scheduler.Params, cfg.Shape()) },
+		Cache:     cfg.Cache, Preloaded: preloaded, CacheFuture: cfg.futureReads(),
 	}, policy, c.deps("coordinator"))
 	coordinator, err := c.spawnActor("coordinator", c.coordinator)
 	if err != nil {
 		return err
 	}
+	if cfg.Cache.On() {
+		if dir.Caches, err = c.spawnCaches(dir, coordinator, preloaded); err != nil {
+			return err
+		}
+	}
 	for i := range n {
 		name := fmt.Sprintf("node-%d", i)
-		node := actors.NewNode(actors.NodeConfig{
+		nc := actors.NodeConfig{
 			ID: sched.NodeID(i), Rack: rackOf[i], Cluster: cfg.Cluster, HDFS: cfg.HDFS, Heartbeat: cfg.Heartbeat, Tasks: cfg.Tasks,
 			Switch: dir.Switches[i], Coordinator: coordinator, Fabric: fabric,
-		}, c.deps(name))
+		}
+		if dir.Caches != nil {
+			nc.Cache = dir.Caches[i]
+		}
+		node := actors.NewNode(nc, c.deps(name))
 		if dir.Nodes[i], err = c.spawnActor(name, node); err != nil {
 			return err
 		}
@@ -193,6 +207,28 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 		first += sched.JobID(len(jobs))
 	}
 	return nil
+}
+
+// spawnCaches starts a cache client per node, "cache-<node>", each holding
+// its preloaded blocks.
+func (c *Cluster) spawnCaches(dir *actors.Directory, coordinator *actor.PID, preloaded []actors.Preloaded) ([]*actor.PID, error) {
+	cfg := &c.cfg
+	pids := make([]*actor.PID, cfg.Nodes())
+	held := make([][]actors.CachedBlock, cfg.Nodes())
+	for _, p := range preloaded {
+		held[p.Node] = append(held[p.Node], p.CachedBlock)
+	}
+	for i := range pids {
+		name := fmt.Sprintf("cache-%d", i)
+		client := actors.NewCacheClient(actors.CacheClientConfig{
+			Node: sched.NodeID(i), Cache: *cfg.Cache, Switch: dir.Switches[i], Coordinator: coordinator, Preloaded: held[i],
+		}, c.deps(name))
+		var err error
+		if pids[i], err = c.spawnActor(name, client); err != nil {
+			return nil, err
+		}
+	}
+	return pids, nil
 }
 
 // Node returns a node's actor, so tests can stop one to emulate a crash.

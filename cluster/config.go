@@ -9,6 +9,7 @@ import (
 
 	"clusteremu/actors"
 	"clusteremu/netmodel"
+	"clusteremu/policies/cache"
 	"clusteremu/policies/sched"
 	"clusteremu/units"
 	"clusteremu/workload"
@@ -29,6 +30,9 @@ type Config struct {
 	Heartbeat actors.HeartbeatConfig
 	Scheduler SchedulerConfig
 	Tasks     actors.TasksConfig
+	// Cache is [cache], PACMan's memory caches; nil or without a
+	// capacity, none.
+	Cache *actors.CacheConfig `json:",omitempty"`
 
 	// Workload holds one job list per client stream, each sorted by
 	// submission time.
@@ -183,6 +187,9 @@ func (c *Config) Validate() error {
 			check(true, "run.clock", r.Clock, `must be "virtual" under [chaos], whose delays only a deterministic run draws`)
 		}
 	}
+	if c.Cache != nil {
+		c.Cache.Validate(&checks, &c.Cluster)
+	}
 	actors.ValidateFaults(c.Faults, &c.Cluster, &checks)
 	checks = append(checks, c.faultLinks()...)
 	errs := []error(checks)
@@ -206,7 +213,35 @@ func (c *Config) Validate() error {
 // that generates the workload from a validated configuration runs it
 // again afterwards.
 func (c *Config) ValidateWorkload() error {
-	return errors.Join(append(c.validateWorkload(), c.validateSlots()...)...)
+	errs := append(c.validateWorkload(), c.validateSlots()...)
+	return errors.Join(append(errs, c.validateCacheWorkload()...)...)
+}
+
+// validateCacheWorkload checks what [cache] asks of the workload: the
+// files it preloads, and an oracle for MIN (the open streams' job lists:
+// a closed worker's next job is not known in advance).
+func (c *Config) validateCacheWorkload() []error {
+	if c.Cache == nil || c.HDFS.BlockSize < 1 || c.Nodes() < 1 || c.Nodes() > actors.MaxNodes {
+		return nil
+	}
+	var checks actors.Checks
+	checks.Check(c.Cache.Name == cache.MIN && len(c.Closed) > 0, "cache.name", c.Cache.Name,
+		"MIN needs to know every future read, which closed workers do not tell: their next job waits for the last one's end")
+	jobs := c.Jobs()
+	if len(jobs) == 0 {
+		return checks // not generated yet: checked again once it is
+	}
+	files := map[string]int{}
+	for i := range jobs {
+		if jobs[i].InputFile != "" { // stored in blocks of the cluster's size
+			files[jobs[i].InputFile] = (&workload.JobSpec{InputBytes: jobs[i].InputBytes}).MapCount(int64(c.HDFS.BlockSize))
+		}
+	}
+	c.Cache.ValidatePreload(&checks, c.Nodes(), int64(c.HDFS.BlockSize), func(name string) (int, bool) {
+		n, ok := files[name]
+		return n, ok
+	})
+	return checks
 }
 
 // validateSlots refuses what no run could finish: a workload with tasks of

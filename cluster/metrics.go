@@ -79,6 +79,40 @@ type Records struct {
 	// splits them between queues (sched.Partitioned), by sched.TaskKind;
 	// partition k is PartitionSlots[k-1]. Empty for other policies.
 	PartitionSlots [][2]int
+	// Cache is what the caches did, nil for a run without [cache].
+	Cache *CacheTotals
+}
+
+// CacheTotals is what a run's caches did, from the maps that succeeded:
+// the input bytes they read and those read from memory, and the jobs that
+// succeeded with maps and those whose every map read from memory (the
+// all-or-nothing property: only those speed up all the way).
+type CacheTotals struct {
+	MapBytes, MemoryBytes int64
+	JobsWithMaps          int
+	AllMemoryLocal        int
+}
+
+// cacheTally counts, as attempts end, each job's succeeded maps and those
+// that read from memory, and the bytes.
+type cacheTally struct {
+	maps                  map[sched.JobID][2]int // succeeded maps, of them memory-local
+	mapBytes, memoryBytes int64
+}
+
+func (c *cacheTally) add(a actors.AttemptRecord) {
+	if a.Attempt.Kind != sched.Map || a.Outcome != sched.Succeeded {
+		return
+	}
+	n := c.maps[a.Attempt.Job]
+	n[0]++
+	read := a.LocalBytes + a.RemoteBytes
+	c.mapBytes += read
+	if a.Locality == sched.MemoryLocal {
+		n[1]++
+		c.memoryBytes += read
+	}
+	c.maps[a.Attempt.Job] = n
 }
 
 // LinkSeries is what the topology's links carried, window by window:
@@ -159,7 +193,9 @@ type recorder struct {
 	// lastSample is the latest window, for the live view.
 	sampled    []int64
 	lastSample actors.LinkSample
-	errs       []error
+	// cache counts the maps' memory reads, nil without a cache.
+	cache *cacheTally
+	errs  []error
 }
 
 // hooks are RunOptions' streaming hooks, each nil when unset.
@@ -178,6 +214,12 @@ func (r *recorder) configure(o *RunOptions) {
 	r.tallyOnly = o.TallyAttempts
 	r.hooks = hooks{attemptEnded: o.OnAttemptEnded, links: o.OnLinks, offer: o.OnOffer,
 		flowEnded: o.OnFlowEnded, progress: o.OnProgress}
+}
+
+// countCaches has the recorder count the maps' memory reads, for a run
+// with a cache.
+func (r *recorder) countCaches() {
+	r.cache = &cacheTally{maps: make(map[sched.JobID][2]int)}
 }
 
 // keepsAttempts reports whether ended attempts' records are kept.
@@ -278,6 +320,9 @@ func (r *recorder) AttemptEnded(rec actors.AttemptRecord) {
 		r.violate("attempt %v ended twice, or never started", rec.Attempt)
 	}
 	r.tally.add(rec, r.partition)
+	if r.cache != nil {
+		r.cache.add(rec)
+	}
 	delete(r.running, rec.Attempt)
 	switch {
 	case r.hooks.attemptEnded != nil:
@@ -415,6 +460,21 @@ func (r *recorder) partitioned(p sched.Partitioned, shape sched.Shape) {
 	r.tally.Partitions = make([][2]float64, len(r.partSlots))
 }
 
+// totals sums the tally over the jobs that succeeded.
+func (c *cacheTally) totals(jobs []JobResult) *CacheTotals {
+	t := &CacheTotals{MapBytes: c.mapBytes, MemoryBytes: c.memoryBytes}
+	for _, j := range jobs {
+		if j.Outcome != JobSucceeded || j.Maps == 0 {
+			continue
+		}
+		t.JobsWithMaps++
+		if n := c.maps[j.ID]; n[0] >= j.Maps && n[1] == n[0] {
+			t.AllMemoryLocal++
+		}
+	}
+	return t
+}
+
 // counts returns how many jobs were submitted and have ended so far.
 func (r *recorder) counts() (submitted, ended int) {
 	r.mu.Lock()
@@ -471,6 +531,9 @@ func (r *recorder) results(end time.Duration) (*Records, error) {
 	res.Offers = slices.Clone(r.offers)
 	res.Faults = slices.Clone(r.faults)
 	res.Counters = maps.Clone(r.counters)
+	if r.cache != nil {
+		res.Cache = r.cache.totals(res.Jobs)
+	}
 	slices.SortStableFunc(res.Progress, func(a, b actors.AttemptProgress) int { return sched.CompareAttempts(a.Attempt, b.Attempt) })
 	return res, errors.Join(r.errs...)
 }

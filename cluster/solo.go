@@ -136,6 +136,11 @@ func soloSpec(j workload.JobSpec, heartbeat time.Duration) workload.JobSpec {
 // and job are made once per process (soloCache).
 func soloRun(cfg Config, job workload.JobSpec, id sched.JobID) (Solo, error) {
 	cfg.Workload, cfg.Closed, cfg.Loads, cfg.firstJob = [][]workload.JobSpec{{job}}, nil, nil, id
+	if cfg.Cache != nil { // an empty copy of the cluster: its caches too
+		c := *cfg.Cache
+		c.Preload = nil
+		cfg.Cache = &c
+	}
 	// A deterministic virtual run with the same seeds and stall limit, and
 	// the cluster's chaos, but none of the run's own decisions: they name
 	// instants and actors of the shared run.
@@ -220,10 +225,11 @@ func soloKey(cfg *Config) ([sha256.Size]byte, bool) {
 		Scheduler string
 		Tick      any
 		Params    any
+		Cache     any
 		Job       workload.JobSpec
 		ID        sched.JobID
 	}{cfg.Run, cfg.Chaos, cfg.Cluster, cfg.HDFS, cfg.Heartbeat, cfg.Tasks, cfg.Scheduler.Name, cfg.Scheduler.Tick,
-		cfg.Scheduler.Params, cfg.Workload[0][0], cfg.firstJob})
+		cfg.Scheduler.Params, cfg.Cache, cfg.Workload[0][0], cfg.firstJob})
 	if err != nil {
 		return [sha256.Size]byte{}, false
 	}

@@ -54,9 +54,39 @@ var CounterNames = []string{
 	actors.MetricBytesRequested,
 }
 
+// CacheMetricNames are the metrics of a run with a [cache] table, its
+// capacity 0 too (the run a cache is compared with); a run without one
+// has none of them, nor the job metrics of its size bins (BinMetrics).
+var CacheMetricNames = []string{
+	"cache.hit_ratio", "jobs.all_memory_local", "tasks.locality.memory", "tasks.slot_seconds",
+	actors.MetricCacheRequests, actors.MetricCachePeak, actors.MetricCacheEvictions,
+	"files.top5_over_bottom75", "files.blocks_read_at_most_4", "files.single_access_jobs",
+}
+
 func init() {
 	MetricNames = append(MetricNames, CounterNames...)
+	MetricNames = append(MetricNames, CacheMetricNames...)
 	slices.Sort(MetricNames)
+}
+
+// BinMetrics prefixes the job metrics a Summary holds, in a run with a
+// cache, for each job-size bin of the thesis's Table 2.1, by map count:
+// bins.1 (1–10 maps), bins.2 (11–50), bins.3 (51–150), bins.4 (151–500)
+// and bins.5 (over 500). "bins.1.jobs.response_time.mean" is bin-1's mean
+// response time.
+const BinMetrics = "bins."
+
+// SizeBins are Table 2.1's bins: the most maps of each, the last open.
+var SizeBins = []int{10, 50, 150, 500, math.MaxInt}
+
+// binOf is the Table 2.1 bin (from 1) of a job with maps maps.
+func binOf(maps int) int {
+	for i, top := range SizeBins {
+		if maps <= top {
+			return i + 1
+		}
+	}
+	return len(SizeBins)
 }
 
 // PoolMetrics prefixes the job metrics a Summary also holds for each pool
@@ -119,7 +149,8 @@ func sizeBinByLabel(label string) (int, bool) {
 
 // ValidMetric reports whether a Summary may hold the name: one of
 // MetricNames, a job metric under PoolMetrics and a pool's name or under
-// SizeMetrics and a bin of the ladder, or a partition's metric.
+// SizeMetrics and a bin of the ladder or under BinMetrics and a bin of
+// maps per job, or a partition's metric.
 func ValidMetric(name string) bool {
 	return MetricError(name) == nil
 }
@@ -152,6 +183,16 @@ func MetricError(name string) error {
 		}
 		return nil
 	}
+	if rest, ok := strings.CutPrefix(name, BinMetrics); ok {
+		bin, metric, _ := strings.Cut(rest, ".")
+		if n, err := strconv.Atoi(bin); err != nil || n < 1 || n > len(SizeBins) || strconv.Itoa(n) != bin {
+			return fmt.Errorf("bins.%s: the bins of maps per job are numbered 1 to %d", bin, len(SizeBins))
+		}
+		if !strings.HasPrefix(metric, "jobs.") || !slices.Contains(MetricNames, metric) {
+			return fmt.Errorf("%s: a bin holds the jobs metrics (%sjobs.response_time.mean)", name, BinMetrics+bin+".")
+		}
+		return nil
+	}
 	rest, ok := strings.CutPrefix(name, PoolMetrics)
 	i := strings.LastIndex(rest, ".jobs.")
 	if ok && i > 0 && strings.HasPrefix(rest[i+1:], "jobs.") && slices.Contains(MetricNames, rest[i+1:]) {
@@ -170,9 +211,9 @@ func ladder(n int) []string {
 }
 
 // jobMetric is the job metric a prefixed name holds (pools.<p>.jobs.…,
-// sizes.<bin>.jobs.…), or the name.
+// sizes.<bin>.jobs.…, bins.<n>.jobs.…), or the name.
 func jobMetric(name string) string {
-	for _, prefix := range []string{PoolMetrics, SizeMetrics} {
+	for _, prefix := range []string{PoolMetrics, SizeMetrics, BinMetrics} {
 		if rest, ok := strings.CutPrefix(name, prefix); ok {
 			if i := strings.LastIndex(rest, ".jobs."); i >= 0 {
 				return rest[i+1:]
@@ -197,6 +238,11 @@ const (
 func MetricUnit(name string) string {
 	name = jobMetric(name)
 	switch {
+	case name == "cache.hit_ratio" || name == "jobs.all_memory_local" || name == "files.blocks_read_at_most_4" ||
+		name == "files.single_access_jobs":
+		return UnitFraction
+	case name == "files.top5_over_bottom75":
+		return UnitRatio
 	case strings.HasPrefix(name, PartitionMetrics):
 		return UnitFraction
 	case strings.HasPrefix(name, "workload.load") || strings.HasSuffix(name, ".scv"):
@@ -274,7 +320,87 @@ func Summarize(res *Records, slots [2]int, end time.Duration) Summary {
 	for _, name := range CounterNames {
 		s[name] = float64(res.Counters[name])
 	}
+	if res.Cache != nil {
+		summarizeCache(s, res)
+	}
 	return s
+}
+
+// summarizeCache adds a cached run's metrics: the hit ratio (the maps'
+// input bytes read from memory), the jobs whose every map read from
+// memory, memory locality, the slot-seconds every attempt held (the
+// thesis's cluster efficiency, the less the better), the directory's
+// counters, the job metrics of each size bin, and how popular the
+// workload's files were (the calibration points of the thesis's §2.3.1).
+func summarizeCache(s Summary, res *Records) {
+	c := res.Cache
+	if c.MapBytes > 0 {
+		s["cache.hit_ratio"] = float64(c.MemoryBytes) / float64(c.MapBytes)
+	}
+	if c.JobsWithMaps > 0 {
+		s["jobs.all_memory_local"] = float64(c.AllMemoryLocal) / float64(c.JobsWithMaps)
+	}
+	t := res.Tally
+	loc := t.Locality
+	if maps := loc[sched.MemoryLocal] + loc[sched.NodeLocal] + loc[sched.RackLocal] + loc[sched.OffRack]; maps > 0 {
+		s["tasks.locality.memory"] = float64(loc[sched.MemoryLocal]) / float64(maps)
+	}
+	s["tasks.slot_seconds"] = t.Busy[sched.Map] + t.Busy[sched.Reduce]
+	for _, name := range []string{actors.MetricCacheRequests, actors.MetricCachePeak, actors.MetricCacheEvictions} {
+		s[name] = float64(res.Counters[name])
+	}
+	bins := make([][]JobResult, len(SizeBins))
+	for _, j := range res.Jobs {
+		b := binOf(j.Maps)
+		bins[b-1] = append(bins[b-1], j)
+	}
+	for i, jobs := range bins {
+		if len(jobs) > 0 {
+			summarizeJobs(s, fmt.Sprintf("%s%d.", BinMetrics, i+1), jobs)
+		}
+	}
+	summarizePopularity(s, res.Jobs)
+}
+
+// summarizePopularity measures how the jobs' reads spread over files and
+// blocks. A job reads every block of its input once, so a block's
+// accesses are its file's readers: the top 5% of blocks against the
+// bottom three quarters (the thesis: 7× at Facebook), the blocks read at
+// most 4 times ("a majority"), and the jobs whose file no other job reads
+// (11% of Facebook's).
+func summarizePopularity(s Summary, jobs []JobResult) {
+	readers, blocks := map[string]int{}, map[string]int{}
+	for _, j := range jobs {
+		readers[j.Input]++
+		blocks[j.Input] = max(blocks[j.Input], j.Maps)
+	}
+	var counts []float64 // a block's accesses, one entry per block
+	names := slices.Sorted(maps.Keys(readers))
+	for _, f := range names {
+		for range blocks[f] {
+			counts = append(counts, float64(readers[f]))
+		}
+	}
+	if len(counts) == 0 {
+		return
+	}
+	slices.SortFunc(counts, func(a, b float64) int { return cmp.Compare(b, a) })
+	top := counts[:max(1, len(counts)/20)]
+	bottom := counts[len(counts)-max(1, len(counts)*3/4):]
+	s["files.top5_over_bottom75"] = Mean(top) / Mean(bottom)
+	few, single := 0, 0
+	for _, c := range counts {
+		if c <= 4 {
+			few++
+		}
+	}
+	for _, j := range jobs {
+		if readers[j.Input] == 1 {
+			single++
+		}
+	}
+	s["files.blocks_read_at_most_4"] = float64(few) / float64(len(counts))
+	s["files.single_access_jobs"] = float64(single) / float64(len(jobs))
 }
 
 func summarizeJobs(s Summary, prefix string, jobs []JobResult) {
@@ -492,12 +618,12 @@ func summarizeAttempts(s Summary, res *Records, slots [2]int, end time.Duration)
 	// again from the start (preemption's cost in Zaharia et al. §3.2).
 	s["tasks.killed.slot_seconds"] = t.Held[sched.Killed]
 	s["tasks.failed.slot_seconds"] = t.Held[sched.Failed]
-	if maps := loc[0] + loc[1] + loc[2]; maps > 0 {
+	if maps := loc[sched.MemoryLocal] + loc[sched.NodeLocal] + loc[sched.RackLocal] + loc[sched.OffRack]; maps > 0 {
 		s["tasks.locality.node"] = float64(loc[sched.NodeLocal]) / float64(maps)
 		s["tasks.locality.rack"] = float64(loc[sched.RackLocal]) / float64(maps)
 		s["tasks.locality.remote"] = float64(loc[sched.OffRack]) / float64(maps)
-		// Node-local or rack-local: the "rack locality" papers report.
-		s["tasks.locality.within_rack"] = float64(loc[sched.NodeLocal]+loc[sched.RackLocal]) / float64(maps)
+		// Memory-, node- or rack-local: the "rack locality" papers report.
+		s["tasks.locality.within_rack"] = float64(loc[sched.MemoryLocal]+loc[sched.NodeLocal]+loc[sched.RackLocal]) / float64(maps)
 	}
 	if end > 0 {
 		for kind, name := range []string{"slots.utilisation.map", "slots.utilisation.reduce"} {
@@ -513,11 +639,11 @@ func summarizeAttempts(s Summary, res *Records, slots [2]int, end time.Duration)
 // by kind and by outcome, and the locality of the maps that succeeded.
 type AttemptTally struct {
 	Attempts int
-	Outcomes [3]int     // by sched.Outcome
-	Busy     [2]float64 // slot-seconds by sched.TaskKind
-	Held     [3]float64 // slot-seconds by sched.Outcome
-	Locality [3]int     // succeeded maps by sched.Locality
-	Lost     int        // attempts that ended lost with their node
+	Outcomes [3]int                // by sched.Outcome
+	Busy     [2]float64            // slot-seconds by sched.TaskKind
+	Held     [3]float64            // slot-seconds by sched.Outcome
+	Locality [sched.Localities]int // succeeded maps by sched.Locality
+	Lost     int                   // attempts that ended lost with their node
 	// Partitions are the slot-seconds held in each partition's slots by
 	// sched.TaskKind, partition k at k − 1, when the policy partitions.
 	Partitions [][2]float64

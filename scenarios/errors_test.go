@@ -211,6 +211,107 @@ at = "1m"
 			`s.toml:35:1: fault[6].node: missing: a slowdown fault names its node`,
 			`s.toml:38:1: fault[7].kind = "quake": must be one of [crash slowdown partition link coordinator] or "message"`,
 		}},
+		{"a cache: its own keys, and the workload's popularity", `[cluster]
+racks = 1
+nodes_per_rack = 2
+[hdfs]
+replication = 2
+[cache]
+capacity = "-1GB"
+name = "arc"
+width = "bytes"
+window = "-1s"
+report_interval = "0s"
+timeout = "0s"
+[[workload.synthetic]]
+jobs = 5
+interarrival = "1s"
+files = 3
+zipf = 0.0
+size_correlation = 1.5
+[[workload.recurring]]
+every = "0s"
+count = 2
+[workload.recurring.job]
+input_bytes = "1GiB"
+`, []string{
+			`s.toml:7:1: cache.capacity = "-1GB": must look like 128MiB`,
+			`s.toml:8:1: cache.name = "arc": must be one of ["life" "lfu-f" "lru" "lfu" "min"]`,
+			`s.toml:9:1: cache.width = "bytes": must be "wave" (the measured wave-width) or "size" (LIFE~: the file's size)`,
+			`s.toml:10:1: cache.window = "-1s": must be ≥ 0`,
+			`s.toml:11:1: cache.report_interval = "0s": must be at least 1ms`,
+			`s.toml:12:1: cache.timeout = "0s": must be at least 1ms`,
+			`s.toml:17:1: workload.synthetic[0].zipf = 0: must be a finite number > 0: the exponent of popularity rank`,
+			`s.toml:18:1: workload.synthetic[0].size_correlation = 1.5: must be in [−1, 1]`,
+			`s.toml:20:1: workload.recurring[0].every = "0s": must be > 0: the period between runs`,
+		}},
+		{"a cache without memory bandwidth", `[cache]
+capacity = "20GB"
+[[workload.jobs]]
+job = [{name = "a", input_bytes = "1GiB"}]
+`, []string{
+			`s.toml:2:1: cache.capacity = "20GB": needs cluster.memory, the nodes' memory bandwidth that cached blocks are read at`,
+		}},
+		{"a negative capacity in bytes", `[cluster]
+memory = "4GB/s"
+[cache]
+capacity = -1
+[[workload.jobs]]
+job = [{name = "a", input_bytes = "1GiB"}]
+`, []string{
+			`s.toml:4:1: cache.capacity = -1: must be ≥ 0`,
+		}},
+		{"preloads that overfill a node's cache, the first named", `[cluster]
+racks = 1
+nodes_per_rack = 2
+memory = "4GB/s"
+[hdfs]
+replication = 2
+[cache]
+capacity = "300MiB"
+[[cache.preload]]
+file = "table"
+blocks = 2
+nodes = [0]
+[[cache.preload]]
+file = "logs"
+blocks = 2
+nodes = [0]
+[[cache.preload]]
+file = "logs"
+blocks = 4
+[[workload.jobs]]
+job = [{name = "a", input_file = "table", input_bytes = "512MiB"}, {name = "b", input_file = "logs", input_bytes = "512MiB"}]
+`, []string{
+			`s.toml:15:1: cache.preload[1].blocks = 2: brings node 0's preloaded blocks to 512MiB (128MiB each), more than cache.capacity = 300MiB`,
+		}},
+		{"preloads of a file no job reads and of too many blocks; MIN with closed workers", `[cluster]
+racks = 1
+nodes_per_rack = 2
+memory = "4GB/s"
+[hdfs]
+replication = 2
+[cache]
+capacity = "20GB"
+name = "min"
+[[cache.preload]]
+file = "logs"
+blocks = 2
+[[cache.preload]]
+file = "table"
+blocks = 9
+[[workload.jobs]]
+job = [{name = "a", input_file = "table", input_bytes = "512MiB"}]
+[[workload.closed]]
+workers = 1
+jobs = 1
+[workload.closed.job]
+input_bytes = "1GiB"
+`, []string{
+			`s.toml:9:1: cache.name = "min": MIN needs to know every future read, which closed workers do not tell`,
+			`s.toml:11:1: cache.preload[0].file = "logs": no job reads this file`,
+			`s.toml:15:1: cache.preload[1].blocks = 9: must be at most the file's 4 blocks`,
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Load("s.toml", []byte(tc.text), dir)

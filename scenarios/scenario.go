@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"cmp"
 	_ "embed"
 	"errors"
 	"fmt"
@@ -35,10 +36,13 @@ type File struct {
 	// parameters, decoded once the name is known.
 	Scheduler map[string]any     `toml:"scheduler"`
 	Tasks     actors.TasksConfig `toml:"tasks"`
-	Workload  WorkloadTable      `toml:"workload"`
-	Fault     []FaultTable       `toml:"fault"`
-	Expect    []Expectation      `toml:"expect"`
-	Reproduce ReproduceTable     `toml:"reproduce"`
+	// Cache is [cache], nil when the file has none, so a resolved
+	// scenario without a cache says nothing of one.
+	Cache     *actors.CacheConfig `toml:"cache"`
+	Workload  WorkloadTable       `toml:"workload"`
+	Fault     []FaultTable        `toml:"fault"`
+	Expect    []Expectation       `toml:"expect"`
+	Reproduce ReproduceTable      `toml:"reproduce"`
 }
 
 // ReproduceTable is [reproduce], for scenarios that reproduce a paper's
@@ -54,12 +58,14 @@ type ReproduceTable struct {
 }
 
 // WorkloadTable is [workload]: any number of streams of each kind, each a
-// client of its own; job IDs follow the order synthetic, swim, jobs.
+// client of its own; job IDs follow the order synthetic, swim, jobs,
+// recurring, closed.
 type WorkloadTable struct {
 	Synthetic []SyntheticStream `toml:"synthetic"`
 	SWIM      []SWIMStream      `toml:"swim"`
 	Jobs      []JobsStream      `toml:"jobs"`
 	Closed    []ClosedStream    `toml:"closed"`
+	Recurring []RecurringStream `toml:"recurring"`
 }
 
 // Scenario is a decoded, validated scenario.
@@ -106,9 +112,18 @@ func Load(name string, data []byte, dir string) (*Scenario, error) {
 		return nil, err
 	}
 	f := defaults()
+	if _, ok := doc.tree["cache"].(map[string]any); ok {
+		c := actors.DefaultCacheConfig()
+		f.Cache = &c
+	}
 	var found ErrorList
 	if err := doc.Decode(&f); err != nil && !errors.As(err, &found) {
 		return nil, err
+	}
+	if f.Cache != nil {
+		for i := range f.Cache.Preload {
+			f.Cache.Preload[i].Pick = cmp.Or(f.Cache.Preload[i].Pick, actors.PickFirst)
+		}
 	}
 	// f holds every key that decoded: the rest of the file is checked
 	// too, so one pass reports every error.
@@ -162,6 +177,7 @@ func (f *File) config(dir string) (cluster.Config, []error) {
 	var errs []error
 	c := cluster.DefaultConfig()
 	c.Run, c.Cluster, c.HDFS, c.Heartbeat, c.Chaos, c.Tasks = f.Run, f.Cluster, f.HDFS, f.Heartbeat, f.Chaos, f.Tasks
+	c.Cache = f.Cache
 	bad := f.scheduler(&c)
 	errs = append(errs, bad)
 	var ferrs []error
@@ -231,12 +247,12 @@ func (w *WorkloadTable) generate(dir string, c cluster.Config) ([][]workload.Job
 	var streams [][]workload.JobSpec
 	var loads []cluster.LoadStream
 	var errs []error
-	add := func(key string, s Stream) {
+	add := func(key, name string, s Stream) {
 		if err := s.Validate(); err != nil {
 			errs = append(errs, Prefix(key, err))
 			return
 		}
-		jobs, err := s.Generate(Env{Dir: dir, Seed: c.Run.Seed, BlockSize: int64(c.HDFS.BlockSize)})
+		jobs, err := s.Generate(Env{Dir: dir, Seed: c.Run.Seed, BlockSize: int64(c.HDFS.BlockSize), Name: name})
 		if err != nil {
 			errs = append(errs, Prefix(key, err))
 			return
@@ -256,13 +272,16 @@ func (w *WorkloadTable) generate(dir string, c cluster.Config) ([][]workload.Job
 			}
 			s.Slots = c.Nodes() * c.Cluster.MapSlots
 		}
-		add(fmt.Sprintf("workload.synthetic[%d]", i), &s)
+		add(fmt.Sprintf("workload.synthetic[%d]", i), fmt.Sprintf("s%d", i), &s)
 	}
 	for i := range w.SWIM {
-		add(fmt.Sprintf("workload.swim[%d]", i), &w.SWIM[i])
+		add(fmt.Sprintf("workload.swim[%d]", i), "", &w.SWIM[i])
 	}
 	for i := range w.Jobs {
-		add(fmt.Sprintf("workload.jobs[%d]", i), &w.Jobs[i])
+		add(fmt.Sprintf("workload.jobs[%d]", i), "", &w.Jobs[i])
+	}
+	for i := range w.Recurring {
+		add(fmt.Sprintf("workload.recurring[%d]", i), fmt.Sprintf("r%d", i), &w.Recurring[i])
 	}
 	return streams, loads, errs
 }

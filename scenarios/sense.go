@@ -54,11 +54,11 @@ func (f *File) endCheck() error {
 // ends at once. An idle cluster runs for run.until.
 func (f *File) workloadCheck(name string) ErrorList {
 	w := f.Workload
-	if len(w.Synthetic)+len(w.SWIM)+len(w.Jobs)+len(w.Closed) > 0 || f.Run.Until > 0 {
+	if len(w.Synthetic)+len(w.SWIM)+len(w.Jobs)+len(w.Closed)+len(w.Recurring) > 0 || f.Run.Until > 0 {
 		return nil
 	}
 	return ErrorList{{File: name, Line: 1, Col: 1, Key: "workload",
-		Msg: "no workload: add a [[workload.synthetic]], [[workload.swim]], [[workload.jobs]] or [[workload.closed]] stream (clusteremu config prints the default scenario's), or set run.until to run an idle cluster that long"}}
+		Msg: "no workload: add a [[workload.synthetic]], [[workload.swim]], [[workload.jobs]], [[workload.recurring]] or [[workload.closed]] stream (clusteremu config prints the default scenario's), or set run.until to run an idle cluster that long"}}
 }
 
 // poolChecks refuses expectations of the scenario's own run on pools no

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"clusteremu/actors"
 )
 
 // WithSet returns the scenario with keys overridden, as `--set key=value`
@@ -106,7 +108,13 @@ func cloneFile(f File) File {
 	f.Workload.SWIM = append([]SWIMStream(nil), f.Workload.SWIM...)
 	f.Workload.Jobs = append([]JobsStream(nil), f.Workload.Jobs...)
 	f.Workload.Closed = append([]ClosedStream(nil), f.Workload.Closed...)
+	f.Workload.Recurring = append([]RecurringStream(nil), f.Workload.Recurring...)
 	f.Expect = append([]Expectation(nil), f.Expect...)
+	if f.Cache != nil {
+		c := *f.Cache
+		c.Preload = append([]actors.CachePreload(nil), c.Preload...)
+		f.Cache = &c
+	}
 	return f
 }
 
@@ -135,6 +143,18 @@ func setPath(v reflect.Value, key, value string) error {
 			return fmt.Errorf("%s: no such key", key)
 		}
 		v = f
+		if v.Kind() == reflect.Pointer && v.Type().Elem().Kind() == reflect.Struct && i < len(segs)-1 {
+			// A table the file left out ([cache]): set a key in it
+			// and it is there, with its defaults.
+			if v.IsNil() {
+				t := reflect.New(v.Type().Elem())
+				if d, ok := t.Interface().(interface{ SetDefaults() }); ok {
+					d.SetDefaults()
+				}
+				v.Set(t)
+			}
+			v = v.Elem()
+		}
 		if sg.idx >= 0 {
 			if v.Kind() != reflect.Slice || sg.idx >= v.Len() {
 				return fmt.Errorf("%s: the scenario has no element %d of %s", key, sg.idx, sg.name)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"time"
 
 	"clusteremu/workload"
@@ -21,7 +23,10 @@ import (
 //
 // Sizes (the number of maps): "facebook" picks a bin of Zaharia et al.'s
 // Table 2 with its Facebook fraction (FacebookBins), then draws maps
-// log-uniformly within the bin; "bm" gives the 50 jobs of Zaharia et al.'s
+// log-uniformly within the bin; "pacman-fb" and "pacman-bing" do the same
+// with the bins of Ananthanarayanan's Table 2.1 and their Facebook and
+// Bing fractions (PACManFBBins, PACManBingBins), the last bin open up to
+// max_maps; "bm" gives the 50 jobs of Zaharia et al.'s
 // macrobenchmark BM (Table 2: 29 jobs of 16 maps, 5 of 40, 4 of 80, 4 of
 // 160, 3 of 320, 2 of 600 and one each of 1200, 2400 and 6400; a
 // max_maps below 6400 caps them) in a seeded random order, each further 50
@@ -37,13 +42,28 @@ import (
 // Sizes and arrivals use separate generators derived from the seed, so
 // changing the rate or load moves the arrivals but keeps the jobs.
 //
+// Popularity (PACMan's workloads, where jobs read the same files again):
+// with files = N the stream first draws N input files, each of a size
+// drawn as a job's is, and ranks them by popularity; every job then reads
+// one of them, of popularity rank r with probability ∝ r^(−zipf), and has
+// its maps. size_correlation ties a file's size to its rank through a
+// Gaussian copula: a pair of normals with that correlation per file, the
+// sizes given out in the order of the first and the ranks in the order of
+// the second, so 1 makes the most popular file the largest, 0 leaves size
+// and popularity independent and −1 makes it the smallest. The files are
+// named <stream>-file<rank> ("s0-file1" is stream 0's most popular), and
+// are drawn from generators of their own, so a stream without files draws
+// exactly the jobs it did before.
+//
 // TOML keys and defaults: jobs (required, ≥ 1), interarrival or load
 // (exactly one), slots (required with load), task_time = "30s",
 // start = "0s", sizes = "facebook", pareto_alpha = 1.1, min_maps = 1,
 // max_maps = 12800, lognormal_mu = 2.5, lognormal_sigma = 1.5,
 // min_reduce_fraction = 0.05, max_reduce_fraction = 0.25,
 // block_size = "128MiB", shuffle_ratio = 1.0, output_ratio = 1.0,
-// pool = "", map_cpu_per_mib and reduce_cpu_per_mib (see CPUCosts).
+// pool = "", map_cpu_per_mib and reduce_cpu_per_mib (see CPUCosts),
+// files = 0 (every job reads a file of its own), zipf = 1.0,
+// size_correlation = 0.
 // An absent value takes the default, and so does a zero for keys where
 // zero means nothing (jobs, task_time, the map bounds, block_size...);
 // lognormal_mu, the reduce fractions and the ratios take 0 as written.
@@ -67,6 +87,9 @@ type SyntheticStream struct {
 	OutputRatio       *float64 `toml:"output_ratio"`
 	Pool              string   `toml:"pool"`
 	CPUCosts
+	Files           int      `toml:"files,omitzero"`
+	Zipf            *float64 `toml:"zipf"`
+	SizeCorrelation float64  `toml:"size_correlation,omitzero"`
 }
 
 // SizeBin is a range of map counts [Lo, Hi] and the fraction of jobs in it.
@@ -93,6 +116,15 @@ var BMSizes = func() []int {
 	return sizes
 }()
 
+// PACManFBBins and PACManBingBins are the job-size bins of the thesis's
+// Table 2.1 (Ananthanarayanan 2014: 1–10, 11–50, 51–150, 151–500 and over
+// 500 tasks) with the share of each workload's jobs in each; the open last
+// bin ends at a stream's max_maps.
+var (
+	PACManFBBins   = []SizeBin{{1, 10, 0.85}, {11, 50, 0.04}, {51, 150, 0.08}, {151, 500, 0.02}, {501, 0, 0.01}}
+	PACManBingBins = []SizeBin{{1, 10, 0.43}, {11, 50, 0.08}, {51, 150, 0.24}, {151, 500, 0.23}, {501, 0, 0.02}}
+)
+
 var FacebookBins = []SizeBin{
 	{1, 25, 0.58}, {26, 50, 0.096}, {51, 100, 0.086}, {101, 200, 0.084}, {201, 400, 0.056},
 	{401, 800, 0.043}, {801, 1600, 0.025}, {1601, 3200, 0.013}, {3201, 12800, 0.017},
@@ -105,7 +137,7 @@ func DefaultSyntheticStream() SyntheticStream {
 		TaskTime: Duration(30 * time.Second), Sizes: "facebook", ParetoAlpha: 1.1,
 		MinMaps: 1, MaxMaps: 12800, LognormalMu: new(2.5), LognormalSigma: 1.5,
 		MinReduceFraction: new(0.05), MaxReduceFraction: new(0.25),
-		BlockSize: 128 << 20, ShuffleRatio: new(1.0), OutputRatio: new(1.0),
+		BlockSize: 128 << 20, ShuffleRatio: new(1.0), OutputRatio: new(1.0), Zipf: new(1.0),
 	}
 }
 
@@ -124,8 +156,9 @@ func (s *SyntheticStream) Validate() error {
 	c.add(!(v.Load >= 0) || !finite(v.Load), Invalid("load", v.Load, "must be a finite number > 0"))
 	c.add(v.Load > 0 && v.Slots < 1, Missing("slots", "load needs the cluster's map + reduce slots, ≥ 1"))
 	c.add(v.Slots < 0, Invalid("slots", v.Slots, "must be ≥ 1"))
-	c.add(v.Sizes != "facebook" && v.Sizes != "bm" && v.Sizes != "pareto" && v.Sizes != "lognormal",
-		Invalid("sizes", v.Sizes, `must be "facebook", "bm", "pareto" or "lognormal"`))
+	c.add(!slices.Contains([]string{"facebook", "bm", "pareto", "lognormal", "pacman-fb", "pacman-bing"}, v.Sizes),
+		Invalid("sizes", v.Sizes, `must be "facebook", "bm", "pareto", "lognormal", "pacman-fb" or "pacman-bing"`))
+	c.add(strings.HasPrefix(v.Sizes, "pacman-") && v.MaxMaps <= 500, Invalid("max_maps", v.MaxMaps, "must be over 500 with sizes = %q: the top of Table 2.1's last bin", v.Sizes))
 	c.add(!(v.ParetoAlpha > 0) || !finite(v.ParetoAlpha), Invalid("pareto_alpha", v.ParetoAlpha, "must be a finite number > 0"))
 	c.add(v.MinMaps < 1, Invalid("min_maps", v.MinMaps, "must be ≥ 1"))
 	c.add(v.MaxMaps < v.MinMaps || v.MaxMaps > 1e7, Invalid("max_maps", v.MaxMaps, "must be in [min_maps = %d, 10000000]", v.MinMaps))
@@ -138,6 +171,10 @@ func (s *SyntheticStream) Validate() error {
 	c.add(!(*v.ShuffleRatio >= 0) || !finite(*v.ShuffleRatio), Invalid("shuffle_ratio", *v.ShuffleRatio, "must be a finite number ≥ 0"))
 	c.add(!(*v.OutputRatio >= 0) || !finite(*v.OutputRatio), Invalid("output_ratio", *v.OutputRatio, "must be a finite number ≥ 0"))
 	c.add(v.Jobs > 1_000_000, Invalid("jobs", v.Jobs, "must be at most 1000000"))
+	c.add(v.Files < 0 || v.Files > 1_000_000, Invalid("files", v.Files, "must be 0 (a file per job) … 1000000"))
+	c.add(!(*v.Zipf > 0) || !finite(*v.Zipf), Invalid("zipf", *v.Zipf, "must be a finite number > 0: the exponent of popularity rank"))
+	c.add(!(v.SizeCorrelation >= -1 && v.SizeCorrelation <= 1), Invalid("size_correlation", v.SizeCorrelation,
+		"must be in [−1, 1] (1: the most popular file is the largest)"))
 	return c.err()
 }
 
@@ -157,12 +194,20 @@ func (s *SyntheticStream) Generate(env Env) ([]workload.JobSpec, error) {
 			order = append(order, min(BMSizes[k], v.MaxMaps))
 		}
 	}
+	files := v.popularFiles(env)
 	for i := range jobs {
-		maps := 0
+		maps, rank := 0, 0
 		if order != nil {
 			maps = order[i]
 		}
+		if files != nil {
+			rank = files.pick()
+			maps = files.maps[rank]
+		}
 		jobs[i] = v.job(i, maps, sizes)
+		if files != nil {
+			jobs[i].InputFile = files.name(rank)
+		}
 		work += float64(jobs[i].Maps+jobs[i].Reduces) * v.TaskTime.Std().Seconds()
 	}
 	gap := v.meanGap(work / float64(len(jobs)))
@@ -221,13 +266,23 @@ func (s *SyntheticStream) drawMaps(r *rand.Rand) int {
 		x := math.Round(math.Exp(*s.LognormalMu + s.LognormalSigma*r.NormFloat64()))
 		return int(min(max(x, float64(s.MinMaps)), float64(s.MaxMaps)))
 	}
-	u, bin := r.Float64(), FacebookBins[len(FacebookBins)-1]
-	for _, b := range FacebookBins {
+	bins := FacebookBins
+	switch s.Sizes {
+	case "pacman-fb":
+		bins = PACManFBBins
+	case "pacman-bing":
+		bins = PACManBingBins
+	}
+	u, bin := r.Float64(), bins[len(bins)-1]
+	for _, b := range bins {
 		if u < b.Fraction {
 			bin = b
 			break
 		}
 		u -= b.Fraction
+	}
+	if bin.Hi == 0 {
+		bin.Hi = s.MaxMaps
 	}
 	return logUniform(r, bin.Lo, bin.Hi)
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var rewrite = flag.Bool("rewrite", false, "rewrite the golden files of the explain tests")
+var rewrite = flag.Bool("rewrite", false, "rewrite the golden files under testdata")
 
 // explainedRun runs the default scenario with delay scheduling (3 s waits,
 // so some maps run off their node) and flows kept, once per test binary.

@@ -348,7 +348,11 @@ func printSummary(w io.Writer, cfg cluster.Config, rep *cluster.Report, wall tim
 		fmt.Fprintln(w)
 	}
 	if _, ok := s["tasks.locality.node"]; ok {
-		fmt.Fprintf(w, "locality  node %.1f%%  rack %.1f%%  remote %.1f%%\n",
+		fmt.Fprint(w, "locality  ")
+		if m, cached := s["tasks.locality.memory"]; cached {
+			fmt.Fprintf(w, "memory %.1f%%  ", 100*m)
+		}
+		fmt.Fprintf(w, "node %.1f%%  rack %.1f%%  remote %.1f%%\n",
 			100*s["tasks.locality.node"], 100*s["tasks.locality.rack"], 100*s["tasks.locality.remote"])
 	} else {
 		fmt.Fprintln(w, "locality  none: no map succeeded")
@@ -371,6 +375,11 @@ func printSummary(w io.Writer, cfg cluster.Config, rep *cluster.Report, wall tim
 	}
 	fmt.Fprintf(w, "flows     %.0f completed, %.0f aborted, %.1f GB moved\n",
 		s["flows.completed"], s["flows.aborted"], s["flows.bytes"]/1e9)
+	if cfg.Cache.On() {
+		fmt.Fprintf(w, "cache     %s %v per node: hit ratio %.1f%%, %.1f%% of jobs all memory-local, %.0f blocks evicted; %.0f requests to the directory, at most %.0f in a second\n",
+			cfg.Cache.Name, cfg.Cache.Capacity, 100*s["cache.hit_ratio"], 100*s["jobs.all_memory_local"], s["cache.evictions"],
+			s["cache.requests"], s["cache.requests.peak_per_second"])
+	}
 	if len(cfg.Faults) > 0 || len(cfg.Rules) > 0 {
 		printFaults(w, s, rep.Records.Flows)
 	}

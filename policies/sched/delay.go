@@ -44,7 +44,7 @@ func (p *DelayParams) check(c *paramChecks) {
 }
 
 // delayState is Algorithm 1 of Zaharia et al. 2009: per job a locality
-// level (0 node-local only, 1 rack-local allowed, 2 anywhere), the wait
+// level (node-local only, rack-local allowed, anywhere), the wait
 // accrued while skipped, and whether it was skipped since the last
 // heartbeat. As the paper's pseudocode says, a skipped job's wait grows by
 // the time between heartbeats (from any node), and only over gaps that
@@ -66,10 +66,15 @@ func newDelayState() *delayState {
 	return &delayState{jobs: map[JobID]*delayJob{}}
 }
 
-// add starts a job at level 0 with the waits w.
+// add starts a job at the node-local level with the waits w.
 func (d *delayState) add(job Job, w Waits) {
-	d.jobs[job.ID] = &delayJob{waits: w}
+	d.jobs[job.ID] = &delayJob{waits: w, level: NodeLocal}
 }
+
+// delayLevel is the level a locality counts as: a memory-local task (its
+// block in the node's cache) is as local as delay scheduling waits for,
+// so PACMan's memory locality adds no level of its own.
+func delayLevel(l Locality) Locality { return max(l, NodeLocal) }
 
 func (d *delayState) remove(id JobID) { delete(d.jobs, id) }
 
@@ -117,8 +122,8 @@ func (d *delayState) allow(id JobID, v View, s Slot) (Locality, bool) {
 	}
 	w := j.waits
 	switch {
-	case best == NodeLocal:
-		s.Why.Note(id, "takes the slot for a node-local map")
+	case best <= NodeLocal:
+		s.Why.Note(id, "takes the slot for a %s map", best.words())
 		j.level, j.wait = NodeLocal, 0
 		return NodeLocal, true
 	case best == RackLocal && (j.level >= RackLocal || j.wait >= w.T1):
@@ -143,8 +148,8 @@ func (d *delayState) allow(id JobID, v View, s Slot) (Locality, bool) {
 // its level required: a job unlucky early on does not keep launching
 // non-local tasks.
 func (d *delayState) launched(id JobID, l Locality) {
-	if j := d.jobs[id]; j != nil && l < j.level {
-		j.level, j.wait = l, 0
+	if j := d.jobs[id]; j != nil && delayLevel(l) < j.level {
+		j.level, j.wait = delayLevel(l), 0
 	}
 }
 

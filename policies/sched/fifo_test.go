@@ -175,3 +175,32 @@ func TestFIFOExplainsItsAnswer(t *testing.T) {
 		{2, "takes the slot for a node-local map"},
 	}, why.Notes)
 }
+
+// A memory-local map (its block in the node's cache, PACMan) is as local
+// as delay scheduling waits for: the job takes the slot at once, its level
+// stays node-local, and launching one neither adds a level nor lowers the
+// job below node-local, so its rack-local wait still runs from T1.
+func TestDelaySchedulingCountsMemoryAsNodeLocal(t *testing.T) {
+	j1, j2 := status(1, Normal, 0, 3, 0), status(2, Normal, time.Second, 3, 0)
+	v := &fakeView{jobs: []*JobStatus{j1, j2}, local: map[JobID]map[NodeID]Locality{1: {5: MemoryLocal, 6: RackLocal}, 2: {6: NodeLocal}}}
+	f := NewFIFOWithDelay(Waits{Enabled: true, T1: 10 * time.Second, T2: 10 * time.Second})
+	f.Submitted(0, j1.Job)
+	f.Submitted(time.Second, j2.Job)
+	why := &Explanation{}
+	f.Heartbeat(0, 5)
+	a, ok := f.Assign(0, v, Slot{Node: 5, Kind: Map, Why: why})
+	require.True(t, ok)
+	assert.Equal(t, Assignment{Job: 1, Kind: Map, MaxLocality: NodeLocal}, a)
+	assert.Equal(t, JobNote{1, "takes the slot for a memory-local map"}, why.Notes[len(why.Notes)-1])
+	f.Launched(0, Launch{Attempt: Attempt{Job: 1, Kind: Map}, Node: 5, Locality: MemoryLocal})
+	assert.Equal(t, NodeLocal, f.delay.jobs[1].level)
+	// On node 6 job 1 has only a rack-local map: skipped for job 2 until
+	// it has waited T1, as a job at the node-local level is.
+	f.Heartbeat(time.Second, 6)
+	a, _ = f.Assign(time.Second, v, Slot{Node: 6, Kind: Map})
+	assert.Equal(t, JobID(2), a.Job)
+	f.Heartbeat(11*time.Second, 6)
+	a, _ = f.Assign(11*time.Second, v, Slot{Node: 6, Kind: Map})
+	assert.Equal(t, Assignment{Job: 1, Kind: Map, MaxLocality: RackLocal}, a)
+	assert.Less(t, MemoryLocal, NodeLocal, "memory locality is the best level")
+}

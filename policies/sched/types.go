@@ -48,15 +48,23 @@ func (k TaskKind) String() string {
 // which read from every map, are always OffRack.
 type Locality uint8
 
-// The locality levels of the delay-scheduling paper, node-local best.
+// The locality levels: PACMan's memory locality (the node caches the
+// task's input block in memory), then the delay-scheduling paper's,
+// node-local best. A cluster without a cache has no memory-local task.
 const (
-	NodeLocal Locality = iota
+	MemoryLocal Locality = iota
+	NodeLocal
 	RackLocal
 	OffRack
 )
 
+// Localities is how many levels there are, for arrays indexed by level.
+const Localities = int(OffRack) + 1
+
 func (l Locality) String() string {
 	switch l {
+	case MemoryLocal:
+		return "memory"
 	case NodeLocal:
 		return "node"
 	case RackLocal:

@@ -1,0 +1,65 @@
+package cluster
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"clusteremu/actors"
+	"clusteremu/policies/sched"
+	"clusteremu/units"
+	"clusteremu/workload"
+)
+
+// fig22 is the thesis's Fig. 2.2 cluster: 10 nodes of one map slot, a job
+// of 50 maps of 60 MB, every block on every node (no read contends with
+// another), pure I/O: a map reads its block from disk in T = 20 s (3 MB/s)
+// or from memory in μT = 2 s (30 MB/s). Out-of-band heartbeats offer a
+// freed slot at once, 5 ms a control hop; k blocks are preloaded
+// round-robin, the first k, and memory-local maps go first.
+func fig22(k int) Config {
+	cfg := DefaultConfig()
+	cfg.Cluster.Racks, cfg.Cluster.NodesPerRack, cfg.Cluster.MapSlots, cfg.Cluster.ReduceSlots = 1, 10, 1, 1
+	cfg.Cluster.DiskRead, cfg.Cluster.Memory = 3e6, 30e6
+	cfg.HDFS.BlockSize, cfg.HDFS.Replication = 60e6, 10
+	cfg.Heartbeat.Interval = units.Duration(10 * time.Millisecond)
+	cfg.Heartbeat.ControlLatency = units.Duration(5 * time.Millisecond)
+	cfg.Heartbeat.OutOfBand = true
+	cfg.Run.StallAfter = units.Duration(time.Hour)
+	c := actors.DefaultCacheConfig()
+	c.Capacity = 6e9
+	c.Preload = []actors.CachePreload{{File: "input", Blocks: k, Pick: actors.PickFirst}}
+	cfg.Cache = &c
+	cfg.Workload = [][]workload.JobSpec{{{Name: "scan", InputFile: "input", InputBytes: 3000e6}}}
+	return cfg
+}
+
+// Fig. 2.2, the all-or-nothing property: with 10 slots a 50-map job runs
+// in 5 waves, and only a wave whose every map reads from memory is faster.
+// With k blocks cached and their maps taken first the job takes
+// (5 − ⌊k/10⌋)·T + ⌊k/10⌋·μT: k = 5 and 9 gain nothing, k = 15 no more
+// than k = 10. Each of a slot's 5 maps launches two control hops (10 ms)
+// after its slot freed, the out-of-band heartbeat and the launch; the
+// first waits for its node's first heartbeat (within 10 ms) and the job
+// ends when its last map's report reaches its job manager (5 ms): the
+// job takes 55 to 65 ms longer than the formula.
+func TestAllOrNothing(t *testing.T) {
+	const T, muT = 20 * time.Second, 2 * time.Second
+	for _, k := range []int{0, 5, 9, 10, 15, 20, 50} {
+		t.Run(fmt.Sprint("k=", k), func(t *testing.T) {
+			rep := run(t, fig22(k))
+			waves := 5 - k/10
+			want := time.Duration(waves)*T + time.Duration(k/10)*muT
+			j := rep.Records.Jobs[0]
+			got := j.Finish - j.Submit
+			assert.GreaterOrEqual(t, got, want+55*time.Millisecond)
+			assert.LessOrEqual(t, got, want+65*time.Millisecond, "k = %d", k)
+			memory := rep.Records.Tally.Locality[sched.MemoryLocal]
+			assert.Equal(t, k, memory, "every cached block read from memory")
+			assert.InDelta(t, float64(k)/50, rep.Summary["cache.hit_ratio"], 1e-9)
+			assert.Equal(t, map[bool]float64{true: 1, false: 0}[k == 50], rep.Summary["jobs.all_memory_local"])
+		})
+	}
+}

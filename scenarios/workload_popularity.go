@@ -1,0 +1,87 @@
+package scenarios
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+)
+
+// popularity is a synthetic stream's input files (files = N): each
+// file's maps by popularity rank (index 0 is rank 1, the most popular),
+// and the Zipf draw of the file a job reads.
+type popularity struct {
+	prefix string
+	maps   []int
+	cdf    []float64 // P(rank ≤ i + 1)
+	picks  *rand.Rand
+}
+
+// popularFiles draws the stream's files, or returns nil when it has none.
+// Sizes come from the stream's size distribution, ranks from a Gaussian
+// copula with the stream's size_correlation (see SyntheticStream); each
+// from a generator of its own.
+func (s *SyntheticStream) popularFiles(env Env) *popularity {
+	if s.Files <= 0 {
+		return nil
+	}
+	n := s.Files
+	gen := rand.New(rand.NewPCG(env.Seed, 0x66696c6573)) // "files"
+	sizes := make([]int, n)
+	for i := range sizes {
+		sizes[i] = s.drawMaps(gen)
+	}
+	slices.SortFunc(sizes, func(a, b int) int { return cmp.Compare(b, a) }) // largest first
+	// A pair of correlated normals per file: the first orders the sizes,
+	// the second the popularity.
+	rho := s.SizeCorrelation
+	a, b := make([]float64, n), make([]float64, n)
+	for i := range n {
+		a[i] = gen.NormFloat64()
+		b[i] = rho*a[i] + math.Sqrt(max(0, 1-rho*rho))*gen.NormFloat64()
+	}
+	bySize, byRank := ranked(a), ranked(b)
+	// File bySize[k] has the k-th largest size; byRank[r] is the file of
+	// rank r + 1.
+	maps := make([]int, n)
+	size := make([]int, n) // by file
+	for k, f := range bySize {
+		size[f] = sizes[k]
+	}
+	for r, f := range byRank {
+		maps[r] = size[f]
+	}
+	p := &popularity{prefix: env.Name, maps: maps, cdf: make([]float64, n),
+		picks: rand.New(rand.NewPCG(env.Seed, 0x7069636b73))} // "picks"
+	total := 0.0
+	for r := range n {
+		total += math.Pow(float64(r+1), -*s.Zipf)
+		p.cdf[r] = total
+	}
+	for r := range p.cdf {
+		p.cdf[r] /= total
+	}
+	return p
+}
+
+// ranked returns the indices of xs from the largest value down; ties keep
+// index order.
+func ranked(xs []float64) []int {
+	idx := make([]int, len(xs))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(i, j int) int { return cmp.Compare(xs[j], xs[i]) })
+	return idx
+}
+
+// pick draws the rank (from 0) of the file the next job reads.
+func (p *popularity) pick() int {
+	u := p.picks.Float64()
+	return min(sort.SearchFloat64s(p.cdf, u), len(p.cdf)-1)
+}
+
+// name is the file of a rank (from 0): <stream>-file<rank from 1>.
+func (p *popularity) name(rank int) string { return fmt.Sprintf("%s-file%d", p.prefix, rank+1) }

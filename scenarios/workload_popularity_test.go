@@ -1,0 +1,118 @@
+package scenarios
+
+import (
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// files = N: every job reads one of N files, drawn by Zipf over the
+// popularity rank, and has the file's maps; rank r is read about
+// r^(−zipf) / H as often. Files of one name are the same size.
+func TestPopularFilesFollowZipf(t *testing.T) {
+	s := SyntheticStream{Jobs: 20000, Interarrival: Duration(time.Second), Sizes: "pareto", MaxMaps: 200,
+		Files: 50, Zipf: new(1.2)}
+	jobs, err := s.Generate(Env{Seed: 3, Name: "s0"})
+	require.NoError(t, err)
+	reads := map[string]int{}
+	maps := map[string]int{}
+	for _, j := range jobs {
+		require.True(t, strings.HasPrefix(j.InputFile, "s0-file"), j.InputFile)
+		reads[j.InputFile]++
+		if m, seen := maps[j.InputFile]; seen {
+			require.Equal(t, m, j.Maps, "%s read with %d and %d maps", j.InputFile, m, j.Maps)
+		}
+		maps[j.InputFile] = j.Maps
+		require.EqualValues(t, int64(j.Maps)*int64(DefaultSyntheticStream().BlockSize), j.InputBytes)
+	}
+	h := 0.0
+	for r := 1; r <= 50; r++ {
+		h += pow(r, -1.2)
+	}
+	for _, r := range []int{1, 2, 5, 20} {
+		p := pow(r, -1.2) / h
+		got := float64(reads["s0-file"+strconv.Itoa(r)]) / float64(len(jobs))
+		within(t, "share of rank "+strconv.Itoa(r), got, p, sqrt(p*(1-p)/float64(len(jobs))))
+	}
+}
+
+// size_correlation = 1 makes the most popular file the largest and the
+// ranks follow the sizes; −1 the reverse; without files a stream draws
+// the jobs it always did.
+func TestSizeCorrelation(t *testing.T) {
+	sizeByRank := func(rho float64) []int {
+		s := SyntheticStream{Jobs: 3000, Interarrival: Duration(time.Second), Sizes: "pareto", MaxMaps: 400,
+			Files: 20, Zipf: new(0.5), SizeCorrelation: rho}
+		jobs, err := s.Generate(Env{Seed: 9, Name: "s0"})
+		require.NoError(t, err)
+		byRank := make([]int, 20)
+		for _, j := range jobs {
+			r, _ := strconv.Atoi(strings.TrimPrefix(j.InputFile, "s0-file"))
+			byRank[r-1] = j.Maps
+		}
+		return byRank
+	}
+	up := sizeByRank(1)
+	assert.True(t, slices.IsSortedFunc(up, func(a, b int) int { return b - a }), "rank 1 largest: %v", up)
+	down := sizeByRank(-1)
+	assert.True(t, slices.IsSorted(down), "rank 1 smallest: %v", down)
+	assert.ElementsMatch(t, up, down, "the same sizes, ranked the other way")
+
+	plain := SyntheticStream{Jobs: 100, Interarrival: Duration(time.Second)}
+	with := plain
+	with.Zipf, with.SizeCorrelation = new(2.0), 0.5
+	a, _ := plain.Generate(Env{Seed: 4})
+	b, _ := with.Generate(Env{Seed: 4})
+	assert.True(t, reflect.DeepEqual(a, b), "zipf and size_correlation without files change nothing")
+}
+
+// A recurring job runs every period over one file.
+func TestRecurringStream(t *testing.T) {
+	s := RecurringStream{Every: Duration(time.Hour), Count: 3, Start: Duration(10 * time.Minute),
+		Job: JobEntry{InputBytes: 1 << 30}}
+	jobs, err := s.Generate(Env{Name: "r0"})
+	require.NoError(t, err)
+	require.Len(t, jobs, 3)
+	for n, j := range jobs {
+		assert.Equal(t, "r0-"+strconv.Itoa(n), j.Name)
+		assert.Equal(t, "r0", j.InputFile)
+		assert.Equal(t, 10*time.Minute+time.Duration(n)*time.Hour, j.Submit)
+	}
+	s.Job.InputFile, s.Job.Name = "logs", "hourly"
+	jobs, _ = s.Generate(Env{Name: "r0"})
+	assert.Equal(t, "logs", jobs[2].InputFile)
+	assert.Equal(t, "hourly-2", jobs[2].Name)
+}
+
+func pow(r int, e float64) float64 { return math.Pow(float64(r), e) }
+
+func sqrt(x float64) float64 { return math.Sqrt(x) }
+
+// sizes = "pacman-fb" draws Table 2.1's Facebook bins: 85% of jobs of
+// 1–10 maps, 4% of 11–50, 8% of 51–150, 2% of 151–500, 1% above, up to
+// max_maps.
+func TestPACManBins(t *testing.T) {
+	s := SyntheticStream{Jobs: 20000, Interarrival: Duration(time.Second), Sizes: "pacman-fb", MaxMaps: 800}
+	jobs, err := s.Generate(Env{Seed: 5})
+	require.NoError(t, err)
+	var n [5]int
+	for _, j := range jobs {
+		require.LessOrEqual(t, j.Maps, 800)
+		for b, top := range []int{10, 50, 150, 500, 800} {
+			if j.Maps <= top {
+				n[b]++
+				break
+			}
+		}
+	}
+	for b, p := range []float64{0.85, 0.04, 0.08, 0.02, 0.01} {
+		within(t, "bin "+strconv.Itoa(b+1), float64(n[b])/float64(len(jobs)), p, sqrt(p*(1-p)/float64(len(jobs))))
+	}
+}
