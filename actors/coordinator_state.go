@@ -223,7 +223,7 @@ func (s *coordState) submit(now, at time.Duration, id sched.JobID, spec workload
 	s.out.records = append(s.out.records, submittedRecord(id, spec, maps, spec.Reduces))
 	job := &coordJob{spec: spec, maps: maps}
 	s.jobs[id] = job
-	input, err := s.blocks.ensure(inputName(id, spec), spec.InputBytes, blockSizeFor(spec, maps, int64(s.cfg.HDFS.BlockSize)))
+	input, err := s.blocks.ensureSplits(inputName(id, spec), spec.InputBytes, blockSizeFor(spec, maps, int64(s.cfg.HDFS.BlockSize)), spec.Maps)
 	if err == nil {
 		job.input = input
 	}

@@ -130,7 +130,10 @@ type TaskSpec struct {
 	OutputBytes int64
 	Pipeline    []sched.NodeID
 	CPU         workload.CPUCost
-	Model       workload.TaskModel
+	// Time, when positive, is the task's compute whatever its bytes
+	// (JobSpec.MapTime, ReduceTime), in place of CPU.
+	Time  time.Duration
+	Model workload.TaskModel
 	// Fail makes the attempt fail when its compute phase ends, its work
 	// lost (tasks.failure_probability).
 	Fail bool
@@ -486,4 +489,13 @@ type Relay struct {
 	From *actor.PID
 	To   *actor.PID
 	Msg  any
+}
+
+// work is the CPU work of the task over bytes: its fixed time when it has
+// one, else the bytes at its cost.
+func (t *TaskSpec) work(bytes int64) time.Duration {
+	if t.Time > 0 {
+		return t.Time
+	}
+	return t.CPU.Time(bytes)
 }

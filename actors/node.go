@@ -219,7 +219,7 @@ func (n *Node) handleLaunch(ctx actor.Context, msg *LaunchTask) {
 // faster than it computes and computes no faster than it reads.
 func (n *Node) startMap(ctx actor.Context, r *run) {
 	spec := &r.launch.Task
-	work := spec.CPU.Time(spec.InputBytes)
+	work := spec.work(spec.InputBytes)
 	if spec.Model != workload.Overlapped || work <= 0 || spec.InputBytes == 0 {
 		n.startFlow(ctx, r, partInput, spec.Source, n.cfg.ID, DiskRead, spec.InputBytes, 0)
 		return
@@ -238,7 +238,7 @@ func (n *Node) coreRate(r *run) float64 {
 // CPU, at most one core. Zero work is a flow of size 0, which ends at
 // the end of the instant.
 func (n *Node) startCompute(ctx actor.Context, r *run, bytes int64) {
-	work := int64(r.launch.Task.CPU.Time(bytes))
+	work := int64(r.launch.Task.work(bytes))
 	r.flows[partCompute] = flowInfo{src: n.cfg.ID, bytes: work}
 	ctx.Send(n.cfg.Fabric, &StartFlow{Key: FlowKey{Attempt: r.launch.Attempt, Part: partCompute}, Src: n.cfg.ID, Dst: n.cfg.ID,
 		Transfer: Compute, Bytes: work, MaxRate: n.coreRate(r), Owner: n.self, OwnerNode: n.cfg.ID})
