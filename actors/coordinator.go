@@ -97,6 +97,8 @@ func (c *Coordinator) handle(ctx actor.Context, now time.Duration, m any) {
 		c.core.requeue(msg)
 	case *MapsFinished:
 		c.core.mapsFinished(msg.Job)
+	case *JobProgressed:
+		c.core.jobProgressed(msg)
 	case *Heartbeat:
 		c.core.heartbeat(now, msg)
 	case *JobEnded:
@@ -205,6 +207,9 @@ func (c *Coordinator) apply(ctx actor.Context, out coordOut) {
 func (c *Coordinator) spawnJobManager(ctx actor.Context, e *spawnJobManager) {
 	jm := NewJobManager(e.job, e.spec, e.maps, e.slowStart, c.cfg.Tasks.MaxAttempts, c.self, c.cfg.Directory, c.deps)
 	jm.setup, jm.reportMaps = c.cfg.Tasks.JobSetup.Std(), c.cfg.Tasks.ComputeAware
+	if np, ok := c.core.policy.(sched.NeedsProgress); ok && np.NeedsProgress() {
+		jm.sent = &[2]float64{}
+	}
 	jm.state.fetchLimit = c.cfg.Tasks.FetchFailures
 	if c.cfg.Heartbeat.Reliable {
 		jm.ended = make(map[sched.Attempt]bool)

@@ -38,6 +38,10 @@ type coordState struct {
 	space  *spaceAdmission
 	// liveSlots counts the slots of the live nodes, by kind.
 	liveSlots [2]int
+	// progress is each active job's stage progress by kind, as its job
+	// manager last reported it (JobProgressed); kept only for a policy
+	// that reads it (sched.NeedsProgress).
+	progress map[sched.JobID][2]float64
 	// streams counts the workload streams yet to say WorkloadSubmitted.
 	streams  int
 	finished bool
@@ -171,12 +175,13 @@ func describeMsg(msg any) string {
 func newCoordState(cfg *CoordinatorConfig, policy sched.Policy, seed uint64) *coordState {
 	s := &coordState{
 		cfg: cfg, policy: policy, slotAware: isSlotAware(policy),
-		table:   newJobTable(cfg.RackOf),
-		blocks:  newBlockMap(int64(cfg.HDFS.BlockSize), cfg.HDFS.Replication, cfg.RackOf, seed),
-		nodes:   make([]nodeEntry, len(cfg.RackOf)),
-		jobs:    make(map[sched.JobID]*coordJob),
-		running: make(map[sched.Attempt]placed),
-		streams: cfg.Streams,
+		table:    newJobTable(cfg.RackOf),
+		blocks:   newBlockMap(int64(cfg.HDFS.BlockSize), cfg.HDFS.Replication, cfg.RackOf, seed),
+		nodes:    make([]nodeEntry, len(cfg.RackOf)),
+		jobs:     make(map[sched.JobID]*coordJob),
+		running:  make(map[sched.Attempt]placed),
+		progress: make(map[sched.JobID][2]float64),
+		streams:  cfg.Streams,
 	}
 	s.setUpAdmission()
 	return s
@@ -229,7 +234,7 @@ func (s *coordState) submit(now, at time.Duration, id sched.JobID, spec workload
 	}
 	s.table.add(sched.Job{
 		ID: id, Name: spec.Name, Pool: spec.Pool, Priority: sched.Priority(spec.Priority),
-		Weight: spec.Weight, Submit: at, Maps: maps, Reduces: spec.Reduces, InputBytes: spec.InputBytes,
+		Weight: spec.Weight, Submit: at, Maps: maps, Reduces: spec.Reduces, InputBytes: spec.InputBytes, Work: spec.Work,
 	}, job.input)
 	s.policy.Submitted(now, s.table.job(id).status.Job)
 	slowStart := spec.SlowStart
@@ -280,6 +285,16 @@ func (s *coordState) mapsFinished(job sched.JobID) {
 	}
 }
 
+// jobProgressed books a job manager's stage progress.
+func (s *coordState) jobProgressed(msg *JobProgressed) {
+	if s.jobs[msg.Job] == nil || msg.Kind > sched.Reduce {
+		return // it ended meanwhile
+	}
+	p := s.progress[msg.Job]
+	p[msg.Kind] = msg.Progress
+	s.progress[msg.Job] = p
+}
+
 // jobEnded forgets the job and kills whatever of it still runs.
 func (s *coordState) jobEnded(now time.Duration, id sched.JobID) {
 	if _, ok := s.jobs[id]; !ok {
@@ -296,6 +311,7 @@ func (s *coordState) jobEnded(now time.Duration, id sched.JobID) {
 	}
 	s.out.progress = true
 	s.table.remove(id)
+	delete(s.progress, id)
 	s.policy.Ended(now, id)
 	if spec := s.jobs[id].spec; spec.InputFile == "" {
 		s.blocks.forget(inputName(id, spec)) // a private input: no other job reads it

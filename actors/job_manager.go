@@ -37,6 +37,10 @@ type JobManager struct {
 	// report may still come, from a node cut off by a partition: it is
 	// stale when it does.
 	lost map[sched.Attempt]bool
+	// sent is the stage progress by kind last sent to the coordinator
+	// (JobProgressed); nil sends none, as for a policy that does not read
+	// it (sched.NeedsProgress).
+	sent *[2]float64
 	// ended are the attempts whose end it booked, when each may be
 	// reported twice: by its node and by the coordinator
 	// (HeartbeatConfig.Reliable).
@@ -83,7 +87,7 @@ func (m *JobManager) Receive(ctx actor.Context) {
 	case *TaskFinished:
 		m.handleFinished(ctx, msg)
 	case *TaskProgress:
-		m.handleProgress(msg)
+		m.handleProgress(ctx, msg)
 	case *NodeLost:
 		m.handleNodeLost(ctx, msg)
 	case *EvictOutputs:
@@ -120,10 +124,50 @@ func (m *JobManager) handleLaunched(ctx actor.Context, msg *TaskLaunched) {
 
 // handleProgress keeps an attempt's latest progress report, for whatever
 // decides speculation (Progress).
-func (m *JobManager) handleProgress(msg *TaskProgress) {
+func (m *JobManager) handleProgress(ctx actor.Context, msg *TaskProgress) {
 	p := rated(*msg)
 	m.progress[msg.Attempt] = p
 	m.deps.Metrics.AttemptProgressed(p)
+	m.maybeSendProgress(ctx, msg.Attempt.Kind)
+}
+
+// maybeSendProgress tells the coordinator the kind's stage progress when
+// it is asked for and has moved since it was last sent.
+func (m *JobManager) maybeSendProgress(ctx actor.Context, kind sched.TaskKind) {
+	if m.sent == nil || m.state.outcome != nil {
+		return
+	}
+	if p := m.stageProgress(kind); p != m.sent[kind] {
+		m.sent[kind] = p
+		ctx.Send(m.coordinator, &JobProgressed{Job: m.id, Kind: kind, Progress: p})
+	}
+}
+
+// stageProgress is the mean over the kind's tasks of each one's progress:
+// 1 when finished, else the best latest score of its running attempts (0
+// before any report). The tasks are summed in order, so the figure is the
+// same to the last bit from run to run.
+func (m *JobManager) stageProgress(kind sched.TaskKind) float64 {
+	tasks := m.state.tasks(kind)
+	if len(tasks) == 0 {
+		return 0
+	}
+	sum := 0.0
+	for i := range tasks {
+		t := &tasks[i]
+		if t.state == taskDone {
+			sum++
+			continue
+		}
+		best := 0.0
+		for n := range t.running {
+			if p, ok := m.progress[sched.Attempt{Job: m.id, Kind: kind, Task: int32(i), Attempt: n}]; ok {
+				best = max(best, p.Score)
+			}
+		}
+		sum += best
+	}
+	return sum / float64(len(tasks))
 }
 
 // rated is a report with its progress rate: score per second since the
@@ -172,6 +216,7 @@ func (m *JobManager) handleFinished(ctx actor.Context, msg *TaskFinished) {
 	}
 	m.check(err)
 	m.apply(ctx, fx)
+	m.maybeSendProgress(ctx, msg.Attempt.Kind)
 }
 
 func (m *JobManager) handleNodeLost(ctx actor.Context, msg *NodeLost) {

@@ -253,6 +253,17 @@ type MapsFinished struct {
 	Job sched.JobID
 }
 
+// JobProgressed is a job manager's stage progress of one kind: the mean
+// of its tasks' progress scores, a finished task counting 1 (Hadoop's
+// map and reduce progress), for a policy that reads it (LAS_MQ's stage
+// awareness, sched.NeedsProgress). It is sent only for such a policy,
+// when a report or a finished task moves it.
+type JobProgressed struct {
+	Job      sched.JobID
+	Kind     sched.TaskKind
+	Progress float64
+}
+
 // RequeueTasks makes tasks of a job pending again at the coordinator:
 // the initial tasks, released reduces and re-runs after failures.
 type RequeueTasks struct {

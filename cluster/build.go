@@ -76,6 +76,14 @@ func Build(cfg Config) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
+	if nw, ok := policy.(sched.NeedsWork); ok && nw.NeedsWork() {
+		start := time.Now()
+		cfg, err = cfg.withWork()
+		sizing += time.Since(start)
+		if err != nil {
+			return nil, err
+		}
+	}
 	shape := &cfg.Cluster
 	net, err := netmodel.NewNetwork(netmodel.Config{CompletionWindow: shape.CompletionWindow.Std()})
 	if err != nil {

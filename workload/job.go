@@ -74,6 +74,10 @@ type JobSpec struct {
 	// SlowStart is the fraction of maps that must finish before reduces
 	// are scheduled; 0 takes the cluster's default.
 	SlowStart float64
+	// Work is the slot time the job's attempts hold when it runs alone,
+	// set when the run is built for a policy told job sizes (SRPT); 0
+	// otherwise.
+	Work time.Duration
 }
 
 // MapCount returns the job's map tasks for a block size.
