@@ -264,6 +264,19 @@ min_reduces = 1
 		{"a pool of the wrong type", `name = "fair"
 pools = [{name = "a"}, {name = "b", min_maps = 1.5}]
 `, []string{"s.toml:6:37: scheduler.pools[1].min_maps = 1.5: want an integer, got a number with a fraction"}},
+		{"lasmq out of range", `name = "lasmq"
+queues = 0
+first_threshold = "0s"
+step = 1
+weight_base = 0.5
+min_progress = 1.5
+`, []string{
+			"s.toml:6:1: scheduler.queues = 0: must be a whole number in [1, 64]",
+			`s.toml:7:1: scheduler.first_threshold = "0s": must be a duration > 0 (slot-seconds of service) like "100s"`,
+			"s.toml:8:1: scheduler.step = 1: must be a finite number > 1",
+			"s.toml:9:1: scheduler.weight_base = 0.5: must be a finite number ≥ 1",
+			"s.toml:10:1: scheduler.min_progress = 1.5: must be a number in (0, 1]",
+		}},
 		{"unknown policy", `name = "lottery"
 t1 = "5s"
 `, []string{`s.toml:5:1: scheduler.name = "lottery": must be one of comp, fair, fbq, fifo, las, lasmq, sita, srpt, tags`}},

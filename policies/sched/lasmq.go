@@ -104,10 +104,14 @@ func init() {
 	Register("lasmq", DefaultLASMQParams, func(p *LASMQParams) (Policy, error) { return NewLASMQ(*p), nil })
 }
 
-// lqJob is a job's place in the queues.
+// lqJob is a job's place in the queues, and what the last plan read of
+// it: its remaining weighted tasks of the current stage and its tasks of
+// each kind, pending and running.
 type lqJob struct {
-	job   Job
-	queue int
+	job       Job
+	queue     int
+	remaining float64
+	demand    [2]float64
 }
 
 // lqPlan is one heartbeat's order and targets: the jobs in queue order,
@@ -215,43 +219,39 @@ func (l *LASMQ) queueFor(from int, service float64) int {
 func (l *LASMQ) replan(now time.Duration, v View) {
 	l.plan.at, l.plan.valid = now, true
 	for q := range l.queues {
-		for _, j := range slices.Clone(l.queues[q]) {
-			if to := l.queueFor(j.queue, l.Service(now, v, j.job.ID)); to > j.queue {
-				l.move(j, to)
+		// A demoted job joins the tail of a lower queue, met again there.
+		kept := l.queues[q][:0]
+		for _, j := range l.queues[q] {
+			if to := l.queueFor(q, l.Service(now, v, j.job.ID)); to > q {
+				j.queue = to
+				l.queues[to] = append(l.queues[to], j)
+			} else {
+				kept = append(kept, j)
 			}
 		}
+		clear(l.queues[q][len(kept):])
+		l.queues[q] = kept
 	}
 	l.plan.order = l.plan.order[:0]
-	statuses := map[JobID]JobStatus{}
 	for q := range l.queues {
 		for _, j := range l.queues[q] {
-			if st, ok := v.Job(j.job.ID); ok {
-				statuses[j.job.ID] = st
-			}
+			st, _ := v.Job(j.job.ID)
+			j.remaining = l.remaining(st)
+			j.demand = [2]float64{float64(st.Pending(Map) + st.Attempts(Map)), float64(st.Pending(Reduce) + st.Attempts(Reduce))}
 		}
-		slices.SortFunc(l.queues[q], func(a, b *lqJob) int { return l.compare(statuses, a, b) })
+		slices.SortFunc(l.queues[q], l.compare)
 		l.plan.order = append(l.plan.order, l.queues[q]...)
 	}
 	for _, kind := range []TaskKind{Map, Reduce} {
-		l.targets(v, kind, statuses)
+		l.targets(v, kind)
 	}
-}
-
-// move takes the job from its queue to the tail of queue to.
-func (l *LASMQ) move(j *lqJob, to int) {
-	q := l.queues[j.queue]
-	if i := slices.Index(q, j); i >= 0 {
-		l.queues[j.queue] = slices.Delete(q, i, i+1)
-	}
-	j.queue = to
-	l.queues[to] = append(l.queues[to], j)
 }
 
 // compare orders two jobs of a queue: fewest remaining weighted tasks of
 // their current stage (order = "remaining"), then submission.
-func (l *LASMQ) compare(statuses map[JobID]JobStatus, a, b *lqJob) int {
+func (l *LASMQ) compare(a, b *lqJob) int {
 	if l.p.Order == OrderRemaining {
-		if c := cmp.Compare(l.remaining(statuses[a.job.ID]), l.remaining(statuses[b.job.ID])); c != 0 {
+		if c := cmp.Compare(a.remaining, b.remaining); c != 0 {
 			return c
 		}
 	}
@@ -268,21 +268,18 @@ func (l *LASMQ) remaining(st JobStatus) float64 {
 	return float64(st.Reduces-st.FinishedReduces) * l.p.ReduceWeight
 }
 
-// targets splits the kind's slots over the jobs with tasks of the kind:
-// each non-empty queue's share (by weight, or with strict what the queues
-// above left) to its jobs in order up to their tasks, the rest evenly.
-func (l *LASMQ) targets(v View, kind TaskKind, statuses map[JobID]JobStatus) {
+// targets splits the kind's slots over the jobs with tasks of the kind
+// (pending or running): each non-empty queue's share (by weight, or with
+// strict what the queues above left) to its jobs in order up to their
+// tasks, the rest evenly.
+func (l *LASMQ) targets(v View, kind TaskKind) {
 	target := l.plan.target[kind]
 	clear(target)
-	demand := func(j *lqJob) float64 {
-		st := statuses[j.job.ID]
-		return float64(st.Pending(kind) + st.Attempts(kind))
-	}
 	weight, users := 0.0, 0
 	for q, queue := range l.queues {
 		used := false
 		for _, j := range queue {
-			if demand(j) > 0 {
+			if j.demand[kind] > 0 {
 				used = true
 				users++
 			}
@@ -302,7 +299,7 @@ func (l *LASMQ) targets(v View, kind TaskKind, statuses map[JobID]JobStatus) {
 			share = total * l.weights[q] / weight
 		}
 		for _, j := range queue {
-			if d := demand(j); d > 0 {
+			if d := j.demand[kind]; d > 0 {
 				x := min(share, d)
 				target[j.job.ID] = x
 				share -= x
@@ -317,10 +314,8 @@ func (l *LASMQ) targets(v View, kind TaskKind, statuses map[JobID]JobStatus) {
 	if l.p.Strict {
 		spare = left
 	}
-	for _, j := range l.plan.order {
-		if _, ok := target[j.job.ID]; ok {
-			target[j.job.ID] += spare / float64(users)
-		}
+	for id := range target {
+		target[id] += spare / float64(users)
 	}
 }
 
