@@ -18,6 +18,9 @@ type CoordinatorConfig struct {
 	// PolicyTick is the period of the policy's Tick (preemption, share
 	// updates); 0 never ticks.
 	PolicyTick time.Duration
+	// MaxRunning caps the jobs admitted at once; later ones wait in
+	// submission order (coordinator_state.go). 0: no cap.
+	MaxRunning int
 	// RackOf is the rack Hadoop is told each node is in, by node ID (all
 	// 0 when the cluster is not rack-aware).
 	RackOf    []sched.RackID
@@ -206,7 +209,7 @@ func (c *Coordinator) apply(ctx actor.Context, out coordOut) {
 // spawnJobManager starts a job's manager as the coordinator's child.
 func (c *Coordinator) spawnJobManager(ctx actor.Context, e *spawnJobManager) {
 	jm := NewJobManager(e.job, e.spec, e.maps, e.slowStart, c.cfg.Tasks.MaxAttempts, c.self, c.cfg.Directory, c.deps)
-	jm.setup, jm.reportMaps = c.cfg.Tasks.JobSetup.Std(), c.cfg.Tasks.ComputeAware
+	jm.setup, jm.reportMaps, jm.admitted = c.cfg.Tasks.JobSetup.Std(), c.cfg.Tasks.ComputeAware, e.admitted
 	if np, ok := c.core.policy.(sched.NeedsProgress); ok && np.NeedsProgress() {
 		jm.sent = &[2]float64{}
 	}

@@ -42,6 +42,9 @@ type coordState struct {
 	// manager last reported it (JobProgressed); kept only for a policy
 	// that reads it (sched.NeedsProgress).
 	progress map[sched.JobID][2]float64
+	// held are the jobs submitted while MaxRunning jobs ran, waiting in
+	// submission order to be admitted.
+	held []heldJob
 	// streams counts the workload streams yet to say WorkloadSubmitted.
 	streams  int
 	finished bool
@@ -54,6 +57,12 @@ type coordJob struct {
 	spec  workload.JobSpec
 	maps  int
 	input *file // nil when it could not be stored
+}
+
+// heldJob is a job waiting for admission.
+type heldJob struct {
+	id   sched.JobID
+	spec workload.JobSpec
 }
 
 // placed is where a running attempt runs.
@@ -90,6 +99,7 @@ type (
 		spec      workload.JobSpec
 		maps      int
 		slowStart float64
+		admitted  time.Duration
 	}
 	// launchAttempt sends LaunchTask to the node's slot and TaskLaunched
 	// to the job manager, in that order.
@@ -225,7 +235,32 @@ func (s *coordState) fail(format string, args ...any) {
 func (s *coordState) submit(now, at time.Duration, id sched.JobID, spec workload.JobSpec) {
 	spec.Submit = at // a closed worker's spec holds its think time
 	maps := spec.MapCount(int64(s.cfg.HDFS.BlockSize))
-	s.out.records = append(s.out.records, submittedRecord(id, spec, maps, spec.Reduces))
+	rec := submittedRecord(id, spec, maps, spec.Reduces)
+	if limit := s.cfg.MaxRunning; limit > 0 && (len(s.jobs) >= limit || len(s.held) > 0) {
+		rec.Admitted = -1
+		s.out.records = append(s.out.records, rec)
+		s.held = append(s.held, heldJob{id, spec})
+		return
+	}
+	rec.Admitted = now
+	s.out.records = append(s.out.records, rec)
+	s.start(now, id, spec)
+}
+
+// maybeAdmit admits the jobs held longest while fewer than MaxRunning
+// run.
+func (s *coordState) maybeAdmit(now time.Duration) {
+	for len(s.held) > 0 && len(s.jobs) < s.cfg.MaxRunning {
+		h := s.held[0]
+		s.held = s.held[1:]
+		s.start(now, h.id, h.spec)
+	}
+}
+
+// start starts an admitted job: see submit.
+func (s *coordState) start(now time.Duration, id sched.JobID, spec workload.JobSpec) {
+	at := spec.Submit
+	maps := spec.MapCount(int64(s.cfg.HDFS.BlockSize))
 	job := &coordJob{spec: spec, maps: maps}
 	s.jobs[id] = job
 	input, err := s.blocks.ensureSplits(inputName(id, spec), spec.InputBytes, blockSizeFor(spec, maps, int64(s.cfg.HDFS.BlockSize)), spec.Maps)
@@ -241,7 +276,7 @@ func (s *coordState) submit(now, at time.Duration, id sched.JobID, spec workload
 	if slowStart == 0 {
 		slowStart = s.cfg.Tasks.SlowStart
 	}
-	s.emit(&spawnJobManager{job: id, spec: spec, maps: maps, slowStart: slowStart})
+	s.emit(&spawnJobManager{job: id, spec: spec, maps: maps, slowStart: slowStart, admitted: now})
 	switch {
 	case err != nil:
 		s.emit(&tellJob{id, &FailJob{Job: id, Reason: err.Error()}})
@@ -317,6 +352,7 @@ func (s *coordState) jobEnded(now time.Duration, id sched.JobID) {
 		s.blocks.forget(inputName(id, spec)) // a private input: no other job reads it
 	}
 	delete(s.jobs, id)
+	s.maybeAdmit(now)
 	s.maybeFinish()
 }
 

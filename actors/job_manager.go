@@ -22,6 +22,7 @@ type JobManager struct {
 	deps        Deps
 	state       *jobState
 	first       time.Duration // first launch; -1 before
+	admitted    time.Duration // when the coordinator admitted the job
 	// setup is the job's initialisation before its tasks become
 	// runnable (Hadoop's job setup: reading the splits, the setup task).
 	setup time.Duration
@@ -284,7 +285,7 @@ func (m *JobManager) fail(ctx actor.Context, reason string) {
 // record is the job's record so far.
 func (m *JobManager) record() JobRecord {
 	rec := submittedRecord(m.id, m.spec, len(m.state.maps), len(m.state.reduces))
-	rec.Start = m.first
+	rec.Start, rec.Admitted = m.first, m.admitted
 	rec.Evictions, rec.EvictedMaps = m.evictions, m.evictedMaps
 	return rec
 }

@@ -126,6 +126,7 @@ func (c *Cluster) spawnActor(name string, a actor.Actor) (*actor.PID, error) {
 func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	cfg := &c.cfg
 	c.rec.configure(&cfg.Run)
+	c.rec.admission = cfg.Scheduler.MaxRunning > 0
 	if p, ok := policy.(sched.Partitioned); ok {
 		c.rec.partitioned(p, cfg.Shape())
 	}
@@ -158,7 +159,7 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	}
 	c.coordinator = actors.NewCoordinator(actors.CoordinatorConfig{
 		Cluster: cfg.Cluster, HDFS: cfg.HDFS, Heartbeat: cfg.Heartbeat, Tasks: cfg.Tasks,
-		PolicyTick: cfg.Scheduler.Tick.Std(), RackOf: known, Streams: len(cfg.Workload) + len(cfg.Closed),
+		PolicyTick: cfg.Scheduler.Tick.Std(), MaxRunning: cfg.Scheduler.MaxRunning, RackOf: known, Streams: len(cfg.Workload) + len(cfg.Closed),
 		Fabric: fabric, Directory: dir, Explain: cfg.Run.Explain,
 		NewPolicy: func() (sched.Policy, error) { return sched.New(cfg.Scheduler.Name, cfg.Scheduler.Params, cfg.Shape()) },
 	}, policy, c.deps("coordinator"))

@@ -277,6 +277,9 @@ min_progress = 1.5
 			"s.toml:9:1: scheduler.weight_base = 0.5: must be a finite number ≥ 1",
 			"s.toml:10:1: scheduler.min_progress = 1.5: must be a number in (0, 1]",
 		}},
+		{"a negative admission cap, for any policy", `name = "fifo"
+max_running = -1
+`, []string{"s.toml:6:1: scheduler.max_running = -1: must be ≥ 0 (0: no cap)"}},
 		{"unknown policy", `name = "lottery"
 t1 = "5s"
 `, []string{`s.toml:5:1: scheduler.name = "lottery": must be one of comp, fair, fbq, fifo, las, lasmq, sita, srpt, tags`}},
