@@ -75,6 +75,12 @@ func newBlockMap(blockSize int64, replication int, rackOf []sched.RackID, seed u
 // is split into max(1, ⌈size / blockSize⌉) blocks, the last one short. A
 // file read by several jobs must be the same size for all of them.
 func (b *blockMap) ensure(name string, size, blockSize int64) (*file, error) {
+	return b.ensureSplits(name, size, blockSize, 1)
+}
+
+// ensureSplits is ensure for a file that, when empty, is stored as splits
+// empty blocks: the input of a job of that many maps that reads nothing.
+func (b *blockMap) ensureSplits(name string, size, blockSize int64, splits int) (*file, error) {
 	if f, ok := b.files[name]; ok {
 		if f.size != size {
 			return nil, fmt.Errorf("file %q is %d bytes, not %d", name, f.size, size)
@@ -82,6 +88,14 @@ func (b *blockMap) ensure(name string, size, blockSize int64) (*file, error) {
 		return f, nil
 	}
 	n := max(1, (size+blockSize-1)/blockSize)
+	if size == 0 {
+		n = max(n, int64(splits))
+	}
+	return b.store(name, size, blockSize, n)
+}
+
+// store places a new file of n blocks of blockSize bytes, the last the rest.
+func (b *blockMap) store(name string, size, blockSize, n int64) (*file, error) {
 	f := &file{name: name, size: size, blocks: make([]block, n)}
 	h := fnv.New64a()
 	h.Write([]byte(name))

@@ -47,6 +47,18 @@ func TestBlockMapSplitsAndPlaces(t *testing.T) {
 	empty, err := b.ensure("empty", 0, 128)
 	require.NoError(t, err)
 	assert.Len(t, empty.blocks, 1)
+	// A job of 40 maps that reads nothing gets 40 empty splits, each
+	// placed as a block is.
+	splits, err := b.ensureSplits("splits", 0, 128, 40)
+	require.NoError(t, err)
+	require.Len(t, splits.blocks, 40)
+	for _, blk := range splits.blocks {
+		assert.Zero(t, blk.bytes)
+		assert.Len(t, blk.replicas, 3)
+	}
+	some, err := b.ensureSplits("some", 1000, 128, 40)
+	require.NoError(t, err)
+	assert.Len(t, some.blocks, 8, "a file with bytes splits by its blocks")
 }
 
 func TestBlockMapSourcePrefersClosest(t *testing.T) {

@@ -18,6 +18,9 @@ type CoordinatorConfig struct {
 	// PolicyTick is the period of the policy's Tick (preemption, share
 	// updates); 0 never ticks.
 	PolicyTick time.Duration
+	// MaxRunning caps the jobs admitted at once; later ones wait in
+	// submission order (coordinator_state.go). 0: no cap.
+	MaxRunning int
 	// RackOf is the rack Hadoop is told each node is in, by node ID (all
 	// 0 when the cluster is not rack-aware).
 	RackOf    []sched.RackID
@@ -103,6 +106,8 @@ func (c *Coordinator) handle(ctx actor.Context, now time.Duration, m any) {
 		c.core.requeue(msg)
 	case *MapsFinished:
 		c.core.mapsFinished(msg.Job)
+	case *JobProgressed:
+		c.core.jobProgressed(msg)
 	case *Heartbeat:
 		c.core.heartbeat(now, msg)
 	case *JobEnded:
@@ -222,9 +227,12 @@ func (c *Coordinator) apply(ctx actor.Context, out coordOut) {
 // spawnJobManager starts a job's manager as the coordinator's child.
 func (c *Coordinator) spawnJobManager(ctx actor.Context, e *spawnJobManager) {
 	jm := NewJobManager(e.job, e.spec, e.maps, e.slowStart, c.cfg.Tasks.MaxAttempts, c.self, c.cfg.Directory, c.deps)
-	jm.setup, jm.reportMaps = c.cfg.Tasks.JobSetup.Std(), c.cfg.Tasks.ComputeAware
+	jm.setup, jm.reportMaps, jm.admitted = c.cfg.Tasks.JobSetup.Std(), c.cfg.Tasks.ComputeAware, e.admitted
 	if c.cfg.Cache.On() {
 		jm.waves = &waveWidth{file: inputName(e.job, e.spec), first: -1}
+	}
+	if np, ok := c.core.policy.(sched.NeedsProgress); ok && np.NeedsProgress() {
+		jm.sent = &[2]float64{}
 	}
 	jm.state.fetchLimit = c.cfg.Tasks.FetchFailures
 	if c.cfg.Heartbeat.Reliable {

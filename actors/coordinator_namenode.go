@@ -31,7 +31,7 @@ func (s *coordState) taskSpec(job *coordJob, a sched.Attempt, node sched.NodeID,
 		if srcLoc != loc {
 			s.fail("%v on node %d was placed %v but its nearest replica is %v (node %d)", a, node, loc, srcLoc, src)
 		}
-		spec.InputBytes, spec.Source, spec.Locality, spec.CPU = blk.bytes, src, srcLoc, sp.MapCPU
+		spec.InputBytes, spec.Source, spec.Locality, spec.CPU, spec.Time = blk.bytes, src, srcLoc, sp.MapCPU, sp.MapTime
 		if s.cache != nil {
 			f := job.input
 			spec.File, spec.FileBlocks, spec.FileBytes = f.name, int32(len(f.blocks)), f.size
@@ -42,7 +42,7 @@ func (s *coordState) taskSpec(job *coordJob, a sched.Attempt, node sched.NodeID,
 			spec.OutputBytes = workload.Share(sp.OutputBytes, job.maps, int(a.Task))
 		}
 	} else {
-		spec.Maps, spec.Reduces, spec.CPU = job.maps, sp.Reduces, sp.ReduceCPU
+		spec.Maps, spec.Reduces, spec.CPU, spec.Time = job.maps, sp.Reduces, sp.ReduceCPU, sp.ReduceTime
 		spec.OutputBytes = workload.Share(sp.OutputBytes, sp.Reduces, int(a.Task))
 	}
 	if spec.OutputBytes > 0 {

@@ -218,3 +218,8 @@ func (v coordView) BestLocality(id sched.JobID, kind sched.TaskKind, node sched.
 
 // Slots implements sched.View.
 func (v coordView) Slots(kind sched.TaskKind) int { return v.s.liveSlots[kind] }
+
+// Progress implements sched.View: the job manager's last JobProgressed.
+func (v coordView) Progress(id sched.JobID, kind sched.TaskKind) float64 {
+	return v.s.progress[id][kind]
+}

@@ -41,6 +41,13 @@ type coordState struct {
 	cache *cacheRole
 	// liveSlots counts the slots of the live nodes, by kind.
 	liveSlots [2]int
+	// progress is each active job's stage progress by kind, as its job
+	// manager last reported it (JobProgressed); kept only for a policy
+	// that reads it (sched.NeedsProgress).
+	progress map[sched.JobID][2]float64
+	// held are the jobs submitted while MaxRunning jobs ran, waiting in
+	// submission order to be admitted.
+	held []heldJob
 	// streams counts the workload streams yet to say WorkloadSubmitted.
 	streams  int
 	finished bool
@@ -53,6 +60,12 @@ type coordJob struct {
 	spec  workload.JobSpec
 	maps  int
 	input *file // nil when it could not be stored
+}
+
+// heldJob is a job waiting for admission.
+type heldJob struct {
+	id   sched.JobID
+	spec workload.JobSpec
 }
 
 // placed is where a running attempt runs.
@@ -89,6 +102,7 @@ type (
 		spec      workload.JobSpec
 		maps      int
 		slowStart float64
+		admitted  time.Duration
 	}
 	// launchAttempt sends LaunchTask to the node's slot and TaskLaunched
 	// to the job manager, in that order.
@@ -174,12 +188,13 @@ func describeMsg(msg any) string {
 func newCoordState(cfg *CoordinatorConfig, policy sched.Policy, seed uint64) *coordState {
 	s := &coordState{
 		cfg: cfg, policy: policy, slotAware: isSlotAware(policy),
-		table:   newJobTable(cfg.RackOf),
-		blocks:  newBlockMap(int64(cfg.HDFS.BlockSize), cfg.HDFS.Replication, cfg.RackOf, seed),
-		nodes:   make([]nodeEntry, len(cfg.RackOf)),
-		jobs:    make(map[sched.JobID]*coordJob),
-		running: make(map[sched.Attempt]placed),
-		streams: cfg.Streams,
+		table:    newJobTable(cfg.RackOf),
+		blocks:   newBlockMap(int64(cfg.HDFS.BlockSize), cfg.HDFS.Replication, cfg.RackOf, seed),
+		nodes:    make([]nodeEntry, len(cfg.RackOf)),
+		jobs:     make(map[sched.JobID]*coordJob),
+		running:  make(map[sched.Attempt]placed),
+		progress: make(map[sched.JobID][2]float64),
+		streams:  cfg.Streams,
 	}
 	s.setUpAdmission()
 	s.setUpCache()
@@ -236,23 +251,48 @@ func (s *coordState) fail(format string, args ...any) {
 func (s *coordState) submit(now, at time.Duration, id sched.JobID, spec workload.JobSpec) {
 	spec.Submit = at // a closed worker's spec holds its think time
 	maps := spec.MapCount(int64(s.cfg.HDFS.BlockSize))
-	s.out.records = append(s.out.records, submittedRecord(id, spec, maps, spec.Reduces))
+	rec := submittedRecord(id, spec, maps, spec.Reduces)
+	if limit := s.cfg.MaxRunning; limit > 0 && (len(s.jobs) >= limit || len(s.held) > 0) {
+		rec.Admitted = -1
+		s.out.records = append(s.out.records, rec)
+		s.held = append(s.held, heldJob{id, spec})
+		return
+	}
+	rec.Admitted = now
+	s.out.records = append(s.out.records, rec)
+	s.start(now, id, spec)
+}
+
+// maybeAdmit admits the jobs held longest while fewer than MaxRunning
+// run.
+func (s *coordState) maybeAdmit(now time.Duration) {
+	for len(s.held) > 0 && len(s.jobs) < s.cfg.MaxRunning {
+		h := s.held[0]
+		s.held = s.held[1:]
+		s.start(now, h.id, h.spec)
+	}
+}
+
+// start starts an admitted job: see submit.
+func (s *coordState) start(now time.Duration, id sched.JobID, spec workload.JobSpec) {
+	at := spec.Submit
+	maps := spec.MapCount(int64(s.cfg.HDFS.BlockSize))
 	job := &coordJob{spec: spec, maps: maps}
 	s.jobs[id] = job
-	input, err := s.blocks.ensure(inputName(id, spec), spec.InputBytes, blockSizeFor(spec, maps, int64(s.cfg.HDFS.BlockSize)))
+	input, err := s.blocks.ensureSplits(inputName(id, spec), spec.InputBytes, blockSizeFor(spec, maps, int64(s.cfg.HDFS.BlockSize)), spec.Maps)
 	if err == nil {
 		job.input = input
 	}
 	s.table.add(sched.Job{
 		ID: id, Name: spec.Name, Pool: spec.Pool, Priority: sched.Priority(spec.Priority),
-		Weight: spec.Weight, Submit: at, Maps: maps, Reduces: spec.Reduces, InputBytes: spec.InputBytes,
+		Weight: spec.Weight, Submit: at, Maps: maps, Reduces: spec.Reduces, InputBytes: spec.InputBytes, Work: spec.Work,
 	}, job.input)
 	s.policy.Submitted(now, s.table.job(id).status.Job)
 	slowStart := spec.SlowStart
 	if slowStart == 0 {
 		slowStart = s.cfg.Tasks.SlowStart
 	}
-	s.emit(&spawnJobManager{job: id, spec: spec, maps: maps, slowStart: slowStart})
+	s.emit(&spawnJobManager{job: id, spec: spec, maps: maps, slowStart: slowStart, admitted: now})
 	switch {
 	case err != nil:
 		s.emit(&tellJob{id, &FailJob{Job: id, Reason: err.Error()}})
@@ -296,6 +336,16 @@ func (s *coordState) mapsFinished(job sched.JobID) {
 	}
 }
 
+// jobProgressed books a job manager's stage progress.
+func (s *coordState) jobProgressed(msg *JobProgressed) {
+	if s.jobs[msg.Job] == nil || msg.Kind > sched.Reduce {
+		return // it ended meanwhile
+	}
+	p := s.progress[msg.Job]
+	p[msg.Kind] = msg.Progress
+	s.progress[msg.Job] = p
+}
+
 // jobEnded forgets the job and kills whatever of it still runs.
 func (s *coordState) jobEnded(now time.Duration, id sched.JobID) {
 	if _, ok := s.jobs[id]; !ok {
@@ -313,11 +363,13 @@ func (s *coordState) jobEnded(now time.Duration, id sched.JobID) {
 	s.out.progress = true
 	s.table.remove(id)
 	s.cacheJobEnded(id)
+	delete(s.progress, id)
 	s.policy.Ended(now, id)
 	if spec := s.jobs[id].spec; spec.InputFile == "" {
 		s.blocks.forget(inputName(id, spec)) // a private input: no other job reads it
 	}
 	delete(s.jobs, id)
+	s.maybeAdmit(now)
 	s.maybeFinish()
 }
 

@@ -154,14 +154,17 @@ type LinkSample struct {
 
 // JobRecord is a job's line in the run's results.
 type JobRecord struct {
-	ID      sched.JobID
-	Name    string
-	Pool    string
-	Submit  time.Duration
-	Start   time.Duration // first attempt launched; -1 when none was
-	Finish  time.Duration
-	Maps    int
-	Reduces int
+	ID     sched.JobID
+	Name   string
+	Pool   string
+	Submit time.Duration
+	// Admitted is when the coordinator admitted the job (its submission
+	// unless a cap on running jobs held it); -1 while it waits.
+	Admitted time.Duration
+	Start    time.Duration // first attempt launched; -1 when none was
+	Finish   time.Duration
+	Maps     int
+	Reduces  int
 	// Input is the file the maps read.
 	Input        string
 	InputBytes   int64
@@ -178,7 +181,7 @@ type JobRecord struct {
 // yet how it ran.
 func submittedRecord(id sched.JobID, spec workload.JobSpec, maps, reduces int) JobRecord {
 	return JobRecord{
-		ID: id, Name: spec.Name, Pool: spec.Pool, Submit: spec.Submit, Start: -1,
+		ID: id, Name: spec.Name, Pool: spec.Pool, Submit: spec.Submit, Admitted: spec.Submit, Start: -1,
 		Maps: maps, Reduces: reduces, Input: inputName(id, spec),
 		InputBytes: spec.InputBytes, ShuffleBytes: spec.ShuffleBytes, OutputBytes: spec.OutputBytes,
 	}

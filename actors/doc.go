@@ -10,7 +10,7 @@
 //	Node        --RegisterNode, Heartbeat (via RackSwitch)-->       Coordinator
 //	Coordinator --LaunchTask, KillTask, DropJobData (via RackSwitch)--> Node
 //	Coordinator --TaskLaunched, NodeLost, FailJob, EvictOutputs-->  JobManager
-//	JobManager  --RequeueTasks, MapsFinished, JobEnded-->           Coordinator
+//	JobManager  --RequeueTasks, MapsFinished, JobProgressed, JobEnded--> Coordinator
 //	Node        --TaskFinished (via RackSwitch)-->                  JobManager
 //	JobManager  --MapOutputs, KillTask (via RackSwitch)-->          Node
 //	Coordinator --NodeLost-->                                       Fabric

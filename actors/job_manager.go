@@ -22,6 +22,7 @@ type JobManager struct {
 	deps        Deps
 	state       *jobState
 	first       time.Duration // first launch; -1 before
+	admitted    time.Duration // when the coordinator admitted the job
 	// setup is the job's initialisation before its tasks become
 	// runnable (Hadoop's job setup: reading the splits, the setup task).
 	setup time.Duration
@@ -37,6 +38,10 @@ type JobManager struct {
 	// report may still come, from a node cut off by a partition: it is
 	// stale when it does.
 	lost map[sched.Attempt]bool
+	// sent is the stage progress by kind last sent to the coordinator
+	// (JobProgressed); nil sends none, as for a policy that does not read
+	// it (sched.NeedsProgress).
+	sent *[2]float64
 	// ended are the attempts whose end it booked, when each may be
 	// reported twice: by its node and by the coordinator
 	// (HeartbeatConfig.Reliable).
@@ -123,7 +128,7 @@ func (m *JobManager) Receive(ctx actor.Context) {
 	case *TaskFinished:
 		m.handleFinished(ctx, msg)
 	case *TaskProgress:
-		m.handleProgress(msg)
+		m.handleProgress(ctx, msg)
 	case *NodeLost:
 		m.handleNodeLost(ctx, msg)
 	case *EvictOutputs:
@@ -163,10 +168,50 @@ func (m *JobManager) handleLaunched(ctx actor.Context, msg *TaskLaunched) {
 
 // handleProgress keeps an attempt's latest progress report, for whatever
 // decides speculation (Progress).
-func (m *JobManager) handleProgress(msg *TaskProgress) {
+func (m *JobManager) handleProgress(ctx actor.Context, msg *TaskProgress) {
 	p := rated(*msg)
 	m.progress[msg.Attempt] = p
 	m.deps.Metrics.AttemptProgressed(p)
+	m.maybeSendProgress(ctx, msg.Attempt.Kind)
+}
+
+// maybeSendProgress tells the coordinator the kind's stage progress when
+// it is asked for and has moved since it was last sent.
+func (m *JobManager) maybeSendProgress(ctx actor.Context, kind sched.TaskKind) {
+	if m.sent == nil || m.state.outcome != nil {
+		return
+	}
+	if p := m.stageProgress(kind); p != m.sent[kind] {
+		m.sent[kind] = p
+		ctx.Send(m.coordinator, &JobProgressed{Job: m.id, Kind: kind, Progress: p})
+	}
+}
+
+// stageProgress is the mean over the kind's tasks of each one's progress:
+// 1 when finished, else the best latest score of its running attempts (0
+// before any report). The tasks are summed in order, so the figure is the
+// same to the last bit from run to run.
+func (m *JobManager) stageProgress(kind sched.TaskKind) float64 {
+	tasks := m.state.tasks(kind)
+	if len(tasks) == 0 {
+		return 0
+	}
+	sum := 0.0
+	for i := range tasks {
+		t := &tasks[i]
+		if t.state == taskDone {
+			sum++
+			continue
+		}
+		best := 0.0
+		for n := range t.running {
+			if p, ok := m.progress[sched.Attempt{Job: m.id, Kind: kind, Task: int32(i), Attempt: n}]; ok {
+				best = max(best, p.Score)
+			}
+		}
+		sum += best
+	}
+	return sum / float64(len(tasks))
 }
 
 // rated is a report with its progress rate: score per second since the
@@ -216,6 +261,7 @@ func (m *JobManager) handleFinished(ctx actor.Context, msg *TaskFinished) {
 	m.check(err)
 	m.mapEnded(msg.Attempt)
 	m.apply(ctx, fx)
+	m.maybeSendProgress(ctx, msg.Attempt.Kind)
 }
 
 // mapEnded books a map attempt's end in the job's wave-width; the map
@@ -296,7 +342,7 @@ func (m *JobManager) fail(ctx actor.Context, reason string) {
 // record is the job's record so far.
 func (m *JobManager) record() JobRecord {
 	rec := submittedRecord(m.id, m.spec, len(m.state.maps), len(m.state.reduces))
-	rec.Start = m.first
+	rec.Start, rec.Admitted = m.first, m.admitted
 	rec.Evictions, rec.EvictedMaps = m.evictions, m.evictedMaps
 	return rec
 }

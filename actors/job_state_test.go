@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"clusteremu/policies/sched"
+	"clusteremu/workload"
 )
 
 // attemptsMade numbers each test job's attempts per task, as the
@@ -224,4 +225,22 @@ func TestJobStateEvictedRerunsEveryFinishedMap(t *testing.T) {
 	_, err := j.succeeded(m1, 100)
 	require.NoError(t, err)
 	assert.Equal(t, 3, j.mapsDone)
+}
+
+// A stage's progress, as a job manager reports it to the coordinator
+// (JobProgressed), is the mean of its tasks' progress: a finished task
+// counts 1, a running one its best attempt's latest score, a pending one
+// 0. One of four maps finished and one running with attempts at 0.4 and
+// 0.6: (1 + 0.6) / 4 = 0.4.
+func TestStageProgress(t *testing.T) {
+	m := NewJobManager(1, workload.JobSpec{Maps: 4}, 4, 1, 4, nil, nil, Deps{})
+	m.state.maps[0].state = taskDone
+	m.state.maps[1].state = taskRunning
+	m.state.maps[1].running = map[int32]sched.NodeID{0: 0, 1: 0}
+	for n, score := range []float64{0.4, 0.6} {
+		a := sched.Attempt{Job: 1, Kind: sched.Map, Task: 1, Attempt: int32(n)}
+		m.progress[a] = AttemptProgress{TaskProgress: TaskProgress{Attempt: a, Score: score}}
+	}
+	assert.InDelta(t, 0.4, m.stageProgress(sched.Map), 1e-12)
+	assert.Zero(t, m.stageProgress(sched.Reduce), "no reduces: nothing to report")
 }

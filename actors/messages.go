@@ -130,7 +130,10 @@ type TaskSpec struct {
 	OutputBytes int64
 	Pipeline    []sched.NodeID
 	CPU         workload.CPUCost
-	Model       workload.TaskModel
+	// Time, when positive, is the task's compute whatever its bytes
+	// (JobSpec.MapTime, ReduceTime), in place of CPU.
+	Time  time.Duration
+	Model workload.TaskModel
 	// Fail makes the attempt fail when its compute phase ends, its work
 	// lost (tasks.failure_probability).
 	Fail bool
@@ -255,6 +258,17 @@ type FetchFailed struct {
 // RequeueTasks with maps undoes it.
 type MapsFinished struct {
 	Job sched.JobID
+}
+
+// JobProgressed is a job manager's stage progress of one kind: the mean
+// of its tasks' progress scores, a finished task counting 1 (Hadoop's
+// map and reduce progress), for a policy that reads it (LAS_MQ's stage
+// awareness, sched.NeedsProgress). It is sent only for such a policy,
+// when a report or a finished task moves it.
+type JobProgressed struct {
+	Job      sched.JobID
+	Kind     sched.TaskKind
+	Progress float64
 }
 
 // RequeueTasks makes tasks of a job pending again at the coordinator:
@@ -582,4 +596,13 @@ type Relay struct {
 	From *actor.PID
 	To   *actor.PID
 	Msg  any
+}
+
+// work is the CPU work of the task over bytes: its fixed time when it has
+// one, else the bytes at its cost.
+func (t *TaskSpec) work(bytes int64) time.Duration {
+	if t.Time > 0 {
+		return t.Time
+	}
+	return t.CPU.Time(bytes)
 }

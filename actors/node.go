@@ -231,7 +231,7 @@ func (n *Node) startMap(ctx actor.Context, r *run) {
 		read = MemoryRead
 		ctx.Send(n.cfg.Cache, &ReadCachedBlock{Attempt: r.launch.Attempt, File: spec.File, Block: r.launch.Attempt.Task})
 	}
-	work := spec.CPU.Time(spec.InputBytes)
+	work := spec.work(spec.InputBytes)
 	if spec.Model != workload.Overlapped || work <= 0 || spec.InputBytes == 0 {
 		n.startFlow(ctx, r, partInput, spec.Source, n.cfg.ID, read, spec.InputBytes, 0)
 		return
@@ -261,7 +261,7 @@ func (n *Node) coreRate(r *run) float64 {
 // CPU, at most one core. Zero work is a flow of size 0, which ends at
 // the end of the instant.
 func (n *Node) startCompute(ctx actor.Context, r *run, bytes int64) {
-	work := int64(r.launch.Task.CPU.Time(bytes))
+	work := int64(r.launch.Task.work(bytes))
 	r.flows[partCompute] = flowInfo{src: n.cfg.ID, bytes: work}
 	ctx.Send(n.cfg.Fabric, &StartFlow{Key: FlowKey{Attempt: r.launch.Attempt, Part: partCompute}, Src: n.cfg.ID, Dst: n.cfg.ID,
 		Transfer: Compute, Bytes: work, MaxRate: n.coreRate(r), Owner: n.self, OwnerNode: n.cfg.ID})

@@ -76,6 +76,14 @@ func Build(cfg Config) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
+	if nw, ok := policy.(sched.NeedsWork); ok && nw.NeedsWork() {
+		start := time.Now()
+		cfg, err = cfg.withWork()
+		sizing += time.Since(start)
+		if err != nil {
+			return nil, err
+		}
+	}
 	shape := &cfg.Cluster
 	net, err := netmodel.NewNetwork(netmodel.Config{CompletionWindow: shape.CompletionWindow.Std()})
 	if err != nil {
@@ -118,6 +126,7 @@ func (c *Cluster) spawnActor(name string, a actor.Actor) (*actor.PID, error) {
 func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	cfg := &c.cfg
 	c.rec.configure(&cfg.Run)
+	c.rec.admission = cfg.Scheduler.MaxRunning > 0
 	if p, ok := policy.(sched.Partitioned); ok {
 		c.rec.partitioned(p, cfg.Shape())
 	}
@@ -154,7 +163,7 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	preloaded := cfg.preloaded()
 	c.coordinator = actors.NewCoordinator(actors.CoordinatorConfig{
 		Cluster: cfg.Cluster, HDFS: cfg.HDFS, Heartbeat: cfg.Heartbeat, Tasks: cfg.Tasks,
-		PolicyTick: cfg.Scheduler.Tick.Std(), RackOf: known, Streams: len(cfg.Workload) + len(cfg.Closed),
+		PolicyTick: cfg.Scheduler.Tick.Std(), MaxRunning: cfg.Scheduler.MaxRunning, RackOf: known, Streams: len(cfg.Workload) + len(cfg.Closed),
 		Fabric: fabric, Directory: dir, Explain: cfg.Run.Explain,
 		NewPolicy: func() (sched.Policy, error) { return sched.New(cfg.Scheduler.Name, cfg.Scheduler.Params, cfg.Shape()) },
 		Cache:     cfg.Cache, Preloaded: preloaded, CacheFuture: cfg.futureReads(),

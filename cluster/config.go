@@ -66,6 +66,11 @@ type SchedulerConfig struct {
 	// Tick is the period of the policy's Tick (preemption, share
 	// updates); 0 never ticks.
 	Tick units.Duration `toml:"tick"`
+	// MaxRunning caps the jobs admitted at once, whatever the policy
+	// (Hu et al.'s admission control, 30 in their testbed): a job
+	// submitted while MaxRunning run waits, in submission order, until one
+	// ends. 0: no cap.
+	MaxRunning int `toml:"max_running"`
 	// Params are the policy's parameters, of the type it registered
 	// (sched.Register); nil is its defaults.
 	Params sched.Params `toml:"-"`
@@ -151,6 +156,7 @@ func (c *Config) Validate() error {
 	c.Tasks.Validate(&checks, c.Cluster.ReduceSlots)
 	check(c.Scheduler.Tick < 0 || c.Scheduler.Tick > 0 && c.Scheduler.Tick < actors.MinPeriod, "scheduler.tick", c.Scheduler.Tick,
 		fmt.Sprintf("must be 0 (no tick) or at least %v", actors.MinPeriod))
+	check(c.Scheduler.MaxRunning < 0, "scheduler.max_running", c.Scheduler.MaxRunning, "must be ≥ 0 (0: no cap)")
 	r := &c.Run
 	check(r.Until < 0, "run.until", r.Until, "must be ≥ 0")
 	check(r.StallAfter < 0, "run.stall_after", r.StallAfter, "must be ≥ 0")

@@ -121,7 +121,7 @@ func (c *Config) sizeJobs(stream int) ([]Solo, error) {
 	errs := make([]error, len(jobs))
 	parallel.For(len(jobs), 0, func(i int) {
 		j := jobs[i]
-		j.Submit = 0
+		j.Submit, j.Work = 0, 0
 		sizes[i], errs[i] = soloRun(solo, j, first+sched.JobID(i))
 	})
 	for i, err := range errs {
@@ -130,4 +130,23 @@ func (c *Config) sizeJobs(stream int) ([]Solo, error) {
 		}
 	}
 	return sizes, nil
+}
+
+// withWork returns the configuration with every stream's jobs' Work set
+// to the slot time each holds alone (the sizing pass), for a policy told
+// job sizes (sched.NeedsWork). Closed-loop workers' jobs get none.
+func (c Config) withWork() (Config, error) {
+	c.Workload = append([][]workload.JobSpec(nil), c.Workload...)
+	for s := range c.Workload {
+		sizes, err := c.sizeJobs(s)
+		if err != nil {
+			return c, fmt.Errorf("sizing stream %d's jobs for %s: %w", s, c.Scheduler.Name, err)
+		}
+		jobs := append([]workload.JobSpec(nil), c.Workload[s]...)
+		for i := range jobs {
+			jobs[i].Work = time.Duration(math.Round(sizes[i].Size() * 1e9))
+		}
+		c.Workload[s] = jobs
+	}
+	return c, nil
 }

@@ -52,9 +52,12 @@ func (j *JobResult) Slowdown() float64 {
 // Attempts are those that ended; CutOff those still running when the run
 // ended, each with End at the run's end (they count in no metric).
 type Records struct {
-	Jobs     []JobResult
-	Attempts []actors.AttemptRecord // empty when the run tallied them (RunOptions.TallyAttempts)
-	CutOff   []actors.AttemptRecord
+	Jobs []JobResult
+	// Admission: the run capped its running jobs ([scheduler]
+	// max_running), so each job's admission instant means something.
+	Admission bool
+	Attempts  []actors.AttemptRecord // empty when the run tallied them (RunOptions.TallyAttempts)
+	CutOff    []actors.AttemptRecord
 	// Tally counts the attempts that ended, in the order they ended.
 	Tally AttemptTally
 	Flows FlowTotals
@@ -161,6 +164,8 @@ func (t FlowTotals) Abandoned() int64 { return t.AbortedDue - t.AbortedBytes }
 // ends once, a completed flow delivered exactly its size. What a hook
 // (RunOptions.OnAttemptEnded and the others) receives it does not keep.
 type recorder struct {
+	// admission: the run caps its running jobs (Records.Admission).
+	admission bool
 	mu        sync.Mutex
 	submitted map[sched.JobID]actors.JobRecord
 	updated   map[sched.JobID]actors.JobRecord
@@ -487,7 +492,7 @@ func (r *recorder) counts() (submitted, ended int) {
 func (r *recorder) results(end time.Duration) (*Records, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	res := &Records{Flows: r.flows, Tally: r.tally, PartitionSlots: slices.Clone(r.partSlots)}
+	res := &Records{Flows: r.flows, Tally: r.tally, PartitionSlots: slices.Clone(r.partSlots), Admission: r.admission}
 	res.Tally.Partitions = slices.Clone(r.tally.Partitions)
 	// Conservation: every byte asked of the fabric was delivered by a flow
 	// that completed, or belongs to one aborted or cut off (carried in

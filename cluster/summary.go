@@ -25,6 +25,8 @@ type Summary map[string]float64
 // ran; slowdowns from runs without reference runs (Config.Run.Slowdown).
 var MetricNames = []string{
 	"flows.aborted", "flows.abandoned_bytes", "flows.bytes", "flows.completed", "flows.cut_off",
+	"jobs.admission_wait.max", "jobs.admission_wait.mean", "jobs.admission_wait.p50", "jobs.admission_wait.p95",
+	"jobs.admission_wait.p99",
 	"jobs.cut_off", "jobs.evicted_maps", "jobs.evictions", "jobs.failed", "jobs.makespan",
 	"jobs.response_time.max", "jobs.response_time.mean", "jobs.response_time.p50", "jobs.response_time.p95",
 	"jobs.response_time.p99",
@@ -298,6 +300,9 @@ func (s Summary) Names() []string {
 func Summarize(res *Records, slots [2]int, end time.Duration) Summary {
 	s := Summary{"run.end": end.Seconds()}
 	summarizeJobs(s, "", res.Jobs)
+	if res.Admission {
+		summarizeAdmission(s, res.Jobs)
+	}
 	pools := map[string][]JobResult{}
 	for _, j := range res.Jobs {
 		if j.Pool != "" {
@@ -401,6 +406,20 @@ func summarizePopularity(s Summary, jobs []JobResult) {
 	}
 	s["files.blocks_read_at_most_4"] = float64(few) / float64(len(counts))
 	s["files.single_access_jobs"] = float64(single) / float64(len(jobs))
+}
+
+// summarizeAdmission sets the distribution of the admitted jobs' waits
+// for admission, submission to admission (jobs.admission_wait.*).
+func summarizeAdmission(s Summary, jobs []JobResult) {
+	var waits []float64
+	for _, j := range jobs {
+		if j.Admitted >= 0 {
+			waits = append(waits, (j.Admitted - j.Submit).Seconds())
+		}
+	}
+	if len(waits) > 0 {
+		s.distribution("jobs.admission_wait", waits)
+	}
 }
 
 func summarizeJobs(s Summary, prefix string, jobs []JobResult) {

@@ -205,7 +205,8 @@ func (f *File) config(dir string) (cluster.Config, []error) {
 	return c, errs
 }
 
-// scheduler decodes [scheduler]: the policy's name and tick, then every
+// scheduler decodes [scheduler]: the policy's name, tick and max_running
+// (the admission cap, for any policy), then every
 // other key into the named policy's own parameters (sched.NewParams),
 // through the strict decoder, so that every unknown or mistyped parameter
 // is reported at its key like any other; c.Validate runs the policy's
@@ -214,7 +215,7 @@ func (f *File) config(dir string) (cluster.Config, []error) {
 // Load locates them.
 func (f *File) scheduler(c *cluster.Config) error {
 	doc := treeDocument(map[string]any{"scheduler": f.Scheduler})
-	params := slices.DeleteFunc(slices.Sorted(maps.Keys(f.Scheduler)), func(k string) bool { return k == "name" || k == "tick" })
+	params := slices.DeleteFunc(slices.Sorted(maps.Keys(f.Scheduler)), func(k string) bool { return k == "name" || k == "tick" || k == "max_running" })
 	var errs ErrorList
 	errors.As(doc.DecodeAt("scheduler", &c.Scheduler, params...), &errs)
 	p, err := sched.NewParams(c.Scheduler.Name)
@@ -222,7 +223,7 @@ func (f *File) scheduler(c *cluster.Config) error {
 		return errs.err() // c.Validate reports an unknown name
 	}
 	var bad ErrorList
-	errors.As(doc.DecodeAt("scheduler", p, "name", "tick"), &bad)
+	errors.As(doc.DecodeAt("scheduler", p, "name", "tick", "max_running"), &bad)
 	c.Scheduler.Params = p
 	return append(errs, bad...).err()
 }

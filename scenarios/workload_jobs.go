@@ -27,8 +27,9 @@ type JobsStream struct {
 // priority = 2 (0 very high … 4 very low), weight = 0 (= 1),
 // input_file = "" (a file of its own), input_bytes = 0, maps = 0 (one per
 // block), reduces = 0, shuffle_bytes = 0, output_bytes = 0,
-// map_cpu_per_mib and reduce_cpu_per_mib (see CPUCosts),
-// model = "overlapped" or "sequential", slow_start = 0 (the cluster's).
+// map_cpu_per_mib and reduce_cpu_per_mib (see CPUCosts), map_time and
+// reduce_time (a task's compute whatever its bytes, instead of the
+// per-MiB cost), model = "overlapped" or "sequential", slow_start = 0 (the cluster's).
 type JobEntry struct {
 	Name         string   `toml:"name"`
 	Submit       Duration `toml:"submit"`
@@ -43,6 +44,8 @@ type JobEntry struct {
 	OutputBytes  Bytes    `toml:"output_bytes"`
 	Model        string   `toml:"model"`
 	SlowStart    float64  `toml:"slow_start"`
+	MapTime      Duration `toml:"map_time"`
+	ReduceTime   Duration `toml:"reduce_time"`
 	CPUCosts
 }
 
@@ -70,10 +73,31 @@ func (e *JobEntry) Spec(i int) (workload.JobSpec, error) {
 	if !ok {
 		return spec, Invalid("model", e.Model, `must be "overlapped" or "sequential"`)
 	}
+	if err := e.fixedTimes(&spec); err != nil {
+		return spec, err
+	}
 	if err := spec.Validate(); err != nil {
 		return spec, asFieldError(err)
 	}
 	return spec, nil
+}
+
+// fixedTimes sets the spec's fixed task times, which replace the per-MiB
+// costs: a time with its kind's cost is refused.
+func (e *JobEntry) fixedTimes(spec *workload.JobSpec) error {
+	if e.MapTime != 0 {
+		if e.MapCPU != nil {
+			return Invalid("map_time", e.MapTime, "a map computes a fixed time or map_cpu_per_mib, not both")
+		}
+		spec.MapTime, spec.MapCPU = e.MapTime.Std(), 0
+	}
+	if e.ReduceTime != 0 {
+		if e.ReduceCPU != nil {
+			return Invalid("reduce_time", e.ReduceTime, "a reduce computes a fixed time or reduce_cpu_per_mib, not both")
+		}
+		spec.ReduceTime, spec.ReduceCPU = e.ReduceTime.Std(), 0
+	}
+	return nil
 }
 
 // asFieldError turns a JobSpec.Validate message ("reduces = -1: must be

@@ -6,6 +6,9 @@ import (
 	"time"
 
 	"clusteremu/workload"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // streams is a document with one stream of each kind, as a later schema
@@ -114,4 +117,35 @@ inputbytes = 3
 	if s.SWIM.TimeScale != 0.5 || s.Synthetic.Load != 0.7 {
 		t.Errorf("known keys were not decoded: %+v", s)
 	}
+}
+
+// A job's map_time and reduce_time replace the per-MiB costs: the spec
+// carries the times and no cost, and a time beside its kind's cost, or
+// below 0, is refused at its key.
+func TestFixedTaskTimes(t *testing.T) {
+	sc, err := Load("fixed.toml", []byte(`[[workload.jobs]]
+job = [{ name = "A", maps = 40, map_time = "100s", reduces = 2, reduce_time = "5s" }]
+`), ".")
+	require.NoError(t, err)
+	jobs := sc.Config.Jobs()
+	require.Len(t, jobs, 1)
+	assert.Equal(t, 100*time.Second, jobs[0].MapTime)
+	assert.Equal(t, 5*time.Second, jobs[0].ReduceTime)
+	assert.Zero(t, jobs[0].MapCPU)
+	assert.Zero(t, jobs[0].ReduceCPU)
+
+	_, err = Load("fixed.toml", []byte(`[[workload.jobs]]
+[[workload.jobs.job]]
+maps = 4
+map_time = "10s"
+map_cpu_per_mib = "1s"
+[[workload.jobs.job]]
+reduces = 1
+reduce_time = "-1s"
+`), ".")
+	require.Error(t, err)
+	assert.Equal(t, []string{
+		`fixed.toml:4:1: workload.jobs[0].job[0].map_time = "10s": a map computes a fixed time or map_cpu_per_mib, not both`,
+		`fixed.toml:8:1: workload.jobs[0].job[1].reduce_time = "-1s": must be ≥ 0`,
+	}, strings.Split(err.Error(), "\n"))
 }

@@ -65,10 +65,19 @@ type JobSpec struct {
 
 	MapCPU    CPUCost
 	ReduceCPU CPUCost
-	Model     TaskModel
+	// MapTime and ReduceTime, when positive, are a task's compute: that
+	// much CPU work whatever its bytes (Hu et al.'s tasks of a fixed
+	// time), in place of MapCPU or ReduceCPU.
+	MapTime    time.Duration
+	ReduceTime time.Duration
+	Model      TaskModel
 	// SlowStart is the fraction of maps that must finish before reduces
 	// are scheduled; 0 takes the cluster's default.
 	SlowStart float64
+	// Work is the slot time the job's attempts hold when it runs alone,
+	// set when the run is built for a policy told job sizes (SRPT); 0
+	// otherwise.
+	Work time.Duration
 }
 
 // MapCount returns the job's map tasks for a block size.
@@ -107,6 +116,14 @@ func (j *JobSpec) Validate() error {
 		return fmt.Errorf("map_cpu = %v: must be a cost ≥ 0 and at most 1e6 s per MiB", float64(j.MapCPU))
 	case !(j.ReduceCPU >= 0 && j.ReduceCPU <= MaxCPUCost):
 		return fmt.Errorf("reduce_cpu = %v: must be a cost ≥ 0 and at most 1e6 s per MiB", float64(j.ReduceCPU))
+	case j.MapTime < 0:
+		return fmt.Errorf("map_time = %v: must be a duration ≥ 0", j.MapTime)
+	case j.ReduceTime < 0:
+		return fmt.Errorf("reduce_time = %v: must be a duration ≥ 0", j.ReduceTime)
+	case j.MapTime > 0 && j.MapCPU > 0:
+		return fmt.Errorf("map_time = %v: a map computes either a fixed time or per MiB, not both", j.MapTime)
+	case j.ReduceTime > 0 && j.ReduceCPU > 0:
+		return fmt.Errorf("reduce_time = %v: a reduce computes either a fixed time or per MiB, not both", j.ReduceTime)
 	case j.Model > Sequential:
 		return fmt.Errorf("model = %d: must be overlapped or sequential", j.Model)
 	case !(j.SlowStart >= 0 && j.SlowStart <= 1):

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"time"
 
@@ -328,6 +329,10 @@ func secs(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f',
 func jobRows(res *cluster.Records) [][]string {
 	rows := [][]string{{"job", "name", "pool", "status", "reason", "submit", "start", "finish", "response",
 		"reference", "slowdown", "size", "maps", "reduces", "input_bytes", "shuffle_bytes", "output_bytes", "evictions", "evicted_maps"}}
+	if res.Admission {
+		// The jobs' admission under [scheduler] max_running.
+		rows[0] = slices.Insert(rows[0], 6, "admitted")
+	}
 	for _, j := range res.Jobs {
 		start := ""
 		if j.Start >= 0 {
@@ -346,6 +351,14 @@ func jobRows(res *cluster.Records) [][]string {
 			secs(j.Submit), start, secs(j.Finish), secs(j.Finish - j.Submit), ref, slowdown, size,
 			fmt.Sprint(j.Maps), fmt.Sprint(j.Reduces), fmt.Sprint(j.InputBytes), fmt.Sprint(j.ShuffleBytes), fmt.Sprint(j.OutputBytes),
 			fmt.Sprint(j.Evictions), fmt.Sprint(j.EvictedMaps)})
+		if res.Admission {
+			admitted := ""
+			if j.Admitted >= 0 {
+				admitted = secs(j.Admitted)
+			}
+			last := len(rows) - 1
+			rows[last] = slices.Insert(rows[last], 6, admitted)
+		}
 	}
 	return rows
 }

@@ -117,17 +117,35 @@ func BenchmarkMultiQueueHeartbeat(b *testing.B) {
 }
 
 func benchMultiQueue(b *testing.B, name string, jobs int) {
-	const nodes, maps = 100, 3
-	shape := Shape{Nodes: nodes, Slots: [2]int{4, 2}}
 	params, err := NewParams(name)
 	if err != nil {
 		b.Fatal(err)
 	}
 	params.(*MultiQueueParams).Limits = seconds(5)
-	p, err := New(name, params, shape)
+	p, err := New(name, params, Shape{Nodes: 100, Slots: [2]int{4, 2}})
 	if err != nil {
 		b.Fatal(err)
 	}
+	benchQueueHeartbeats(b, p, jobs)
+}
+
+// BenchmarkLASMQHeartbeat is BenchmarkMultiQueueHeartbeat's load under
+// LAS_MQ with its defaults (10 queues, α_1 = 100 s, weights 10^(k−i),
+// the remaining-tasks order): each heartbeat plans afresh, demoting,
+// ordering and splitting the slots over every job, then fills two slots.
+func BenchmarkLASMQHeartbeat(b *testing.B) {
+	for _, jobs := range []int{30, 300, 3000} {
+		b.Run(fmt.Sprintf("jobs=%d", jobs), func(b *testing.B) {
+			benchQueueHeartbeats(b, NewLASMQ(*DefaultLASMQParams()), jobs)
+		})
+	}
+}
+
+// benchQueueHeartbeats answers heartbeats of 100 nodes × 4 map slots
+// under p with jobs of 3 maps always active: each op, a node's slots 0
+// and 3 end their attempts, heartbeat and are filled again, every 30 ms.
+func benchQueueHeartbeats(b *testing.B, p Policy, jobs int) {
+	const nodes, maps = 100, 3
 	v := &mapView{fakeView: fakeView{slots: map[TaskKind]int{Map: 400, Reduce: 200}}, byID: map[JobID]*JobStatus{}}
 	now := time.Duration(0)
 	next := JobID(1)

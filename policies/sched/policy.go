@@ -67,6 +67,27 @@ type View interface {
 	BestLocality(job JobID, kind TaskKind, node NodeID) (Locality, bool)
 	// Slots is the number of slots of the kind on the live nodes.
 	Slots(kind TaskKind) int
+	// Progress is the job's stage progress of the kind in [0, 1], the
+	// mean of its tasks' progress scores (a finished task counts 1), as
+	// its job manager last reported it; 0 unless the policy implements
+	// NeedsProgress and reports are on.
+	Progress(job JobID, kind TaskKind) float64
+}
+
+// NeedsWork is implemented by a policy that is told each job's size
+// before it runs (Job.Work, an oracle: SRPT). For such a policy, when
+// NeedsWork reports true, the run measures every job alone first (the
+// sizing pass); every other policy gets Work = 0.
+type NeedsWork interface {
+	NeedsWork() bool
+}
+
+// NeedsProgress is implemented by a policy that reads its jobs' stage
+// progress (View.Progress: LAS_MQ's stage awareness). Only when it
+// reports true do job managers send their progress to the coordinator,
+// which costs a message per progress report.
+type NeedsProgress interface {
+	NeedsProgress() bool
 }
 
 // JobStatus is a job's progress as the coordinator sees it. Tasks are

@@ -113,6 +113,10 @@ type Job struct {
 	// InputBytes is the job's total map input, known at submission; the
 	// size-predicting policies (SITA, COMP) estimate job size from it.
 	InputBytes int64
+	// Work is the slot time the job's attempts hold when it runs alone
+	// (the sizing pass): an oracle's size, given only to a policy that
+	// implements NeedsWork (SRPT); 0 for every other.
+	Work time.Duration
 }
 
 // Attempt identifies one run of one task. Attempt numbers count from 0;

@@ -8,6 +8,8 @@ type fakeView struct {
 	jobs  []*JobStatus
 	local map[JobID]map[NodeID]Locality // best pending-map locality per node; absent = OffRack
 	slots map[TaskKind]int
+	// progress is each job's stage progress by kind; absent = 0.
+	progress map[JobID][2]float64
 }
 
 func (v *fakeView) Jobs() iter.Seq[JobStatus] {
@@ -51,6 +53,8 @@ func (v *fakeView) BestLocality(id JobID, kind TaskKind, node NodeID) (Locality,
 }
 
 func (v *fakeView) Slots(kind TaskKind) int { return v.slots[kind] }
+
+func (v *fakeView) Progress(id JobID, kind TaskKind) float64 { return v.progress[id][kind] }
 
 // running sets a job's running maps, one attempt each.
 func running(st *JobStatus, maps int) {

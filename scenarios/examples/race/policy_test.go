@@ -26,7 +26,8 @@ func (v *view) Job(id sched.JobID) (sched.JobStatus, bool) { return v.st, id == 
 func (v *view) BestLocality(_ sched.JobID, kind sched.TaskKind, _ sched.NodeID) (sched.Locality, bool) {
 	return sched.OffRack, v.st.Pending(kind) > 0
 }
-func (v *view) Slots(sched.TaskKind) int { return 10 }
+func (v *view) Slots(sched.TaskKind) int                     { return 10 }
+func (v *view) Progress(sched.JobID, sched.TaskKind) float64 { return 0 }
 
 func TestTheHeartbeatThatBeatsTaskFinished(t *testing.T) {
 	job := sched.Job{ID: 1, Maps: 20, Reduces: 2, Weight: 1}
