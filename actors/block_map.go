@@ -119,6 +119,14 @@ func (b *blockMap) failureStream(a sched.Attempt) *rand.Rand {
 	return rand.New(rand.NewPCG(b.seed^attemptKey(a), ^(uint64(a.Job)<<32 | uint64(uint32(a.Task)))))
 }
 
+// stragglerStream is the stream an attempt's slowdown is drawn from
+// ([stragglers]): keyed by the attempt apart from the other two, so
+// stragglers move no replica choice and no failure, and every policy
+// compared meets the same slowdown on the same attempt of a task.
+func (b *blockMap) stragglerStream(a sched.Attempt) *rand.Rand {
+	return rand.New(rand.NewPCG(b.seed^attemptKey(a), uint64(a.Job)<<32|uint64(uint32(a.Task))^0x5354524147474c45))
+}
+
 func attemptKey(a sched.Attempt) uint64 {
 	return (uint64(a.Attempt)<<1 | uint64(a.Kind) + 1) * 0x9e3779b97f4a7c15
 }

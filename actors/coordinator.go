@@ -15,6 +15,10 @@ type CoordinatorConfig struct {
 	HDFS      HDFSConfig
 	Heartbeat HeartbeatConfig
 	Tasks     TasksConfig
+	// Stragglers draws each attempt's slowdown (TaskSpec.Straggle);
+	// Straggle, when set, gives it instead (a test's pinned slowdown).
+	Stragglers StragglersConfig
+	Straggle   func(sched.Attempt) Straggle
 	// PolicyTick is the period of the policy's Tick (preemption, share
 	// updates); 0 never ticks.
 	PolicyTick time.Duration

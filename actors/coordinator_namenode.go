@@ -47,6 +47,12 @@ func (s *coordState) taskSpec(job *coordJob, a sched.Attempt, node sched.NodeID,
 	if p := s.cfg.Tasks.FailureProbability; p > 0 {
 		spec.Fail = s.blocks.failureStream(a).Float64() < p
 	}
+	switch {
+	case s.cfg.Straggle != nil:
+		spec.Straggle = s.cfg.Straggle(a)
+	case s.cfg.Stragglers.Probability > 0:
+		spec.Straggle = s.cfg.Stragglers.draw(s.blocks.stragglerStream(a))
+	}
 	return spec, nil
 }
 

@@ -134,6 +134,9 @@ type TaskSpec struct {
 	// Fail makes the attempt fail when its compute phase ends, its work
 	// lost (tasks.failure_probability).
 	Fail bool
+	// Straggle is the attempt's drawn slowdown ([stragglers]); a zero
+	// Factor runs it at full speed.
+	Straggle Straggle
 }
 
 // DropJobData deletes a job's map outputs from a node's disk: the job

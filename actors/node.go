@@ -225,23 +225,52 @@ func (n *Node) startMap(ctx actor.Context, r *run) {
 		return
 	}
 	r.perByte = max(float64(work)/float64(spec.InputBytes), netmodel.MinUse)
-	n.startFlow(ctx, r, partInput, spec.Source, n.cfg.ID, DiskRead, spec.InputBytes, n.coreRate(r)/r.perByte)
+	n.startComputing(ctx, r, partInput, spec.InputBytes)
 }
 
 // coreRate is the work per second of one of the node's cores at the
-// attempt's speed.
+// attempt's speed, a straggler's past its onset.
 func (n *Node) coreRate(r *run) float64 {
-	return CoreRate * n.cfg.Cluster.Speed * n.speed * r.speed
+	return CoreRate * n.cfg.Cluster.Speed * n.speed * r.speed * r.slow
 }
 
 // startCompute starts the compute of bytes: their CPU work on the node's
 // CPU, at most one core. Zero work is a flow of size 0, which ends at
 // the end of the instant.
 func (n *Node) startCompute(ctx actor.Context, r *run, bytes int64) {
-	work := int64(r.launch.Task.CPU.Time(bytes))
-	r.flows[partCompute] = flowInfo{src: n.cfg.ID, bytes: work}
-	ctx.Send(n.cfg.Fabric, &StartFlow{Key: FlowKey{Attempt: r.launch.Attempt, Part: partCompute}, Src: n.cfg.ID, Dst: n.cfg.ID,
-		Transfer: Compute, Bytes: work, MaxRate: n.coreRate(r), Owner: n.self, OwnerNode: n.cfg.ID})
+	n.startComputing(ctx, r, partCompute, int64(r.launch.Task.CPU.Time(bytes)))
+}
+
+// startComputing starts the flow that carries the attempt's compute (its
+// compute, or an overlapped map's streamed read) of total work or bytes.
+// A straggler's flow is split at its onset: the node sets the attempt's
+// speed factor when the first piece completes and starts the rest
+// (handleFlowDone), which is exact under the fluid model where a timer
+// would not be, since the piece's rate may change under contention.
+func (n *Node) startComputing(ctx actor.Context, r *run, part int32, total int64) {
+	if at, ok := r.onset(total); ok {
+		n.startPiece(ctx, r, part, flowInfo{bytes: at, rest: total - at})
+		return
+	}
+	n.startPiece(ctx, r, part, flowInfo{bytes: total})
+}
+
+// startPiece starts a piece of the attempt's compute-carrying flow: info
+// says its bytes, those done before it and those still to come after it.
+func (n *Node) startPiece(ctx actor.Context, r *run, part int32, info flowInfo) {
+	if part == partCompute {
+		info.src = n.cfg.ID
+		r.flows[partCompute] = info
+		ctx.Send(n.cfg.Fabric, &StartFlow{Key: FlowKey{Attempt: r.launch.Attempt, Part: partCompute}, Src: n.cfg.ID, Dst: n.cfg.ID,
+			Transfer: Compute, Bytes: info.bytes, MaxRate: n.coreRate(r), Owner: n.self, OwnerNode: n.cfg.ID})
+		return
+	}
+	spec := &r.launch.Task
+	n.startFlow(ctx, r, partInput, spec.Source, n.cfg.ID, DiskRead, info.bytes, n.coreRate(r)/r.perByte)
+	if f, ok := r.flows[partInput]; ok {
+		f.done, f.rest = info.done, info.rest
+		r.flows[partInput] = f
+	}
 }
 
 // retime moves the bound of the attempt's running compute, if it has
@@ -319,6 +348,12 @@ func (n *Node) handleFlowDone(ctx actor.Context, msg *FlowDone) {
 	}
 	delete(r.flows, msg.Key.Part)
 	r.account(n.cfg.ID, msg.Key.Part, info)
+	if info.rest > 0 {
+		// A straggler's onset: the rest of its compute runs slowed.
+		r.slow = r.launch.Task.Straggle.Speed()
+		n.startPiece(ctx, r, msg.Key.Part, flowInfo{bytes: info.rest, done: info.done + info.bytes})
+		return
+	}
 	if msg.Key.Part >= partFetch {
 		r.fetchDone(msg.Key.Part, info.bytes)
 		n.fetchMore(ctx, r)

@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"math"
 	"time"
 
 	"clusteremu/policies/sched"
@@ -39,10 +40,13 @@ const (
 	fetchDone
 )
 
-// flowInfo remembers what a live flow carries, for byte accounting.
+// flowInfo remembers what a live flow carries, for byte accounting. A
+// straggler's compute-carrying flow runs in two pieces split at its
+// onset: done are the bytes (or work) of the piece before this one, rest
+// those of the piece after it.
 type flowInfo struct {
-	src   sched.NodeID
-	bytes int64
+	src               sched.NodeID
+	bytes, done, rest int64
 }
 
 // run is one attempt in progress on a node.
@@ -54,6 +58,10 @@ type run struct {
 	phaseStart time.Duration
 	phases     []PhaseSpan // the phases ended so far that took time
 	speed      float64     // the attempt's own speed factor (1: nominal)
+	// slow is a straggler's factor past its onset, 1 before it and for
+	// an attempt that does not straggle; slowed: its onset has passed.
+	slow   float64
+	slowed bool
 	// progressTimer is the next progress report's, when reporting.
 	progressTimer TimerID
 	reporting     bool
@@ -77,12 +85,33 @@ type run struct {
 }
 
 func newRun(l *LaunchTask, now time.Duration) *run {
-	r := &run{launch: l, start: now, phaseStart: now, flows: make(map[int32]flowInfo), speed: 1}
+	r := &run{launch: l, start: now, phaseStart: now, flows: make(map[int32]flowInfo), speed: 1, slow: 1}
 	if l.Attempt.Kind == sched.Reduce {
 		r.state = make([]fetchState, l.Task.Maps)
 		r.batches = make(map[int32][]fetchItem)
 	}
 	return r
+}
+
+// onset is where a flow of total bytes or work that carries the
+// attempt's compute splits at the straggler's onset, and false when it
+// does not split: no straggler, the onset passed, at the flow's start
+// (the attempt slows at once) or at its end.
+func (r *run) onset(total int64) (int64, bool) {
+	s := r.launch.Task.Straggle
+	if s.Factor == 0 || r.slowed {
+		return 0, false
+	}
+	at := int64(math.Round(s.Onset * float64(total)))
+	r.slowed = true
+	switch {
+	case at <= 0:
+		r.slow = s.Speed()
+		return 0, false
+	case at >= total: // a flow too short to split: the onset is its end
+		return 0, false
+	}
+	return at, true
 }
 
 // waiting reports whether the attempt's current phase has work left.
@@ -215,6 +244,12 @@ func (r *run) progress(delivered map[int32]int64) (ProgressPhase, float64, float
 		d, asked := delivered[part]
 		if !live || info.bytes == 0 || d < 0 {
 			return 1
+		}
+		if info.done+info.rest > 0 { // a piece of a straggler's split flow
+			if !asked {
+				d = 0
+			}
+			return float64(info.done+d) / float64(info.done+info.bytes+info.rest)
 		}
 		if !asked {
 			return 0

@@ -134,7 +134,7 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 		known = make([]sched.RackID, n)
 	}
 	c.coordinator = actors.NewCoordinator(actors.CoordinatorConfig{
-		Cluster: cfg.Cluster, HDFS: cfg.HDFS, Heartbeat: cfg.Heartbeat, Tasks: cfg.Tasks,
+		Cluster: cfg.Cluster, HDFS: cfg.HDFS, Heartbeat: cfg.Heartbeat, Tasks: cfg.Tasks, Stragglers: cfg.Stragglers, Straggle: cfg.straggle,
 		PolicyTick: cfg.Scheduler.Tick.Std(), RackOf: known, Streams: len(cfg.Workload) + len(cfg.Closed),
 		Fabric: fabric, Directory: dir, Explain: cfg.Run.Explain,
 		NewPolicy: func() (sched.Policy, error) { return sched.New(cfg.Scheduler.Name, cfg.Scheduler.Params) },

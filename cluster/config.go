@@ -28,6 +28,9 @@ type Config struct {
 	Heartbeat actors.HeartbeatConfig
 	Scheduler SchedulerConfig
 	Tasks     actors.TasksConfig
+	// Stragglers are per-attempt slowdowns and busy periods
+	// ([stragglers]); left out of the configuration's hash when off.
+	Stragglers actors.StragglersConfig `json:",omitzero"`
 
 	// Workload holds one job list per client stream, each sorted by
 	// submission time.
@@ -43,6 +46,10 @@ type Config struct {
 	// after the one before it ended. Closed jobs are numbered after the
 	// open streams' jobs.
 	Closed [][]workload.JobSpec
+
+	// straggle, when set, pins each attempt's slowdown instead of
+	// drawing it from Stragglers (tests).
+	straggle func(sched.Attempt) actors.Straggle
 
 	// firstJob is the ID of the workload's first job (0: 1), so that a
 	// reference run keeps the job's ID and with it its input file.
@@ -73,7 +80,8 @@ func DefaultConfig() Config {
 			DiskRead: 100e6, DiskWrite: 100e6, NIC: 125e6, Oversubscription: 5, RackAware: true,
 			Evict: actors.EvictLatest, Speed: 1,
 		},
-		HDFS: actors.HDFSConfig{BlockSize: 128 << 20, Replication: 3, WriteTimeout: units.Duration(time.Minute), ReplicationStreams: 2},
+		Stragglers: actors.DefaultStragglers(),
+		HDFS:       actors.HDFSConfig{BlockSize: 128 << 20, Replication: 3, WriteTimeout: units.Duration(time.Minute), ReplicationStreams: 2},
 		Heartbeat: actors.HeartbeatConfig{
 			Interval: units.Duration(3 * time.Second), ControlLatency: units.Duration(time.Millisecond),
 			DeadAfter: 10, AssignMultiple: true,
@@ -133,6 +141,7 @@ func (c *Config) Validate() error {
 	c.HDFS.Validate(&checks, c.Nodes())
 	c.Heartbeat.Validate(&checks)
 	c.Tasks.Validate(&checks, c.Cluster.ReduceSlots)
+	c.Stragglers.Validate(&checks)
 	check(c.Scheduler.Tick < 0 || c.Scheduler.Tick > 0 && c.Scheduler.Tick < actors.MinPeriod, "scheduler.tick", c.Scheduler.Tick,
 		fmt.Sprintf("must be 0 (no tick) or at least %v", actors.MinPeriod))
 	r := &c.Run

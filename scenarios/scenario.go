@@ -35,10 +35,12 @@ type File struct {
 	// parameters, decoded once the name is known.
 	Scheduler map[string]any     `toml:"scheduler"`
 	Tasks     actors.TasksConfig `toml:"tasks"`
-	Workload  WorkloadTable      `toml:"workload"`
-	Fault     []FaultTable       `toml:"fault"`
-	Expect    []Expectation      `toml:"expect"`
-	Reproduce ReproduceTable     `toml:"reproduce"`
+	// Stragglers are per-attempt slowdowns and busy periods.
+	Stragglers actors.StragglersConfig `toml:"stragglers"`
+	Workload   WorkloadTable           `toml:"workload"`
+	Fault      []FaultTable            `toml:"fault"`
+	Expect     []Expectation           `toml:"expect"`
+	Reproduce  ReproduceTable          `toml:"reproduce"`
 }
 
 // ReproduceTable is [reproduce], for scenarios that reproduce a paper's
@@ -148,7 +150,7 @@ func defaults() File {
 	d := cluster.DefaultConfig()
 	return File{
 		Run:     cluster.RunOptions{Clock: cluster.Virtual, Slowdown: true, StallAfter: DefaultStallAfter},
-		Cluster: d.Cluster, HDFS: d.HDFS, Heartbeat: d.Heartbeat, Chaos: d.Chaos, Tasks: d.Tasks,
+		Cluster: d.Cluster, HDFS: d.HDFS, Heartbeat: d.Heartbeat, Chaos: d.Chaos, Tasks: d.Tasks, Stragglers: d.Stragglers,
 		Scheduler: map[string]any{"name": d.Scheduler.Name, "tick": d.Scheduler.Tick.String()},
 	}
 }
@@ -159,6 +161,7 @@ func (f *File) config(dir string) (cluster.Config, []error) {
 	var errs []error
 	c := cluster.DefaultConfig()
 	c.Run, c.Cluster, c.HDFS, c.Heartbeat, c.Chaos, c.Tasks = f.Run, f.Cluster, f.HDFS, f.Heartbeat, f.Chaos, f.Tasks
+	c.Stragglers = f.Stragglers
 	bad := f.scheduler(&c)
 	errs = append(errs, bad)
 	var ferrs []error
@@ -182,8 +185,23 @@ func (f *File) config(dir string) (cluster.Config, []error) {
 		if err := c.ValidateWorkload(); err != nil {
 			errs = append(errs, fieldErrors(err)...)
 		}
+		c.Faults = append(c.Faults, c.Stragglers.BusyFaults(&c.Cluster, busySpan(&c), c.Run.Seed, c.Faults)...)
 	}
 	return c, errs
+}
+
+// busySpan is the span busy periods are drawn over: the run's deadline,
+// or the workload's last submission plus an hour, which a run rarely
+// outlasts (a busy period past the run's end never fires).
+func busySpan(c *cluster.Config) time.Duration {
+	if c.Run.Until > 0 {
+		return c.Run.Until.Std()
+	}
+	last := time.Duration(0)
+	for _, j := range c.Jobs() {
+		last = max(last, j.Submit)
+	}
+	return last + time.Hour
 }
 
 // scheduler decodes [scheduler]: the policy's name and tick, then every
