@@ -22,7 +22,7 @@ func fourRacksOfTen() []sched.RackID {
 func TestBlockMapSplitsAndPlaces(t *testing.T) {
 	rackOf := fourRacksOfTen()
 	b := newBlockMap(128, 3, rackOf, 1)
-	f, err := b.ensure("logs", 1000, 128) // 7 blocks of 128 and one of 104
+	f, err := b.ensure("logs", 1000, 128, 0) // 7 blocks of 128 and one of 104
 	require.NoError(t, err)
 	require.Len(t, f.blocks, 8)
 	var total int64
@@ -38,13 +38,13 @@ func TestBlockMapSplitsAndPlaces(t *testing.T) {
 	assert.Equal(t, int64(1000), total)
 	assert.Equal(t, int64(104), f.blocks[7].bytes)
 
-	again, err := b.ensure("logs", 1000, 128)
+	again, err := b.ensure("logs", 1000, 128, 0)
 	require.NoError(t, err)
 	assert.Same(t, f, again, "jobs reading one file share its blocks")
-	_, err = b.ensure("logs", 999, 128)
+	_, err = b.ensure("logs", 999, 128, 0)
 	assert.EqualError(t, err, `file "logs" is 1000 bytes, not 999`)
 
-	empty, err := b.ensure("empty", 0, 128)
+	empty, err := b.ensure("empty", 0, 128, 0)
 	require.NoError(t, err)
 	assert.Len(t, empty.blocks, 1)
 }
@@ -85,7 +85,7 @@ func TestBlockMapSourcePrefersClosest(t *testing.T) {
 func TestBlockMapNodeDown(t *testing.T) {
 	b := newBlockMap(100, 3, fourRacksOfTen(), 3)
 	rng := rand.New(rand.NewPCG(9, 9)) // the attempt's stream
-	f, err := b.ensure("in", 5000, 100)
+	f, err := b.ensure("in", 5000, 100, 0)
 	require.NoError(t, err)
 	victim := f.blocks[0].replicas[0]
 	b.nodeDown(victim)
@@ -105,10 +105,10 @@ func TestBlockMapNodeDown(t *testing.T) {
 
 func TestBlockMapForgetsFilesAndCompactsNodeLists(t *testing.T) {
 	b := newBlockMap(128, 3, fourRacksOfTen(), 3)
-	keep, err := b.ensure("keep", 128*40, 128)
+	keep, err := b.ensure("keep", 128*40, 128, 0)
 	require.NoError(t, err)
 	for i := range 50 {
-		_, err := b.ensure(fmt.Sprintf("input-%d", i), 128*40, 128)
+		_, err := b.ensure(fmt.Sprintf("input-%d", i), 128*40, 128, 0)
 		require.NoError(t, err)
 		b.forget(fmt.Sprintf("input-%d", i))
 	}
@@ -127,7 +127,7 @@ func TestBlockMapForgetsFilesAndCompactsNodeLists(t *testing.T) {
 	}
 	assert.Equal(t, 40*3, refs, "every replica of the kept file is still listed")
 
-	again, err := b.ensure("input-7", 128*40, 128)
+	again, err := b.ensure("input-7", 128*40, 128, 0)
 	require.NoError(t, err, "a forgotten name can be stored afresh")
 	assert.False(t, again.forgotten)
 

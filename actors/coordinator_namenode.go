@@ -29,13 +29,16 @@ func (s *coordState) taskSpec(job *coordJob, a sched.Attempt, node sched.NodeID,
 		}
 		spec.InputBytes, spec.Source, spec.Locality, spec.CPU = blk.bytes, src, srcLoc, sp.MapCPU
 		if sp.Reduces > 0 {
-			spec.SpillBytes = workload.Share(sp.ShuffleBytes, job.maps, int(a.Task))
+			spec.SpillBytes = job.input.share(sp.ShuffleBytes, int(a.Task))
 		} else {
-			spec.OutputBytes = workload.Share(sp.OutputBytes, job.maps, int(a.Task))
+			spec.OutputBytes = job.input.share(sp.OutputBytes, int(a.Task))
 		}
 	} else {
 		spec.Maps, spec.Reduces, spec.CPU = job.maps, sp.Reduces, sp.ReduceCPU
-		spec.OutputBytes = workload.Share(sp.OutputBytes, sp.Reduces, int(a.Task))
+		if job.parts != nil {
+			spec.PartLo, spec.PartHi = job.parts[a.Task], job.parts[a.Task+1]
+		}
+		spec.OutputBytes = spec.partition(sp.OutputBytes, int(a.Task))
 	}
 	if spec.OutputBytes > 0 {
 		pipeline, err := s.blocks.pipeline(node, rng)

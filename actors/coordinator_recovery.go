@@ -125,7 +125,7 @@ func (s *coordState) restart(now time.Duration, policy sched.Policy, failJobs bo
 	s.setUpAdmission()
 	if s.space != nil {
 		for _, id := range slices.Sorted(maps.Keys(s.jobs)) {
-			s.space.addJob(id, s.jobs[id].spec, s.jobs[id].maps)
+			s.space.addJob(id, s.jobs[id].spec, s.jobs[id].maps, s.jobs[id].input)
 		}
 	}
 	for i := range s.nodes {

@@ -1,7 +1,9 @@
 package actors
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -50,6 +52,9 @@ type coordJob struct {
 	spec  workload.JobSpec
 	maps  int
 	input *file // nil when it could not be stored
+	// parts are the reduces' cuts of every map output (partition_cov),
+	// as workload.SkewedCuts gives them; nil for even shares.
+	parts []uint64
 }
 
 // placed is where a running attempt runs.
@@ -196,6 +201,11 @@ func (s *coordState) setUpAdmission() {
 	}
 }
 
+// partsKey sets a job's stream of partition shares apart from the block
+// placement streams: keyed by the workload seed and the job, so a job's
+// reference run alone draws the same shares.
+const partsKey = 0x7061727473 << 24 // "parts"
+
 // take hands over what the core has asked for since the last take.
 func (s *coordState) take() coordOut {
 	out := s.out
@@ -222,8 +232,11 @@ func (s *coordState) submit(now, at time.Duration, id sched.JobID, spec workload
 	maps := spec.MapCount(int64(s.cfg.HDFS.BlockSize))
 	s.out.records = append(s.out.records, submittedRecord(id, spec, maps, spec.Reduces))
 	job := &coordJob{spec: spec, maps: maps}
+	if spec.PartitionCoV > 0 && spec.Reduces > 0 {
+		job.parts = workload.SkewedCuts(s.blocks.stream(partsKey^uint64(id)), spec.Reduces, spec.PartitionCoV)
+	}
 	s.jobs[id] = job
-	input, err := s.blocks.ensure(inputName(id, spec), spec.InputBytes, blockSizeFor(spec, maps, int64(s.cfg.HDFS.BlockSize)))
+	input, err := s.blocks.ensure(inputName(id, spec), spec.InputBytes, blockSizeFor(spec, maps, int64(s.cfg.HDFS.BlockSize)), spec.InputCoV)
 	if err == nil {
 		job.input = input
 	}
@@ -241,7 +254,7 @@ func (s *coordState) submit(now, at time.Duration, id sched.JobID, spec workload
 	case err != nil:
 		s.emit(&tellJob{id, &FailJob{Job: id, Reason: err.Error()}})
 	case s.space != nil:
-		s.space.addJob(id, spec, maps)
+		s.space.addJob(id, spec, maps, job.input)
 		if spill := s.space.spill(id); spill > int64(s.cfg.Cluster.IntermediateSpace) {
 			s.emit(&tellJob{id, &FailJob{Job: id, Reason: fmt.Sprintf(
 				"a map spills %d bytes, more than a node's intermediate space (%d bytes)", spill, s.cfg.Cluster.IntermediateSpace)}})
@@ -264,12 +277,43 @@ func (s *coordState) requeue(msg *RequeueTasks) {
 	if len(msg.Maps) > 0 && s.copies != nil {
 		s.copies.setMapsFinished(msg.Job, false)
 	}
-	for _, m := range msg.Maps {
+	mapsIn, reducesIn := msg.Maps, msg.Reduces
+	if s.cfg.Tasks.LargestFirst {
+		mapsIn = s.largestFirst(msg.Job, sched.Map, msg.Maps, func(m int32) int64 { return job.input.blocks[m].bytes })
+		reducesIn = s.largestFirst(msg.Job, sched.Reduce, msg.Reduces, func(r int32) int64 {
+			if job.parts == nil {
+				return 0
+			}
+			return int64(job.parts[r+1] - job.parts[r])
+		})
+	}
+	for _, m := range mapsIn {
 		s.table.addMap(msg.Job, m)
 	}
-	for _, r := range msg.Reduces {
+	for _, r := range reducesIn {
 		s.table.addReduce(msg.Job, r)
 	}
+}
+
+// largestFirst orders tasks to queue so that the job table hands out the
+// largest first: tasks queued for the first time go to the back of its
+// lists in descending size, tasks queued again to the front, where the
+// last added is taken first, so in ascending size after them. Ties keep
+// task order.
+func (s *coordState) largestFirst(id sched.JobID, kind sched.TaskKind, tasks []int32, size func(int32) int64) []int32 {
+	var fresh, again []int32
+	for _, t := range tasks {
+		if _, e := s.table.entry(id, kind, t); e != nil && e.gen > 0 {
+			again = append(again, t)
+		} else {
+			fresh = append(fresh, t)
+		}
+	}
+	bySize := func(a, b int32) int { return cmp.Compare(size(b), size(a)) }
+	slices.SortStableFunc(fresh, bySize)
+	slices.SortStableFunc(again, bySize)
+	slices.Reverse(again)
+	return append(fresh, again...)
 }
 
 // mapsFinished books the job manager's word that every map of a job has

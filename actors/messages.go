@@ -137,6 +137,19 @@ type TaskSpec struct {
 	// Straggle is the attempt's drawn slowdown ([stragglers]); a zero
 	// Factor runs it at full speed.
 	Straggle Straggle
+	// PartLo and PartHi are a reduce's share [PartLo, PartHi) of
+	// workload.Whole of every map output when its job's partitions are
+	// skewed (partition_cov); both 0: an even share.
+	PartLo, PartHi uint64
+}
+
+// partition is a reduce's part of bytes of a map output (or of its job's
+// output), index being the reduce's task.
+func (t *TaskSpec) partition(bytes int64, index int) int64 {
+	if t.PartHi == 0 {
+		return workload.Share(bytes, t.Reduces, index)
+	}
+	return workload.ShareOf(bytes, t.PartLo, t.PartHi, workload.Whole)
 }
 
 // DropJobData deletes a job's map outputs from a node's disk: the job

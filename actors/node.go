@@ -553,7 +553,7 @@ func (n *Node) handleMapOutputs(ctx actor.Context, msg *MapOutputs) {
 		r.forget(m)
 	}
 	for _, out := range msg.Outputs {
-		r.learn(out, r.launch.Task.Reduces, int(msg.Reduce.Task))
+		r.learn(out)
 	}
 	n.fetchMore(ctx, r)
 	n.advance(ctx, r)

@@ -135,13 +135,13 @@ func (r *run) account(self sched.NodeID, part int32, f flowInfo) {
 	}
 }
 
-// learn queues a newly announced map output, unless it is already fetched
-// or on its way.
-func (r *run) learn(out MapOutput, reduces, index int) {
+// learn queues the reduce's part of a newly announced map output, unless
+// it is already fetched or on its way.
+func (r *run) learn(out MapOutput) {
 	if out.Map < 0 || int(out.Map) >= len(r.state) {
 		return
 	}
-	out.Bytes = workload.Share(out.Bytes, reduces, index)
+	out.Bytes = r.launch.Task.partition(out.Bytes, int(r.launch.Attempt.Task))
 	if st := r.state[out.Map]; st == fetchRunning || st == fetchRetry {
 		if r.moved == nil {
 			r.moved = make(map[int32]MapOutput)

@@ -28,7 +28,9 @@ type JobsStream struct {
 // input_file = "" (a file of its own), input_bytes = 0, maps = 0 (one per
 // block), reduces = 0, shuffle_bytes = 0, output_bytes = 0,
 // map_cpu_per_mib and reduce_cpu_per_mib (see CPUCosts),
-// model = "overlapped" or "sequential", slow_start = 0 (the cluster's).
+// model = "overlapped" or "sequential", slow_start = 0 (the cluster's),
+// input_cov = 0 and partition_cov = 0 (see Skew; jobs reading one
+// input_file must give it the same input_cov).
 type JobEntry struct {
 	Name         string   `toml:"name"`
 	Submit       Duration `toml:"submit"`
@@ -44,6 +46,7 @@ type JobEntry struct {
 	Model        string   `toml:"model"`
 	SlowStart    float64  `toml:"slow_start"`
 	CPUCosts
+	Skew
 }
 
 // models maps the TOML names of task models to their values.
@@ -70,6 +73,10 @@ func (e *JobEntry) Spec(i int) (workload.JobSpec, error) {
 	if !ok {
 		return spec, Invalid("model", e.Model, `must be "overlapped" or "sequential"`)
 	}
+	var c checks
+	if e.Skew.check(&c); len(c) > 0 {
+		return spec, c[0]
+	}
 	if err := spec.Validate(); err != nil {
 		return spec, asFieldError(err)
 	}
@@ -94,14 +101,44 @@ func (s *JobsStream) Validate() error {
 	return err
 }
 
-// Generate returns the listed jobs sorted by submit time; env is not used.
-func (s *JobsStream) Generate(Env) ([]workload.JobSpec, error) {
+// Generate returns the listed jobs sorted by submit time; env's seed
+// draws the "thesis" CoVs.
+func (s *JobsStream) Generate(env Env) ([]workload.JobSpec, error) {
 	jobs, err := s.specs()
 	if err != nil {
 		return nil, err
 	}
+	for i := range jobs {
+		s.Jobs[i].Skew.applyTo(&jobs[i], i, env.Seed)
+	}
+	if err := sameSkewPerFile(jobs); err != nil {
+		return nil, err
+	}
 	sortBySubmit(jobs)
 	return jobs, nil
+}
+
+// sameSkewPerFile refuses jobs that read one file split two ways: a
+// file's blocks are stored once.
+func sameSkewPerFile(jobs []workload.JobSpec) error {
+	first := map[string]int{}
+	var errs []error
+	for i := range jobs {
+		f := jobs[i].InputFile
+		if f == "" {
+			continue
+		}
+		j, seen := first[f]
+		if !seen {
+			first[f] = i
+			continue
+		}
+		if jobs[j].InputCoV != jobs[i].InputCoV {
+			errs = append(errs, Prefix(fmt.Sprintf("job[%d]", i), Invalid("input_cov", jobs[i].InputCoV,
+				"job[%d] reads input_file %q with input_cov = %g: jobs sharing a file split it alike", j, f, jobs[j].InputCoV)))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func (s *JobsStream) specs() ([]workload.JobSpec, error) {

@@ -48,6 +48,7 @@ type SWIMStream struct {
 	MaxJobs        int      `toml:"max_jobs"`
 	Pool           string   `toml:"pool"`
 	CPUCosts
+	Skew
 }
 
 // DefaultBytesPerReduce is the shuffle one reduce task receives when a
@@ -73,6 +74,7 @@ func (s *SWIMStream) Validate() error {
 	c.add(!(v.TimeScale > 0) || !finite(v.TimeScale), Invalid("time_scale", v.TimeScale, "must be a finite number > 0"))
 	c.add(!(v.SizeScale > 0) || !finite(v.SizeScale), Invalid("size_scale", v.SizeScale, "must be a finite number > 0"))
 	c.add(v.MaxJobs < 0, Invalid("max_jobs", v.MaxJobs, "must be ≥ 0 (0 = all)"))
+	v.Skew.check(&c)
 	return c.err()
 }
 
@@ -91,7 +93,9 @@ func (s *SWIMStream) Generate(env Env) ([]workload.JobSpec, error) {
 	if err != nil {
 		return nil, Invalid("trace", s.Trace, "%v", err) // at the trace = line
 	}
-	return s.Convert(recs), nil
+	jobs := s.Convert(recs)
+	s.Skew.apply(jobs, env.Seed)
+	return jobs, nil
 }
 
 // TracesEnv names the environment variable of a directory of SWIM traces:

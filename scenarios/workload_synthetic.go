@@ -43,7 +43,8 @@ import (
 // max_maps = 12800, lognormal_mu = 2.5, lognormal_sigma = 1.5,
 // min_reduce_fraction = 0.05, max_reduce_fraction = 0.25,
 // block_size = "128MiB", shuffle_ratio = 1.0, output_ratio = 1.0,
-// pool = "", map_cpu_per_mib and reduce_cpu_per_mib (see CPUCosts).
+// pool = "", map_cpu_per_mib and reduce_cpu_per_mib (see CPUCosts),
+// input_cov = 0 and partition_cov = 0 (see Skew).
 // An absent value takes the default, and so does a zero for keys where
 // zero means nothing (jobs, task_time, the map bounds, block_size...);
 // lognormal_mu, the reduce fractions and the ratios take 0 as written.
@@ -67,6 +68,7 @@ type SyntheticStream struct {
 	OutputRatio       *float64 `toml:"output_ratio"`
 	Pool              string   `toml:"pool"`
 	CPUCosts
+	Skew
 }
 
 // SizeBin is a range of map counts [Lo, Hi] and the fraction of jobs in it.
@@ -138,6 +140,7 @@ func (s *SyntheticStream) Validate() error {
 	c.add(!(*v.ShuffleRatio >= 0) || !finite(*v.ShuffleRatio), Invalid("shuffle_ratio", *v.ShuffleRatio, "must be a finite number ≥ 0"))
 	c.add(!(*v.OutputRatio >= 0) || !finite(*v.OutputRatio), Invalid("output_ratio", *v.OutputRatio, "must be a finite number ≥ 0"))
 	c.add(v.Jobs > 1_000_000, Invalid("jobs", v.Jobs, "must be at most 1000000"))
+	v.Skew.check(&c)
 	return c.err()
 }
 
@@ -172,6 +175,7 @@ func (s *SyntheticStream) Generate(env Env) ([]workload.JobSpec, error) {
 		jobs[i].Submit = seconds(t)
 	}
 	sortBySubmit(jobs)
+	v.Skew.apply(jobs, env.Seed)
 	return jobs, nil
 }
 
