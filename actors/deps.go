@@ -124,6 +124,12 @@ const (
 	// flow that completed, or carried in part and the rest abandoned by
 	// one aborted or cut off.
 	MetricBytesRequested = "flows.requested_bytes"
+	// MetricSpeculated counts what speculation launched: copies of
+	// running tasks and restarts; MetricSpeculationWon those that paid
+	// off: a copy that finished its task, a restart whose task ended
+	// before the killed attempt would have (AttemptRecord.Projected).
+	MetricSpeculated     = "tasks.speculative.launched"
+	MetricSpeculationWon = "tasks.speculative.won"
 	MetricDelayedByRule  = "messages.delayed"
 )
 

@@ -105,6 +105,9 @@ func (c *Cluster) spawnActor(name string, a actor.Actor) (*actor.PID, error) {
 func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	cfg := &c.cfg
 	c.rec.keepFlows = cfg.Run.KeepFlows
+	if cfg.MeasuresStragglers() {
+		c.rec.phases = newPhaseTally()
+	}
 	c.rec.tallyOnly = cfg.Run.TallyAttempts
 	f := actors.NewFabric(topo, c.network, cfg.Cluster.ByteCPU(), c.deps("fabric"))
 	if every := cfg.Run.LinkSamples; every > 0 {

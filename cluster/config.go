@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"clusteremu/actors"
@@ -90,6 +91,25 @@ func DefaultConfig() Config {
 		Tasks: actors.TasksConfig{SlowStart: 0.05, MaxAttempts: 4, ParallelCopies: 5,
 			FetchFailures: 3, FetchTimeout: units.Duration(3 * time.Minute), FetchRetry: units.Duration(10 * time.Second)},
 	}
+}
+
+// MeasuresStragglers reports whether the run has stragglers, busy
+// periods, data skew or largest-first queuing: then it measures its
+// phases (Records.Phases) and the metrics of speculation, which a run
+// without them leaves out, so its outputs stay what they were before
+// those tables existed.
+func (c *Config) MeasuresStragglers() bool {
+	if !c.Stragglers.IsZero() || c.Tasks.LargestFirst {
+		return true
+	}
+	for _, jobs := range append(slices.Clone(c.Workload), c.Closed...) {
+		for i := range jobs {
+			if jobs[i].InputCoV > 0 || jobs[i].PartitionCoV > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Reducers is the reduce attempts a node runs at once

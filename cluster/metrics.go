@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -68,6 +69,10 @@ type Records struct {
 	Faults []actors.FaultEvent
 	// Counters are the run's counters by metric name (actors.Metric…).
 	Counters map[string]int64
+	// Phases are the phases of the jobs that succeeded, in job order,
+	// maps first, when the run measures them (Config.MeasuresStragglers);
+	// nil otherwise.
+	Phases []PhaseResult
 }
 
 // LinkSeries is what the topology's links carried, window by window:
@@ -127,7 +132,9 @@ type recorder struct {
 	// of such an attempt is stale, not a second end. A run that keeps its
 	// attempt records finds them there instead.
 	lost map[sched.Attempt]bool
-	errs []error
+	// phases follows each job's tasks, when the run measures phases.
+	phases *phaseTally
+	errs   []error
 }
 
 func newRecorder() *recorder {
@@ -185,6 +192,9 @@ func (r *recorder) JobEnded(rec actors.JobRecord) {
 		r.violate("job %d ended but was never submitted", rec.ID)
 	}
 	r.jobs[rec.ID] = rec
+	if r.phases != nil {
+		r.phases.jobEnded(rec.ID, rec.Succeeded)
+	}
 }
 
 // AttemptEnded implements actors.Recorder. An attempt ends once; but one
@@ -224,6 +234,9 @@ func (r *recorder) AttemptEnded(rec actors.AttemptRecord) {
 		r.violate("attempt %v ended twice, or never started", rec.Attempt)
 	}
 	r.tally.add(rec)
+	if r.phases != nil {
+		r.phases.ended(rec)
+	}
 	if !r.tallyOnly {
 		r.attempts[rec.Attempt] = rec
 	}
@@ -363,6 +376,13 @@ func (r *recorder) results(end time.Duration) (*Records, error) {
 	res.Offers = slices.Clone(r.offers)
 	res.Faults = slices.Clone(r.faults)
 	res.Counters = maps.Clone(r.counters)
+	if r.phases != nil {
+		res.Phases = slices.Clone(r.phases.results)
+		slices.SortFunc(res.Phases, func(a, b PhaseResult) int { return cmp.Or(cmp.Compare(a.Job, b.Job), cmp.Compare(a.Kind, b.Kind)) })
+		if res.Phases == nil {
+			res.Phases = []PhaseResult{}
+		}
+	}
 	slices.SortStableFunc(res.Progress, func(a, b actors.AttemptProgress) int { return sched.CompareAttempts(a.Attempt, b.Attempt) })
 	return res, errors.Join(r.errs...)
 }

@@ -33,6 +33,12 @@ var MetricNames = []string{
 	"tasks.attempts", "tasks.failed", "tasks.failed.slot_seconds", "tasks.killed", "tasks.killed.slot_seconds",
 	"tasks.locality.node", "tasks.locality.rack", "tasks.locality.remote", "tasks.locality.within_rack",
 	"tasks.lost",
+	// Measured when the run has stragglers, skew or speculation
+	// (Config.MeasuresStragglers).
+	"phases.duration.p50", "phases.duration.p75", "phases.duration.p95",
+	"phases.slowest_over_median.p50", "phases.slowest_over_median.p75", "phases.slowest_over_median.p95",
+	"phases.median_over_min_rate.p50", "phases.median_over_min_rate.p75", "phases.median_over_min_rate.p95",
+	"phases.outlier_heavy", "tasks.slot_seconds", "tasks.speculative.per_task", "tasks.speculative.success",
 }
 
 // CounterNames are the metrics counted as the run goes (Records.Counters):
@@ -86,11 +92,13 @@ func MetricUnit(name string) string {
 	}
 	switch {
 	case strings.HasPrefix(name, "jobs.response_time.") || strings.HasSuffix(name, ".response_time.mean") ||
-		name == "jobs.makespan" || name == "run.end" || strings.HasSuffix(name, ".slot_seconds"):
+		name == "jobs.makespan" || name == "run.end" || strings.HasSuffix(name, ".slot_seconds") ||
+		strings.HasPrefix(name, "phases.duration."):
 		return UnitSeconds
-	case strings.HasPrefix(name, "tasks.locality.") || strings.HasPrefix(name, "slots.utilisation."):
+	case strings.HasPrefix(name, "tasks.locality.") || strings.HasPrefix(name, "slots.utilisation.") ||
+		name == "phases.outlier_heavy" || name == "tasks.speculative.success":
 		return UnitFraction
-	case strings.HasPrefix(name, "jobs.slowdown."):
+	case strings.HasPrefix(name, "jobs.slowdown.") || strings.HasPrefix(name, "phases.") || name == "tasks.speculative.per_task":
 		return UnitRatio
 	case name == "flows.bytes" || strings.HasSuffix(name, "_bytes"):
 		return UnitBytes
@@ -150,7 +158,30 @@ func Summarize(res *Records, slots [2]int, end time.Duration) Summary {
 	for _, name := range CounterNames {
 		s[name] = float64(res.Counters[name])
 	}
+	if res.Phases != nil {
+		summarizeStragglers(s, res)
+	}
 	return s
+}
+
+// summarizeStragglers sets the metrics of a run that measures phases
+// (Config.MeasuresStragglers): the phases', the slot-seconds every
+// attempt held, and what speculation launched and won.
+func summarizeStragglers(s Summary, res *Records) {
+	summarizePhases(s, res.Phases)
+	t := &res.Tally
+	s["tasks.slot_seconds"] = t.Busy[sched.Map] + t.Busy[sched.Reduce]
+	tasks := 0
+	for _, j := range res.Jobs {
+		tasks += j.Maps + j.Reduces
+	}
+	launched := res.Counters[actors.MetricSpeculated]
+	if tasks > 0 {
+		s["tasks.speculative.per_task"] = float64(launched) / float64(tasks)
+	}
+	if launched > 0 {
+		s["tasks.speculative.success"] = float64(res.Counters[actors.MetricSpeculationWon]) / float64(launched)
+	}
 }
 
 func summarizeJobs(s Summary, prefix string, jobs []JobResult) {
