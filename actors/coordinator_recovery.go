@@ -193,6 +193,9 @@ func (s *coordState) resynced(now time.Duration, msg *RegisterNode) {
 		s.running[a] = placed{msg.Node, r.Slot}
 		n.busy[a.Kind][r.Slot] = true
 		s.table.launched(a)
+		if s.spec != nil {
+			s.spec.launched(a, msg.Node, false) // which were copies is forgotten with the queues
+		}
 		s.policy.Launched(now, sched.Launch{Attempt: a, Node: msg.Node, Rack: s.cfg.RackOf[msg.Node], Slot: r.Slot, Locality: r.Locality})
 	}
 	s.updateSlots()

@@ -38,6 +38,9 @@ type coordState struct {
 	admit  []admission
 	copies *copyCompute
 	space  *spaceAdmission
+	black  *blacklist
+	// spec is the coordinator's part of speculation, nil when off.
+	spec *speculation
 	// liveSlots counts the slots of the live nodes, by kind.
 	liveSlots [2]int
 	// streams counts the workload streams yet to say WorkloadSubmitted.
@@ -100,6 +103,8 @@ type (
 		slot     int
 		locality sched.Locality
 		spec     TaskSpec
+		bytes    int64 // the task's input (TaskLaunched.Bytes)
+		copied   bool  // a copy of a running task
 	}
 	// killAttempt sends KillTask to the node running the attempt.
 	killAttempt struct {
@@ -142,6 +147,9 @@ func (e *launchAttempt) String() string {
 	}
 	if e.spec.Fail {
 		b.WriteString(", fails")
+	}
+	if e.copied {
+		b.WriteString(", a copy")
 	}
 	return b.String()
 }
@@ -198,6 +206,13 @@ func (s *coordState) setUpAdmission() {
 	if space := int64(cfg.Cluster.IntermediateSpace); space > 0 {
 		s.space = newSpaceAdmission(len(cfg.RackOf), space)
 		s.admit = append(s.admit, s.space)
+	}
+	if cfg.Blacklist.On() {
+		s.black = newBlacklist(cfg.Blacklist, len(cfg.RackOf))
+		s.admit = append(s.admit, s.black)
+	}
+	if cfg.Speculation.On {
+		s.spec = newSpeculation(cfg.Speculation, len(cfg.RackOf))
 	}
 }
 
@@ -337,6 +352,9 @@ func (s *coordState) jobEnded(now time.Duration, id sched.JobID) {
 	}
 	if s.copies != nil {
 		s.copies.setMapsFinished(id, false)
+	}
+	if s.spec != nil {
+		s.spec.jobEnded(id)
 	}
 	s.out.progress = true
 	s.table.remove(id)

@@ -65,7 +65,7 @@ type Fault struct {
 	// busy period's.
 	Entry int
 	// Busy: a busy period of [stragglers] (StragglersConfig.BusyFaults).
-	Busy bool
+	Busy bool `json:",omitzero"`
 }
 
 // Target names what the fault hits, for the records.

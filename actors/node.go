@@ -190,6 +190,14 @@ func (n *Node) handleLaunch(ctx actor.Context, msg *LaunchTask) {
 		n.deps.Fail(fmt.Errorf("node %d: %v launched twice", n.cfg.ID, msg.Attempt))
 		return
 	}
+	for other := range n.runs {
+		if a := msg.Attempt; other.Job == a.Job && other.Kind == a.Kind && other.Task == a.Task {
+			// Copies of a task on one node would share its disk and CPU:
+			// the coordinator never places one where its task runs.
+			n.deps.Fail(fmt.Errorf("node %d: %v launched where another attempt of its task runs", n.cfg.ID, a))
+			return
+		}
+	}
 	if spill := n.spill(msg); spill > 0 {
 		if spill > n.freeSpace() {
 			n.deps.Fail(fmt.Errorf("node %d: %v launched with %d bytes of spill and %d bytes of intermediate space free", n.cfg.ID, msg.Attempt, spill, n.freeSpace()))
@@ -413,6 +421,9 @@ func (n *Node) startOutput(ctx actor.Context, r *run) {
 
 func (n *Node) handleKill(ctx actor.Context, msg *KillTask) {
 	if r := n.runs[msg.Attempt]; r != nil {
+		if msg.Project {
+			r.projected = r.projectedEnd()
+		}
 		n.finish(ctx, r, sched.Killed, msg.Reason)
 	}
 }
@@ -467,11 +478,12 @@ func (n *Node) finish(ctx actor.Context, r *run, o sched.Outcome, reason string)
 	n.deps.Metrics.AttemptEnded(AttemptRecord{
 		Attempt: a, Node: n.cfg.ID, Slot: r.launch.Slot, Locality: r.launch.Task.Locality,
 		Start: r.start, End: now, LocalBytes: r.localBytes, RemoteBytes: r.remoteBytes,
-		Outcome: o, Reason: reason, Phases: r.phases,
+		Outcome: o, Reason: reason, Phases: r.phases, Projected: r.projected,
 	})
 	n.ended = append(n.ended, AttemptEnded{Attempt: a, Outcome: o, At: now, Reason: reason, OutputBytes: r.launch.Task.SpillBytes})
 	n.relay(ctx, r.launch.JobManager, &TaskFinished{
 		Attempt: a, Node: n.cfg.ID, Outcome: o, Reason: reason, OutputBytes: r.launch.Task.SpillBytes,
+		Start: r.start, Projected: r.projected,
 	})
 	if n.cfg.Heartbeat.OutOfBand {
 		n.sendHeartbeat(ctx)
@@ -670,6 +682,7 @@ func (n *Node) handleDelivered(ctx actor.Context, msg *FlowsDelivered) {
 // next report.
 func (n *Node) report(ctx actor.Context, r *run, delivered map[int32]int64) {
 	ph, frac, score := r.progress(delivered)
+	r.reported(score, n.deps.Clock.Now())
 	n.relay(ctx, r.launch.JobManager, &TaskProgress{
 		Attempt: r.launch.Attempt, Phase: ph, Fraction: frac, Score: score, Start: r.start, At: n.deps.Clock.Now(),
 	})

@@ -66,8 +66,14 @@ type run struct {
 	progressTimer TimerID
 	reporting     bool
 	perByte       float64 // CPU work per input byte of a streamed read; 0 when not streamed
-	localBytes    int64
-	remoteBytes   int64
+	// last are its two latest progress reports, the latest second, n of
+	// them sent; projected is when a restart's kill found it would end
+	// (KillTask.Project), 0 otherwise.
+	last        [2]scoreAt
+	reports     int
+	projected   time.Duration
+	localBytes  int64
+	remoteBytes int64
 
 	// Reduces only: every map's fetch state, the announced outputs not
 	// yet fetched, and the fetched bytes, which the compute phase reads.
@@ -91,6 +97,40 @@ func newRun(l *LaunchTask, now time.Duration) *run {
 		r.batches = make(map[int32][]fetchItem)
 	}
 	return r
+}
+
+// scoreAt is a progress score and when it was reported.
+type scoreAt struct {
+	score float64
+	at    time.Duration
+}
+
+// reported keeps a progress report the attempt sent.
+func (r *run) reported(score float64, at time.Duration) {
+	r.last[0], r.last[1] = r.last[1], scoreAt{score, at}
+	r.reports++
+}
+
+// maxProjection bounds a projected end past its last report: a million
+// seconds, beyond any run.
+const maxProjection = 1e6
+
+// projectedEnd is when the attempt would end at the pace of its last two
+// reports (since its launch, with one): how a speculation's restart is
+// judged against the attempt it killed. 0 when it reported no progress.
+func (r *run) projectedEnd() time.Duration {
+	if r.reports == 0 {
+		return 0
+	}
+	from, to := scoreAt{0, r.start}, r.last[1]
+	if r.reports > 1 {
+		from = r.last[0]
+	}
+	if to.score <= from.score || to.at <= from.at {
+		return 0
+	}
+	rest := (1 - to.score) / ((to.score - from.score) / (to.at - from.at).Seconds())
+	return to.at + time.Duration(min(rest, maxProjection)*float64(time.Second))
 }
 
 // onset is where a flow of total bytes or work that carries the

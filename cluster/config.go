@@ -10,6 +10,7 @@ import (
 	"clusteremu/actors"
 	"clusteremu/netmodel"
 	"clusteremu/policies/sched"
+	"clusteremu/policies/straggler"
 	"clusteremu/units"
 	"clusteremu/workload"
 )
@@ -32,6 +33,11 @@ type Config struct {
 	// Stragglers are per-attempt slowdowns and busy periods
 	// ([stragglers]); left out of the configuration's hash when off.
 	Stragglers actors.StragglersConfig `json:",omitzero"`
+	// Speculation is the job managers' speculation policy
+	// ([speculation]); Blacklist keeps straggling nodes out
+	// ([blacklist]). Both are left out of the hash when off.
+	Speculation SpeculationConfig      `json:",omitzero"`
+	Blacklist   actors.BlacklistConfig `json:",omitzero"`
 
 	// Workload holds one job list per client stream, each sorted by
 	// submission time.
@@ -69,6 +75,33 @@ type SchedulerConfig struct {
 	Params sched.Params `toml:"-"`
 }
 
+// SpeculationConfig is [speculation]: the policy's name and its own
+// parameters, of the type it registered (straggler.Register); nil Params
+// are its defaults.
+type SpeculationConfig struct {
+	Name   string           `toml:"name"`
+	Params straggler.Params `toml:"-"`
+}
+
+// On reports whether the job managers speculate.
+func (s SpeculationConfig) On() bool { return s.Name != "" && s.Name != straggler.None }
+
+// IsZero reports whether no policy speculates, which the configuration's
+// hash leaves out.
+func (s SpeculationConfig) IsZero() bool { return !s.On() }
+
+// params are the policy's parameters, its defaults when none were given.
+func (s SpeculationConfig) params() straggler.Params {
+	if s.Params != nil {
+		return s.Params
+	}
+	p, err := straggler.NewParams(s.Name)
+	if err != nil {
+		return &straggler.NoneParams{}
+	}
+	return p
+}
+
 // DefaultConfig is a small cluster with Hadoop's defaults: 2 racks of 10
 // nodes with 4 map and 2 reduce slots, 100 MB/s disks, 1 Gb/s NICs with
 // 5:1 rack oversubscription, 128 MiB blocks in 3 replicas, 3 s heartbeats
@@ -81,8 +114,10 @@ func DefaultConfig() Config {
 			DiskRead: 100e6, DiskWrite: 100e6, NIC: 125e6, Oversubscription: 5, RackAware: true,
 			Evict: actors.EvictLatest, Speed: 1,
 		},
-		Stragglers: actors.DefaultStragglers(),
-		HDFS:       actors.HDFSConfig{BlockSize: 128 << 20, Replication: 3, WriteTimeout: units.Duration(time.Minute), ReplicationStreams: 2},
+		Stragglers:  actors.DefaultStragglers(),
+		Speculation: SpeculationConfig{Name: straggler.None},
+		Blacklist:   actors.DefaultBlacklist(),
+		HDFS:        actors.HDFSConfig{BlockSize: 128 << 20, Replication: 3, WriteTimeout: units.Duration(time.Minute), ReplicationStreams: 2},
 		Heartbeat: actors.HeartbeatConfig{
 			Interval: units.Duration(3 * time.Second), ControlLatency: units.Duration(time.Millisecond),
 			DeadAfter: 10, AssignMultiple: true,
@@ -94,12 +129,13 @@ func DefaultConfig() Config {
 }
 
 // MeasuresStragglers reports whether the run has stragglers, busy
-// periods, data skew or largest-first queuing: then it measures its
+// periods, data skew, largest-first queuing, speculation or a
+// blacklist: then it measures its
 // phases (Records.Phases) and the metrics of speculation, which a run
 // without them leaves out, so its outputs stay what they were before
 // those tables existed.
 func (c *Config) MeasuresStragglers() bool {
-	if !c.Stragglers.IsZero() || c.Tasks.LargestFirst {
+	if !c.Stragglers.IsZero() || c.Tasks.LargestFirst || c.Speculation.On() || c.Blacklist.On() {
 		return true
 	}
 	for _, jobs := range append(slices.Clone(c.Workload), c.Closed...) {
@@ -162,6 +198,9 @@ func (c *Config) Validate() error {
 	c.Heartbeat.Validate(&checks)
 	c.Tasks.Validate(&checks, c.Cluster.ReduceSlots)
 	c.Stragglers.Validate(&checks)
+	c.Blacklist.Validate(&checks)
+	check(c.Speculation.On() && c.Tasks.ProgressInterval <= 0, "speculation.name", c.Speculation.Name,
+		`needs tasks.progress_interval > 0: a policy judges attempts by their progress reports (Mantri's are "10s")`)
 	check(c.Scheduler.Tick < 0 || c.Scheduler.Tick > 0 && c.Scheduler.Tick < actors.MinPeriod, "scheduler.tick", c.Scheduler.Tick,
 		fmt.Sprintf("must be 0 (no tick) or at least %v", actors.MinPeriod))
 	r := &c.Run
@@ -205,6 +244,9 @@ func (c *Config) Validate() error {
 	errs := []error(checks)
 	if _, err := sched.New(c.Scheduler.Name, c.Scheduler.Params); err != nil {
 		errs = append(errs, schedulerErrors(err)...)
+	}
+	if err := straggler.Validate(c.Speculation.Name, c.Speculation.Params); err != nil {
+		errs = append(errs, speculationErrors(err)...)
 	}
 	errs = append(errs, c.ValidateWorkload())
 	return errors.Join(errs...)
@@ -286,6 +328,24 @@ func schedulerErrors(err error) []error {
 		var pe *sched.ParamError
 		if errors.As(e, &pe) {
 			out[i] = &FieldError{Key: "scheduler." + pe.Key, Value: pe.Value, Msg: pe.Msg}
+		}
+	}
+	return out
+}
+
+// speculationErrors turns the speculation policy's errors into
+// FieldErrors keyed by their scenario path ("speculation.gamma").
+func speculationErrors(err error) []error {
+	errs := []error{err}
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = joined.Unwrap()
+	}
+	out := make([]error, len(errs))
+	for i, e := range errs {
+		out[i] = e
+		var pe *straggler.ParamError
+		if errors.As(e, &pe) {
+			out[i] = &FieldError{Key: "speculation." + pe.Key, Value: pe.Value, Msg: pe.Msg}
 		}
 	}
 	return out

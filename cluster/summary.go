@@ -170,7 +170,15 @@ func Summarize(res *Records, slots [2]int, end time.Duration) Summary {
 func summarizeStragglers(s Summary, res *Records) {
 	summarizePhases(s, res.Phases)
 	t := &res.Tally
-	s["tasks.slot_seconds"] = t.Busy[sched.Map] + t.Busy[sched.Reduce]
+	held := t.Busy[sched.Map] + t.Busy[sched.Reduce]
+	for _, a := range res.CutOff {
+		// Running when the run ended, such as a copy whose task ended
+		// with the run: it held its slot until then.
+		if a.Start >= 0 {
+			held += (a.End - a.Start).Seconds()
+		}
+	}
+	s["tasks.slot_seconds"] = held
 	tasks := 0
 	for _, j := range res.Jobs {
 		tasks += j.Maps + j.Reduces

@@ -14,6 +14,7 @@ import (
 	"clusteremu/actors"
 	"clusteremu/cluster"
 	"clusteremu/policies/sched"
+	"clusteremu/policies/straggler"
 	"clusteremu/units"
 	"clusteremu/workload"
 )
@@ -37,10 +38,15 @@ type File struct {
 	Tasks     actors.TasksConfig `toml:"tasks"`
 	// Stragglers are per-attempt slowdowns and busy periods.
 	Stragglers actors.StragglersConfig `toml:"stragglers"`
-	Workload   WorkloadTable           `toml:"workload"`
-	Fault      []FaultTable            `toml:"fault"`
-	Expect     []Expectation           `toml:"expect"`
-	Reproduce  ReproduceTable          `toml:"reproduce"`
+	// Speculation holds the speculation policy's name and its own
+	// parameters, decoded once the name is known; Blacklist keeps
+	// straggling nodes out.
+	Speculation map[string]any         `toml:"speculation"`
+	Blacklist   actors.BlacklistConfig `toml:"blacklist"`
+	Workload    WorkloadTable          `toml:"workload"`
+	Fault       []FaultTable           `toml:"fault"`
+	Expect      []Expectation          `toml:"expect"`
+	Reproduce   ReproduceTable         `toml:"reproduce"`
 }
 
 // ReproduceTable is [reproduce], for scenarios that reproduce a paper's
@@ -151,7 +157,9 @@ func defaults() File {
 	return File{
 		Run:     cluster.RunOptions{Clock: cluster.Virtual, Slowdown: true, StallAfter: DefaultStallAfter},
 		Cluster: d.Cluster, HDFS: d.HDFS, Heartbeat: d.Heartbeat, Chaos: d.Chaos, Tasks: d.Tasks, Stragglers: d.Stragglers,
-		Scheduler: map[string]any{"name": d.Scheduler.Name, "tick": d.Scheduler.Tick.String()},
+		Scheduler:   map[string]any{"name": d.Scheduler.Name, "tick": d.Scheduler.Tick.String()},
+		Speculation: map[string]any{"name": d.Speculation.Name},
+		Blacklist:   d.Blacklist,
 	}
 }
 
@@ -161,8 +169,8 @@ func (f *File) config(dir string) (cluster.Config, []error) {
 	var errs []error
 	c := cluster.DefaultConfig()
 	c.Run, c.Cluster, c.HDFS, c.Heartbeat, c.Chaos, c.Tasks = f.Run, f.Cluster, f.HDFS, f.Heartbeat, f.Chaos, f.Tasks
-	c.Stragglers = f.Stragglers
-	bad := f.scheduler(&c)
+	c.Stragglers, c.Blacklist = f.Stragglers, f.Blacklist
+	bad := errors.Join(f.scheduler(&c), f.speculation(&c))
 	errs = append(errs, bad)
 	var ferrs []error
 	c.Faults, c.Rules, ferrs = faults(f.Fault, &c, c.Run.Seed)
@@ -224,6 +232,31 @@ func (f *File) scheduler(c *cluster.Config) error {
 	errors.As(doc.DecodeAt("scheduler", p, "name", "tick"), &bad)
 	c.Scheduler.Params = p
 	return append(errs, bad...).err()
+}
+
+// speculation decodes [speculation] as scheduler decodes [scheduler]:
+// the policy's name, then every other key into its own parameters
+// (straggler.NewParams). early, Early-LATE's switch, is refused with a
+// word of why under any other policy.
+func (f *File) speculation(c *cluster.Config) error {
+	doc := treeDocument(map[string]any{"speculation": f.Speculation})
+	params := slices.DeleteFunc(slices.Sorted(maps.Keys(f.Speculation)), func(k string) bool { return k == "name" })
+	var errs ErrorList
+	errors.As(doc.DecodeAt("speculation", &c.Speculation, params...), &errs)
+	p, err := straggler.NewParams(c.Speculation.Name)
+	if err != nil || slices.ContainsFunc(errs, func(e *Error) bool { return e.Key == "speculation.name" }) {
+		return errs.err() // c.Validate reports an unknown name
+	}
+	skip := []string{"name"}
+	var bad []error
+	if early, given := f.Speculation["early"]; given && c.Speculation.Name != "late" {
+		skip = append(skip, "early")
+		bad = append(bad, Invalid("speculation.early", early, `applies only to name = "late" (Early-LATE is LATE acting early)`))
+	}
+	var decoded ErrorList
+	errors.As(doc.DecodeAt("speculation", p, skip...), &decoded)
+	c.Speculation.Params = p
+	return errors.Join(append(append([]error{errs.err()}, bad...), decoded.err())...)
 }
 
 // fieldErrors turns the configuration's errors into FieldErrors keyed by

@@ -302,6 +302,13 @@ func jobRows(res *cluster.Records) [][]string {
 func taskRows(res *cluster.Records) [][]string {
 	rows := [][]string{{"attempt", "job", "kind", "task", "try", "node", "slot", "locality", "start", "end",
 		"local_bytes", "remote_bytes", "outcome", "reason"}}
+	// A run with stragglers or speculation says when each attempt a
+	// restart killed would have ended (AttemptRecord.Projected), which
+	// its restart's success is judged by.
+	projected := res.Phases != nil
+	if projected {
+		rows[0] = append(rows[0], "projected_end")
+	}
 	all := slices.Concat(res.Attempts, res.CutOff)
 	slices.SortStableFunc(all, func(a, b actors.AttemptRecord) int { return sched.CompareAttempts(a.Attempt, b.Attempt) })
 	cutOff := make(map[sched.Attempt]bool, len(res.CutOff))
@@ -324,9 +331,17 @@ func taskRows(res *cluster.Records) [][]string {
 			outcome, reason = string(cluster.JobCutOff), "running when the run ended"
 		}
 		at := a.Attempt
-		rows = append(rows, []string{at.String(), fmt.Sprint(at.Job), at.Kind.String(), fmt.Sprint(at.Task), fmt.Sprint(at.Attempt),
+		row := []string{at.String(), fmt.Sprint(at.Job), at.Kind.String(), fmt.Sprint(at.Task), fmt.Sprint(at.Attempt),
 			fmt.Sprint(a.Node), fmt.Sprint(a.Slot), locality, start, secs(a.End),
-			fmt.Sprint(a.LocalBytes), fmt.Sprint(a.RemoteBytes), outcome, reason})
+			fmt.Sprint(a.LocalBytes), fmt.Sprint(a.RemoteBytes), outcome, reason}
+		if projected {
+			end := ""
+			if a.Projected > 0 {
+				end = secs(a.Projected)
+			}
+			row = append(row, end)
+		}
+		rows = append(rows, row)
 	}
 	return rows
 }
