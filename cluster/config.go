@@ -199,7 +199,8 @@ func (c *Config) Validate() error {
 	c.Tasks.Validate(&checks, c.Cluster.ReduceSlots)
 	c.Stragglers.Validate(&checks)
 	c.Blacklist.Validate(&checks)
-	check(c.Speculation.On() && c.Tasks.ProgressInterval <= 0, "speculation.name", c.Speculation.Name,
+	_, known := straggler.NewParams(c.Speculation.Name)
+	check(c.Speculation.On() && known == nil && c.Tasks.ProgressInterval <= 0, "speculation.name", c.Speculation.Name,
 		`needs tasks.progress_interval > 0: a policy judges attempts by their progress reports (Mantri's are "10s")`)
 	check(c.Scheduler.Tick < 0 || c.Scheduler.Tick > 0 && c.Scheduler.Tick < actors.MinPeriod, "scheduler.tick", c.Scheduler.Tick,
 		fmt.Sprintf("must be 0 (no tick) or at least %v", actors.MinPeriod))
