@@ -78,8 +78,19 @@ func (m *JobManager) speculationLaunched(msg *TaskLaunched) {
 // speculationProgressed gives the policy a report.
 func (m *JobManager) speculationProgressed(r *TaskProgress) {
 	if m.speculation != nil && m.speculation.policy != nil {
-		m.speculation.policy.Progressed(m.deps.Clock.Now(), straggler.Report{Attempt: r.Attempt, Score: r.Score, Start: r.Start, At: r.At})
+		m.speculation.policy.Progressed(m.deps.Clock.Now(), straggler.Report{
+			Attempt: r.Attempt, Score: r.Score, Read: inputRead(r), Start: r.Start, At: r.At})
 	}
+}
+
+// inputRead is the share of its input a report says the attempt has read:
+// a map's block while it reads, a reduce's map outputs while it copies,
+// all of it after.
+func inputRead(r *TaskProgress) float64 {
+	if r.Phase == PhaseRead || r.Phase == PhaseCopy {
+		return r.Fraction
+	}
+	return 1
 }
 
 // speculationEnded books an attempt's end; finished tells whether it

@@ -316,7 +316,7 @@ job = [
 		`s.toml:8:1: stragglers.busy_nodes = 1.5: must be a share of the nodes in [0, 1]`,
 		`s.toml:9:1: stragglers.busy_factor = [0.5 2]: must be two slowdown factors [lo, hi] with 1 ≤ lo ≤ hi ≤ 1000`,
 		`s.toml:10:1: stragglers.busy_length = [10m0s 1m0s]: must be two lengths ["lo", "hi"] with 1ms ≤ lo ≤ hi`,
-		`s.toml:13:1: speculation.gamma = -1: must be ≥ 0 restarts of a task`,
+		`s.toml:13:1: speculation.gamma = -1: must be ≥ 0 kills of a task`,
 		`s.toml:14:1: speculation.rho = -2: must be ≥ 0 report periods`,
 		`s.toml:15:1: speculation.keep = 5: must be 1 … max_copies = 3`,
 		`s.toml:16:1: speculation.cap = 0: must be a share in (0, 1]`,

@@ -21,8 +21,11 @@ func BenchmarkDecide(b *testing.B) {
 				b.Fatal(err)
 			}
 			for i := range int32(finished) {
+				end := at(10 + float64(i%11))
 				p.Launched(0, Launch{Attempt: mapAttempt(i, 0), Bytes: 128 << 20})
-				p.Ended(at(10+float64(i%11)), End{Attempt: mapAttempt(i, 0), Outcome: sched.Succeeded})
+				p.Progressed(end/2, Report{Attempt: mapAttempt(i, 0), Score: 0.5, Read: 0.5, At: end / 2})
+				p.Progressed(end, Report{Attempt: mapAttempt(i, 0), Score: 1, Read: 1, At: end})
+				p.Ended(end, End{Attempt: mapAttempt(i, 0), Outcome: sched.Succeeded})
 			}
 			start := at(100)
 			for i := int32(finished); i < tasks; i++ {
@@ -40,7 +43,7 @@ func BenchmarkDecide(b *testing.B) {
 					pace /= 3
 				}
 				score := min(pace*(now-start).Seconds(), 0.99)
-				p.Progressed(now, Report{Attempt: mapAttempt(task, 0), Score: score, Start: start, At: now})
+				p.Progressed(now, Report{Attempt: mapAttempt(task, 0), Score: score, Read: score, Start: start, At: now})
 				p.Decide(now, v)
 			}
 		})

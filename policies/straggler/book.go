@@ -30,8 +30,14 @@ type phase struct {
 	live    []int32 // tasks with a running attempt, in the order they got one
 	started int     // tasks that ever launched
 	// Of the attempts that finished a task: their durations, their
-	// seconds per input byte (Mantri's processRate) with their sum, and
-	// the time from a score of 1 to their end (t_wrapup), each sorted.
+	// seconds per input byte (Mantri's processRate, Δtime/Δdata) with
+	// their sum, and their seconds per input byte from reading their
+	// input to their end (t_wrapup), each sorted. processRate is measured
+	// between reports, from the first that showed input read to the end,
+	// its read extrapolated to the whole input: a duration over the input
+	// would charge a task's fixed costs (its launch, its first heartbeat)
+	// to every byte, and skewed phases' small tasks would make every
+	// large one look slow.
 	durations, perByte, wrapups []float64
 	perByteSum                  float64
 }
@@ -42,11 +48,13 @@ type taskState struct {
 	attempts []*attemptState // running
 	started  bool
 	done     bool
-	restarts int
+	// kills counts the policy's kills of the task: its restarts, and
+	// the copies pruning stopped (Mantri's γ bounds both).
+	kills int
 }
 
-// histLen is how many progress samples (the launch's included) an
-// attempt's rate is averaged over: its last three report intervals.
+// histLen is how many progress samples an attempt's rate is averaged
+// over: its last three report intervals.
 const histLen = 4
 
 // attemptState is a running attempt and its recent progress.
@@ -55,15 +63,19 @@ type attemptState struct {
 	start   time.Duration
 	copy    bool
 	score   float64
+	read    float64       // the share of its input read
 	at      time.Duration // of the latest report; the launch before one
 	reports int
-	// hist holds the latest samples, oldest first, the launch's (0 at
-	// start) among them until histLen reports push it out.
+	// hist holds the latest samples of its current stage, oldest first:
+	// while it reads, of its input read, from its launch's (0 at start)
+	// until histLen reports push that out; once it has read it all, of
+	// its score, from the report that said so.
 	hist [histLen]sample
 	n    int
-	// fullAt is the first report of a score of 1 (the attempt is
-	// writing its output), −1 before.
-	fullAt time.Duration
+	// readAt is the first report of all its input read, −1 before;
+	// firstRead the first report of some read, {0, −1} before.
+	readAt    time.Duration
+	firstRead sample
 	// killed: the policy asked for its kill, which is on its way.
 	killed bool
 }
@@ -106,7 +118,7 @@ func (b *book) Launched(now time.Duration, l Launch) {
 		p.live = append(p.live, k.Task)
 	}
 	t.bytes = l.Bytes
-	a := &attemptState{attempt: l.Attempt, start: now, copy: l.Copy, at: now, fullAt: -1}
+	a := &attemptState{attempt: l.Attempt, start: now, copy: l.Copy, at: now, readAt: -1, firstRead: sample{0, -1}}
 	a.hist[0], a.n = sample{0, now}, 1
 	t.attempts = append(t.attempts, a)
 	asked, queued := b.queued[k]
@@ -128,17 +140,24 @@ func (b *book) Progressed(_ time.Duration, r Report) {
 	if a == nil || r.At < a.at {
 		return
 	}
-	a.score, a.at = r.Score, r.At
+	a.score, a.read, a.at = r.Score, r.Read, r.At
 	a.reports++
+	if r.Read > 0 && r.Read < 1 && a.firstRead.at < 0 {
+		a.firstRead = sample{r.Read, r.At}
+	}
+	if r.Read >= 1 && a.readAt < 0 {
+		a.readAt, a.n = r.At, 0 // its wrap-up begins: a new history
+	}
 	if a.n == histLen {
 		copy(a.hist[:], a.hist[1:])
 		a.n--
 	}
-	a.hist[a.n] = sample{r.Score, r.At}
-	a.n++
-	if r.Score >= 1 && a.fullAt < 0 {
-		a.fullAt = r.At
+	v := r.Read
+	if a.readAt >= 0 {
+		v = r.Score
 	}
+	a.hist[a.n] = sample{v, r.At}
+	a.n++
 }
 
 func (b *book) attempt(at sched.Attempt) *attemptState {
@@ -177,11 +196,16 @@ func (b *book) Ended(now time.Duration, e End) {
 	t.done = true
 	d := (now - a.start).Seconds()
 	p.durations = insertSorted(p.durations, d)
-	perByte := d / float64(max(t.bytes, 1))
-	p.perByte = insertSorted(p.perByte, perByte)
-	p.perByteSum += perByte
-	if a.fullAt >= 0 {
-		p.wrapups = insertSorted(p.wrapups, (now - a.fullAt).Seconds())
+	bytes := float64(max(t.bytes, 1))
+	if a.readAt < 0 {
+		return // it ended before a report said it had read its input
+	}
+	wrapup := (now - a.readAt).Seconds()
+	p.wrapups = insertSorted(p.wrapups, wrapup/bytes)
+	if f := a.firstRead; f.at >= 0 && a.readAt > f.at {
+		perByte := ((a.readAt-f.at).Seconds()/(1-f.score) + wrapup) / bytes
+		p.perByte = insertSorted(p.perByte, perByte)
+		p.perByteSum += perByte
 	}
 }
 
@@ -248,7 +272,7 @@ func (b *book) keepQueued() []Task {
 // restart books a restart of a task and returns its action.
 func (b *book) restart(now time.Duration, k Task, reason string) Action {
 	b.restarting[k] = now
-	b.task(k.Kind, k.Task).restarts++
+	b.task(k.Kind, k.Task).kills++
 	return Action{Kind: Restart, Task: k, Reason: reason}
 }
 
@@ -275,10 +299,14 @@ func (t *taskState) alive(out []*attemptState) []*attemptState {
 // elapsed is how long an attempt has run.
 func (a *attemptState) elapsed(now time.Duration) time.Duration { return now - a.start }
 
-// rate is the attempt's progress rate, score per second: averaged over
-// its latest samples (Mantri's moving average), which an onset part-way
-// shows sooner than the rate since launch; 0 before any progress.
+// rate is the attempt's progress rate in its current stage, input read
+// or score per second: averaged over its latest samples of the stage
+// (Mantri's moving average), which an onset part-way shows sooner than
+// the rate since launch; 0 before two samples or any progress.
 func (a *attemptState) rate() float64 {
+	if a.n < 2 {
+		return 0
+	}
 	first, last := a.hist[0], a.hist[a.n-1]
 	if last.at <= first.at {
 		return 0

@@ -12,7 +12,7 @@ import (
 // MantriParams are "mantri"'s parameters (Ananthanarayanan's thesis
 // §4.2.2, notes §2.3–2.4):
 //
-//	gamma = 3      # restarts of one task at most
+//	gamma = 3      # kills of one task at most (restarts and pruned copies)
 //	delta = 0.25   # duplicate while tasks wait if P(t_new < c/(c+1)·t_rem) > delta
 //	rho = 3        # duplicate once all started if E(t_rem − t_new) > rho·Δ
 //	keep = 1       # copies of a task left after pruning
@@ -39,7 +39,7 @@ const maxCopies = 100
 // Validate implements Params.
 func (p *MantriParams) Validate() error {
 	var c checks
-	c.check(p.Gamma < 0, "gamma", p.Gamma, "must be ≥ 0 restarts of a task")
+	c.check(p.Gamma < 0, "gamma", p.Gamma, "must be ≥ 0 kills of a task")
 	c.share("delta", p.Delta, true)
 	c.check(!(p.Rho >= 0 && p.Rho <= 1e6), "rho", p.Rho, "must be ≥ 0 report periods")
 	c.check(p.MaxCopies < 1 || p.MaxCopies > maxCopies, "max_copies", p.MaxCopies, fmt.Sprintf("must be 1 … %d running copies of a task", maxCopies))
@@ -72,15 +72,23 @@ func (*MantriParams) SlowNodes() float64 { return 0 }
 // most data (line 8) is the coordinator's, with tasks.largest_first.
 //
 // t_rem = t_elapsed·(d − d_read)/d_read + t_wrapup (eq. 4.1 as remaining
-// time, erratum 1), with d_read/d the progress score and t_elapsed over
-// the attempt's last reports (a moving average), so an onset part-way
-// shows; t_wrapup, the time from a score of 1 to the end, is the median
-// of the phase's finished tasks'. A task silent for 2Δ made no progress
-// since its last report. t_new = processRate × d + schedLag (eq. 4.2
-// with locationFactor 1): processRate takes each finished task's seconds
-// per input byte as a sample, d is the task's input, schedLag the mean
-// delay from a copy's request or a restart to its launch; P and E are
-// exact over the samples.
+// time, erratum 1), with d_read/d the share of its input the attempt has
+// read (a reduce: the map outputs it copied) and t_elapsed over its last
+// reports (a moving average), so an onset part-way shows. t_wrapup, the
+// time from all input read to the end, is the median of the phase's
+// finished tasks' per input byte × d; once the attempt has read it all,
+// its remaining wrap-up is extrapolated from its score over its reports
+// since (or, before two of them, t_wrapup less the time since). A
+// Hadoop reduce copies before it computes, so a rate from its score alone
+// would make every fresh copy, racing through the copy, look the
+// fastest. A task silent for 2Δ made no progress since its last
+// report.
+//
+// t_new = processRate × d + schedLag (eq. 4.2 with locationFactor 1):
+// processRate takes each finished task's seconds per input byte between
+// its reports (Δtime/Δdata, book.go) as a sample, d is the task's input,
+// schedLag the mean delay from a copy's request or a restart to its
+// launch; P and E are exact over the samples.
 type mantri struct {
 	book
 	p MantriParams
@@ -112,12 +120,13 @@ func (m *mantri) Decide(now time.Duration, v View) []Action {
 			alive := t.alive(m.alive[:0])
 			rems := m.rems[:0]
 			for _, a := range alive {
-				rems = append(rems, m.tRem(p, a, now))
+				rems = append(rems, m.tRem(p, a, t.bytes, now))
 			}
 			m.alive, m.rems = alive, rems
-			kills := m.prune(now, alive, rems)
+			kills := m.prune(now, t, alive, rems, len(p.wrapups) > 0)
 			for _, j := range kills {
 				alive[j].killed = true
+				t.kills++
 				out = append(out, Action{Kind: Kill, Task: k, Attempt: alive[j].attempt,
 					Reason: "mantri: a faster copy of the task runs"})
 			}
@@ -128,7 +137,7 @@ func (m *mantri) Decide(now time.Duration, v View) []Action {
 				}
 			}
 			est := newEstimate(p, t.bytes, lag)
-			switch m.p.judge(rem, est, c, t.restarts, waiting, delta) {
+			switch m.p.judge(rem, est, c, t.kills, waiting, delta) {
 			case restartTask:
 				out = append(out, m.restart(now, k, fmt.Sprintf("mantri: t_rem %.1fs > E(t_new) %.1fs + Δ", rem, est.mean())))
 			case duplicateTask:
@@ -149,15 +158,15 @@ const (
 )
 
 // judge is Mantri's rule for one task: its remaining time rem, the
-// estimate of a new copy's, its running copies c and restarts so far,
+// estimate of a new copy's, its running copies c and kills so far,
 // whether tasks of its phase wait, and Δ in seconds.
-func (p *MantriParams) judge(rem float64, est estimate, c, restarts int, waiting bool, delta float64) verdict {
+func (p *MantriParams) judge(rem float64, est estimate, c, kills int, waiting bool, delta float64) verdict {
 	if math.IsInf(rem, 1) || est.n() == 0 {
 		return leaveTask // no progress to judge, or nothing to compare with
 	}
 	mean := est.mean()
 	if waiting {
-		if restarts < p.Gamma && rem > mean+delta {
+		if kills < p.Gamma && rem > mean+delta {
 			return restartTask
 		}
 		if c < p.MaxCopies && mean < rem && est.below(float64(c)/float64(c+1)*rem) > p.Delta {
@@ -173,8 +182,13 @@ func (p *MantriParams) judge(rem float64, est estimate, c, restarts int, waiting
 
 // prune picks which of a task's attempts to kill: of those that have run
 // at least Δ, all but the keep with the lowest t_rem (ties: the earliest
-// launched is kept).
-func (m *mantri) prune(now time.Duration, attempts []*attemptState, rems []float64) []int {
+// launched is kept), while the task has been killed fewer than γ times,
+// each kill counting: "never kills a task more than γ times", which also
+// ends any round of copies that each looks faster than the last. Before
+// any of the phase's tasks has shown its wrap-up (wrapups false), an
+// attempt still reading has no known t_wrapup and its t_rem is its read
+// alone: one that has read all its input is kept before it.
+func (m *mantri) prune(now time.Duration, t *taskState, attempts []*attemptState, rems []float64, wrapups bool) []int {
 	old := m.old[:0]
 	for j, a := range attempts {
 		if a.elapsed(now) >= m.setup.Delta {
@@ -185,8 +199,16 @@ func (m *mantri) prune(now time.Duration, attempts []*attemptState, rems []float
 	if len(old) <= m.p.Keep {
 		return nil
 	}
+	stage := func(j int) int {
+		if wrapups || attempts[j].readAt >= 0 {
+			return 0
+		}
+		return 1
+	}
 	slices.SortStableFunc(old, func(a, b int) int {
 		switch {
+		case stage(a) != stage(b):
+			return stage(a) - stage(b)
 		case rems[a] < rems[b]:
 			return -1
 		case rems[a] > rems[b]:
@@ -195,29 +217,34 @@ func (m *mantri) prune(now time.Duration, attempts []*attemptState, rems []float
 		return 0
 	})
 	kill := old[m.p.Keep:]
+	kill = kill[:min(len(kill), max(m.p.Gamma-t.kills, 0))]
 	slices.Sort(kill)
 	return kill
 }
 
 // tRem is an attempt's remaining time in seconds, +Inf before its first
 // report or when it has made no progress.
-func (m *mantri) tRem(p *phase, a *attemptState, now time.Duration) float64 {
+func (m *mantri) tRem(p *phase, a *attemptState, bytes int64, now time.Duration) float64 {
 	if a.reports == 0 {
 		return math.Inf(1)
 	}
 	wrapup := 0.0
 	if len(p.wrapups) > 0 {
-		wrapup = median(p.wrapups)
+		wrapup = median(p.wrapups) * float64(max(bytes, 1))
 	}
 	var rem float64
-	if a.score >= 1 {
-		rem = max(wrapup-(a.at-a.fullAt).Seconds(), 0)
-	} else {
-		r := a.rate()
+	switch r := a.rate(); {
+	case a.readAt < 0 && r <= 0:
+		return math.Inf(1) // it has read nothing since its launch
+	case a.readAt < 0:
+		rem = (1-a.read)/r + wrapup
+	case a.score < 1 && a.n >= 2:
 		if r <= 0 {
 			return math.Inf(1)
 		}
-		rem = (1-a.score)/r + wrapup
+		rem = (1 - a.score) / r
+	default:
+		rem = max(wrapup-(a.at-a.readAt).Seconds(), 0)
 	}
 	if silent := now - a.at; silent <= 2*m.setup.Delta {
 		rem -= silent.Seconds() // it goes on between reports

@@ -68,6 +68,12 @@ type fakeView [2]int
 
 func (v fakeView) Waiting(k sched.TaskKind) int { return v[k] }
 
+// rep is a report of a map that reads as it computes (overlapped), so
+// the share of its input read is its score.
+func rep(a sched.Attempt, score float64, start, now time.Duration) Report {
+	return Report{Attempt: a, Score: score, Read: score, Start: start, At: now}
+}
+
 func at(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
 func mapAttempt(task, n int32) sched.Attempt {
@@ -75,13 +81,16 @@ func mapAttempt(task, n int32) sched.Attempt {
 }
 
 // phaseOf builds a policy over a job of maps, the first finished ones
-// each taking 10 s for 100 bytes (0.1 s a byte).
+// each taking 10 s for 100 bytes (0.1 s a byte), reporting half read at
+// 5 s and all of it at 10 s, as they end.
 func phaseOf(t *testing.T, name string, maps, finished int, delta time.Duration) Policy {
 	t.Helper()
 	p, err := New(name, nil, Setup{Tasks: [2]int{maps, 0}, Delta: delta})
 	require.NoError(t, err)
 	for i := range int32(finished) {
 		p.Launched(0, Launch{Attempt: mapAttempt(i, 0), Bytes: 100})
+		p.Progressed(at(5), rep(mapAttempt(i, 0), 0.5, 0, at(5)))
+		p.Progressed(at(10), rep(mapAttempt(i, 0), 1, 0, at(10)))
 		p.Ended(at(10), End{Attempt: mapAttempt(i, 0), Outcome: sched.Succeeded})
 	}
 	return p
@@ -101,8 +110,8 @@ func TestMantriRestartsWhileTasksWaitAndDuplicatesAfter(t *testing.T) {
 		// t_rem is 0.78 / (0.22 / 6) = 21.3 s: over E(t_new) + Δ = 12 s,
 		// and over t_new by more than ρΔ = 6 s.
 		for _, r := range []Report{
-			{mapAttempt(4, 0), 0.2, at(10), at(12)}, {mapAttempt(4, 0), 0.6, at(10), at(16)},
-			{mapAttempt(5, 0), 0.2, at(10), at(12)}, {mapAttempt(5, 0), 0.22, at(10), at(16)},
+			rep(mapAttempt(4, 0), 0.2, at(10), at(12)), rep(mapAttempt(4, 0), 0.6, at(10), at(16)),
+			rep(mapAttempt(5, 0), 0.2, at(10), at(12)), rep(mapAttempt(5, 0), 0.22, at(10), at(16)),
 		} {
 			p.Progressed(r.At, r)
 		}
@@ -129,9 +138,9 @@ func TestMantriPruningKeepsTheLowestTRem(t *testing.T) {
 	}
 	// At 20 s: attempt 0 at 0.5 after 10 s, attempt 1 at 0.8 after 9 s,
 	// attempt 2 at 0.2 after 8 s; attempt 3 launched 1 s ago.
-	p.Progressed(at(20), Report{mapAttempt(task, 0), 0.5, at(10), at(20)})
-	p.Progressed(at(20), Report{mapAttempt(task, 1), 0.8, at(11), at(20)})
-	p.Progressed(at(20), Report{mapAttempt(task, 2), 0.2, at(12), at(20)})
+	p.Progressed(at(20), rep(mapAttempt(task, 0), 0.5, at(10), at(20)))
+	p.Progressed(at(20), rep(mapAttempt(task, 1), 0.8, at(11), at(20)))
+	p.Progressed(at(20), rep(mapAttempt(task, 2), 0.2, at(12), at(20)))
 	acts := p.Decide(at(20), fakeView{})
 	var killed []sched.Attempt
 	for _, a := range acts {
@@ -148,12 +157,12 @@ func TestMantriPruningKeepsTheLowestTRem(t *testing.T) {
 func TestMantriSilentTaskMadeNoProgress(t *testing.T) {
 	p := phaseOf(t, "mantri", 2, 1, 2*time.Second).(*mantri)
 	p.Launched(at(10), Launch{Attempt: mapAttempt(1, 0), Bytes: 100})
-	p.Progressed(at(15), Report{mapAttempt(1, 0), 0.5, at(10), at(15)})
+	p.Progressed(at(15), rep(mapAttempt(1, 0), 0.5, at(10), at(15)))
 	a := p.phases[sched.Map].tasks[1].attempts[0]
 	ph := &p.phases[sched.Map]
-	assert.InDelta(t, 5, p.tRem(ph, a, at(15)), 1e-9, "0.1 a second, half left")
-	assert.InDelta(t, 2, p.tRem(ph, a, at(18)), 1e-9, "3 s later, within 2Δ")
-	assert.InDelta(t, 5, p.tRem(ph, a, at(20)), 1e-9, "silent for 5 s > 2Δ: as at its report")
+	assert.InDelta(t, 5, p.tRem(ph, a, 100, at(15)), 1e-9, "0.1 a second, half left")
+	assert.InDelta(t, 2, p.tRem(ph, a, 100, at(18)), 1e-9, "3 s later, within 2Δ")
+	assert.InDelta(t, 5, p.tRem(ph, a, 100, at(20)), 1e-9, "silent for 5 s > 2Δ: as at its report")
 }
 
 // The lag from a copy's request to its launch is measured and joins
@@ -162,7 +171,7 @@ func TestBookMeasuresLagAndWithdraws(t *testing.T) {
 	p := phaseOf(t, "mantri", 3, 2, 2*time.Second).(*mantri)
 	assert.Equal(t, time.Duration(0), p.lag())
 	p.Launched(at(10), Launch{Attempt: mapAttempt(2, 0), Bytes: 100})
-	p.Progressed(at(12), Report{mapAttempt(2, 0), 0.01, at(10), at(12)})
+	p.Progressed(at(12), rep(mapAttempt(2, 0), 0.01, at(10), at(12)))
 	acts := p.Decide(at(12), fakeView{})
 	require.Equal(t, []Action{{Kind: Duplicate, Task: Task{sched.Map, 2}, Reason: acts[0].Reason}}, acts)
 	p.Launched(at(15), Launch{Attempt: mapAttempt(2, 1), Bytes: 100, Copy: true})
@@ -172,8 +181,44 @@ func TestBookMeasuresLagAndWithdraws(t *testing.T) {
 
 	q := phaseOf(t, "mantri", 3, 2, 2*time.Second)
 	q.Launched(at(10), Launch{Attempt: mapAttempt(2, 0), Bytes: 100})
-	q.Progressed(at(12), Report{mapAttempt(2, 0), 0.01, at(10), at(12)})
+	q.Progressed(at(12), rep(mapAttempt(2, 0), 0.01, at(10), at(12)))
 	require.Len(t, q.Decide(at(12), fakeView{}), 1)
 	q.Ended(at(13), End{Attempt: mapAttempt(2, 0), Outcome: sched.Succeeded})
 	assert.Equal(t, []Action{{Kind: Withdraw, Task: Task{sched.Map, 2}, Reason: "no longer wanted"}}, q.Decide(at(13), fakeView{}))
+}
+
+func reduceAttempt(task, n int32) sched.Attempt {
+	return sched.Attempt{Job: 1, Kind: sched.Reduce, Task: task, Attempt: n}
+}
+
+// A Hadoop reduce copies, then computes: a fresh copy races through its
+// copy, so its score rises fast, but its t_rem still holds the phase's
+// wrap-up, the time the finished reduces took from copied to done (15 s
+// of 20 here, for the same 100 bytes). The original, deep in its compute
+// at a steady pace, is the one pruning keeps.
+func TestMantriJudgesAReduceByItsWrapUp(t *testing.T) {
+	p, err := New("mantri", nil, Setup{Tasks: [2]int{0, 3}, Delta: 2 * time.Second})
+	require.NoError(t, err)
+	for i := range int32(2) {
+		p.Launched(0, Launch{Attempt: reduceAttempt(i, 0), Bytes: 100})
+		p.Progressed(at(2.5), Report{Attempt: reduceAttempt(i, 0), Score: 1.0 / 6, Read: 0.5, At: at(2.5)})
+		p.Progressed(at(5), Report{Attempt: reduceAttempt(i, 0), Score: 1.0 / 3, Read: 1, At: at(5)})
+		p.Ended(at(20), End{Attempt: reduceAttempt(i, 0), Outcome: sched.Succeeded})
+	}
+	orig, fresh := reduceAttempt(2, 0), reduceAttempt(2, 1)
+	p.Launched(0, Launch{Attempt: orig, Bytes: 100})
+	for _, r := range []Report{
+		{Attempt: orig, Score: 1.0 / 3, Read: 1, At: at(5)},
+		{Attempt: orig, Score: 2.0 / 3, Read: 1, At: at(12)},
+		{Attempt: orig, Score: 0.8, Read: 1, At: at(16)},
+	} {
+		p.Progressed(r.At, r)
+	}
+	p.Launched(at(14), Launch{Attempt: fresh, Bytes: 100, Copy: true})
+	p.Progressed(at(17), Report{Attempt: fresh, Score: 0.3, Read: 0.9, Start: at(14), At: at(17)})
+	// The original: (1 − 0.8) / ((0.8 − 1/3) / 11 s) = 4.7 s left at 16 s;
+	// the copy: 0.1 / 0.3 a second + 15 s of wrap-up = 15.3 s.
+	acts := p.Decide(at(17), fakeView{})
+	require.Len(t, acts, 1)
+	assert.Equal(t, Action{Kind: Kill, Task: Task{sched.Reduce, 2}, Attempt: fresh, Reason: acts[0].Reason}, acts[0])
 }

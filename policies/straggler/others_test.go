@@ -17,7 +17,7 @@ func running(t *testing.T, p Policy, now time.Duration, scores map[int32]float64
 	t.Helper()
 	for _, m := range sortedKeys(scores) {
 		p.Launched(0, Launch{Attempt: mapAttempt(m, 0), Bytes: 100})
-		p.Progressed(now, Report{mapAttempt(m, 0), scores[m], 0, now})
+		p.Progressed(now, rep(mapAttempt(m, 0), scores[m], 0, now))
 	}
 }
 
@@ -73,7 +73,7 @@ func TestLATECopiesTheSlowTaskWithTheLongestTimeLeft(t *testing.T) {
 	assert.Equal(t, []int32{4}, duplicated(early.Decide(at(70), fakeView{1, 0})))
 	// Map 5 falls further behind: 0.301 at 200 s, 464 s left against
 	// map 4's 280 s; LATE moves its one copy to it.
-	early.Progressed(at(200), Report{mapAttempt(5, 0), 0.301, 0, at(200)})
+	early.Progressed(at(200), rep(mapAttempt(5, 0), 0.301, 0, at(200)))
 	acts := early.Decide(at(200), fakeView{1, 0})
 	assert.Equal(t, []Action{
 		{Kind: Withdraw, Task: Task{sched.Map, 4}, Reason: "no longer wanted"},
@@ -105,7 +105,7 @@ func TestBadParametersAreRefused(t *testing.T) {
 		want []string
 	}{
 		{"mantri", &MantriParams{Gamma: -1, Delta: 2, Rho: -1, Keep: 4, MaxCopies: 3, CapShare: 0}, []string{
-			"speculation.gamma = -1: must be ≥ 0 restarts of a task",
+			"speculation.gamma = -1: must be ≥ 0 kills of a task",
 			"speculation.delta = 2: must be a share in [0, 1]",
 			"speculation.rho = -1: must be ≥ 0 report periods",
 			"speculation.keep = 4: must be 1 … max_copies = 3",

@@ -42,11 +42,13 @@ type Launch struct {
 
 // Report is an attempt's progress report: Hadoop's progress score (a
 // map's input read, or half read and half computed; a reduce's copy,
-// sort and reduce, a third each), the attempt's launch and the report's
-// instant.
+// sort and reduce, a third each), the share of its input it has read (a
+// map's block, a reduce's map outputs copied; 1 once past reading:
+// Mantri's d_read / d), the attempt's launch and the report's instant.
 type Report struct {
 	Attempt   sched.Attempt
 	Score     float64
+	Read      float64
 	Start, At time.Duration
 }
 
