@@ -47,9 +47,16 @@ func TestAPhaseIsMeasuredFromItsTasks(t *testing.T) {
 	sum := Summary{}
 	summarizePhases(sum, append(p.results, PhaseResult{Duration: 10 * s, SlowestOverMedian: 1, MedianOverMinRate: math.NaN()}))
 	assert.Equal(t, 0.5, sum["phases.outlier_heavy"])
-	assert.Equal(t, 10.0, sum["phases.duration.p50"])
+	assert.Equal(t, 40.0, sum["phases.duration.p50"], "weighted by lifetime: 40 of the 50 phase-seconds are the 40 s phase's")
 	assert.Equal(t, 40.0, sum["phases.duration.p95"])
 	assert.InDelta(t, (10+100.0/12)/2/2.5, sum["phases.median_over_min_rate.p50"], 1e-12, "a phase that read nothing has no rate")
+
+	// Four phases of 10, 10, 10 and 70 s: the median phase is 10 s, but
+	// half the phase time is spent in the 70 s one.
+	sum = Summary{}
+	summarizePhases(sum, []PhaseResult{{Duration: 10 * s}, {Duration: 70 * s}, {Duration: 10 * s}, {Duration: 10 * s}})
+	assert.Equal(t, 70.0, sum["phases.duration.p50"])
+	assert.Equal(t, 0.0, sum["phases.outlier_heavy"])
 }
 
 // A failed job's phases are not measured; a run without stragglers,

@@ -39,6 +39,7 @@ var MetricNames = []string{
 	"phases.slowest_over_median.p50", "phases.slowest_over_median.p75", "phases.slowest_over_median.p95",
 	"phases.median_over_min_rate.p50", "phases.median_over_min_rate.p75", "phases.median_over_min_rate.p95",
 	"phases.outlier_heavy", "tasks.slot_seconds", "tasks.speculative.per_task", "tasks.speculative.success",
+	actors.MetricNodesBlacklisted,
 }
 
 // CounterNames are the metrics counted as the run goes (Records.Counters):
@@ -183,6 +184,7 @@ func summarizeStragglers(s Summary, res *Records) {
 	for _, j := range res.Jobs {
 		tasks += j.Maps + j.Reduces
 	}
+	s[actors.MetricNodesBlacklisted] = float64(res.Counters[actors.MetricNodesBlacklisted])
 	launched := res.Counters[actors.MetricSpeculated]
 	if tasks > 0 {
 		s["tasks.speculative.per_task"] = float64(launched) / float64(tasks)
