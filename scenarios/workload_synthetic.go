@@ -21,7 +21,9 @@ import (
 //
 // Sizes (the number of maps): "facebook" picks a bin of Zaharia et al.'s
 // Table 2 with its Facebook fraction (FacebookBins), then draws maps
-// log-uniformly within the bin; "bm" gives the 50 jobs of Zaharia et al.'s
+// log-uniformly within the bin; "bing" does the same with the bins of
+// Ananthanarayanan's thesis, Table 2.1, and their share of Bing's jobs
+// (BingBins); "bm" gives the 50 jobs of Zaharia et al.'s
 // macrobenchmark BM (Table 2: 29 jobs of 16 maps, 5 of 40, 4 of 80, 4 of
 // 160, 3 of 320, 2 of 600 and one each of 1200, 2400 and 6400; a
 // max_maps below 6400 caps them) in a seeded random order, each further 50
@@ -95,6 +97,12 @@ var BMSizes = func() []int {
 	return sizes
 }()
 
+// BingBins are the job-size bins of Ananthanarayanan's thesis, Table 2.1
+// (tasks per job in its scaled-down workloads), with the share of Bing's
+// jobs in each; the open last bin ("> 500") ends at 1500 maps. A draw is
+// capped at the stream's max_maps.
+var BingBins = []SizeBin{{1, 10, 0.43}, {11, 50, 0.08}, {51, 150, 0.24}, {151, 500, 0.23}, {501, 1500, 0.02}}
+
 var FacebookBins = []SizeBin{
 	{1, 25, 0.58}, {26, 50, 0.096}, {51, 100, 0.086}, {101, 200, 0.084}, {201, 400, 0.056},
 	{401, 800, 0.043}, {801, 1600, 0.025}, {1601, 3200, 0.013}, {3201, 12800, 0.017},
@@ -126,8 +134,8 @@ func (s *SyntheticStream) Validate() error {
 	c.add(!(v.Load >= 0) || !finite(v.Load), Invalid("load", v.Load, "must be a finite number > 0"))
 	c.add(v.Load > 0 && v.Slots < 1, Missing("slots", "load needs the cluster's map + reduce slots, ≥ 1"))
 	c.add(v.Slots < 0, Invalid("slots", v.Slots, "must be ≥ 1"))
-	c.add(v.Sizes != "facebook" && v.Sizes != "bm" && v.Sizes != "pareto" && v.Sizes != "lognormal",
-		Invalid("sizes", v.Sizes, `must be "facebook", "bm", "pareto" or "lognormal"`))
+	c.add(v.Sizes != "facebook" && v.Sizes != "bing" && v.Sizes != "bm" && v.Sizes != "pareto" && v.Sizes != "lognormal",
+		Invalid("sizes", v.Sizes, `must be "facebook", "bing", "bm", "pareto" or "lognormal"`))
 	c.add(!(v.ParetoAlpha > 0) || !finite(v.ParetoAlpha), Invalid("pareto_alpha", v.ParetoAlpha, "must be a finite number > 0"))
 	c.add(v.MinMaps < 1, Invalid("min_maps", v.MinMaps, "must be ≥ 1"))
 	c.add(v.MaxMaps < v.MinMaps || v.MaxMaps > 1e7, Invalid("max_maps", v.MaxMaps, "must be in [min_maps = %d, 10000000]", v.MinMaps))
@@ -225,13 +233,20 @@ func (s *SyntheticStream) drawMaps(r *rand.Rand) int {
 		x := math.Round(math.Exp(*s.LognormalMu + s.LognormalSigma*r.NormFloat64()))
 		return int(min(max(x, float64(s.MinMaps)), float64(s.MaxMaps)))
 	}
-	u, bin := r.Float64(), FacebookBins[len(FacebookBins)-1]
-	for _, b := range FacebookBins {
+	bins := FacebookBins
+	if s.Sizes == "bing" {
+		bins = BingBins
+	}
+	u, bin := r.Float64(), bins[len(bins)-1]
+	for _, b := range bins {
 		if u < b.Fraction {
 			bin = b
 			break
 		}
 		u -= b.Fraction
+	}
+	if s.Sizes == "bing" {
+		return max(min(logUniform(r, bin.Lo, bin.Hi), s.MaxMaps), s.MinMaps)
 	}
 	return logUniform(r, bin.Lo, bin.Hi)
 }
