@@ -244,10 +244,10 @@ func (c *Config) Validate() error {
 	checks = append(checks, c.faultLinks()...)
 	errs := []error(checks)
 	if _, err := sched.New(c.Scheduler.Name, c.Scheduler.Params); err != nil {
-		errs = append(errs, schedulerErrors(err)...)
+		errs = append(errs, policyErrors(err, schedulerField)...)
 	}
 	if err := straggler.Validate(c.Speculation.Name, c.Speculation.Params); err != nil {
-		errs = append(errs, speculationErrors(err)...)
+		errs = append(errs, policyErrors(err, speculationField)...)
 	}
 	errs = append(errs, c.ValidateWorkload())
 	return errors.Join(errs...)
@@ -316,9 +316,14 @@ func (c *Config) validateSlots() []error {
 	return errs
 }
 
-// schedulerErrors turns the policy's errors into FieldErrors keyed by
-// their scenario path ("scheduler.pools[1].weight").
-func schedulerErrors(err error) []error {
+// policyErrors turns a policy's errors into FieldErrors keyed by their
+// scenario path ("scheduler.pools[1].weight", "speculation.gamma"), field
+// placing the policy's *ParamError in its table; other errors pass as
+// they are.
+func policyErrors[P interface {
+	*E
+	error
+}, E any](err error, field func(P) *FieldError) []error {
 	errs := []error{err}
 	if joined, ok := err.(interface{ Unwrap() []error }); ok {
 		errs = joined.Unwrap()
@@ -326,30 +331,20 @@ func schedulerErrors(err error) []error {
 	out := make([]error, len(errs))
 	for i, e := range errs {
 		out[i] = e
-		var pe *sched.ParamError
+		var pe P
 		if errors.As(e, &pe) {
-			out[i] = &FieldError{Key: "scheduler." + pe.Key, Value: pe.Value, Msg: pe.Msg}
+			out[i] = field(pe)
 		}
 	}
 	return out
 }
 
-// speculationErrors turns the speculation policy's errors into
-// FieldErrors keyed by their scenario path ("speculation.gamma").
-func speculationErrors(err error) []error {
-	errs := []error{err}
-	if joined, ok := err.(interface{ Unwrap() []error }); ok {
-		errs = joined.Unwrap()
-	}
-	out := make([]error, len(errs))
-	for i, e := range errs {
-		out[i] = e
-		var pe *straggler.ParamError
-		if errors.As(e, &pe) {
-			out[i] = &FieldError{Key: "speculation." + pe.Key, Value: pe.Value, Msg: pe.Msg}
-		}
-	}
-	return out
+func schedulerField(pe *sched.ParamError) *FieldError {
+	return &FieldError{Key: "scheduler." + pe.Key, Value: pe.Value, Msg: pe.Msg}
+}
+
+func speculationField(pe *straggler.ParamError) *FieldError {
+	return &FieldError{Key: "speculation." + pe.Key, Value: pe.Value, Msg: pe.Msg}
 }
 
 func positive(x float64) bool { return x > 0 && !math.IsInf(x, 0) }
