@@ -257,18 +257,6 @@ func (b *book) sync(now time.Duration, want []Task, reason string) []Action {
 	return out
 }
 
-// keepQueued are the queued copies still worth having: of tasks that run
-// and have not finished.
-func (b *book) keepQueued() []Task {
-	var out []Task
-	for _, k := range sortedTasks(b.queued) {
-		if t := b.task(k.Kind, k.Task); t != nil && b.copyable(k, t) {
-			out = append(out, k)
-		}
-	}
-	return out
-}
-
 // restart books a restart of a task and returns its action.
 func (b *book) restart(now time.Duration, k Task, reason string) Action {
 	b.restarting[k] = now
