@@ -8,6 +8,7 @@ import (
 
 	"clusteremu/policies/placement"
 	"clusteremu/policies/sched"
+	"clusteremu/workload"
 )
 
 // blockMap is the coordinator's NameNode: the files of the cluster, split
@@ -34,12 +35,16 @@ type blockMap struct {
 	forgotten map[sched.NodeID]int
 }
 
-// file is a stored file: its blocks, each with its replicas.
+// file is a stored file: its blocks, each with its replicas. A skewed
+// file (cov > 0) has blocks of lognormal sizes: block i is the share
+// [cuts[i], cuts[i+1]) of workload.Whole, which its map's spill follows.
 type file struct {
 	name      string
 	size      int64
 	blocks    []block
 	forgotten bool
+	cov       float64
+	cuts      []uint64
 }
 
 type block struct {
@@ -72,18 +77,26 @@ func newBlockMap(blockSize int64, replication int, rackOf []sched.RackID, seed u
 }
 
 // ensure returns the named file, storing it first when it is new. A file
-// is split into max(1, ⌈size / blockSize⌉) blocks, the last one short. A
-// file read by several jobs must be the same size for all of them.
-func (b *blockMap) ensure(name string, size, blockSize int64) (*file, error) {
-	return b.ensureSplits(name, size, blockSize, 1)
+// is split into max(1, ⌈size / blockSize⌉) blocks, the last one short,
+// or with cov > 0 into as many blocks of lognormal sizes with that
+// coefficient of variation, summing to size exactly, some larger than
+// blockSize (an unequal split, as a skewed input's splits are). A file
+// read by several jobs must be the same size and skew for all of them.
+// The sizes come from a stream of the file's name apart from its
+// placement, so skewing a file moves none of its replicas.
+func (b *blockMap) ensure(name string, size, blockSize int64, cov float64) (*file, error) {
+	return b.ensureSplits(name, size, blockSize, cov, 1)
 }
 
 // ensureSplits is ensure for a file that, when empty, is stored as splits
 // empty blocks: the input of a job of that many maps that reads nothing.
-func (b *blockMap) ensureSplits(name string, size, blockSize int64, splits int) (*file, error) {
+func (b *blockMap) ensureSplits(name string, size, blockSize int64, cov float64, splits int) (*file, error) {
 	if f, ok := b.files[name]; ok {
 		if f.size != size {
 			return nil, fmt.Errorf("file %q is %d bytes, not %d", name, f.size, size)
+		}
+		if f.cov != cov {
+			return nil, fmt.Errorf("file %q has input_cov %v, not %v", name, f.cov, cov)
 		}
 		return f, nil
 	}
@@ -91,17 +104,18 @@ func (b *blockMap) ensureSplits(name string, size, blockSize int64, splits int) 
 	if size == 0 {
 		n = max(n, int64(splits))
 	}
-	return b.store(name, size, blockSize, n)
-}
-
-// store places a new file of n blocks of blockSize bytes, the last the rest.
-func (b *blockMap) store(name string, size, blockSize, n int64) (*file, error) {
-	f := &file{name: name, size: size, blocks: make([]block, n)}
+	f := &file{name: name, size: size, blocks: make([]block, n), cov: cov}
 	h := fnv.New64a()
 	h.Write([]byte(name))
+	if cov > 0 {
+		f.cuts = workload.SkewedCuts(b.stream(h.Sum64()^skewKey), int(n), cov)
+	}
 	rng := b.stream(h.Sum64())
 	for i := range f.blocks {
 		bytes := min(blockSize, size-int64(i)*blockSize)
+		if f.cuts != nil {
+			bytes = f.share(size, i)
+		}
 		nodes, err := placement.RackAware(rng, b.topo, placement.NoWriter, b.replication)
 		if err != nil {
 			return nil, fmt.Errorf("file %q block %d: %w", name, i, err)
@@ -114,6 +128,19 @@ func (b *blockMap) store(name string, size, blockSize, n int64) (*file, error) {
 	}
 	b.files[name] = f
 	return f, nil
+}
+
+// skewKey sets a file's stream of block sizes apart from its placement
+// stream.
+const skewKey = 0x736b6577 // "skew"
+
+// share is block i's part of total bytes: its even share, or for a
+// skewed file its lognormal one (a map's spill follows its input).
+func (f *file) share(total int64, i int) int64 {
+	if f.cuts == nil {
+		return workload.Share(total, len(f.blocks), i)
+	}
+	return workload.ShareOf(total, f.cuts[i], f.cuts[i+1], workload.Whole)
 }
 
 // stream is the placement stream for a key (a file, an attempt).
@@ -132,6 +159,14 @@ func (b *blockMap) attemptStream(a sched.Attempt) *rand.Rand {
 // turning failures on moves no replica choice.
 func (b *blockMap) failureStream(a sched.Attempt) *rand.Rand {
 	return rand.New(rand.NewPCG(b.seed^attemptKey(a), ^(uint64(a.Job)<<32 | uint64(uint32(a.Task)))))
+}
+
+// stragglerStream is the stream an attempt's slowdown is drawn from
+// ([stragglers]): keyed by the attempt apart from the other two, so
+// stragglers move no replica choice and no failure, and every policy
+// compared meets the same slowdown on the same attempt of a task.
+func (b *blockMap) stragglerStream(a sched.Attempt) *rand.Rand {
+	return rand.New(rand.NewPCG(b.seed^attemptKey(a), uint64(a.Job)<<32|uint64(uint32(a.Task))^0x5354524147474c45))
 }
 
 func attemptKey(a sched.Attempt) uint64 {

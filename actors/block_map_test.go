@@ -22,7 +22,7 @@ func fourRacksOfTen() []sched.RackID {
 func TestBlockMapSplitsAndPlaces(t *testing.T) {
 	rackOf := fourRacksOfTen()
 	b := newBlockMap(128, 3, rackOf, 1)
-	f, err := b.ensure("logs", 1000, 128) // 7 blocks of 128 and one of 104
+	f, err := b.ensure("logs", 1000, 128, 0) // 7 blocks of 128 and one of 104
 	require.NoError(t, err)
 	require.Len(t, f.blocks, 8)
 	var total int64
@@ -38,25 +38,25 @@ func TestBlockMapSplitsAndPlaces(t *testing.T) {
 	assert.Equal(t, int64(1000), total)
 	assert.Equal(t, int64(104), f.blocks[7].bytes)
 
-	again, err := b.ensure("logs", 1000, 128)
+	again, err := b.ensure("logs", 1000, 128, 0)
 	require.NoError(t, err)
 	assert.Same(t, f, again, "jobs reading one file share its blocks")
-	_, err = b.ensure("logs", 999, 128)
+	_, err = b.ensure("logs", 999, 128, 0)
 	assert.EqualError(t, err, `file "logs" is 1000 bytes, not 999`)
 
-	empty, err := b.ensure("empty", 0, 128)
+	empty, err := b.ensure("empty", 0, 128, 0)
 	require.NoError(t, err)
 	assert.Len(t, empty.blocks, 1)
 	// A job of 40 maps that reads nothing gets 40 empty splits, each
 	// placed as a block is.
-	splits, err := b.ensureSplits("splits", 0, 128, 40)
+	splits, err := b.ensureSplits("splits", 0, 128, 0, 40)
 	require.NoError(t, err)
 	require.Len(t, splits.blocks, 40)
 	for _, blk := range splits.blocks {
 		assert.Zero(t, blk.bytes)
 		assert.Len(t, blk.replicas, 3)
 	}
-	some, err := b.ensureSplits("some", 1000, 128, 40)
+	some, err := b.ensureSplits("some", 1000, 128, 0, 40)
 	require.NoError(t, err)
 	assert.Len(t, some.blocks, 8, "a file with bytes splits by its blocks")
 }
@@ -97,7 +97,7 @@ func TestBlockMapSourcePrefersClosest(t *testing.T) {
 func TestBlockMapNodeDown(t *testing.T) {
 	b := newBlockMap(100, 3, fourRacksOfTen(), 3)
 	rng := rand.New(rand.NewPCG(9, 9)) // the attempt's stream
-	f, err := b.ensure("in", 5000, 100)
+	f, err := b.ensure("in", 5000, 100, 0)
 	require.NoError(t, err)
 	victim := f.blocks[0].replicas[0]
 	b.nodeDown(victim)
@@ -117,10 +117,10 @@ func TestBlockMapNodeDown(t *testing.T) {
 
 func TestBlockMapForgetsFilesAndCompactsNodeLists(t *testing.T) {
 	b := newBlockMap(128, 3, fourRacksOfTen(), 3)
-	keep, err := b.ensure("keep", 128*40, 128)
+	keep, err := b.ensure("keep", 128*40, 128, 0)
 	require.NoError(t, err)
 	for i := range 50 {
-		_, err := b.ensure(fmt.Sprintf("input-%d", i), 128*40, 128)
+		_, err := b.ensure(fmt.Sprintf("input-%d", i), 128*40, 128, 0)
 		require.NoError(t, err)
 		b.forget(fmt.Sprintf("input-%d", i))
 	}
@@ -139,7 +139,7 @@ func TestBlockMapForgetsFilesAndCompactsNodeLists(t *testing.T) {
 	}
 	assert.Equal(t, 40*3, refs, "every replica of the kept file is still listed")
 
-	again, err := b.ensure("input-7", 128*40, 128)
+	again, err := b.ensure("input-7", 128*40, 128, 0)
 	require.NoError(t, err, "a forgotten name can be stored afresh")
 	assert.False(t, again.forgotten)
 

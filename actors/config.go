@@ -243,6 +243,11 @@ type TasksConfig struct {
 	// FetchRetry is how long a reducer waits before it fetches again an
 	// output whose fetch failed.
 	FetchRetry units.Duration `toml:"fetch_retry"`
+	// LargestFirst queues a job's tasks by descending input (maps: their
+	// block; reduces: their partition), Graham's LPT rule that Mantri
+	// follows ("start the waiting task that has the largest data to
+	// read"), instead of in task order.
+	LargestFirst bool `toml:"largest_first" json:",omitzero"`
 }
 
 // Reducers is the reduce attempts a node with reduceSlots runs at once:

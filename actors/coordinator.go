@@ -7,6 +7,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"clusteremu/policies/sched"
+	"clusteremu/policies/straggler"
 )
 
 // CoordinatorConfig is the master's configuration.
@@ -15,6 +16,19 @@ type CoordinatorConfig struct {
 	HDFS      HDFSConfig
 	Heartbeat HeartbeatConfig
 	Tasks     TasksConfig
+	// Stragglers draws each attempt's slowdown (TaskSpec.Straggle);
+	// Straggle, when set, gives it instead (a test's pinned slowdown).
+	Stragglers StragglersConfig
+	Straggle   func(sched.Attempt) Straggle
+	// Speculation is what the coordinator keeps to of the speculation
+	// policy; Blacklist is [blacklist].
+	Speculation SpeculationConfig
+	Blacklist   BlacklistConfig
+	// NewSpeculation makes a job's speculation policy from the job's map
+	// and reduce counts (nil: none); MeasureNodes has job managers send
+	// AttemptMeasured.
+	NewSpeculation func(tasks [2]int) straggler.Policy
+	MeasureNodes   bool
 	// PolicyTick is the period of the policy's Tick (preemption, share
 	// updates); 0 never ticks.
 	PolicyTick time.Duration
@@ -67,6 +81,9 @@ type livenessTick struct{}
 // policyTick runs the policy's periodic work.
 type policyTick struct{}
 
+// blacklistTick ends a blacklist window.
+type blacklistTick struct{}
+
 // NewCoordinator returns the coordinator actor's state.
 func NewCoordinator(cfg CoordinatorConfig, policy sched.Policy, deps Deps) *Coordinator {
 	c := &Coordinator{
@@ -108,6 +125,14 @@ func (c *Coordinator) handle(ctx actor.Context, now time.Duration, m any) {
 		c.core.mapsFinished(msg.Job)
 	case *JobProgressed:
 		c.core.jobProgressed(msg)
+	case *QueueCopy:
+		c.core.queueCopy(msg)
+	case *WithdrawCopy:
+		c.core.withdrawCopy(msg)
+	case *AttemptMeasured:
+		c.core.measured(msg)
+	case *blacklistTick:
+		c.core.endBlacklistWindow()
 	case *Heartbeat:
 		c.core.heartbeat(now, msg)
 	case *JobEnded:
@@ -156,6 +181,9 @@ func (c *Coordinator) handleStarted(ctx actor.Context) {
 	if c.cfg.Cluster.IntermediateSpace > 0 {
 		c.deps.Clock.Every(hb, hb, c.self, &spaceTick{})
 	}
+	if w := c.cfg.Blacklist.Window.Std(); c.cfg.Blacklist.On() {
+		c.deps.Clock.Every(w, w, c.self, &blacklistTick{})
+	}
 	c.core.maybeFinish()
 }
 
@@ -196,7 +224,7 @@ func (c *Coordinator) apply(ctx actor.Context, out coordOut) {
 		case *launchAttempt:
 			jm := c.jms[e.attempt.Job]
 			c.cfg.Directory.relay(ctx, e.node, &LaunchTask{Attempt: e.attempt, Slot: e.slot, JobManager: jm, Task: e.spec})
-			ctx.Send(jm, &TaskLaunched{Attempt: e.attempt, Node: e.node, Locality: e.locality})
+			ctx.Send(jm, &TaskLaunched{Attempt: e.attempt, Node: e.node, Locality: e.locality, Bytes: e.bytes, Copy: e.copied})
 		case *killAttempt:
 			c.cfg.Directory.relay(ctx, e.node, &KillTask{Attempt: e.attempt, Reason: e.reason})
 		case *tellJob:
@@ -237,6 +265,13 @@ func (c *Coordinator) spawnJobManager(ctx actor.Context, e *spawnJobManager) {
 	jm.state.fetchLimit = c.cfg.Tasks.FetchFailures
 	if c.cfg.Heartbeat.Reliable {
 		jm.ended = make(map[sched.Attempt]bool)
+	}
+	if c.cfg.Speculation.On || c.cfg.MeasureNodes {
+		var policy straggler.Policy
+		if c.cfg.NewSpeculation != nil {
+			policy = c.cfg.NewSpeculation([2]int{e.maps, e.spec.Reduces})
+		}
+		jm.speculation = newJobSpeculation(policy, c.cfg.MeasureNodes)
 	}
 	pid, err := ctx.SpawnNamed(c.deps.Props(func() actor.Actor { return jm }), fmt.Sprintf("job-%d", e.job))
 	if err != nil {

@@ -37,13 +37,16 @@ func (s *coordState) taskSpec(job *coordJob, a sched.Attempt, node sched.NodeID,
 			spec.File, spec.FileBlocks, spec.FileBytes = f.name, int32(len(f.blocks)), f.size
 		}
 		if sp.Reduces > 0 {
-			spec.SpillBytes = workload.Share(sp.ShuffleBytes, job.maps, int(a.Task))
+			spec.SpillBytes = job.input.share(sp.ShuffleBytes, int(a.Task))
 		} else {
-			spec.OutputBytes = workload.Share(sp.OutputBytes, job.maps, int(a.Task))
+			spec.OutputBytes = job.input.share(sp.OutputBytes, int(a.Task))
 		}
 	} else {
 		spec.Maps, spec.Reduces, spec.CPU, spec.Time = job.maps, sp.Reduces, sp.ReduceCPU, sp.ReduceTime
-		spec.OutputBytes = workload.Share(sp.OutputBytes, sp.Reduces, int(a.Task))
+		if job.parts != nil {
+			spec.PartLo, spec.PartHi = job.parts[a.Task], job.parts[a.Task+1]
+		}
+		spec.OutputBytes = spec.partition(sp.OutputBytes, int(a.Task))
 	}
 	if spec.OutputBytes > 0 {
 		pipeline, err := s.blocks.pipeline(node, rng)
@@ -54,6 +57,12 @@ func (s *coordState) taskSpec(job *coordJob, a sched.Attempt, node sched.NodeID,
 	}
 	if p := s.cfg.Tasks.FailureProbability; p > 0 {
 		spec.Fail = s.blocks.failureStream(a).Float64() < p
+	}
+	switch {
+	case s.cfg.Straggle != nil:
+		spec.Straggle = s.cfg.Straggle(a)
+	case s.cfg.Stragglers.Probability > 0:
+		spec.Straggle = s.cfg.Stragglers.draw(s.blocks.stragglerStream(a))
 	}
 	return spec, nil
 }

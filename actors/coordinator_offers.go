@@ -70,6 +70,9 @@ func (s *coordState) attemptEnded(now time.Duration, node sched.NodeID, e Attemp
 	if s.cache != nil {
 		s.cache.dir.unpin(a)
 	}
+	if s.spec != nil {
+		s.spec.ended(a, node)
+	}
 	s.table.ended(a, e.Outcome == sched.Succeeded)
 	s.policy.Finished(now, sched.Finish{Attempt: a, Node: node, Outcome: e.Outcome, At: e.At})
 }
@@ -132,7 +135,7 @@ func (s *coordState) launch(now time.Duration, asg sched.Assignment, slot sched.
 		s.fail("%s assigned job %d's %v task to a %v slot on node %d", s.policy.Name(), asg.Job, asg.Kind, slot.Kind, slot.Node)
 		return false
 	}
-	task, loc, ok := s.pick(asg, slot)
+	task, loc, copied, ok := s.pick(asg, slot)
 	if !ok {
 		what := "no such task"
 		if asg.Copy {
@@ -158,28 +161,43 @@ func (s *coordState) launch(now time.Duration, asg sched.Assignment, slot sched.
 	for _, adm := range s.admit {
 		adm.launched(slot.Node, a, &spec)
 	}
-	s.emit(&launchAttempt{attempt: a, node: slot.Node, slot: slot.Index, locality: loc, spec: spec})
+	if s.spec != nil {
+		s.spec.launched(a, slot.Node, copied)
+	}
+	bytes := spec.InputBytes
+	if a.Kind == sched.Reduce {
+		bytes = spec.partition(s.jobs[asg.Job].spec.ShuffleBytes, int(a.Task))
+	}
+	s.emit(&launchAttempt{attempt: a, node: slot.Node, slot: slot.Index, locality: loc, spec: spec, bytes: bytes, copied: copied})
 	s.policy.Launched(now, sched.Launch{Attempt: a, Node: slot.Node, Rack: slot.Rack, Slot: slot.Index, Locality: loc})
 	return true
 }
 
 // pick finds the task an assignment names for the slot and its locality,
-// within the assignment's bound and the admission rules.
-func (s *coordState) pick(asg sched.Assignment, slot sched.Slot) (int32, sched.Locality, bool) {
+// within the assignment's bound and the admission rules: a copy its job
+// manager queued before a pending task. It reports whether the task runs
+// already, so the attempt is a copy.
+func (s *coordState) pick(asg sched.Assignment, slot sched.Slot) (int32, sched.Locality, bool, bool) {
 	if !s.admits(asg.Job, slot.Kind, slot.Node) {
-		return 0, 0, false
+		return 0, 0, false, false
 	}
 	if !asg.Copy {
-		return s.table.take(asg.Job, slot.Kind, slot.Node, asg.MaxLocality)
+		if s.spec != nil {
+			if task, loc, ok := s.takeCopy(asg.Job, slot.Kind, slot.Node, asg.MaxLocality); ok {
+				return task, loc, true, true
+			}
+		}
+		task, loc, ok := s.table.take(asg.Job, slot.Kind, slot.Node, asg.MaxLocality)
+		return task, loc, false, ok
 	}
 	if !s.table.copyable(asg.Job, slot.Kind, asg.Task) {
-		return 0, 0, false
+		return 0, 0, false, false
 	}
 	loc := sched.OffRack
 	if slot.Kind == sched.Map {
 		loc = s.table.mapLocality(asg.Job, asg.Task, slot.Node)
 	}
-	return asg.Task, loc, loc <= asg.MaxLocality
+	return asg.Task, loc, true, loc <= asg.MaxLocality
 }
 
 // admits reports whether every admission rule lets the node take a task
@@ -213,7 +231,13 @@ func (v coordView) BestLocality(id sched.JobID, kind sched.TaskKind, node sched.
 	if !v.s.admits(id, kind, node) {
 		return 0, false
 	}
-	return v.s.table.bestLocality(id, kind, node)
+	loc, ok := v.s.table.bestLocality(id, kind, node)
+	if v.s.spec != nil {
+		if _, c, queued := v.s.bestCopy(id, kind, node, sched.OffRack); queued && (!ok || c < loc) {
+			return c, true
+		}
+	}
+	return loc, ok
 }
 
 // Slots implements sched.View.

@@ -127,7 +127,7 @@ func (s *coordState) restart(now time.Duration, policy sched.Policy, failJobs bo
 	s.setUpAdmission()
 	if s.space != nil {
 		for _, id := range slices.Sorted(maps.Keys(s.jobs)) {
-			s.space.addJob(id, s.jobs[id].spec, s.jobs[id].maps)
+			s.space.addJob(id, s.jobs[id].spec, s.jobs[id].maps, s.jobs[id].input)
 		}
 	}
 	for i := range s.nodes {
@@ -196,6 +196,9 @@ func (s *coordState) resynced(now time.Duration, msg *RegisterNode) {
 		s.cacheResynced(r, msg.Node)
 		n.busy[a.Kind][r.Slot] = true
 		s.table.launched(a)
+		if s.spec != nil {
+			s.spec.launched(a, msg.Node, false) // which were copies is forgotten with the queues
+		}
 		s.policy.Launched(now, sched.Launch{Attempt: a, Node: msg.Node, Rack: s.cfg.RackOf[msg.Node], Slot: r.Slot, Locality: r.Locality})
 	}
 	s.updateSlots()

@@ -65,10 +65,19 @@ func newSpaceAdmission(nodes int, capacity int64) *spaceAdmission {
 	return s
 }
 
-// addJob books the most intermediate space one of a job's maps needs.
-func (s *spaceAdmission) addJob(id sched.JobID, spec workload.JobSpec, maps int) {
-	if spec.Reduces > 0 && maps > 0 {
+// addJob books the most intermediate space one of a job's maps needs:
+// its spill follows its block of the input, which a skewed file splits
+// unevenly.
+func (s *spaceAdmission) addJob(id sched.JobID, spec workload.JobSpec, maps int, input *file) {
+	if spec.Reduces == 0 || maps == 0 {
+		return
+	}
+	if input == nil || input.cuts == nil || len(input.blocks) != maps {
 		s.spills[id] = (spec.ShuffleBytes + int64(maps) - 1) / int64(maps)
+		return
+	}
+	for i := range maps {
+		s.spills[id] = max(s.spills[id], input.share(spec.ShuffleBytes, i))
 	}
 }
 

@@ -1,7 +1,9 @@
 package actors
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -39,6 +41,9 @@ type coordState struct {
 	// cache is the cache directory's role (coordinator_cache.go), nil
 	// without a cache.
 	cache *cacheRole
+	black *blacklist
+	// spec is the coordinator's part of speculation, nil when off.
+	spec *speculation
 	// liveSlots counts the slots of the live nodes, by kind.
 	liveSlots [2]int
 	// progress is each active job's stage progress by kind, as its job
@@ -60,6 +65,9 @@ type coordJob struct {
 	spec  workload.JobSpec
 	maps  int
 	input *file // nil when it could not be stored
+	// parts are the reduces' cuts of every map output (partition_cov),
+	// as workload.SkewedCuts gives them; nil for even shares.
+	parts []uint64
 }
 
 // heldJob is a job waiting for admission.
@@ -112,6 +120,8 @@ type (
 		slot     int
 		locality sched.Locality
 		spec     TaskSpec
+		bytes    int64 // the task's input (TaskLaunched.Bytes)
+		copied   bool  // a copy of a running task
 	}
 	// killAttempt sends KillTask to the node running the attempt.
 	killAttempt struct {
@@ -154,6 +164,9 @@ func (e *launchAttempt) String() string {
 	}
 	if e.spec.Fail {
 		b.WriteString(", fails")
+	}
+	if e.copied {
+		b.WriteString(", a copy")
 	}
 	return b.String()
 }
@@ -225,7 +238,19 @@ func (s *coordState) setUpAdmission() {
 		s.space = newSpaceAdmission(len(cfg.RackOf), space)
 		s.admit = append(s.admit, s.space)
 	}
+	if cfg.Blacklist.On() {
+		s.black = newBlacklist(cfg.Blacklist, len(cfg.RackOf))
+		s.admit = append(s.admit, s.black)
+	}
+	if cfg.Speculation.On {
+		s.spec = newSpeculation(cfg.Speculation, len(cfg.RackOf))
+	}
 }
+
+// partsKey sets a job's stream of partition shares apart from the block
+// placement streams: keyed by the workload seed and the job, so a job's
+// reference run alone draws the same shares.
+const partsKey = 0x7061727473 << 24 // "parts"
 
 // take hands over what the core has asked for since the last take.
 func (s *coordState) take() coordOut {
@@ -278,8 +303,11 @@ func (s *coordState) start(now time.Duration, id sched.JobID, spec workload.JobS
 	at := spec.Submit
 	maps := spec.MapCount(int64(s.cfg.HDFS.BlockSize))
 	job := &coordJob{spec: spec, maps: maps}
+	if spec.PartitionCoV > 0 && spec.Reduces > 0 {
+		job.parts = workload.SkewedCuts(s.blocks.stream(partsKey^uint64(id)), spec.Reduces, spec.PartitionCoV)
+	}
 	s.jobs[id] = job
-	input, err := s.blocks.ensureSplits(inputName(id, spec), spec.InputBytes, blockSizeFor(spec, maps, int64(s.cfg.HDFS.BlockSize)), spec.Maps)
+	input, err := s.blocks.ensureSplits(inputName(id, spec), spec.InputBytes, blockSizeFor(spec, maps, int64(s.cfg.HDFS.BlockSize)), spec.InputCoV, spec.Maps)
 	if err == nil {
 		job.input = input
 	}
@@ -297,7 +325,7 @@ func (s *coordState) start(now time.Duration, id sched.JobID, spec workload.JobS
 	case err != nil:
 		s.emit(&tellJob{id, &FailJob{Job: id, Reason: err.Error()}})
 	case s.space != nil:
-		s.space.addJob(id, spec, maps)
+		s.space.addJob(id, spec, maps, job.input)
 		if spill := s.space.spill(id); spill > int64(s.cfg.Cluster.IntermediateSpace) {
 			s.emit(&tellJob{id, &FailJob{Job: id, Reason: fmt.Sprintf(
 				"a map spills %d bytes, more than a node's intermediate space (%d bytes)", spill, s.cfg.Cluster.IntermediateSpace)}})
@@ -320,12 +348,43 @@ func (s *coordState) requeue(msg *RequeueTasks) {
 	if len(msg.Maps) > 0 && s.copies != nil {
 		s.copies.setMapsFinished(msg.Job, false)
 	}
-	for _, m := range msg.Maps {
+	mapsIn, reducesIn := msg.Maps, msg.Reduces
+	if s.cfg.Tasks.LargestFirst {
+		mapsIn = s.largestFirst(msg.Job, sched.Map, msg.Maps, func(m int32) int64 { return job.input.blocks[m].bytes })
+		reducesIn = s.largestFirst(msg.Job, sched.Reduce, msg.Reduces, func(r int32) int64 {
+			if job.parts == nil {
+				return 0
+			}
+			return int64(job.parts[r+1] - job.parts[r])
+		})
+	}
+	for _, m := range mapsIn {
 		s.table.addMap(msg.Job, m)
 	}
-	for _, r := range msg.Reduces {
+	for _, r := range reducesIn {
 		s.table.addReduce(msg.Job, r)
 	}
+}
+
+// largestFirst orders tasks to queue so that the job table hands out the
+// largest first: tasks queued for the first time go to the back of its
+// lists in descending size, tasks queued again to the front, where the
+// last added is taken first, so in ascending size after them. Ties keep
+// task order.
+func (s *coordState) largestFirst(id sched.JobID, kind sched.TaskKind, tasks []int32, size func(int32) int64) []int32 {
+	var fresh, again []int32
+	for _, t := range tasks {
+		if _, e := s.table.entry(id, kind, t); e != nil && e.gen > 0 {
+			again = append(again, t)
+		} else {
+			fresh = append(fresh, t)
+		}
+	}
+	bySize := func(a, b int32) int { return cmp.Compare(size(b), size(a)) }
+	slices.SortStableFunc(fresh, bySize)
+	slices.SortStableFunc(again, bySize)
+	slices.Reverse(again)
+	return append(fresh, again...)
 }
 
 // mapsFinished books the job manager's word that every map of a job has
@@ -359,6 +418,9 @@ func (s *coordState) jobEnded(now time.Duration, id sched.JobID) {
 	}
 	if s.copies != nil {
 		s.copies.setMapsFinished(id, false)
+	}
+	if s.spec != nil {
+		s.spec.jobEnded(id)
 	}
 	s.out.progress = true
 	s.table.remove(id)

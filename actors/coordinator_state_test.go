@@ -290,7 +290,7 @@ func TestACopyRunsBesideItsTaskAndTheFirstToSucceedFinishesIt(t *testing.T) {
 	// Node 2 holds the other replica: the copy runs node-local there.
 	p.next = []sched.Assignment{{Job: 1, Kind: sched.Map, MaxLocality: sched.NodeLocal, Copy: true, Task: 0}}
 	s.heartbeat(2*time.Second, &Heartbeat{Node: 2})
-	assert.Equal(t, []string{"launch j1-map0.1 on node 2 map slot 0, node, reads node 2"}, said(s))
+	assert.Equal(t, []string{"launch j1-map0.1 on node 2 map slot 0, node, reads node 2, a copy"}, said(s))
 	st := status(s.table, 1)
 	assert.Equal(t, [3]int{0, 1, 2}, [3]int{st.PendingMaps, st.RunningMaps, st.MapAttempts}, "one task, two attempts")
 

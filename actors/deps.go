@@ -124,7 +124,16 @@ const (
 	// flow that completed, or carried in part and the rest abandoned by
 	// one aborted or cut off.
 	MetricBytesRequested = "flows.requested_bytes"
-	MetricDelayedByRule  = "messages.delayed"
+	// MetricSpeculated counts what speculation launched: copies of
+	// running tasks and restarts; MetricSpeculationWon those that paid
+	// off: a copy that finished its task, a restart whose task ended
+	// before the killed attempt would have (AttemptRecord.Projected).
+	MetricSpeculated     = "tasks.speculative.launched"
+	MetricSpeculationWon = "tasks.speculative.won"
+	// MetricNodesBlacklisted counts the windows nodes spent blacklisted
+	// ([blacklist]).
+	MetricNodesBlacklisted = "nodes.blacklisted"
+	MetricDelayedByRule    = "messages.delayed"
 )
 
 // OfferRecord is one slot offer: the jobs the policy looked at with its
@@ -203,6 +212,10 @@ type AttemptRecord struct {
 	// (waiting for a computing slot), compute and write. Empty for a
 	// record the attempt's node did not write.
 	Phases []PhaseSpan
+	// Projected is when an attempt a speculation policy killed to
+	// restart its task would have ended at the pace of its last reports
+	// (0: not killed so, or no progress reported).
+	Projected time.Duration
 }
 
 // PhaseSpan is one phase of an attempt and when it ran.

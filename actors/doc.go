@@ -11,6 +11,7 @@
 //	Coordinator --LaunchTask, KillTask, DropJobData (via RackSwitch)--> Node
 //	Coordinator --TaskLaunched, NodeLost, FailJob, EvictOutputs-->  JobManager
 //	JobManager  --RequeueTasks, MapsFinished, JobProgressed, JobEnded--> Coordinator
+//	JobManager  --QueueCopy, WithdrawCopy, AttemptMeasured-->       Coordinator
 //	Node        --TaskFinished (via RackSwitch)-->                  JobManager
 //	JobManager  --MapOutputs, KillTask (via RackSwitch)-->          Node
 //	Coordinator --NodeLost-->                                       Fabric
@@ -41,9 +42,16 @@
 // Clock in Deps, never from the wall clock; randomness from the actor's
 // seeded stream.
 //
+// A job manager may speculate (job_speculation.go): it feeds its job's
+// attempts to a policy of policies/straggler and carries out what it
+// decides, copies the coordinator launches ahead of the job's pending
+// tasks (coordinator_speculation.go) and kills; nodes straggle as
+// [stragglers] draws per attempt (stragglers.go).
+//
 // The scenario's [cluster], [hdfs], [heartbeat] and [tasks] tables decode
 // straight into ClusterConfig, HDFSConfig, HeartbeatConfig and TasksConfig
-// (config.go), each with its checks; the coordinator and every node get
+// (config.go), [stragglers] and [blacklist] into StragglersConfig and
+// BlacklistConfig, each with its checks; the coordinator and every node get
 // them whole, so a new key is a field, its check and the code that reads
 // it.
 package actors

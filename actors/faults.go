@@ -61,8 +61,11 @@ type Fault struct {
 	// Hadoop 1's JobTracker did, instead of rebuilding its view.
 	FailJobs bool
 	// Entry is the scenario's [[fault]] entry the fault comes from, which
-	// its errors name (a random stream gives several faults).
+	// its errors name (a random stream gives several faults); −1 for a
+	// busy period's.
 	Entry int
+	// Busy: a busy period of [stragglers] (StragglersConfig.BusyFaults).
+	Busy bool `json:",omitzero"`
 }
 
 // Target names what the fault hits, for the records.

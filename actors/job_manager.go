@@ -46,6 +46,9 @@ type JobManager struct {
 	// reported twice: by its node and by the coordinator
 	// (HeartbeatConfig.Reliable).
 	ended map[sched.Attempt]bool
+	// speculation is the job's speculation (job_speculation.go), nil
+	// when the run neither speculates nor measures nodes.
+	speculation *jobSpeculation
 	// waves measures the job's wave-width for the cache directory, nil
 	// without a cache.
 	waves *waveWidth
@@ -119,16 +122,23 @@ func (m *JobManager) Receive(ctx actor.Context) {
 			return
 		}
 		m.apply(ctx, m.state.start())
+		m.armDecide(ctx)
 	case *setupDone:
 		if m.state.outcome == nil {
 			m.apply(ctx, m.state.start())
+			m.armDecide(ctx)
 		}
+	case *decideTick:
+		m.decide(ctx)
+		m.armDecide(ctx)
 	case *TaskLaunched:
 		m.handleLaunched(ctx, msg)
 	case *TaskFinished:
 		m.handleFinished(ctx, msg)
 	case *TaskProgress:
 		m.handleProgress(ctx, msg)
+		m.speculationProgressed(msg)
+		m.decide(ctx)
 	case *NodeLost:
 		m.handleNodeLost(ctx, msg)
 	case *EvictOutputs:
@@ -163,6 +173,7 @@ func (m *JobManager) handleLaunched(ctx actor.Context, msg *TaskLaunched) {
 	}
 	fx, err := m.state.launched(msg.Attempt, msg.Node)
 	m.check(err)
+	m.speculationLaunched(msg)
 	m.apply(ctx, fx)
 }
 
@@ -253,6 +264,7 @@ func (m *JobManager) handleFinished(ctx actor.Context, msg *TaskFinished) {
 	}
 	var fx effects
 	var err error
+	finished := msg.Outcome == sched.Succeeded && !m.state.done(msg.Attempt)
 	if msg.Outcome == sched.Succeeded {
 		fx, err = m.state.succeeded(msg.Attempt, msg.OutputBytes)
 	} else {
@@ -260,7 +272,9 @@ func (m *JobManager) handleFinished(ctx actor.Context, msg *TaskFinished) {
 	}
 	m.check(err)
 	m.mapEnded(msg.Attempt)
+	m.speculationEnded(ctx, msg, finished && err == nil)
 	m.apply(ctx, fx)
+	m.decide(ctx)
 	m.maybeSendProgress(ctx, msg.Attempt.Kind)
 }
 
@@ -278,6 +292,7 @@ func (m *JobManager) mapEnded(a sched.Attempt) {
 
 func (m *JobManager) handleNodeLost(ctx actor.Context, msg *NodeLost) {
 	fx, gone := m.state.nodeLost(msg.Node)
+	m.speculationLost(gone)
 	m.deps.Metrics.Count(MetricMapsRerunNodeLost, int64(len(fx.lost)))
 	now := m.deps.Clock.Now()
 	for _, a := range gone {
@@ -318,6 +333,9 @@ func (m *JobManager) apply(ctx actor.Context, fx effects) {
 	for _, r := range fx.kill {
 		m.dir.relay(ctx, r.Node, &KillTask{Attempt: r.Attempt, Reason: "another attempt of the task succeeded"})
 	}
+	for _, r := range fx.waste {
+		m.dir.relay(ctx, r.Node, &KillTask{Attempt: r.Attempt, Reason: "a copy launched after its task ended"})
+	}
 	if fx.ended != nil {
 		m.end(ctx, fx.ended)
 	}
@@ -350,6 +368,9 @@ func (m *JobManager) record() JobRecord {
 // end records the job and tells the coordinator, which kills whatever of
 // the job still runs.
 func (m *JobManager) end(ctx actor.Context, o *jobOutcome) {
+	if m.speculation != nil && m.speculation.timer != 0 {
+		m.deps.Clock.Cancel(m.speculation.timer)
+	}
 	rec := m.record()
 	rec.Finish = m.deps.Clock.Now()
 	rec.Succeeded, rec.Reason = o.Succeeded, o.Reason

@@ -62,6 +62,7 @@ type effects struct {
 	ended          *jobOutcome  // the job is over
 	mapsFinished   bool         // the last map finished
 	kill           []attemptRef // attempts to kill: a sibling finished their task
+	waste          []attemptRef // copies to kill: they launched after their task ended
 }
 
 // mapOutput says where a finished map's output lives.
@@ -121,6 +122,11 @@ func (j *jobState) launched(a sched.Attempt, node sched.NodeID) (effects, error)
 		tk.running = make(map[int32]sched.NodeID)
 	}
 	tk.running[a.Attempt] = node
+	if tk.state == taskDone {
+		// A copy the coordinator launched before it heard its task
+		// end: it is waste, killed at once.
+		return effects{waste: []attemptRef{{a, node}}}, nil
+	}
 	tk.state = taskRunning
 	var fx effects
 	if a.Kind == sched.Reduce {
@@ -136,6 +142,41 @@ func (j *jobState) task(a sched.Attempt) (*task, error) {
 		return nil, fmt.Errorf("attempt %v does not belong to job %d", a, j.id)
 	}
 	return &ts[a.Task], nil
+}
+
+// waiting counts the tasks of the kind that may run and have no attempt:
+// pending (reduces once released).
+func (j *jobState) waiting(kind sched.TaskKind) int {
+	if !j.started || kind == sched.Reduce && !j.released {
+		return 0
+	}
+	n := 0
+	for i := range j.tasks(kind) {
+		if j.tasks(kind)[i].state == taskPending {
+			n++
+		}
+	}
+	return n
+}
+
+// done reports whether an attempt's task has finished.
+func (j *jobState) done(a sched.Attempt) bool {
+	tk, err := j.task(a)
+	return err == nil && tk.state == taskDone
+}
+
+// running lists a task's running attempts and their nodes, in attempt
+// order.
+func (j *jobState) running(kind sched.TaskKind, task int32) []attemptRef {
+	tk, err := j.task(sched.Attempt{Job: j.id, Kind: kind, Task: task})
+	if err != nil {
+		return nil
+	}
+	var out []attemptRef
+	for _, att := range slices.Sorted(maps.Keys(tk.running)) {
+		out = append(out, attemptRef{sched.Attempt{Job: j.id, Kind: kind, Task: task, Attempt: att}, tk.running[att]})
+	}
+	return out
 }
 
 func (j *jobState) outputs() []mapOutput {

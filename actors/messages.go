@@ -144,6 +144,22 @@ type TaskSpec struct {
 	FileBlocks int32
 	FileBytes  int64
 	FromMemory bool
+	// Straggle is the attempt's drawn slowdown ([stragglers]); a zero
+	// Factor runs it at full speed.
+	Straggle Straggle
+	// PartLo and PartHi are a reduce's share [PartLo, PartHi) of
+	// workload.Whole of every map output when its job's partitions are
+	// skewed (partition_cov); both 0: an even share.
+	PartLo, PartHi uint64
+}
+
+// partition is a reduce's part of bytes of a map output (or of its job's
+// output), index being the reduce's task.
+func (t *TaskSpec) partition(bytes int64, index int) int64 {
+	if t.PartHi == 0 {
+		return workload.Share(bytes, t.Reduces, index)
+	}
+	return workload.ShareOf(bytes, t.PartLo, t.PartHi, workload.Whole)
 }
 
 // DropJobData deletes a job's map outputs from a node's disk: the job
@@ -153,9 +169,12 @@ type DropJobData struct {
 }
 
 // KillTask stops an attempt; the node frees its slot and cancels its flows.
+// With Project, a speculation policy's restart, the node says when the
+// attempt would have ended had it run on (TaskFinished.Projected).
 type KillTask struct {
 	Attempt sched.Attempt
 	Reason  string
+	Project bool
 }
 
 // TaskProgress is an attempt's progress report to its job manager:
@@ -205,20 +224,55 @@ type FailJob struct {
 	Reason string
 }
 
-// TaskLaunched tells a job manager one of its attempts was launched.
+// TaskLaunched tells a job manager one of its attempts was launched:
+// Bytes is its task's input (a map's block, a reduce's partition of the
+// shuffle), Copy that it is a copy of a running task (QueueCopy).
 type TaskLaunched struct {
 	Attempt  sched.Attempt
 	Node     sched.NodeID
 	Locality sched.Locality
+	Bytes    int64
+	Copy     bool
 }
 
-// TaskFinished reports an attempt's end to its job manager.
+// TaskFinished reports an attempt's end to its job manager. Start is its
+// launch on its node; Projected, for an attempt killed with
+// KillTask.Project, when it would have ended (0: not known).
 type TaskFinished struct {
 	Attempt     sched.Attempt
 	Node        sched.NodeID
 	Outcome     sched.Outcome
 	Reason      string
 	OutputBytes int64
+	Start       time.Duration
+	Projected   time.Duration
+}
+
+// ---- Speculation: job manager → coordinator.
+
+// QueueCopy asks the coordinator for another attempt of a running task:
+// it launches it ahead of the job's pending tasks, on a node that does
+// not run the task, within the speculation policy's cap.
+type QueueCopy struct {
+	Job  sched.JobID
+	Kind sched.TaskKind
+	Task int32
+}
+
+// WithdrawCopy takes back a QueueCopy not yet launched.
+type WithdrawCopy struct {
+	Job  sched.JobID
+	Kind sched.TaskKind
+	Task int32
+}
+
+// AttemptMeasured tells the coordinator how fast an attempt ran on its
+// node: its progress rate (input over duration) over the median of its
+// phase's so far, for LATE's slow nodes and the blacklist.
+type AttemptMeasured struct {
+	Attempt   sched.Attempt
+	Node      sched.NodeID
+	RateRatio float64
 }
 
 // MapOutputs tells the node running a reduce attempt where map outputs

@@ -193,6 +193,14 @@ func (n *Node) handleLaunch(ctx actor.Context, msg *LaunchTask) {
 		n.deps.Fail(fmt.Errorf("node %d: %v launched twice", n.cfg.ID, msg.Attempt))
 		return
 	}
+	for other := range n.runs {
+		if a := msg.Attempt; other.Job == a.Job && other.Kind == a.Kind && other.Task == a.Task {
+			// Copies of a task on one node would share its disk and CPU:
+			// the coordinator never places one where its task runs.
+			n.deps.Fail(fmt.Errorf("node %d: %v launched where another attempt of its task runs", n.cfg.ID, a))
+			return
+		}
+	}
 	if spill := n.spill(msg); spill > 0 {
 		if spill > n.freeSpace() {
 			n.deps.Fail(fmt.Errorf("node %d: %v launched with %d bytes of spill and %d bytes of intermediate space free", n.cfg.ID, msg.Attempt, spill, n.freeSpace()))
@@ -237,7 +245,7 @@ func (n *Node) startMap(ctx actor.Context, r *run) {
 		return
 	}
 	r.perByte = max(float64(work)/float64(spec.InputBytes), netmodel.MinUse)
-	n.startFlow(ctx, r, partInput, spec.Source, n.cfg.ID, read, spec.InputBytes, n.coreRate(r)/r.perByte)
+	n.startComputing(ctx, r, partInput, spec.InputBytes)
 }
 
 // cacheInput offers a map's input, read from a disk, to the node's cache:
@@ -252,19 +260,52 @@ func (n *Node) cacheInput(ctx actor.Context, r *run) {
 }
 
 // coreRate is the work per second of one of the node's cores at the
-// attempt's speed.
+// attempt's speed, a straggler's past its onset.
 func (n *Node) coreRate(r *run) float64 {
-	return CoreRate * n.cfg.Cluster.Speed * n.speed * r.speed
+	return CoreRate * n.cfg.Cluster.Speed * n.speed * r.speed * r.slow
 }
 
 // startCompute starts the compute of bytes: their CPU work on the node's
 // CPU, at most one core. Zero work is a flow of size 0, which ends at
 // the end of the instant.
 func (n *Node) startCompute(ctx actor.Context, r *run, bytes int64) {
-	work := int64(r.launch.Task.work(bytes))
-	r.flows[partCompute] = flowInfo{src: n.cfg.ID, bytes: work}
-	ctx.Send(n.cfg.Fabric, &StartFlow{Key: FlowKey{Attempt: r.launch.Attempt, Part: partCompute}, Src: n.cfg.ID, Dst: n.cfg.ID,
-		Transfer: Compute, Bytes: work, MaxRate: n.coreRate(r), Owner: n.self, OwnerNode: n.cfg.ID})
+	n.startComputing(ctx, r, partCompute, int64(r.launch.Task.work(bytes)))
+}
+
+// startComputing starts the flow that carries the attempt's compute (its
+// compute, or an overlapped map's streamed read) of total work or bytes.
+// A straggler's flow is split at its onset: the node sets the attempt's
+// speed factor when the first piece completes and starts the rest
+// (handleFlowDone), which is exact under the fluid model where a timer
+// would not be, since the piece's rate may change under contention.
+func (n *Node) startComputing(ctx actor.Context, r *run, part int32, total int64) {
+	if at, ok := r.onset(total); ok {
+		n.startPiece(ctx, r, part, flowInfo{bytes: at, rest: total - at})
+		return
+	}
+	n.startPiece(ctx, r, part, flowInfo{bytes: total})
+}
+
+// startPiece starts a piece of the attempt's compute-carrying flow: info
+// says its bytes, those done before it and those still to come after it.
+func (n *Node) startPiece(ctx actor.Context, r *run, part int32, info flowInfo) {
+	if part == partCompute {
+		info.src = n.cfg.ID
+		r.flows[partCompute] = info
+		ctx.Send(n.cfg.Fabric, &StartFlow{Key: FlowKey{Attempt: r.launch.Attempt, Part: partCompute}, Src: n.cfg.ID, Dst: n.cfg.ID,
+			Transfer: Compute, Bytes: info.bytes, MaxRate: n.coreRate(r), Owner: n.self, OwnerNode: n.cfg.ID})
+		return
+	}
+	spec := &r.launch.Task
+	read := DiskRead
+	if spec.FromMemory {
+		read = MemoryRead
+	}
+	n.startFlow(ctx, r, partInput, spec.Source, n.cfg.ID, read, info.bytes, n.coreRate(r)/r.perByte)
+	if f, ok := r.flows[partInput]; ok {
+		f.done, f.rest = info.done, info.rest
+		r.flows[partInput] = f
+	}
 }
 
 // retime moves the bound of the attempt's running compute, if it has
@@ -342,6 +383,12 @@ func (n *Node) handleFlowDone(ctx actor.Context, msg *FlowDone) {
 	}
 	delete(r.flows, msg.Key.Part)
 	r.account(n.cfg.ID, msg.Key.Part, info)
+	if info.rest > 0 {
+		// A straggler's onset: the rest of its compute runs slowed.
+		r.slow = r.launch.Task.Straggle.Speed()
+		n.startPiece(ctx, r, msg.Key.Part, flowInfo{bytes: info.rest, done: info.done + info.bytes})
+		return
+	}
 	if msg.Key.Part == partInput {
 		n.cacheInput(ctx, r)
 	}
@@ -404,6 +451,9 @@ func (n *Node) startOutput(ctx actor.Context, r *run) {
 
 func (n *Node) handleKill(ctx actor.Context, msg *KillTask) {
 	if r := n.runs[msg.Attempt]; r != nil {
+		if msg.Project {
+			r.projected = r.projectedEnd()
+		}
 		n.finish(ctx, r, sched.Killed, msg.Reason)
 	}
 }
@@ -458,11 +508,12 @@ func (n *Node) finish(ctx actor.Context, r *run, o sched.Outcome, reason string)
 	n.deps.Metrics.AttemptEnded(AttemptRecord{
 		Attempt: a, Node: n.cfg.ID, Slot: r.launch.Slot, Locality: r.launch.Task.Locality,
 		Start: r.start, End: now, LocalBytes: r.localBytes, RemoteBytes: r.remoteBytes,
-		Outcome: o, Reason: reason, Phases: r.phases,
+		Outcome: o, Reason: reason, Phases: r.phases, Projected: r.projected,
 	})
 	n.ended = append(n.ended, AttemptEnded{Attempt: a, Outcome: o, At: now, Reason: reason, OutputBytes: r.launch.Task.SpillBytes})
 	n.relay(ctx, r.launch.JobManager, &TaskFinished{
 		Attempt: a, Node: n.cfg.ID, Outcome: o, Reason: reason, OutputBytes: r.launch.Task.SpillBytes,
+		Start: r.start, Projected: r.projected,
 	})
 	if n.cfg.Heartbeat.OutOfBand {
 		n.sendHeartbeat(ctx)
@@ -544,7 +595,7 @@ func (n *Node) handleMapOutputs(ctx actor.Context, msg *MapOutputs) {
 		r.forget(m)
 	}
 	for _, out := range msg.Outputs {
-		r.learn(out, r.launch.Task.Reduces, int(msg.Reduce.Task))
+		r.learn(out)
 	}
 	n.fetchMore(ctx, r)
 	n.advance(ctx, r)
@@ -661,6 +712,7 @@ func (n *Node) handleDelivered(ctx actor.Context, msg *FlowsDelivered) {
 // next report.
 func (n *Node) report(ctx actor.Context, r *run, delivered map[int32]int64) {
 	ph, frac, score := r.progress(delivered)
+	r.reported(score, n.deps.Clock.Now())
 	n.relay(ctx, r.launch.JobManager, &TaskProgress{
 		Attempt: r.launch.Attempt, Phase: ph, Fraction: frac, Score: score, Start: r.start, At: n.deps.Clock.Now(),
 	})

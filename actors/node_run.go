@@ -2,6 +2,7 @@ package actors
 
 import (
 	"maps"
+	"math"
 	"slices"
 	"time"
 
@@ -41,10 +42,13 @@ const (
 	fetchDone
 )
 
-// flowInfo remembers what a live flow carries, for byte accounting.
+// flowInfo remembers what a live flow carries, for byte accounting. A
+// straggler's compute-carrying flow runs in two pieces split at its
+// onset: done are the bytes (or work) of the piece before this one, rest
+// those of the piece after it.
 type flowInfo struct {
-	src   sched.NodeID
-	bytes int64
+	src               sched.NodeID
+	bytes, done, rest int64
 }
 
 // run is one attempt in progress on a node.
@@ -56,12 +60,22 @@ type run struct {
 	phaseStart time.Duration
 	phases     []PhaseSpan // the phases ended so far that took time
 	speed      float64     // the attempt's own speed factor (1: nominal)
+	// slow is a straggler's factor past its onset, 1 before it and for
+	// an attempt that does not straggle; slowed: its onset has passed.
+	slow   float64
+	slowed bool
 	// progressTimer is the next progress report's, when reporting.
 	progressTimer TimerID
 	reporting     bool
 	perByte       float64 // CPU work per input byte of a streamed read; 0 when not streamed
-	localBytes    int64
-	remoteBytes   int64
+	// last are its two latest progress reports, the latest second, n of
+	// them sent; projected is when a restart's kill found it would end
+	// (KillTask.Project), 0 otherwise.
+	last        [2]scoreAt
+	reports     int
+	projected   time.Duration
+	localBytes  int64
+	remoteBytes int64
 
 	// Reduces only: every map's fetch state, the announced outputs not
 	// yet fetched, and the fetched bytes, which the compute phase reads.
@@ -79,12 +93,67 @@ type run struct {
 }
 
 func newRun(l *LaunchTask, now time.Duration) *run {
-	r := &run{launch: l, start: now, phaseStart: now, flows: make(map[int32]flowInfo), speed: 1}
+	r := &run{launch: l, start: now, phaseStart: now, flows: make(map[int32]flowInfo), speed: 1, slow: 1}
 	if l.Attempt.Kind == sched.Reduce {
 		r.state = make([]fetchState, l.Task.Maps)
 		r.batches = make(map[int32][]fetchItem)
 	}
 	return r
+}
+
+// scoreAt is a progress score and when it was reported.
+type scoreAt struct {
+	score float64
+	at    time.Duration
+}
+
+// reported keeps a progress report the attempt sent.
+func (r *run) reported(score float64, at time.Duration) {
+	r.last[0], r.last[1] = r.last[1], scoreAt{score, at}
+	r.reports++
+}
+
+// maxProjection bounds a projected end past its last report: a million
+// seconds, beyond any run.
+const maxProjection = 1e6
+
+// projectedEnd is when the attempt would end at the pace of its last two
+// reports (since its launch, with one): how a speculation's restart is
+// judged against the attempt it killed. 0 when it reported no progress.
+func (r *run) projectedEnd() time.Duration {
+	if r.reports == 0 {
+		return 0
+	}
+	from, to := scoreAt{0, r.start}, r.last[1]
+	if r.reports > 1 {
+		from = r.last[0]
+	}
+	if to.score <= from.score || to.at <= from.at {
+		return 0
+	}
+	rest := (1 - to.score) / ((to.score - from.score) / (to.at - from.at).Seconds())
+	return to.at + time.Duration(min(rest, maxProjection)*float64(time.Second))
+}
+
+// onset is where a flow of total bytes or work that carries the
+// attempt's compute splits at the straggler's onset, and false when it
+// does not split: no straggler, the onset passed, at the flow's start
+// (the attempt slows at once) or at its end.
+func (r *run) onset(total int64) (int64, bool) {
+	s := r.launch.Task.Straggle
+	if s.Factor == 0 || r.slowed {
+		return 0, false
+	}
+	at := int64(math.Round(s.Onset * float64(total)))
+	r.slowed = true
+	switch {
+	case at <= 0:
+		r.slow = s.Speed()
+		return 0, false
+	case at >= total: // a flow too short to split: the onset is its end
+		return 0, false
+	}
+	return at, true
 }
 
 // waiting reports whether the attempt's current phase has work left.
@@ -108,13 +177,13 @@ func (r *run) account(self sched.NodeID, part int32, f flowInfo) {
 	}
 }
 
-// learn queues a newly announced map output, unless it is already fetched
-// or on its way.
-func (r *run) learn(out MapOutput, reduces, index int) {
+// learn queues the reduce's part of a newly announced map output, unless
+// it is already fetched or on its way.
+func (r *run) learn(out MapOutput) {
 	if out.Map < 0 || int(out.Map) >= len(r.state) {
 		return
 	}
-	out.Bytes = workload.Share(out.Bytes, reduces, index)
+	out.Bytes = r.launch.Task.partition(out.Bytes, int(r.launch.Attempt.Task))
 	if st := r.state[out.Map]; st == fetchRunning || st == fetchRetry {
 		if r.moved == nil {
 			r.moved = make(map[int32]MapOutput)
@@ -217,6 +286,12 @@ func (r *run) progress(delivered map[int32]int64) (ProgressPhase, float64, float
 		d, asked := delivered[part]
 		if !live || info.bytes == 0 || d < 0 {
 			return 1
+		}
+		if info.done+info.rest > 0 { // a piece of a straggler's split flow
+			if !asked {
+				d = 0
+			}
+			return float64(info.done+d) / float64(info.done+info.bytes+info.rest)
 		}
 		if !asked {
 			return 0

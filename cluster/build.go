@@ -11,6 +11,7 @@ import (
 	"clusteremu/actors"
 	"clusteremu/netmodel"
 	"clusteremu/policies/sched"
+	"clusteremu/policies/straggler"
 )
 
 // Cluster is a built, not yet running, emulated cluster.
@@ -133,6 +134,9 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	if cfg.Cache != nil { // with a capacity of 0 too: the runs it is compared with
 		c.rec.countCaches()
 	}
+	if cfg.MeasuresStragglers() {
+		c.rec.phases = newPhaseTally()
+	}
 	f := actors.NewFabric(topo, c.network, cfg.Cluster.ByteCPU(), c.deps("fabric"))
 	if every := cfg.Run.LinkSamples; every > 0 {
 		f.SampleLinks(every)
@@ -162,8 +166,10 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	}
 	preloaded := cfg.preloaded()
 	c.coordinator = actors.NewCoordinator(actors.CoordinatorConfig{
-		Cluster: cfg.Cluster, HDFS: cfg.HDFS, Heartbeat: cfg.Heartbeat, Tasks: cfg.Tasks,
-		PolicyTick: cfg.Scheduler.Tick.Std(), MaxRunning: cfg.Scheduler.MaxRunning, RackOf: known, Streams: len(cfg.Workload) + len(cfg.Closed),
+		Cluster: cfg.Cluster, HDFS: cfg.HDFS, Heartbeat: cfg.Heartbeat, Tasks: cfg.Tasks, Stragglers: cfg.Stragglers, Straggle: cfg.straggle,
+		Speculation: speculationFor(cfg), Blacklist: cfg.Blacklist, NewSpeculation: newSpeculation(cfg),
+		MeasureNodes: cfg.Blacklist.On() || cfg.Speculation.On() && cfg.Speculation.params().SlowNodes() > 0,
+		PolicyTick:   cfg.Scheduler.Tick.Std(), MaxRunning: cfg.Scheduler.MaxRunning, RackOf: known, Streams: len(cfg.Workload) + len(cfg.Closed),
 		Fabric: fabric, Directory: dir, Explain: cfg.Run.Explain,
 		NewPolicy: func() (sched.Policy, error) { return sched.New(cfg.Scheduler.Name, cfg.Scheduler.Params, cfg.Shape()) },
 		Cache:     cfg.Cache, Preloaded: preloaded, CacheFuture: cfg.futureReads(),
@@ -357,4 +363,33 @@ func linkNames(topo *netmodel.Topology, net *netmodel.Network) LinkSeries {
 		s.Capacity[l], _ = net.Capacity(l)
 	}
 	return s
+}
+
+// speculationFor is what the coordinator keeps to of the run's
+// speculation policy.
+func speculationFor(cfg *Config) actors.SpeculationConfig {
+	if !cfg.Speculation.On() {
+		return actors.SpeculationConfig{}
+	}
+	p := cfg.Speculation.params()
+	return actors.SpeculationConfig{On: true, Cap: p.Cap(), SlowNodes: p.SlowNodes()}
+}
+
+// newSpeculation makes each job's speculation policy, nil when the run
+// does not speculate. Δ is the progress-report period; a copy's launch
+// is assumed half a heartbeat after its request until one is measured.
+func newSpeculation(cfg *Config) func(tasks [2]int) straggler.Policy {
+	if !cfg.Speculation.On() {
+		return nil
+	}
+	name, params := cfg.Speculation.Name, cfg.Speculation.params()
+	lag := cfg.Heartbeat.Interval.Std() / 2
+	delta := cfg.Tasks.ProgressInterval.Std()
+	return func(tasks [2]int) straggler.Policy {
+		p, err := straggler.New(name, params, straggler.Setup{Tasks: tasks, Delta: delta, Lag: lag})
+		if err != nil {
+			panic(fmt.Sprintf("cluster: speculation %q validated but not built: %v", name, err))
+		}
+		return p
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"clusteremu/netmodel"
 	"clusteremu/policies/cache"
 	"clusteremu/policies/sched"
+	"clusteremu/policies/straggler"
 	"clusteremu/units"
 	"clusteremu/workload"
 )
@@ -33,6 +35,14 @@ type Config struct {
 	// Cache is [cache], PACMan's memory caches; nil or without a
 	// capacity, none.
 	Cache *actors.CacheConfig `json:",omitempty"`
+	// Stragglers are per-attempt slowdowns and busy periods
+	// ([stragglers]); left out of the configuration's hash when off.
+	Stragglers actors.StragglersConfig `json:",omitzero"`
+	// Speculation is the job managers' speculation policy
+	// ([speculation]); Blacklist keeps straggling nodes out
+	// ([blacklist]). Both are left out of the hash when off.
+	Speculation SpeculationConfig      `json:",omitzero"`
+	Blacklist   actors.BlacklistConfig `json:",omitzero"`
 
 	// Workload holds one job list per client stream, each sorted by
 	// submission time.
@@ -53,6 +63,10 @@ type Config struct {
 	// after the one before it ended. Closed jobs are numbered after the
 	// open streams' jobs.
 	Closed [][]workload.JobSpec
+
+	// straggle, when set, pins each attempt's slowdown instead of
+	// drawing it from Stragglers (tests).
+	straggle func(sched.Attempt) actors.Straggle
 
 	// firstJob is the ID of the workload's first job (0: 1), so that a
 	// reference run keeps the job's ID and with it its input file.
@@ -76,6 +90,33 @@ type SchedulerConfig struct {
 	Params sched.Params `toml:"-"`
 }
 
+// SpeculationConfig is [speculation]: the policy's name and its own
+// parameters, of the type it registered (straggler.Register); nil Params
+// are its defaults.
+type SpeculationConfig struct {
+	Name   string           `toml:"name"`
+	Params straggler.Params `toml:"-"`
+}
+
+// On reports whether the job managers speculate.
+func (s SpeculationConfig) On() bool { return s.Name != "" && s.Name != straggler.None }
+
+// IsZero reports whether no policy speculates, which the configuration's
+// hash leaves out.
+func (s SpeculationConfig) IsZero() bool { return !s.On() }
+
+// params are the policy's parameters, its defaults when none were given.
+func (s SpeculationConfig) params() straggler.Params {
+	if s.Params != nil {
+		return s.Params
+	}
+	p, err := straggler.NewParams(s.Name)
+	if err != nil {
+		return &straggler.NoneParams{}
+	}
+	return p
+}
+
 // DefaultConfig is a small cluster with Hadoop's defaults: 2 racks of 10
 // nodes with 4 map and 2 reduce slots, 100 MB/s disks, 1 Gb/s NICs with
 // 5:1 rack oversubscription, 128 MiB blocks in 3 replicas, 3 s heartbeats
@@ -88,7 +129,10 @@ func DefaultConfig() Config {
 			DiskRead: 100e6, DiskWrite: 100e6, NIC: 125e6, Oversubscription: 5, RackAware: true,
 			Evict: actors.EvictLatest, Speed: 1,
 		},
-		HDFS: actors.HDFSConfig{BlockSize: 128 << 20, Replication: 3, WriteTimeout: units.Duration(time.Minute), ReplicationStreams: 2},
+		Stragglers:  actors.DefaultStragglers(),
+		Speculation: SpeculationConfig{Name: straggler.None},
+		Blacklist:   actors.DefaultBlacklist(),
+		HDFS:        actors.HDFSConfig{BlockSize: 128 << 20, Replication: 3, WriteTimeout: units.Duration(time.Minute), ReplicationStreams: 2},
 		Heartbeat: actors.HeartbeatConfig{
 			Interval: units.Duration(3 * time.Second), ControlLatency: units.Duration(time.Millisecond),
 			DeadAfter: 10, AssignMultiple: true,
@@ -97,6 +141,26 @@ func DefaultConfig() Config {
 		Tasks: actors.TasksConfig{SlowStart: 0.05, MaxAttempts: 4, ParallelCopies: 5,
 			FetchFailures: 3, FetchTimeout: units.Duration(3 * time.Minute), FetchRetry: units.Duration(10 * time.Second)},
 	}
+}
+
+// MeasuresStragglers reports whether the run has stragglers, busy
+// periods, data skew, largest-first queuing, speculation or a
+// blacklist: then it measures its
+// phases (Records.Phases) and the metrics of speculation, which a run
+// without them leaves out, so its outputs stay what they were before
+// those tables existed.
+func (c *Config) MeasuresStragglers() bool {
+	if !c.Stragglers.IsZero() || c.Tasks.LargestFirst || c.Speculation.On() || c.Blacklist.On() {
+		return true
+	}
+	for _, jobs := range append(slices.Clone(c.Workload), c.Closed...) {
+		for i := range jobs {
+			if jobs[i].InputCoV > 0 || jobs[i].PartitionCoV > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Reducers is the reduce attempts a node runs at once
@@ -154,6 +218,11 @@ func (c *Config) Validate() error {
 	c.HDFS.Validate(&checks, c.Nodes())
 	c.Heartbeat.Validate(&checks)
 	c.Tasks.Validate(&checks, c.Cluster.ReduceSlots)
+	c.Stragglers.Validate(&checks)
+	c.Blacklist.Validate(&checks)
+	_, known := straggler.NewParams(c.Speculation.Name)
+	check(c.Speculation.On() && known == nil && c.Tasks.ProgressInterval <= 0, "speculation.name", c.Speculation.Name,
+		`needs tasks.progress_interval > 0: a policy judges attempts by their progress reports (Mantri's are "10s")`)
 	check(c.Scheduler.Tick < 0 || c.Scheduler.Tick > 0 && c.Scheduler.Tick < actors.MinPeriod, "scheduler.tick", c.Scheduler.Tick,
 		fmt.Sprintf("must be 0 (no tick) or at least %v", actors.MinPeriod))
 	check(c.Scheduler.MaxRunning < 0, "scheduler.max_running", c.Scheduler.MaxRunning, "must be ≥ 0 (0: no cap)")
@@ -200,7 +269,10 @@ func (c *Config) Validate() error {
 	checks = append(checks, c.faultLinks()...)
 	errs := []error(checks)
 	if _, err := sched.New(c.Scheduler.Name, c.Scheduler.Params, c.Shape()); err != nil {
-		errs = append(errs, schedulerErrors(err)...)
+		errs = append(errs, policyErrors(err, schedulerField)...)
+	}
+	if err := straggler.Validate(c.Speculation.Name, c.Speculation.Params); err != nil {
+		errs = append(errs, policyErrors(err, speculationField)...)
 	}
 	if ref := r.ReferenceScheduler; ref != "" {
 		if _, err := sched.NewParams(ref); err != nil {
@@ -304,9 +376,14 @@ func (c *Config) validateSlots() []error {
 	return errs
 }
 
-// schedulerErrors turns the policy's errors into FieldErrors keyed by
-// their scenario path ("scheduler.pools[1].weight").
-func schedulerErrors(err error) []error {
+// policyErrors turns a policy's errors into FieldErrors keyed by their
+// scenario path ("scheduler.pools[1].weight", "speculation.gamma"), field
+// placing the policy's *ParamError in its table; other errors pass as
+// they are.
+func policyErrors[P interface {
+	*E
+	error
+}, E any](err error, field func(P) *FieldError) []error {
 	errs := []error{err}
 	if joined, ok := err.(interface{ Unwrap() []error }); ok {
 		errs = joined.Unwrap()
@@ -314,12 +391,20 @@ func schedulerErrors(err error) []error {
 	out := make([]error, len(errs))
 	for i, e := range errs {
 		out[i] = e
-		var pe *sched.ParamError
+		var pe P
 		if errors.As(e, &pe) {
-			out[i] = &FieldError{Key: "scheduler." + pe.Key, Value: pe.Value, Msg: pe.Msg}
+			out[i] = field(pe)
 		}
 	}
 	return out
+}
+
+func schedulerField(pe *sched.ParamError) *FieldError {
+	return &FieldError{Key: "scheduler." + pe.Key, Value: pe.Value, Msg: pe.Msg}
+}
+
+func speculationField(pe *straggler.ParamError) *FieldError {
+	return &FieldError{Key: "speculation." + pe.Key, Value: pe.Value, Msg: pe.Msg}
 }
 
 func positive(x float64) bool { return x > 0 && !math.IsInf(x, 0) }

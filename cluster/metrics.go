@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -84,6 +85,10 @@ type Records struct {
 	PartitionSlots [][2]int
 	// Cache is what the caches did, nil for a run without [cache].
 	Cache *CacheTotals
+	// Phases are the phases of the jobs that succeeded, in job order,
+	// maps first, when the run measures them (Config.MeasuresStragglers);
+	// nil otherwise.
+	Phases []PhaseResult
 }
 
 // CacheTotals is what a run's caches did, from the maps that succeeded:
@@ -200,7 +205,9 @@ type recorder struct {
 	lastSample actors.LinkSample
 	// cache counts the maps' memory reads, nil without a cache.
 	cache *cacheTally
-	errs  []error
+	// phases follows each job's tasks, when the run measures phases.
+	phases *phaseTally
+	errs   []error
 }
 
 // hooks are RunOptions' streaming hooks, each nil when unset.
@@ -285,6 +292,9 @@ func (r *recorder) JobEnded(rec actors.JobRecord) {
 		r.violate("job %d ended but was never submitted", rec.ID)
 	}
 	r.jobs[rec.ID] = rec
+	if r.phases != nil {
+		r.phases.jobEnded(rec.ID, rec.Succeeded)
+	}
 }
 
 // AttemptEnded implements actors.Recorder. An attempt ends once; but one
@@ -327,6 +337,9 @@ func (r *recorder) AttemptEnded(rec actors.AttemptRecord) {
 	r.tally.add(rec, r.partition)
 	if r.cache != nil {
 		r.cache.add(rec)
+	}
+	if r.phases != nil {
+		r.phases.ended(rec)
 	}
 	delete(r.running, rec.Attempt)
 	switch {
@@ -538,6 +551,13 @@ func (r *recorder) results(end time.Duration) (*Records, error) {
 	res.Counters = maps.Clone(r.counters)
 	if r.cache != nil {
 		res.Cache = r.cache.totals(res.Jobs)
+	}
+	if r.phases != nil {
+		res.Phases = slices.Clone(r.phases.results)
+		slices.SortFunc(res.Phases, func(a, b PhaseResult) int { return cmp.Or(cmp.Compare(a.Job, b.Job), cmp.Compare(a.Kind, b.Kind)) })
+		if res.Phases == nil {
+			res.Phases = []PhaseResult{}
+		}
 	}
 	slices.SortStableFunc(res.Progress, func(a, b actors.AttemptProgress) int { return sched.CompareAttempts(a.Attempt, b.Attempt) })
 	return res, errors.Join(r.errs...)

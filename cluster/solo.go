@@ -226,10 +226,13 @@ func soloKey(cfg *Config) ([sha256.Size]byte, bool) {
 		Tick      any
 		Params    any
 		Cache     any
+		Straggle  any
+		Speculate any
+		Blacklist any
 		Job       workload.JobSpec
 		ID        sched.JobID
 	}{cfg.Run, cfg.Chaos, cfg.Cluster, cfg.HDFS, cfg.Heartbeat, cfg.Tasks, cfg.Scheduler.Name, cfg.Scheduler.Tick,
-		cfg.Scheduler.Params, cfg.Cache, cfg.Workload[0][0], cfg.firstJob})
+		cfg.Scheduler.Params, cfg.Cache, cfg.Stragglers, cfg.Speculation, cfg.Blacklist, cfg.Workload[0][0], cfg.firstJob})
 	if err != nil {
 		return [sha256.Size]byte{}, false
 	}

@@ -43,6 +43,13 @@ var MetricNames = []string{
 	"workload.load", "workload.load.map", "workload.load.reduce",
 	"workload.reference.scv", "workload.reference.sum",
 	"workload.size.below_10s", "workload.size.mean", "workload.size.scv", "workload.size.top_8pct",
+	// Measured when the run has stragglers, skew or speculation
+	// (Config.MeasuresStragglers).
+	"phases.duration.p50", "phases.duration.p75", "phases.duration.p95",
+	"phases.slowest_over_median.p50", "phases.slowest_over_median.p75", "phases.slowest_over_median.p95",
+	"phases.median_over_min_rate.p50", "phases.median_over_min_rate.p75", "phases.median_over_min_rate.p95",
+	"phases.outlier_heavy", "tasks.slot_seconds", "tasks.speculative.per_task", "tasks.speculative.success",
+	actors.MetricNodesBlacklisted,
 }
 
 // CounterNames are the metrics counted as the run goes (Records.Counters):
@@ -69,6 +76,7 @@ func init() {
 	MetricNames = append(MetricNames, CounterNames...)
 	MetricNames = append(MetricNames, CacheMetricNames...)
 	slices.Sort(MetricNames)
+	MetricNames = slices.Compact(MetricNames) // tasks.slot_seconds is a cache's and a straggler run's
 }
 
 // BinMetrics prefixes the job metrics a Summary holds, in a run with a
@@ -254,11 +262,13 @@ func MetricUnit(name string) string {
 	case name == "workload.size.top_8pct" || name == "workload.size.below_10s":
 		return UnitFraction
 	case strings.HasPrefix(name, "jobs.response_time.") || strings.HasSuffix(name, ".response_time.mean") ||
-		name == "jobs.makespan" || name == "run.end" || strings.HasSuffix(name, ".slot_seconds"):
+		name == "jobs.makespan" || name == "run.end" || strings.HasSuffix(name, ".slot_seconds") ||
+		strings.HasPrefix(name, "phases.duration."):
 		return UnitSeconds
-	case strings.HasPrefix(name, "tasks.locality.") || strings.HasPrefix(name, "slots.utilisation."):
+	case strings.HasPrefix(name, "tasks.locality.") || strings.HasPrefix(name, "slots.utilisation.") ||
+		name == "phases.outlier_heavy" || name == "tasks.speculative.success":
 		return UnitFraction
-	case strings.HasPrefix(name, "jobs.slowdown."):
+	case strings.HasPrefix(name, "jobs.slowdown.") || strings.HasPrefix(name, "phases.") || name == "tasks.speculative.per_task":
 		return UnitRatio
 	case name == "flows.bytes" || strings.HasSuffix(name, "_bytes"):
 		return UnitBytes
@@ -328,6 +338,9 @@ func Summarize(res *Records, slots [2]int, end time.Duration) Summary {
 	if res.Cache != nil {
 		summarizeCache(s, res)
 	}
+	if res.Phases != nil {
+		summarizeStragglers(s, res)
+	}
 	return s
 }
 
@@ -350,7 +363,7 @@ func summarizeCache(s Summary, res *Records) {
 	if maps := loc[sched.MemoryLocal] + loc[sched.NodeLocal] + loc[sched.RackLocal] + loc[sched.OffRack]; maps > 0 {
 		s["tasks.locality.memory"] = float64(loc[sched.MemoryLocal]) / float64(maps)
 	}
-	s["tasks.slot_seconds"] = t.Busy[sched.Map] + t.Busy[sched.Reduce]
+	s["tasks.slot_seconds"] = slotSeconds(res)
 	for _, name := range []string{actors.MetricCacheRequests, actors.MetricCachePeak, actors.MetricCacheEvictions} {
 		s[name] = float64(res.Counters[name])
 	}
@@ -419,6 +432,39 @@ func summarizeAdmission(s Summary, jobs []JobResult) {
 	}
 	if len(waits) > 0 {
 		s.distribution("jobs.admission_wait", waits)
+	}
+}
+
+// slotSeconds is the slot time every attempt held, those the run cut off
+// included: running when the run ended, such as a copy whose task ended
+// with the run, an attempt held its slot until then.
+func slotSeconds(res *Records) float64 {
+	held := res.Tally.Busy[sched.Map] + res.Tally.Busy[sched.Reduce]
+	for _, a := range res.CutOff {
+		if a.Start >= 0 {
+			held += (a.End - a.Start).Seconds()
+		}
+	}
+	return held
+}
+
+// summarizeStragglers sets the metrics of a run that measures phases
+// (Config.MeasuresStragglers): the phases', the slot-seconds every
+// attempt held, and what speculation launched and won.
+func summarizeStragglers(s Summary, res *Records) {
+	summarizePhases(s, res.Phases)
+	s["tasks.slot_seconds"] = slotSeconds(res)
+	tasks := 0
+	for _, j := range res.Jobs {
+		tasks += j.Maps + j.Reduces
+	}
+	s[actors.MetricNodesBlacklisted] = float64(res.Counters[actors.MetricNodesBlacklisted])
+	launched := res.Counters[actors.MetricSpeculated]
+	if tasks > 0 {
+		s["tasks.speculative.per_task"] = float64(launched) / float64(tasks)
+	}
+	if launched > 0 {
+		s["tasks.speculative.success"] = float64(res.Counters[actors.MetricSpeculationWon]) / float64(launched)
 	}
 }
 

@@ -367,3 +367,80 @@ func cutAt(s, sep string) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// The stragglers issue's tables refuse what makes no sense, each error at
+// its key: probabilities and shares outside [0, 1], bands that are not
+// three weights summing to 1, factors below 1 and reversed ranges, a
+// negative CoV, jobs splitting one file two ways, an unknown policy,
+// Mantri's γ or ρ below 0, keep outside [1, max_copies], a cap outside
+// (0, 1], early off LATE, speculation without progress reports.
+func TestStragglersAndSpeculationRefuseNonsense(t *testing.T) {
+	text := `[tasks]
+progress_interval = "10s"
+[stragglers]
+probability = -0.1
+bands = [0.5, 0.2, 0.2]
+max_factor = 5
+onset = 1.0
+busy_nodes = 1.5
+busy_factor = [0.5, 2.0]
+busy_length = ["10m", "1m"]
+[speculation]
+name = "mantri"
+gamma = -1
+rho = -2
+keep = 5
+cap = 0
+early = true
+[blacklist]
+name = "ewma"
+threshold = 1.2
+window = "0s"
+[[workload.synthetic]]
+jobs = 3
+interarrival = "10s"
+input_cov = -1
+partition_cov = "lots"
+[[workload.jobs]]
+job = [
+  { name = "a", input_file = "f", input_bytes = "1GiB", input_cov = 0.5 },
+  { name = "b", input_file = "f", input_bytes = "1GiB", input_cov = 1 },
+]
+`
+	_, err := Load("s.toml", []byte(text), ".")
+	require.Error(t, err)
+	assert.Equal(t, []string{
+		`s.toml:4:1: stragglers.probability = -0.1: must be a probability in [0, 1] (0: no stragglers)`,
+		`s.toml:5:1: stragglers.bands = [0.5 0.2 0.2]: must be three weights in [0, 1] summing to 1: of ×U[1.5, 2.5), ×log-U[2.5, 10) and the Pareto tail from 10`,
+		`s.toml:6:1: stragglers.max_factor = 5: must be a factor in [10, 1000]: the tail starts at ×10`,
+		`s.toml:7:1: stragglers.onset = 1: must be "uniform" or a fraction of the compute in [0, 1)`,
+		`s.toml:8:1: stragglers.busy_nodes = 1.5: must be a share of the nodes in [0, 1]`,
+		`s.toml:9:1: stragglers.busy_factor = [0.5 2]: must be two slowdown factors [lo, hi] with 1 ≤ lo ≤ hi ≤ 1000`,
+		`s.toml:10:1: stragglers.busy_length = [10m0s 1m0s]: must be two lengths ["lo", "hi"] with 1ms ≤ lo ≤ hi`,
+		`s.toml:13:1: speculation.gamma = -1: must be ≥ 0 kills of a task`,
+		`s.toml:14:1: speculation.rho = -2: must be ≥ 0 report periods`,
+		`s.toml:15:1: speculation.keep = 5: must be 1 … max_copies = 3`,
+		`s.toml:16:1: speculation.cap = 0: must be a share in (0, 1]`,
+		`s.toml:17:1: speculation.early = true: applies only to name = "late" (Early-LATE is LATE acting early)`,
+		`s.toml:20:1: blacklist.threshold = 1.2: must be a probability in [0, 1] (the thesis tried 0.3, 0.5 and 0.7)`,
+		`s.toml:21:1: blacklist.window = "0s": must be at least 1ms (the thesis tried 5m and 1h)`,
+		`s.toml:25:1: workload.synthetic[0].input_cov = -1: must be a coefficient of variation in [0, 10000] (0: even) or "thesis"`,
+		`s.toml:26:1: workload.synthetic[0].partition_cov = "lots": must be a coefficient of variation ≥ 0 or "thesis"`,
+		`s.toml:30:57: workload.jobs[0].job[1].input_cov = 1: job[0] reads input_file "f" with input_cov = 0.5: jobs sharing a file split it alike`,
+	}, strings.Split(err.Error(), "\n"))
+
+	for _, tc := range []struct{ text, want string }{
+		{"[tasks]\nprogress_interval = \"10s\"\n[speculation]\nname = \"speculative\"\n" + someWork,
+			`s.toml:4:1: speculation.name = "speculative": must be one of dryad, hadoop, late, mantri, none`},
+		{"[speculation]\nname = \"late\"\n" + someWork,
+			`s.toml:2:1: speculation.name = "late": needs tasks.progress_interval > 0`},
+		{"[tasks]\nprogress_interval = \"10s\"\n[speculation]\nname = \"late\"\nearly = true\nslow_task = 2\n" + someWork,
+			`s.toml:6:1: speculation.slow_task = 2: must be a share in (0, 1]`},
+		{"[blacklist]\nname = \"often\"\n" + someWork, `s.toml:2:1: blacklist.name = "often": must be "none" or "ewma"`},
+	} {
+		_, err := Load("s.toml", []byte(tc.text), ".")
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), tc.want)
+		assert.Equal(t, 1, strings.Count(err.Error(), "\n")+1, "one error: %v", err)
+	}
+}

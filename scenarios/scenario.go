@@ -15,6 +15,7 @@ import (
 	"clusteremu/actors"
 	"clusteremu/cluster"
 	"clusteremu/policies/sched"
+	"clusteremu/policies/straggler"
 	"clusteremu/units"
 	"clusteremu/workload"
 )
@@ -38,11 +39,18 @@ type File struct {
 	Tasks     actors.TasksConfig `toml:"tasks"`
 	// Cache is [cache], nil when the file has none, so a resolved
 	// scenario without a cache says nothing of one.
-	Cache     *actors.CacheConfig `toml:"cache"`
-	Workload  WorkloadTable       `toml:"workload"`
-	Fault     []FaultTable        `toml:"fault"`
-	Expect    []Expectation       `toml:"expect"`
-	Reproduce ReproduceTable      `toml:"reproduce"`
+	Cache *actors.CacheConfig `toml:"cache"`
+	// Stragglers are per-attempt slowdowns and busy periods.
+	Stragglers actors.StragglersConfig `toml:"stragglers"`
+	// Speculation holds the speculation policy's name and its own
+	// parameters, decoded once the name is known; Blacklist keeps
+	// straggling nodes out.
+	Speculation map[string]any         `toml:"speculation"`
+	Blacklist   actors.BlacklistConfig `toml:"blacklist"`
+	Workload    WorkloadTable          `toml:"workload"`
+	Fault       []FaultTable           `toml:"fault"`
+	Expect      []Expectation          `toml:"expect"`
+	Reproduce   ReproduceTable         `toml:"reproduce"`
 }
 
 // ReproduceTable is [reproduce], for scenarios that reproduce a paper's
@@ -166,8 +174,10 @@ func defaults() File {
 	d := cluster.DefaultConfig()
 	return File{
 		Run:     cluster.RunOptions{Clock: cluster.Virtual, Slowdown: true, StallAfter: DefaultStallAfter},
-		Cluster: d.Cluster, HDFS: d.HDFS, Heartbeat: d.Heartbeat, Chaos: d.Chaos, Tasks: d.Tasks,
-		Scheduler: map[string]any{"name": d.Scheduler.Name, "tick": d.Scheduler.Tick.String()},
+		Cluster: d.Cluster, HDFS: d.HDFS, Heartbeat: d.Heartbeat, Chaos: d.Chaos, Tasks: d.Tasks, Stragglers: d.Stragglers,
+		Scheduler:   map[string]any{"name": d.Scheduler.Name, "tick": d.Scheduler.Tick.String()},
+		Speculation: map[string]any{"name": d.Speculation.Name},
+		Blacklist:   d.Blacklist,
 	}
 }
 
@@ -178,7 +188,8 @@ func (f *File) config(dir string) (cluster.Config, []error) {
 	c := cluster.DefaultConfig()
 	c.Run, c.Cluster, c.HDFS, c.Heartbeat, c.Chaos, c.Tasks = f.Run, f.Cluster, f.HDFS, f.Heartbeat, f.Chaos, f.Tasks
 	c.Cache = f.Cache
-	bad := f.scheduler(&c)
+	c.Stragglers, c.Blacklist = f.Stragglers, f.Blacklist
+	bad := errors.Join(f.scheduler(&c), f.speculation(&c))
 	errs = append(errs, bad)
 	var ferrs []error
 	c.Faults, c.Rules, ferrs = faults(f.Fault, &c, c.Run.Seed)
@@ -201,8 +212,23 @@ func (f *File) config(dir string) (cluster.Config, []error) {
 		if err := c.ValidateWorkload(); err != nil {
 			errs = append(errs, fieldErrors(err)...)
 		}
+		c.Faults = append(c.Faults, c.Stragglers.BusyFaults(&c.Cluster, busySpan(&c), c.Run.Seed, c.Faults)...)
 	}
 	return c, errs
+}
+
+// busySpan is the span busy periods are drawn over: the run's deadline,
+// or the workload's last submission plus an hour, which a run rarely
+// outlasts (a busy period past the run's end never fires).
+func busySpan(c *cluster.Config) time.Duration {
+	if c.Run.Until > 0 {
+		return c.Run.Until.Std()
+	}
+	last := time.Duration(0)
+	for _, j := range c.Jobs() {
+		last = max(last, j.Submit)
+	}
+	return last + time.Hour
 }
 
 // scheduler decodes [scheduler]: the policy's name, tick and max_running
@@ -226,6 +252,31 @@ func (f *File) scheduler(c *cluster.Config) error {
 	errors.As(doc.DecodeAt("scheduler", p, "name", "tick", "max_running"), &bad)
 	c.Scheduler.Params = p
 	return append(errs, bad...).err()
+}
+
+// speculation decodes [speculation] as scheduler decodes [scheduler]:
+// the policy's name, then every other key into its own parameters
+// (straggler.NewParams). early, Early-LATE's switch, is refused with a
+// word of why under any other policy.
+func (f *File) speculation(c *cluster.Config) error {
+	doc := treeDocument(map[string]any{"speculation": f.Speculation})
+	params := slices.DeleteFunc(slices.Sorted(maps.Keys(f.Speculation)), func(k string) bool { return k == "name" })
+	var errs ErrorList
+	errors.As(doc.DecodeAt("speculation", &c.Speculation, params...), &errs)
+	p, err := straggler.NewParams(c.Speculation.Name)
+	if err != nil || slices.ContainsFunc(errs, func(e *Error) bool { return e.Key == "speculation.name" }) {
+		return errs.err() // c.Validate reports an unknown name
+	}
+	skip := []string{"name"}
+	var bad []error
+	if early, given := f.Speculation["early"]; given && c.Speculation.Name != "late" {
+		skip = append(skip, "early")
+		bad = append(bad, Invalid("speculation.early", early, `applies only to name = "late" (Early-LATE is LATE acting early)`))
+	}
+	var decoded ErrorList
+	errors.As(doc.DecodeAt("speculation", p, skip...), &decoded)
+	c.Speculation.Params = p
+	return errors.Join(append(append([]error{errs.err()}, bad...), decoded.err())...)
 }
 
 // fieldErrors turns the configuration's errors into FieldErrors keyed by

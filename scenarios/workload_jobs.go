@@ -29,7 +29,9 @@ type JobsStream struct {
 // block), reduces = 0, shuffle_bytes = 0, output_bytes = 0,
 // map_cpu_per_mib and reduce_cpu_per_mib (see CPUCosts), map_time and
 // reduce_time (a task's compute whatever its bytes, instead of the
-// per-MiB cost), model = "overlapped" or "sequential", slow_start = 0 (the cluster's).
+// per-MiB cost), model = "overlapped" or "sequential", slow_start = 0 (the cluster's),
+// input_cov = 0 and partition_cov = 0 (see Skew; jobs reading one
+// input_file must give it the same input_cov).
 type JobEntry struct {
 	Name         string   `toml:"name"`
 	Submit       Duration `toml:"submit"`
@@ -47,6 +49,7 @@ type JobEntry struct {
 	MapTime      Duration `toml:"map_time"`
 	ReduceTime   Duration `toml:"reduce_time"`
 	CPUCosts
+	Skew
 }
 
 // models maps the TOML names of task models to their values.
@@ -75,6 +78,10 @@ func (e *JobEntry) Spec(i int) (workload.JobSpec, error) {
 	}
 	if err := e.fixedTimes(&spec); err != nil {
 		return spec, err
+	}
+	var c checks
+	if e.Skew.check(&c); len(c) > 0 {
+		return spec, c[0]
 	}
 	if err := spec.Validate(); err != nil {
 		return spec, asFieldError(err)
@@ -118,14 +125,44 @@ func (s *JobsStream) Validate() error {
 	return err
 }
 
-// Generate returns the listed jobs sorted by submit time; env is not used.
-func (s *JobsStream) Generate(Env) ([]workload.JobSpec, error) {
+// Generate returns the listed jobs sorted by submit time; env's seed
+// draws the "thesis" CoVs.
+func (s *JobsStream) Generate(env Env) ([]workload.JobSpec, error) {
 	jobs, err := s.specs()
 	if err != nil {
 		return nil, err
 	}
+	for i := range jobs {
+		s.Jobs[i].Skew.applyTo(&jobs[i], i, env.Seed)
+	}
+	if err := sameSkewPerFile(jobs); err != nil {
+		return nil, err
+	}
 	sortBySubmit(jobs)
 	return jobs, nil
+}
+
+// sameSkewPerFile refuses jobs that read one file split two ways: a
+// file's blocks are stored once.
+func sameSkewPerFile(jobs []workload.JobSpec) error {
+	first := map[string]int{}
+	var errs []error
+	for i := range jobs {
+		f := jobs[i].InputFile
+		if f == "" {
+			continue
+		}
+		j, seen := first[f]
+		if !seen {
+			first[f] = i
+			continue
+		}
+		if jobs[j].InputCoV != jobs[i].InputCoV {
+			errs = append(errs, Prefix(fmt.Sprintf("job[%d]", i), Invalid("input_cov", jobs[i].InputCoV,
+				"job[%d] reads input_file %q with input_cov = %g: jobs sharing a file split it alike", j, f, jobs[j].InputCoV)))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func (s *JobsStream) specs() ([]workload.JobSpec, error) {

@@ -60,6 +60,7 @@ type SWIMStream struct {
 	Slots          int      `toml:"slots"`
 	Pool           string   `toml:"pool"`
 	CPUCosts
+	Skew
 }
 
 // DefaultBytesPerReduce is the shuffle one reduce task receives when a
@@ -96,6 +97,7 @@ func (s *SWIMStream) Validate() error {
 	}
 	c.add(v.Slots < 0, Invalid("slots", v.Slots, "must be ≥ 0 (0: the cluster's map + reduce slots)"))
 	c.add(v.Slots > 0 && v.Load == nil, Invalid("slots", v.Slots, "applies only with load: the slots the load is of"))
+	v.Skew.check(&c)
 	return c.err()
 }
 
@@ -109,7 +111,7 @@ func (s *SWIMStream) LoadStream(key string, stream int) (cluster.LoadStream, boo
 }
 
 // Generate reads the trace (relative to env.Dir) and converts it; the
-// seed is not used.
+// seed draws only the jobs' skew (Skew).
 func (s *SWIMStream) Generate(env Env) ([]workload.JobSpec, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
@@ -124,6 +126,7 @@ func (s *SWIMStream) Generate(env Env) ([]workload.JobSpec, error) {
 		return nil, Invalid("trace", s.Trace, "%v", err) // at the trace = line
 	}
 	jobs := s.Convert(recs, env.BlockSize)
+	s.Skew.apply(jobs, env.Seed)
 	if s.Load != nil && len(jobs) > 0 && !slices.ContainsFunc(jobs, hasWork) {
 		return nil, Invalid("load", *s.Load, "the stream's %d jobs move and compute nothing (no input, shuffle or output), "+
 			"so they hold no slot time and no arrival rate offers a load", len(jobs))

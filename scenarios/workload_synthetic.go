@@ -26,7 +26,9 @@ import (
 // log-uniformly within the bin; "pacman-fb" and "pacman-bing" do the same
 // with the bins of Ananthanarayanan's Table 2.1 and their Facebook and
 // Bing fractions (PACManFBBins, PACManBingBins), the last bin open up to
-// max_maps; "bm" gives the 50 jobs of Zaharia et al.'s
+// max_maps; "bing" draws from Table 2.1's Bing bins with the open last bin
+// ending at 1500 maps (BingBins), each draw capped at max_maps, as the
+// Mantri reproductions do; "bm" gives the 50 jobs of Zaharia et al.'s
 // macrobenchmark BM (Table 2: 29 jobs of 16 maps, 5 of 40, 4 of 80, 4 of
 // 160, 3 of 320, 2 of 600 and one each of 1200, 2400 and 6400; a
 // max_maps below 6400 caps them) in a seeded random order, each further 50
@@ -63,7 +65,7 @@ import (
 // block_size = "128MiB", shuffle_ratio = 1.0, output_ratio = 1.0,
 // pool = "", map_cpu_per_mib and reduce_cpu_per_mib (see CPUCosts),
 // files = 0 (every job reads a file of its own), zipf = 1.0,
-// size_correlation = 0.
+// size_correlation = 0, input_cov = 0 and partition_cov = 0 (see Skew).
 // An absent value takes the default, and so does a zero for keys where
 // zero means nothing (jobs, task_time, the map bounds, block_size...);
 // lognormal_mu, the reduce fractions and the ratios take 0 as written.
@@ -90,6 +92,7 @@ type SyntheticStream struct {
 	Files           int      `toml:"files,omitzero"`
 	Zipf            *float64 `toml:"zipf"`
 	SizeCorrelation float64  `toml:"size_correlation,omitzero"`
+	Skew
 }
 
 // SizeBin is a range of map counts [Lo, Hi] and the fraction of jobs in it.
@@ -125,6 +128,10 @@ var (
 	PACManBingBins = []SizeBin{{1, 10, 0.43}, {11, 50, 0.08}, {51, 150, 0.24}, {151, 500, 0.23}, {501, 0, 0.02}}
 )
 
+// BingBins are PACManBingBins with the open last bin ("> 500") ending at
+// 1500 maps (sizes = "bing"); a draw is capped at the stream's max_maps.
+var BingBins = append(slices.Clone(PACManBingBins[:len(PACManBingBins)-1]), SizeBin{501, 1500, 0.02})
+
 var FacebookBins = []SizeBin{
 	{1, 25, 0.58}, {26, 50, 0.096}, {51, 100, 0.086}, {101, 200, 0.084}, {201, 400, 0.056},
 	{401, 800, 0.043}, {801, 1600, 0.025}, {1601, 3200, 0.013}, {3201, 12800, 0.017},
@@ -156,8 +163,8 @@ func (s *SyntheticStream) Validate() error {
 	c.add(!(v.Load >= 0) || !finite(v.Load), Invalid("load", v.Load, "must be a finite number > 0"))
 	c.add(v.Load > 0 && v.Slots < 1, Missing("slots", "load needs the cluster's map + reduce slots, ≥ 1"))
 	c.add(v.Slots < 0, Invalid("slots", v.Slots, "must be ≥ 1"))
-	c.add(!slices.Contains([]string{"facebook", "bm", "pareto", "lognormal", "pacman-fb", "pacman-bing"}, v.Sizes),
-		Invalid("sizes", v.Sizes, `must be "facebook", "bm", "pareto", "lognormal", "pacman-fb" or "pacman-bing"`))
+	c.add(!slices.Contains([]string{"facebook", "bing", "bm", "pareto", "lognormal", "pacman-fb", "pacman-bing"}, v.Sizes),
+		Invalid("sizes", v.Sizes, `must be "facebook", "bing", "bm", "pareto", "lognormal", "pacman-fb" or "pacman-bing"`))
 	c.add(strings.HasPrefix(v.Sizes, "pacman-") && v.MaxMaps <= 500, Invalid("max_maps", v.MaxMaps, "must be over 500 with sizes = %q: the top of Table 2.1's last bin", v.Sizes))
 	c.add(!(v.ParetoAlpha > 0) || !finite(v.ParetoAlpha), Invalid("pareto_alpha", v.ParetoAlpha, "must be a finite number > 0"))
 	c.add(v.MinMaps < 1, Invalid("min_maps", v.MinMaps, "must be ≥ 1"))
@@ -175,6 +182,7 @@ func (s *SyntheticStream) Validate() error {
 	c.add(!(*v.Zipf > 0) || !finite(*v.Zipf), Invalid("zipf", *v.Zipf, "must be a finite number > 0: the exponent of popularity rank"))
 	c.add(!(v.SizeCorrelation >= -1 && v.SizeCorrelation <= 1), Invalid("size_correlation", v.SizeCorrelation,
 		"must be in [−1, 1] (1: the most popular file is the largest)"))
+	v.Skew.check(&c)
 	return c.err()
 }
 
@@ -217,6 +225,7 @@ func (s *SyntheticStream) Generate(env Env) ([]workload.JobSpec, error) {
 		jobs[i].Submit = seconds(t)
 	}
 	sortBySubmit(jobs)
+	v.Skew.apply(jobs, env.Seed)
 	return jobs, nil
 }
 
@@ -272,6 +281,8 @@ func (s *SyntheticStream) drawMaps(r *rand.Rand) int {
 		bins = PACManFBBins
 	case "pacman-bing":
 		bins = PACManBingBins
+	case "bing":
+		bins = BingBins
 	}
 	u, bin := r.Float64(), bins[len(bins)-1]
 	for _, b := range bins {
@@ -280,6 +291,9 @@ func (s *SyntheticStream) drawMaps(r *rand.Rand) int {
 			break
 		}
 		u -= b.Fraction
+	}
+	if s.Sizes == "bing" {
+		return max(min(logUniform(r, bin.Lo, bin.Hi), s.MaxMaps), s.MinMaps)
 	}
 	if bin.Hi == 0 {
 		bin.Hi = s.MaxMaps

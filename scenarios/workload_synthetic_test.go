@@ -245,3 +245,30 @@ func TestSyntheticBMIsTheMacrobenchmarkMultiset(t *testing.T) {
 		t.Error("seeds 1 and 2 give the same order")
 	}
 }
+
+// input_cov = "thesis" draws each job's CoV from the thesis's spread
+// (median 0.34, 90th percentile 3.1) and moves no job's size or arrival;
+// a number gives every job that CoV.
+func TestSyntheticSkew(t *testing.T) {
+	base := SyntheticStream{Jobs: 2000, Interarrival: Duration(time.Second)}
+	plain := generate(t, base, 3)
+	skewed := base
+	skewed.InputCoV, skewed.PartitionCoV = CoV{Thesis: true}, CoV{Value: 0.5}
+	jobs := generate(t, skewed, 3)
+	var covs []float64
+	for i := range jobs {
+		got := jobs[i]
+		got.InputCoV, got.PartitionCoV = 0, 0
+		if got != plain[i] {
+			t.Fatalf("job %d changed beyond its skew: %+v, was %+v", i, got, plain[i])
+		}
+		if jobs[i].PartitionCoV != 0.5 {
+			t.Fatalf("job %d: partition_cov %v, want 0.5", i, jobs[i].PartitionCoV)
+		}
+		covs = append(covs, jobs[i].InputCoV)
+	}
+	slices.Sort(covs)
+	if p50, p90 := covs[len(covs)/2], covs[len(covs)*9/10]; math.Abs(p50-0.34) > 0.04 || math.Abs(p90-3.1) > 0.5 {
+		t.Errorf("input CoVs: p50 %.3f (want 0.34), p90 %.2f (want 3.1)", p50, p90)
+	}
+}

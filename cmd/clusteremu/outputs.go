@@ -100,7 +100,7 @@ func (o *outputs) create(events, flows bool) error {
 			return err
 		}
 	}
-	if o.tasks, err = table("tasks.csv", taskHeader); err != nil {
+	if o.tasks, err = table("tasks.csv", taskHeaderOf(o.cfg)); err != nil {
 		return err
 	}
 	if o.offers, err = jsonl("offers.jsonl"); err != nil {
@@ -180,7 +180,7 @@ func (o *outputs) record(opts *cluster.RunOptions) {
 func (o *outputs) begin(links cluster.LinkSeries) { o.links.name(links) }
 
 func (o *outputs) attemptEnded(a actors.AttemptRecord) {
-	o.tasks.put(taskRow(a, false))
+	o.tasks.put(taskRow(a, false, o.cfg.MeasuresStragglers()))
 	o.trace.attemptEnded(a)
 	o.slots.add(a)
 }
@@ -247,7 +247,7 @@ func (o *outputs) write(sc *scenarios.Scenario, cfg cluster.Config, rep *cluster
 // and links.csv.
 func (o *outputs) finish(res *cluster.Records) []error {
 	for _, a := range res.CutOff {
-		o.tasks.put(taskRow(a, true))
+		o.tasks.put(taskRow(a, true, o.cfg.MeasuresStragglers()))
 		o.slots.add(a)
 	}
 	o.trace.cutOff(res.CutOff)
@@ -364,13 +364,24 @@ func jobRows(res *cluster.Records) [][]string {
 }
 
 // tasks.csv is a row per attempt: those that ended, in the order they
-// ended, then those the run cut off, in attempt order.
+// ended, then those the run cut off, in attempt order. A run with
+// stragglers or speculation adds projected_end: when each attempt a
+// restart killed would have ended (AttemptRecord.Projected), which its
+// restart's success is judged by.
 var taskHeader = []string{"attempt", "job", "kind", "task", "try", "node", "slot", "locality", "start", "end",
 	"local_bytes", "remote_bytes", "outcome", "reason"}
 
+// taskHeaderOf is tasks.csv's header for a run of cfg.
+func taskHeaderOf(cfg cluster.Config) []string {
+	if cfg.MeasuresStragglers() {
+		return append(slices.Clone(taskHeader), "projected_end")
+	}
+	return taskHeader
+}
+
 // taskRow is an attempt's row in tasks.csv; cutOff marks one still
-// running when the run ended.
-func taskRow(a actors.AttemptRecord, cutOff bool) []string {
+// running when the run ended, projected adds projected_end.
+func taskRow(a actors.AttemptRecord, cutOff, projected bool) []string {
 	start := ""
 	if a.Start >= 0 {
 		start = secs(a.Start)
@@ -386,9 +397,17 @@ func taskRow(a actors.AttemptRecord, cutOff bool) []string {
 		outcome, reason = string(cluster.JobCutOff), "running when the run ended"
 	}
 	at := a.Attempt
-	return []string{at.String(), fmt.Sprint(at.Job), at.Kind.String(), fmt.Sprint(at.Task), fmt.Sprint(at.Attempt),
+	row := []string{at.String(), fmt.Sprint(at.Job), at.Kind.String(), fmt.Sprint(at.Task), fmt.Sprint(at.Attempt),
 		fmt.Sprint(a.Node), fmt.Sprint(a.Slot), locality, start, secs(a.End),
 		fmt.Sprint(a.LocalBytes), fmt.Sprint(a.RemoteBytes), outcome, reason}
+	if projected {
+		end := ""
+		if a.Projected > 0 {
+			end = secs(a.Projected)
+		}
+		row = append(row, end)
+	}
+	return row
 }
 
 // clockName says how the run kept time.

@@ -1,0 +1,210 @@
+package cluster
+
+import (
+	"math"
+	"slices"
+	"time"
+
+	"clusteremu/actors"
+	"clusteremu/policies/sched"
+)
+
+// PhaseResult is one phase of a job that succeeded, a job's maps or its
+// reduces, as Ananthanarayanan's thesis measures phases (§1.3, notes
+// §1.1). A task's duration runs from its first attempt's launch to the
+// end of the attempt that finished it, so a copy or a restart that ends
+// it sooner shortens it; its progress rate is its input (a map's block, a
+// reduce's shuffle) over that duration.
+type PhaseResult struct {
+	Job   sched.JobID
+	Kind  sched.TaskKind
+	Tasks int
+	// Duration is the phase's first launch to its last task's end.
+	Duration time.Duration
+	// SlowestOverMedian is the slowest task's duration over the median's
+	// (Fig. 3.7); MedianOverMinRate the median task's progress rate over
+	// the slowest's (Fig. 4.18), NaN when no task read anything.
+	SlowestOverMedian, MedianOverMinRate float64
+	// Outliers is the share of tasks that took over 1.5 times the median
+	// duration, Mantri's outliers (§4.2.1).
+	Outliers float64
+}
+
+// OutlierHeavy is the share of a phase's tasks that makes it one of the
+// thesis's outlier-heavy phases: "25% of phases have more than 15% of
+// their tasks as outliers" (Fig. 4.2a).
+const OutlierHeavy = 0.15
+
+// phaseTally follows each running job's tasks until the job ends.
+type phaseTally struct {
+	jobs    map[sched.JobID]*[2]map[int32]*taskSpan
+	results []PhaseResult
+}
+
+// taskSpan is one task: its first launch, and the end and input bytes of
+// the attempt that finished it (end < 0 until one did).
+type taskSpan struct {
+	start, end time.Duration
+	bytes      int64
+}
+
+func newPhaseTally() *phaseTally {
+	return &phaseTally{jobs: make(map[sched.JobID]*[2]map[int32]*taskSpan)}
+}
+
+// ended books an attempt's end; an attempt lost before it launched held
+// no slot and is not a launch.
+func (p *phaseTally) ended(a actors.AttemptRecord) {
+	if a.Start < 0 {
+		return
+	}
+	kinds := p.jobs[a.Attempt.Job]
+	if kinds == nil {
+		kinds = &[2]map[int32]*taskSpan{{}, {}}
+		p.jobs[a.Attempt.Job] = kinds
+	}
+	t := kinds[a.Attempt.Kind][a.Attempt.Task]
+	if t == nil {
+		t = &taskSpan{start: a.Start, end: -1}
+		kinds[a.Attempt.Kind][a.Attempt.Task] = t
+	}
+	t.start = min(t.start, a.Start)
+	if a.Outcome == sched.Succeeded && t.end < 0 {
+		t.end, t.bytes = a.End, a.LocalBytes+a.RemoteBytes
+	}
+}
+
+// jobEnded measures a job's phases if it succeeded, and forgets it.
+func (p *phaseTally) jobEnded(id sched.JobID, succeeded bool) {
+	kinds := p.jobs[id]
+	delete(p.jobs, id)
+	if kinds == nil || !succeeded {
+		return
+	}
+	for kind, tasks := range kinds {
+		if r, ok := measurePhase(tasks); ok {
+			r.Job, r.Kind = id, sched.TaskKind(kind)
+			p.results = append(p.results, r)
+		}
+	}
+}
+
+// measurePhase measures the finished tasks of a phase; false when none
+// finished.
+func measurePhase(tasks map[int32]*taskSpan) (PhaseResult, bool) {
+	var durations, rates []float64
+	first, last := time.Duration(math.MaxInt64), time.Duration(math.MinInt64)
+	for _, t := range tasks {
+		if t.end < 0 {
+			continue
+		}
+		first, last = min(first, t.start), max(last, t.end)
+		d := (t.end - t.start).Seconds()
+		durations = append(durations, d)
+		if t.bytes > 0 && d > 0 {
+			rates = append(rates, float64(t.bytes)/d)
+		}
+	}
+	if len(durations) == 0 {
+		return PhaseResult{}, false
+	}
+	slices.Sort(durations)
+	slices.Sort(rates)
+	r := PhaseResult{Tasks: len(durations), Duration: last - first, SlowestOverMedian: 1, MedianOverMinRate: math.NaN()}
+	med := median(durations)
+	if med > 0 {
+		r.SlowestOverMedian = durations[len(durations)-1] / med
+		over := 0
+		for _, d := range durations {
+			if d > 1.5*med {
+				over++
+			}
+		}
+		r.Outliers = float64(over) / float64(len(durations))
+	}
+	if len(rates) > 0 {
+		r.MedianOverMinRate = median(rates) / rates[0]
+	}
+	return r, true
+}
+
+// median is the median of sorted values, the mean of the middle two of
+// an even count: with two tasks, one twice the other is an outlier.
+func median(sorted []float64) float64 {
+	n := len(sorted)
+	if n%2 == 1 {
+		return sorted[n/2]
+	}
+	return (sorted[n/2-1] + sorted[n/2]) / 2
+}
+
+// summarizePhases sets the phase metrics: the 50th, 75th and 95th
+// percentiles over phases of their duration, slowest-over-median and
+// median-over-minimum rate, and the share of outlier-heavy phases. The
+// durations' percentiles weigh each phase by its lifetime, as the
+// thesis's comparison of speculation policies does ("The y-axes weighs
+// phases by their lifetime since improving the longer phases improves
+// cluster efficiency", Fig. 4.13): the median is the duration of the
+// phase in which half of all phase time is spent, not that of the
+// median phase, which in a workload of mostly small jobs is a phase of a
+// task or two that no speculation sees in time.
+func summarizePhases(s Summary, phases []PhaseResult) {
+	if len(phases) == 0 {
+		return
+	}
+	var durations, slowest, rates []float64
+	heavy := 0
+	for _, p := range phases {
+		durations = append(durations, p.Duration.Seconds())
+		slowest = append(slowest, p.SlowestOverMedian)
+		if !math.IsNaN(p.MedianOverMinRate) {
+			rates = append(rates, p.MedianOverMinRate)
+		}
+		if p.Outliers > OutlierHeavy {
+			heavy++
+		}
+	}
+	s.weightedQuantiles("phases.duration", durations)
+	s.quantiles("phases.slowest_over_median", slowest)
+	s.quantiles("phases.median_over_min_rate", rates)
+	s["phases.outlier_heavy"] = float64(heavy) / float64(len(phases))
+}
+
+// weightedQuantiles sets the 50th, 75th and 95th percentiles of xs
+// (≥ 0) weighted by themselves under the prefix: the pth is the least x
+// whose own and smaller values add up to p% of the sum. It sorts xs.
+func (s Summary) weightedQuantiles(prefix string, xs []float64) {
+	slices.Sort(xs)
+	total := 0.0
+	for _, x := range xs {
+		total += x
+	}
+	for _, p := range []struct {
+		name string
+		p    float64
+	}{{".p50", 50}, {".p75", 75}, {".p95", 95}} {
+		sum, at := 0.0, xs[len(xs)-1]
+		for _, x := range xs {
+			if sum += x; sum >= p.p/100*total {
+				at = x
+				break
+			}
+		}
+		s[prefix+p.name] = at
+	}
+}
+
+// quantiles sets the 50th, 75th and 95th percentiles of xs under the
+// prefix; it sorts xs and sets nothing for none.
+func (s Summary) quantiles(prefix string, xs []float64) {
+	if len(xs) == 0 {
+		return
+	}
+	slices.Sort(xs)
+	for _, p := range []struct {
+		name string
+		p    float64
+	}{{".p50", 50}, {".p75", 75}, {".p95", 95}} {
+		s[prefix+p.name] = Percentile(xs, p.p)
+	}
+}

@@ -1,0 +1,83 @@
+package cluster
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"clusteremu/actors"
+	"clusteremu/policies/sched"
+)
+
+// A hand-made map phase of five tasks, each 100 bytes: durations 10, 10,
+// 12, 16 and 40 s (task 4's first attempt ran 0–20 s and was killed, a
+// copy finished it at 40 s; task 3 has an empty input). The median is
+// 12 s: the slowest over it is 40/12; only 40 s is over 1.5 × 12 = 18 s,
+// one outlier in five, 20%, which makes the phase outlier-heavy. Rates are 10, 10, 8.33 and 2.5 bytes/s (task 3 has
+// none): median 9.17 over the minimum 2.5. The phase ran 0–40 s.
+func TestAPhaseIsMeasuredFromItsTasks(t *testing.T) {
+	p := newPhaseTally()
+	end := func(task, n int32, start, end time.Duration, bytes int64, o sched.Outcome) {
+		p.ended(actors.AttemptRecord{Attempt: sched.Attempt{Job: 1, Task: task, Attempt: n}, Start: start, End: end,
+			LocalBytes: bytes / 2, RemoteBytes: bytes - bytes/2, Outcome: o})
+	}
+	s := time.Second
+	end(0, 0, 0, 10*s, 100, sched.Succeeded)
+	end(1, 0, 0, 10*s, 100, sched.Succeeded)
+	end(2, 0, 0, 12*s, 100, sched.Succeeded)
+	end(3, 0, 0, 16*s, 0, sched.Succeeded)
+	end(4, 0, 0, 20*s, 50, sched.Killed)
+	end(4, 1, 15*s, 40*s, 100, sched.Succeeded)
+	end(4, 2, 30*s, 41*s, 80, sched.Killed) // a copy that lost: it moves nothing
+	p.ended(actors.AttemptRecord{Attempt: sched.Attempt{Job: 2}, Start: -1, End: s, Outcome: sched.Killed})
+	p.jobEnded(2, true) // nothing of job 2 ever launched
+	p.jobEnded(1, true)
+	require.Len(t, p.results, 1)
+	r := p.results[0]
+	assert.Equal(t, 5, r.Tasks)
+	assert.Equal(t, 40*s, r.Duration)
+	assert.InDelta(t, 40.0/12, r.SlowestOverMedian, 1e-12)
+	assert.InDelta(t, 0.2, r.Outliers, 1e-12)
+	assert.InDelta(t, (10+100.0/12)/2/2.5, r.MedianOverMinRate, 1e-12)
+	assert.Empty(t, p.jobs, "an ended job is forgotten")
+
+	sum := Summary{}
+	summarizePhases(sum, append(p.results, PhaseResult{Duration: 10 * s, SlowestOverMedian: 1, MedianOverMinRate: math.NaN()}))
+	assert.Equal(t, 0.5, sum["phases.outlier_heavy"])
+	assert.Equal(t, 40.0, sum["phases.duration.p50"], "weighted by lifetime: 40 of the 50 phase-seconds are the 40 s phase's")
+	assert.Equal(t, 40.0, sum["phases.duration.p95"])
+	assert.InDelta(t, (10+100.0/12)/2/2.5, sum["phases.median_over_min_rate.p50"], 1e-12, "a phase that read nothing has no rate")
+
+	// Four phases of 10, 10, 10 and 70 s: the median phase is 10 s, but
+	// half the phase time is spent in the 70 s one.
+	sum = Summary{}
+	summarizePhases(sum, []PhaseResult{{Duration: 10 * s}, {Duration: 70 * s}, {Duration: 10 * s}, {Duration: 10 * s}})
+	assert.Equal(t, 70.0, sum["phases.duration.p50"])
+	assert.Equal(t, 0.0, sum["phases.outlier_heavy"])
+}
+
+// A failed job's phases are not measured; a run without stragglers,
+// skew or speculation has no phase metric at all.
+func TestPhasesOnlyOfJobsThatSucceededAndRunsThatMeasureThem(t *testing.T) {
+	p := newPhaseTally()
+	p.ended(actors.AttemptRecord{Attempt: sched.Attempt{Job: 1}, Start: 0, End: time.Second, Outcome: sched.Succeeded})
+	p.jobEnded(1, false)
+	assert.Empty(t, p.results)
+
+	plain := run(t, cpuCluster(2, 2, 2))
+	assert.Nil(t, plain.Records.Phases)
+	assert.NotContains(t, plain.Summary, "phases.duration.p50")
+	assert.NotContains(t, plain.Summary, "tasks.slot_seconds")
+	cfg := cpuCluster(2, 2, 2)
+	cfg.Tasks.LargestFirst = true
+	measured := run(t, cfg)
+	require.Len(t, measured.Records.Phases, 1)
+	assert.Equal(t, 10.0, measured.Summary["phases.duration.p50"], "two 10 s maps side by side")
+	assert.Equal(t, 20.0, measured.Summary["tasks.slot_seconds"])
+	for _, name := range measured.Summary.Names() {
+		assert.True(t, ValidMetric(name), name)
+	}
+}

@@ -1,0 +1,224 @@
+package straggler
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"clusteremu/policies/sched"
+)
+
+// samples is t_new's distribution with every sample given, for a task of
+// one byte and no lag.
+func samples(xs ...float64) estimate {
+	sum := 0.0
+	for _, x := range xs {
+		sum += x
+	}
+	return estimate{perByte: xs, sum: sum, d: 1}
+}
+
+// The thesis's example (notes §2.3): t_rem 5, every t_new sample 4.
+func TestMantriOnTheThesisNumbers(t *testing.T) {
+	p := DefaultMantriParams()
+	est := samples(4, 4, 4, 4)
+	for _, tc := range []struct {
+		name    string
+		waiting bool
+		delta   float64
+		want    verdict
+	}{
+		{"a task waits, Δ = 2: no restart (5 < 4 + 2), no duplicate (P(4 < 2.5) = 0 ≤ δ): the waiting task starts", true, 2, leaveTask},
+		{"a task waits, Δ = 0.5: restart (5 > 4 + 0.5)", true, 0.5, restartTask},
+		{"none waits, Δ = 0.25: duplicate (5 − 4 = 1 > ρΔ = 0.75)", false, 0.25, duplicateTask},
+		{"none waits, Δ = 0.5: nothing (1 < ρΔ = 1.5)", false, 0.5, leaveTask},
+	} {
+		assert.Equal(t, tc.want, p.judge(5, est, 1, 0, tc.waiting, tc.delta), tc.name)
+	}
+}
+
+// Never a copy expected slower (erratum 2), never past max_copies, never
+// a restart past γ; a duplicate while tasks wait needs P(t_new <
+// c/(c+1)·t_rem) > δ.
+func TestMantriKeepsItsBounds(t *testing.T) {
+	p := DefaultMantriParams()
+	// Two of three samples are fast, so P(t_new < 2.5) = 2/3 > δ, but
+	// E(t_new) = 34 > t_rem = 5: the copy is expected slower.
+	skewed := samples(1, 1, 100)
+	assert.Equal(t, leaveTask, p.judge(5, skewed, 1, 3, true, 0.25), "waiting")
+	assert.Equal(t, leaveTask, p.judge(5, skewed, 1, 0, false, 0.25), "none waiting: E(t_rem − t_new) < 0")
+
+	fast := samples(1, 1, 1, 1)
+	assert.Equal(t, duplicateTask, p.judge(10, fast, 1, 3, true, 20), "γ restarts done: P(1 < 5) = 1 > δ duplicates")
+	assert.Equal(t, restartTask, p.judge(10, fast, 1, 2, true, 1), "the third restart")
+	assert.Equal(t, leaveTask, p.judge(10, fast, 3, 3, true, 20), "3 copies run: max_copies")
+	assert.Equal(t, leaveTask, p.judge(10, fast, 3, 0, false, 0.1), "3 copies run, none waiting")
+	assert.Equal(t, duplicateTask, p.judge(10, fast, 2, 3, false, 0.1), "2 copies run")
+	// With c copies a duplicate needs t_new < c/(c+1)·t_rem: 2 copies and
+	// t_rem 1.4 need t_new < 0.93, which no sample 1 is.
+	assert.Equal(t, leaveTask, p.judge(1.4, fast, 2, 3, true, 20))
+	assert.Equal(t, duplicateTask, p.judge(1.6, fast, 2, 3, true, 20))
+	assert.Equal(t, leaveTask, p.judge(10, samples(), 1, 0, true, 1), "no sample: nothing to compare with")
+}
+
+// fakeView is a View with fixed waiting counts.
+type fakeView [2]int
+
+func (v fakeView) Waiting(k sched.TaskKind) int { return v[k] }
+
+// rep is a report of a map that reads as it computes (overlapped), so
+// the share of its input read is its score.
+func rep(a sched.Attempt, score float64, start, now time.Duration) Report {
+	return Report{Attempt: a, Score: score, Read: score, Start: start, At: now}
+}
+
+func at(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+func mapAttempt(task, n int32) sched.Attempt {
+	return sched.Attempt{Job: 1, Kind: sched.Map, Task: task, Attempt: n}
+}
+
+// phaseOf builds a policy over a job of maps, the first finished ones
+// each taking 10 s for 100 bytes (0.1 s a byte), reporting half read at
+// 5 s and all of it at 10 s, as they end.
+func phaseOf(t *testing.T, name string, maps, finished int, delta time.Duration) Policy {
+	t.Helper()
+	p, err := New(name, nil, Setup{Tasks: [2]int{maps, 0}, Delta: delta})
+	require.NoError(t, err)
+	for i := range int32(finished) {
+		p.Launched(0, Launch{Attempt: mapAttempt(i, 0), Bytes: 100})
+		p.Progressed(at(5), rep(mapAttempt(i, 0), 0.5, 0, at(5)))
+		p.Progressed(at(10), rep(mapAttempt(i, 0), 1, 0, at(10)))
+		p.Ended(at(10), End{Attempt: mapAttempt(i, 0), Outcome: sched.Succeeded})
+	}
+	return p
+}
+
+// A running map whose rate over its last reports makes t_rem far above
+// the 10 s a new copy would take is restarted while maps wait, and
+// duplicated once none does; a map keeping pace is left alone.
+func TestMantriRestartsWhileTasksWaitAndDuplicatesAfter(t *testing.T) {
+	for _, waiting := range []bool{true, false} {
+		p := phaseOf(t, "mantri", 6, 4, 2*time.Second)
+		for _, m := range []int32{4, 5} {
+			p.Launched(at(10), Launch{Attempt: mapAttempt(m, 0), Bytes: 100})
+		}
+		// Map 4 keeps pace (0.6 in 6 s: t_rem 4 s); map 5 went from 0.2
+		// at 12 s to 0.22 at 16 s, 0.22 in 6 s since its launch, so its
+		// t_rem is 0.78 / (0.22 / 6) = 21.3 s: over E(t_new) + Δ = 12 s,
+		// and over t_new by more than ρΔ = 6 s.
+		for _, r := range []Report{
+			rep(mapAttempt(4, 0), 0.2, at(10), at(12)), rep(mapAttempt(4, 0), 0.6, at(10), at(16)),
+			rep(mapAttempt(5, 0), 0.2, at(10), at(12)), rep(mapAttempt(5, 0), 0.22, at(10), at(16)),
+		} {
+			p.Progressed(r.At, r)
+		}
+		v := fakeView{1, 0}
+		want := Restart
+		if !waiting {
+			v, want = fakeView{}, Duplicate
+		}
+		acts := p.Decide(at(16), v)
+		require.Len(t, acts, 1, "waiting %v: %v", waiting, acts)
+		assert.Equal(t, want, acts[0].Kind)
+		assert.Equal(t, Task{sched.Map, 5}, acts[0].Task)
+		assert.Empty(t, p.Decide(at(17), v), "asked once")
+	}
+}
+
+// Pruning: of a task's copies that have run Δ, the one with the lowest
+// t_rem stays; a copy younger than Δ is not judged.
+func TestMantriPruningKeepsTheLowestTRem(t *testing.T) {
+	p := phaseOf(t, "mantri", 2, 1, 2*time.Second)
+	task := int32(1)
+	for n, start := range []float64{10, 11, 12, 19} {
+		p.Launched(at(start), Launch{Attempt: mapAttempt(task, int32(n)), Bytes: 100, Copy: n > 0})
+	}
+	// At 20 s: attempt 0 at 0.5 after 10 s, attempt 1 at 0.8 after 9 s,
+	// attempt 2 at 0.2 after 8 s; attempt 3 launched 1 s ago.
+	p.Progressed(at(20), rep(mapAttempt(task, 0), 0.5, at(10), at(20)))
+	p.Progressed(at(20), rep(mapAttempt(task, 1), 0.8, at(11), at(20)))
+	p.Progressed(at(20), rep(mapAttempt(task, 2), 0.2, at(12), at(20)))
+	acts := p.Decide(at(20), fakeView{})
+	var killed []sched.Attempt
+	for _, a := range acts {
+		if a.Kind == Kill {
+			killed = append(killed, a.Attempt)
+		}
+	}
+	assert.Equal(t, []sched.Attempt{mapAttempt(task, 0), mapAttempt(task, 2)}, killed)
+	assert.Empty(t, p.Decide(at(20.5), fakeView{}), "each killed once")
+}
+
+// A task silent for 2Δ made no progress since its last report: its
+// t_rem stops falling.
+func TestMantriSilentTaskMadeNoProgress(t *testing.T) {
+	p := phaseOf(t, "mantri", 2, 1, 2*time.Second).(*mantri)
+	p.Launched(at(10), Launch{Attempt: mapAttempt(1, 0), Bytes: 100})
+	p.Progressed(at(15), rep(mapAttempt(1, 0), 0.5, at(10), at(15)))
+	a := p.phases[sched.Map].tasks[1].attempts[0]
+	ph := &p.phases[sched.Map]
+	assert.InDelta(t, 5, p.tRem(ph, a, 100, at(15)), 1e-9, "0.1 a second, half left")
+	assert.InDelta(t, 2, p.tRem(ph, a, 100, at(18)), 1e-9, "3 s later, within 2Δ")
+	assert.InDelta(t, 5, p.tRem(ph, a, 100, at(20)), 1e-9, "silent for 5 s > 2Δ: as at its report")
+}
+
+// The lag from a copy's request to its launch is measured and joins
+// t_new; a copy no longer wanted is withdrawn, also when its task ends.
+func TestBookMeasuresLagAndWithdraws(t *testing.T) {
+	p := phaseOf(t, "mantri", 3, 2, 2*time.Second).(*mantri)
+	assert.Equal(t, time.Duration(0), p.lag())
+	p.Launched(at(10), Launch{Attempt: mapAttempt(2, 0), Bytes: 100})
+	p.Progressed(at(12), rep(mapAttempt(2, 0), 0.01, at(10), at(12)))
+	acts := p.Decide(at(12), fakeView{})
+	require.Equal(t, []Action{{Kind: Duplicate, Task: Task{sched.Map, 2}, Reason: acts[0].Reason}}, acts)
+	p.Launched(at(15), Launch{Attempt: mapAttempt(2, 1), Bytes: 100, Copy: true})
+	assert.Equal(t, 3*time.Second, p.lag())
+	p.Ended(at(20), End{Attempt: mapAttempt(2, 1), Outcome: sched.Succeeded})
+	assert.Empty(t, p.Decide(at(20), fakeView{}))
+
+	q := phaseOf(t, "mantri", 3, 2, 2*time.Second)
+	q.Launched(at(10), Launch{Attempt: mapAttempt(2, 0), Bytes: 100})
+	q.Progressed(at(12), rep(mapAttempt(2, 0), 0.01, at(10), at(12)))
+	require.Len(t, q.Decide(at(12), fakeView{}), 1)
+	q.Ended(at(13), End{Attempt: mapAttempt(2, 0), Outcome: sched.Succeeded})
+	assert.Equal(t, []Action{{Kind: Withdraw, Task: Task{sched.Map, 2}, Reason: "no longer wanted"}}, q.Decide(at(13), fakeView{}))
+}
+
+func reduceAttempt(task, n int32) sched.Attempt {
+	return sched.Attempt{Job: 1, Kind: sched.Reduce, Task: task, Attempt: n}
+}
+
+// A Hadoop reduce copies, then computes: a fresh copy races through its
+// copy, so its score rises fast, but its t_rem still holds the phase's
+// wrap-up, the time the finished reduces took from copied to done (15 s
+// of 20 here, for the same 100 bytes). The original, deep in its compute
+// at a steady pace, is the one pruning keeps.
+func TestMantriJudgesAReduceByItsWrapUp(t *testing.T) {
+	p, err := New("mantri", nil, Setup{Tasks: [2]int{0, 3}, Delta: 2 * time.Second})
+	require.NoError(t, err)
+	for i := range int32(2) {
+		p.Launched(0, Launch{Attempt: reduceAttempt(i, 0), Bytes: 100})
+		p.Progressed(at(2.5), Report{Attempt: reduceAttempt(i, 0), Score: 1.0 / 6, Read: 0.5, At: at(2.5)})
+		p.Progressed(at(5), Report{Attempt: reduceAttempt(i, 0), Score: 1.0 / 3, Read: 1, At: at(5)})
+		p.Ended(at(20), End{Attempt: reduceAttempt(i, 0), Outcome: sched.Succeeded})
+	}
+	orig, fresh := reduceAttempt(2, 0), reduceAttempt(2, 1)
+	p.Launched(0, Launch{Attempt: orig, Bytes: 100})
+	for _, r := range []Report{
+		{Attempt: orig, Score: 1.0 / 3, Read: 1, At: at(5)},
+		{Attempt: orig, Score: 2.0 / 3, Read: 1, At: at(12)},
+		{Attempt: orig, Score: 0.8, Read: 1, At: at(16)},
+	} {
+		p.Progressed(r.At, r)
+	}
+	p.Launched(at(14), Launch{Attempt: fresh, Bytes: 100, Copy: true})
+	p.Progressed(at(17), Report{Attempt: fresh, Score: 0.3, Read: 0.9, Start: at(14), At: at(17)})
+	// The original: (1 − 0.8) / ((0.8 − 1/3) / 11 s) = 4.7 s left at 16 s;
+	// the copy: 0.1 / 0.3 a second + 15 s of wrap-up = 15.3 s.
+	acts := p.Decide(at(17), fakeView{})
+	require.Len(t, acts, 1)
+	assert.Equal(t, Action{Kind: Kill, Task: Task{sched.Reduce, 2}, Attempt: fresh, Reason: acts[0].Reason}, acts[0])
+}
