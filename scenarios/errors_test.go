@@ -411,12 +411,12 @@ job = [
 	require.Error(t, err)
 	assert.Equal(t, []string{
 		`s.toml:4:1: stragglers.probability = -0.1: must be a probability in [0, 1] (0: no stragglers)`,
-		`s.toml:5:1: stragglers.bands = [0.5 0.2 0.2]: must be three weights in [0, 1] summing to 1: of ×U[1.5, 2.5), ×log-U[2.5, 10) and the Pareto tail from 10`,
+		`s.toml:5:1: stragglers.bands = [0.5, 0.2, 0.2]: must be three weights in [0, 1] summing to 1: of ×U[1.5, 2.5), ×log-U[2.5, 10) and the Pareto tail from 10`,
 		`s.toml:6:1: stragglers.max_factor = 5: must be a factor in [10, 1000]: the tail starts at ×10`,
 		`s.toml:7:1: stragglers.onset = 1: must be "uniform" or a fraction of the compute in [0, 1)`,
 		`s.toml:8:1: stragglers.busy_nodes = 1.5: must be a share of the nodes in [0, 1]`,
-		`s.toml:9:1: stragglers.busy_factor = [0.5 2]: must be two slowdown factors [lo, hi] with 1 ≤ lo ≤ hi ≤ 1000`,
-		`s.toml:10:1: stragglers.busy_length = [10m0s 1m0s]: must be two lengths ["lo", "hi"] with 1ms ≤ lo ≤ hi`,
+		`s.toml:9:1: stragglers.busy_factor = [0.5, 2]: must be two slowdown factors [lo, hi] with 1 ≤ lo ≤ hi ≤ 1000`,
+		`s.toml:10:1: stragglers.busy_length = ["10m0s", "1m0s"]: must be two lengths ["lo", "hi"] with 1ms ≤ lo ≤ hi`,
 		`s.toml:13:1: speculation.gamma = -1: must be ≥ 0 kills of a task`,
 		`s.toml:14:1: speculation.rho = -2: must be ≥ 0 report periods`,
 		`s.toml:15:1: speculation.keep = 5: must be 1 … max_copies = 3`,
