@@ -53,6 +53,10 @@ type Expectation struct {
 	// Reduced is how the row is checked in the reproduction's reduced
 	// form, when not as in the full one.
 	Reduced *ReducedRow `toml:"reduced"`
+	// Known is why the row is known to fail: reproduce prints it as
+	// "FAIL (known)" with this reason and does not fail for it, and as
+	// "pass (was known failing)" when it holds. "" expects it to hold.
+	Known string `toml:"known"`
 }
 
 // ReducedRow is how a reproduction's row is checked in its reduced form
@@ -139,6 +143,7 @@ func (e *Expectation) Validate() error {
 	errs.add(e.Op == "~" && !(e.Tolerance > 0), Invalid("tolerance", e.Tolerance, `must be > 0 with op = "~"`))
 	errs.add(e.Op != "~" && e.Tolerance != 0, Invalid("tolerance", e.Tolerance, `applies only to op = "~"`))
 	errs = append(errs, e.validateReduced()...)
+	errs.add(e.Known != "" && strings.TrimSpace(e.Known) == "", Invalid("known", e.Known, "must say why the row fails, or be left out"))
 	for i, set := range append(slices.Clone(e.Set), e.Baseline...) {
 		key := fmt.Sprintf("set[%d]", i)
 		if i >= len(e.Set) {

@@ -107,7 +107,7 @@ inputbytes = 3
 	var s streams
 	err := Decode("s.toml", []byte(doc), &s)
 	for _, want := range []string{
-		"s.toml:4:1: swim.byte_per_reduce: unknown key; allowed: trace, bytes_per_reduce, max_reduces, time_scale, size_scale, start, duration, max_tasks, max_jobs, load, slots, pool, map_cpu_per_mib, reduce_cpu_per_mib",
+		"s.toml:4:1: swim.byte_per_reduce: unknown key; allowed: trace, bytes_per_reduce, max_reduces, time_scale, size_scale, min_input, min_shuffle, start, duration, max_tasks, max_jobs, load, slots, pool, map_cpu_per_mib, reduce_cpu_per_mib",
 		"s.toml:10:1: jobs.job[0].inputbytes: unknown key; allowed: name, submit, pool, priority",
 	} {
 		if err == nil || !strings.Contains(err.Error(), want) {

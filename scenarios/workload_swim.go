@@ -28,7 +28,11 @@ import (
 //   - reduces: 0 when the shuffle is empty, else
 //     ⌈shuffle / bytes_per_reduce⌉, at least 1 and at most max_reduces
 //     (when set), as SWIM's replay script derives them;
-//   - bytes: input, shuffle and output multiplied by size_scale;
+//   - bytes: input, shuffle and output multiplied by size_scale, then
+//     the input raised to min_input and the shuffle to min_shuffle (when
+//     set), as SWIM's replay script floors them (64 MB of input, 1 KB of
+//     shuffle) so that every job reads at least one input partition and
+//     has a reduce;
 //   - submit: (t − start) × time_scale, for the records with
 //     start ≤ t < start + duration (all from start when duration is 0),
 //     less those of more than max_tasks maps and reduces (when set),
@@ -42,7 +46,7 @@ import (
 // TOML keys and defaults: trace (required; relative to the scenario's
 // directory), bytes_per_reduce = "64MiB", max_reduces = 0 (no cap),
 // time_scale = 1.0 (0.5 replays twice as fast), size_scale = 1.0,
-// start = "0s", duration = "0s" (to the end), max_tasks (no cap),
+// min_input = "0B" and min_shuffle = "0B" (no floor), start = "0s", duration = "0s" (to the end), max_tasks (no cap),
 // max_jobs = 0 (all), load and slots (the trace's own arrivals), pool =
 // "" (the default pool), map_cpu_per_mib and reduce_cpu_per_mib (see
 // CPUCosts).
@@ -52,6 +56,8 @@ type SWIMStream struct {
 	MaxReduces     int      `toml:"max_reduces"`
 	TimeScale      float64  `toml:"time_scale"`
 	SizeScale      float64  `toml:"size_scale"`
+	MinInput       Bytes    `toml:"min_input"`
+	MinShuffle     Bytes    `toml:"min_shuffle"`
 	Start          Duration `toml:"start"`
 	Length         Duration `toml:"duration"`
 	MaxTasks       *int     `toml:"max_tasks"`
@@ -85,6 +91,8 @@ func (s *SWIMStream) Validate() error {
 	c.add(v.MaxReduces < 0, Invalid("max_reduces", v.MaxReduces, "must be ≥ 0 (0 = no cap)"))
 	c.add(!(v.TimeScale > 0) || !finite(v.TimeScale), Invalid("time_scale", v.TimeScale, "must be a finite number > 0"))
 	c.add(!(v.SizeScale > 0) || !finite(v.SizeScale), Invalid("size_scale", v.SizeScale, "must be a finite number > 0"))
+	c.add(v.MinInput < 0, Invalid("min_input", v.MinInput, "must be ≥ 0 bytes (0: no floor)"))
+	c.add(v.MinShuffle < 0, Invalid("min_shuffle", v.MinShuffle, "must be ≥ 0 bytes (0: no floor; a floor gives every job a reduce)"))
 	c.add(v.MaxJobs < 0, Invalid("max_jobs", v.MaxJobs, "must be ≥ 0 (0 = all)"))
 	if v.MaxTasks != nil {
 		c.add(*v.MaxTasks < 1, Invalid("max_tasks", *v.MaxTasks, "must be ≥ 1: the most maps and reduces a record's job may have (leave it out for no cap)"))
@@ -302,10 +310,10 @@ func (s *SWIMStream) Convert(recs []SWIMRecord, blockSize int64) []workload.JobS
 		if r.Submit < start || r.Submit >= end || (v.MaxJobs > 0 && len(jobs) == v.MaxJobs) {
 			continue
 		}
-		shuffle := v.scale(r.Shuffle)
+		shuffle := max(v.scale(r.Shuffle), int64(v.MinShuffle))
 		job := workload.JobSpec{
 			Name: r.ID, Submit: seconds((r.Submit - start) * v.TimeScale), Pool: v.Pool, Priority: 2,
-			InputBytes: v.scale(r.Input), Reduces: v.reduces(shuffle), ShuffleBytes: shuffle,
+			InputBytes: max(v.scale(r.Input), int64(v.MinInput)), Reduces: v.reduces(shuffle), ShuffleBytes: shuffle,
 			OutputBytes: v.scale(r.Output), MapCPU: mapCPU, ReduceCPU: reduceCPU,
 		}
 		if v.MaxTasks != nil && blockSize > 0 && int64(job.MapCount(blockSize))+int64(job.Reduces) > int64(*v.MaxTasks) {

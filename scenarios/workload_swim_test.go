@@ -93,6 +93,34 @@ func TestSWIMKnobs(t *testing.T) {
 	}
 }
 
+// min_input and min_shuffle floor the scaled bytes as SWIM's replay
+// script does: every job reads at least that much input and, with a
+// shuffle floor, has a reduce; larger jobs keep their bytes.
+func TestSWIMFloors(t *testing.T) {
+	s := SWIMStream{Trace: "swim_small.tsv", SizeScale: 0.5, MinInput: 64 << 20, MinShuffle: 1024}
+	jobs, err := s.Generate(Env{Dir: "testdata"})
+	require.NoError(t, err)
+	type shape struct {
+		in      int64
+		reduces int
+		shuffle int64
+	}
+	var got []shape
+	for _, j := range jobs {
+		got = append(got, shape{j.InputBytes, j.Reduces, j.ShuffleBytes})
+	}
+	assert.Equal(t, []shape{
+		{64 << 20, 1, 1024},         // job0: 500 B of input, no shuffle: a 64 MiB map and a reduce of 1 KiB
+		{128 << 20, 1, 64 << 20},    // job1: half of 256 MiB and of 128 MiB
+		{64 << 20, 1, 1024},         // job2: 0 B, 1 B of shuffle (0 when halved)
+		{512 << 20, 9, 512<<20 + 1}, // job3: above both floors, ⌈(512 MiB + 1) / 64 MiB⌉ reduces
+		{64<<20 + 1, 1, 32 << 20},   // job4: half of 128 MiB + 1, rounded
+	}, got)
+	for _, j := range jobs {
+		assert.NoError(t, j.Validate(), j.Name)
+	}
+}
+
 func TestReadSWIMRejects(t *testing.T) {
 	for _, tc := range []struct{ in, msg string }{
 		{"j0\t1\t1\t1\t1\n", "t.tsv:1: 5 tab-separated columns; want 6"},

@@ -111,3 +111,49 @@ reduced = { skip = true, why = "it fails in the full form too" }
 	assert.Regexp(t, `no reduces\s+jobs.succeeded\s+12\s+== 0\s+FAIL`, out.String())
 	assert.NotContains(t, out.String(), "reduced form")
 }
+
+// A row that carries its known cause of failure prints "FAIL (known)"
+// and the cause under the table without failing the command; one that
+// holds says it was known failing; a row without one still fails it.
+func TestReproduceKnownFailures(t *testing.T) {
+	const rows = `
+[reproduce]
+source = "a test"
+
+[[expect]]
+run = "known"
+metric = "jobs.succeeded"
+op = "=="
+value = 0
+known = "the jobs succeed here"
+
+[[expect]]
+run = "fixed"
+metric = "jobs.succeeded"
+op = "=="
+value = 12
+known = "it failed once"
+`
+	path := writeScenario(t, smallScenario+rows)
+	var out, errs bytes.Buffer
+	assert.Equal(t, 0, run([]string{"reproduce", path}, &out, &errs), out.String()+errs.String())
+	assert.Regexp(t, `known\s+jobs.succeeded\s+12\s+== 0\s+FAIL \(known\)`, out.String())
+	assert.Regexp(t, `fixed\s+jobs.succeeded\s+12\s+== 12\s+pass \(was known failing\)`, out.String())
+	assert.Contains(t, out.String(), "  - known failing, known, jobs.succeeded: the jobs succeed here\n")
+	assert.Contains(t, out.String(), "  - was known failing and now holds, fixed, jobs.succeeded: drop its known (it failed once)\n")
+
+	out.Reset()
+	path = writeScenario(t, smallScenario+rows+`
+[[expect]]
+run = "unexpected"
+metric = "jobs.succeeded"
+op = "=="
+value = 1
+`)
+	assert.Equal(t, 1, run([]string{"reproduce", path}, &out, &errs), out.String())
+	assert.Regexp(t, `unexpected\s+jobs.succeeded\s+12\s+== 1\s+FAIL\s*\n`, out.String())
+
+	_, err := scenarios.Load("s.toml", []byte(smallScenario+"[reproduce]\nsource = \"a\"\n[[expect]]\nmetric = \"jobs.succeeded\"\nop = \"==\"\nvalue = 1\nknown = \" \"\n"), t.TempDir())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `known = " ": must say why the row fails, or be left out`)
+}
