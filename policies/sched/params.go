@@ -3,13 +3,12 @@ package sched
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"math"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 
+	"clusteremu/policies/registry"
 	"clusteremu/units"
 )
 
@@ -90,14 +89,10 @@ func (c *paramChecks) count(key string, n int) {
 
 func (c paramChecks) err() error { return errors.Join(c...) }
 
-// registration is how to make a registered policy.
-type registration struct {
-	defaults func() Params
-	// build checks the parameters' type, validates them and builds.
-	build func(Params, Shape) (Policy, error)
-}
-
-var registry = map[string]registration{}
+// policies holds the scheduling policies by name.
+var policies = registry.New[Params, Shape, Policy]("scheduler", func(name string, known []string) error {
+	return &ParamError{Key: "name", Value: name, Msg: "must be one of " + strings.Join(known, ", ")}
+})
 
 func init() {
 	Register("fifo", DefaultFIFOParams, func(p *FIFOParams) (Policy, error) { return NewFIFOWithDelay(p.Waits()), nil })
@@ -117,56 +112,18 @@ func Register[P Params](name string, defaults func() P, build func(P) (Policy, e
 // RegisterShaped is Register for a policy that needs the cluster's shape
 // when it is built, as one partitioning the slots between queues does.
 func RegisterShaped[P Params](name string, defaults func() P, build func(P, Shape) (Policy, error)) {
-	if _, taken := registry[name]; taken {
-		panic(fmt.Sprintf("sched: policy %q registered twice", name))
-	}
-	registry[name] = registration{
-		defaults: func() Params { return defaults() },
-		build: func(p Params, shape Shape) (Policy, error) {
-			typed, ok := p.(P)
-			if !ok {
-				return nil, fmt.Errorf("scheduler %q takes parameters of type %v, not %T", name, reflect.TypeFor[P](), p)
-			}
-			if err := typed.Validate(); err != nil {
-				return nil, err
-			}
-			return build(typed, shape)
-		},
-	}
+	registry.Add(policies, name, defaults, build)
 }
 
 // Names lists the registered policies, sorted.
-func Names() []string { return slices.Sorted(maps.Keys(registry)) }
-
-func lookup(name string) (registration, error) {
-	r, ok := registry[name]
-	if !ok {
-		return r, &ParamError{Key: "name", Value: name, Msg: "must be one of " + strings.Join(Names(), ", ")}
-	}
-	return r, nil
-}
+func Names() []string { return policies.Names() }
 
 // NewParams returns the named policy's default parameters, a new value on
 // every call. An unknown name is a *ParamError for the key name.
-func NewParams(name string) (Params, error) {
-	r, err := lookup(name)
-	if err != nil {
-		return nil, err
-	}
-	return r.defaults(), nil
-}
+func NewParams(name string) (Params, error) { return policies.Defaults(name) }
 
 // New builds the named policy for a cluster of the given shape with the
 // parameters p, which must be nil (the policy's defaults) or of the type
 // the policy registered. Invalid parameters come back as Validate reports
 // them; an unknown name as a *ParamError for the key name.
-func New(name string, p Params, shape Shape) (Policy, error) {
-	r, err := lookup(name)
-	if err != nil {
-		return nil, err
-	}
-	if p == nil {
-		p = r.defaults()
-	}
-	return r.build(p, shape)
-}
+func New(name string, p Params, shape Shape) (Policy, error) { return policies.Build(name, p, shape) }

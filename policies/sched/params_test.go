@@ -150,7 +150,7 @@ func TestNewParamsReturnsFreshDefaults(t *testing.T) {
 }
 
 func TestRegisterPanicsOnATakenName(t *testing.T) {
-	assert.PanicsWithValue(t, `sched: policy "fair" registered twice`, func() {
+	assert.PanicsWithValue(t, `scheduler policy "fair" registered twice`, func() {
 		Register("fair", DefaultFIFOParams, func(*FIFOParams) (Policy, error) { return NewFIFO(), nil })
 	})
 }

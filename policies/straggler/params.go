@@ -3,12 +3,10 @@ package straggler
 import (
 	"errors"
 	"fmt"
-	"maps"
-	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 
+	"clusteremu/policies/registry"
 	"clusteremu/units"
 )
 
@@ -71,35 +69,17 @@ func (c *checks) duration(key string, d units.Duration) {
 
 func (c checks) err() error { return errors.Join(c...) }
 
-// registration is how to make a registered policy.
-type registration struct {
-	defaults func() Params
-	build    func(Params, Setup) (Policy, error)
-}
-
-var registry = map[string]registration{}
+// policies holds the speculation policies by name.
+var policies = registry.New[Params, Setup, Policy]("speculation", func(name string, known []string) error {
+	return &ParamError{Key: "name", Value: name, Msg: "must be one of " + strings.Join(known, ", ")}
+})
 
 // Register makes a policy available to scenarios under name: defaults
 // returns a new P holding its default parameters on every call, and build
 // makes the policy for one job from valid parameters. Register panics
 // when the name is taken.
 func Register[P Params](name string, defaults func() P, build func(P, Setup) Policy) {
-	if _, taken := registry[name]; taken {
-		panic(fmt.Sprintf("straggler: policy %q registered twice", name))
-	}
-	registry[name] = registration{
-		defaults: func() Params { return defaults() },
-		build: func(p Params, s Setup) (Policy, error) {
-			typed, ok := p.(P)
-			if !ok {
-				return nil, fmt.Errorf("speculation %q takes parameters of type %v, not %T", name, reflect.TypeFor[P](), p)
-			}
-			if err := typed.Validate(); err != nil {
-				return nil, err
-			}
-			return build(typed, s), nil
-		},
-	}
+	registry.Add(policies, name, defaults, func(p P, s Setup) (Policy, error) { return build(p, s), nil })
 }
 
 // None is the policy that never speculates, the default: a job manager
@@ -127,25 +107,11 @@ func (*NoneParams) Cap() float64 { return 1 }
 func (*NoneParams) SlowNodes() float64 { return 0 }
 
 // Names lists the registered policies, sorted.
-func Names() []string { return slices.Sorted(maps.Keys(registry)) }
-
-func lookup(name string) (registration, error) {
-	r, ok := registry[name]
-	if !ok {
-		return r, &ParamError{Key: "name", Value: name, Msg: "must be one of " + strings.Join(Names(), ", ")}
-	}
-	return r, nil
-}
+func Names() []string { return policies.Names() }
 
 // NewParams returns the named policy's default parameters, a new value
 // on every call; an unknown name is a *ParamError for the key name.
-func NewParams(name string) (Params, error) {
-	r, err := lookup(name)
-	if err != nil {
-		return nil, err
-	}
-	return r.defaults(), nil
-}
+func NewParams(name string) (Params, error) { return policies.Defaults(name) }
 
 // Validate checks parameters p for the named policy (nil: its defaults).
 func Validate(name string, p Params) error {
@@ -156,13 +122,4 @@ func Validate(name string, p Params) error {
 // New builds the named policy for one job with parameters p (nil: its
 // defaults), which must be of the type the policy registered. "none"
 // builds a nil Policy.
-func New(name string, p Params, s Setup) (Policy, error) {
-	r, err := lookup(name)
-	if err != nil {
-		return nil, err
-	}
-	if p == nil {
-		p = r.defaults()
-	}
-	return r.build(p, s)
-}
+func New(name string, p Params, s Setup) (Policy, error) { return policies.Build(name, p, s) }
