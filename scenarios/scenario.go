@@ -258,6 +258,9 @@ func (w *WorkloadTable) generate(dir string, c cluster.Config) ([][]workload.Job
 			errs = append(errs, Prefix(key, err))
 			return
 		}
+		if w, ok := s.(weighted); ok {
+			w.jobWeights().draw(jobs, c.Run.Seed, key)
+		}
 		if swim, ok := s.(*SWIMStream); ok {
 			if l, ok := swim.LoadStream(key, len(streams)); ok {
 				loads = append(loads, l)

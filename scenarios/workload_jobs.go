@@ -20,6 +20,7 @@ import (
 //	output_bytes = "2GiB"
 type JobsStream struct {
 	Jobs []JobEntry `toml:"job"`
+	JobWeights
 }
 
 // JobEntry is one job of a JobsStream. Keys and defaults: name
@@ -133,6 +134,9 @@ func (s *JobsStream) specs() ([]workload.JobSpec, error) {
 	if len(s.Jobs) == 0 {
 		errs = append(errs, Missing("job", "list at least one [[job]]"))
 	}
+	var c checks
+	s.JobWeights.check(&c)
+	errs = append(errs, c...)
 	jobs := make([]workload.JobSpec, len(s.Jobs))
 	seen := map[string]int{}
 	for i := range s.Jobs {
