@@ -139,6 +139,7 @@ func Load(name string, data []byte, dir string) (*Scenario, error) {
 		errs = append(errs, Prefix(fmt.Sprintf("expect[%d]", i), f.Expect[i].Validate()))
 	}
 	errs = append(errs, poolChecks(f.Expect, sc.Config)...)
+	errs = append(errs, f.queueChecks(sc.Config)...)
 	errs = append(errs, f.endCheck())
 	errs = withoutEchoes(errs, flatten(found))
 	found = append(found, f.senseChecks(doc, name)...)
