@@ -18,6 +18,9 @@ import (
 //	reduces = 4
 //	shuffle_bytes = "2GiB"
 //	output_bytes = "2GiB"
+//
+// The stream's own key weights (JobWeights) draws a weight for each job
+// that sets none.
 type JobsStream struct {
 	Jobs []JobEntry `toml:"job"`
 	JobWeights
