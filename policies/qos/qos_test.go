@@ -126,15 +126,7 @@ func TestWRRShares(t *testing.T) {
 	e.Push(2, "b1")
 	e.Push(1, "a1")
 	e.Push(2, "b2")
-	var order []string
-	for {
-		t, _, ok := e.Next()
-		if !ok {
-			break
-		}
-		order = append(order, t)
-	}
-	assert.Equal(t, []string{"a1", "b1", "b2"}, order, "premium's empty queue skipped; basic takes 1 a round")
+	assert.Equal(t, []string{"a1", "b1", "b2"}, drain(e), "premium's empty queue skipped; basic takes 1 a round")
 	assert.Zero(t, e.Len())
 }
 
@@ -145,15 +137,19 @@ func TestWRRRemove(t *testing.T) {
 		w.Push(i%2, i)
 	}
 	assert.Equal(t, 2, w.Remove(func(x int) bool { return x == 2 || x == 3 }))
-	var got []int
+	assert.Equal(t, []int{0, 1, 4, 5}, drain(w))
+}
+
+// drain takes every queued task in WRR order.
+func drain[T any](w *WRR[T]) []T {
+	var out []T
 	for {
 		x, _, ok := w.Next()
 		if !ok {
-			break
+			return out
 		}
-		got = append(got, x)
+		out = append(out, x)
 	}
-	assert.Equal(t, []int{0, 1, 4, 5}, got)
 }
 
 // Classes with a rate, capacity or weight out of range, or a name given
