@@ -38,11 +38,13 @@ type File struct {
 	Tasks     actors.TasksConfig `toml:"tasks"`
 	// Cache is [cache], nil when the file has none, so a resolved
 	// scenario without a cache says nothing of one.
-	Cache     *actors.CacheConfig `toml:"cache"`
-	Workload  WorkloadTable       `toml:"workload"`
-	Fault     []FaultTable        `toml:"fault"`
-	Expect    []Expectation       `toml:"expect"`
-	Reproduce ReproduceTable      `toml:"reproduce"`
+	Cache *actors.CacheConfig `toml:"cache"`
+	// QoS is [qos], nil when the file has none.
+	QoS       *QoSTable      `toml:"qos"`
+	Workload  WorkloadTable  `toml:"workload"`
+	Fault     []FaultTable   `toml:"fault"`
+	Expect    []Expectation  `toml:"expect"`
+	Reproduce ReproduceTable `toml:"reproduce"`
 }
 
 // ReproduceTable is [reproduce], for scenarios that reproduce a paper's
@@ -66,6 +68,9 @@ type WorkloadTable struct {
 	Jobs      []JobsStream      `toml:"jobs"`
 	Closed    []ClosedStream    `toml:"closed"`
 	Recurring []RecurringStream `toml:"recurring"`
+	// QoS are streams of QoS clients, which post tasks to the nodes
+	// rather than jobs to the coordinator.
+	QoS []QoSStream `toml:"qos"`
 }
 
 // Scenario is a decoded, validated scenario.
@@ -179,6 +184,7 @@ func (f *File) config(dir string) (cluster.Config, []error) {
 	c := cluster.DefaultConfig()
 	c.Run, c.Cluster, c.HDFS, c.Heartbeat, c.Chaos, c.Tasks = f.Run, f.Cluster, f.HDFS, f.Heartbeat, f.Chaos, f.Tasks
 	c.Cache = f.Cache
+	c.QoS = f.qosConfig()
 	bad := f.scheduler(&c)
 	errs = append(errs, bad)
 	var ferrs []error

@@ -55,7 +55,7 @@ func (f *File) endCheck() error {
 // ends at once. An idle cluster runs for run.until.
 func (f *File) workloadCheck(name string) ErrorList {
 	w := f.Workload
-	if len(w.Synthetic)+len(w.SWIM)+len(w.Jobs)+len(w.Closed)+len(w.Recurring) > 0 || f.Run.Until > 0 {
+	if len(w.Synthetic)+len(w.SWIM)+len(w.Jobs)+len(w.Closed)+len(w.Recurring)+len(w.QoS) > 0 || f.Run.Until > 0 {
 		return nil
 	}
 	return ErrorList{{File: name, Line: 1, Col: 1, Key: "workload",
