@@ -2,7 +2,6 @@ package actors
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	"clusteremu/policies/cache"
@@ -230,9 +229,9 @@ func (c *cacheRole) cached(f *file, task int32, node sched.NodeID) bool {
 func (c *cacheRole) idle(node sched.NodeID) bool { return c.freeSlot(node) }
 
 // freeMapSlot reports whether a live node has a map slot no attempt the
-// coordinator launched holds.
+// coordinator launched, nor a QoS task, holds.
 func (s *coordState) freeMapSlot(node sched.NodeID) bool {
-	return s.live(node) && slices.Contains(s.nodes[node].busy[sched.Map], false)
+	return s.live(node) && s.nodes[node].anyFree(sched.Map)
 }
 
 // holders lists the nodes caching a map's block.

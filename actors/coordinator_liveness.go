@@ -24,7 +24,26 @@ type nodeEntry struct {
 	// busy marks the node's slots by kind and index that run an attempt
 	// the coordinator launched and has not yet heard ended.
 	busy [2][]bool
-	last time.Duration // last heartbeat
+	// qosHeld are the map slots QoS tasks held at the last heartbeat,
+	// busy too until the next.
+	qosHeld []int
+	last    time.Duration // last heartbeat
+}
+
+// free reports whether the node's slot of the kind is neither running an
+// attempt the coordinator launched nor held by a QoS task.
+func (n *nodeEntry) free(kind sched.TaskKind, slot int) bool {
+	return !n.busy[kind][slot] && (kind != sched.Map || !slices.Contains(n.qosHeld, slot))
+}
+
+// anyFree reports whether one of the node's slots of the kind is free.
+func (n *nodeEntry) anyFree(kind sched.TaskKind) bool {
+	for i := range n.busy[kind] {
+		if n.free(kind, i) {
+			return true
+		}
+	}
+	return false
 }
 
 // register records a node and its slots; the cluster's live slots grow.

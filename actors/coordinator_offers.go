@@ -24,7 +24,7 @@ func (s *coordState) heartbeat(now time.Duration, hb *Heartbeat) {
 		s.heartbeatToResync(now, hb.Node)
 		return
 	}
-	n.last = now
+	n.last, n.qosHeld = now, hb.QoSHeld
 	for _, a := range s.admit {
 		a.reported(hb)
 	}
@@ -84,8 +84,9 @@ func (s *coordState) attemptEnded(now time.Duration, node sched.NodeID, e Attemp
 // declines one slot and fills the next, while any other would only
 // decline the rest too, at a cost on every heartbeat of an idle cluster.
 func (s *coordState) offer(now time.Duration, node sched.NodeID, kind sched.TaskKind) {
-	for i, busy := range s.nodes[node].busy[kind] {
-		if busy {
+	n := &s.nodes[node]
+	for i := range n.busy[kind] {
+		if !n.free(kind, i) {
 			continue
 		}
 		slot := sched.Slot{Node: node, Rack: s.cfg.RackOf[node], Kind: kind, Index: i}

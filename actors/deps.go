@@ -90,6 +90,8 @@ type Recorder interface {
 	FaultFired(e FaultEvent)
 	// Count adds n to one of the run's counters (the Metric… names).
 	Count(metric string, n int64)
+	// QoSJobEnded receives a QoS client's job that ended (qos_client.go).
+	QoSJobEnded(r QoSJobRecord)
 }
 
 // The counters actors keep (Recorder.Count); each is a summary metric.

@@ -17,6 +17,9 @@
 //	Coordinator --NodeLost-->                                       Fabric
 //	Node        --StartFlow, CancelFlow-->                          Fabric
 //	Fabric      --FlowDone, FlowFailed-->                           Node
+//	QoSClient   --ForwardTask-->                                    Node
+//	Node        --TaskServed (via RackSwitch)-->                    QoSClient
+//	QoSClient   --WorkloadSubmitted (once its jobs are over)-->     Coordinator
 //	any         --Relay-->                                          RackSwitch
 //
 // A job's life: the client submits it at its arrival time; the coordinator

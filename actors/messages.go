@@ -82,6 +82,9 @@ type Heartbeat struct {
 	// FreeSpace is the intermediate space neither stored nor reserved by
 	// running maps, when the node accounts for it.
 	FreeSpace int64
+	// QoSHeld lists the map slots QoS tasks hold (qos_client.go), which
+	// the coordinator counts busy; nil when none does.
+	QoSHeld []int
 }
 
 // AttemptEnded reports an attempt that left its slot since the previous
@@ -632,6 +635,27 @@ type (
 	CrashCache   struct{}
 	RestartCache struct{}
 )
+
+// ---- QoS classes: a QoS client → a node; the node → the client,
+// through the node's rack switch.
+
+// ForwardTask is a QoS client's conformant or degraded task: it joins the
+// node's queue of its Class (an index into the classes, 0 highest) and
+// runs in a free map slot for Time.
+type ForwardTask struct {
+	Client *actor.PID
+	Job    int32 // the client's job, from 0
+	Task   int32 // the task within its job
+	Class  int
+	Time   time.Duration
+}
+
+// TaskServed tells a QoS client a node has run its task: Mu is the time
+// it was served, the feedback that sets the client's α.
+type TaskServed struct {
+	Job, Task int32
+	Mu        time.Duration
+}
 
 // ---- Rack switch.
 

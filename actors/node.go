@@ -28,6 +28,9 @@ type NodeConfig struct {
 	// Cache is the node's cache client, nil when the cluster caches
 	// nothing.
 	Cache *actor.PID
+	// QoSWeights are the QoS classes' WRR weights, highest class first;
+	// nil when the run has no QoS clients (node_qos.go).
+	QoSWeights []int
 }
 
 // Node runs attempts in its map and reduce slots. An attempt moves through
@@ -71,6 +74,9 @@ type Node struct {
 	// stored map outputs.
 	reserved int64
 	stored   map[sched.JobID]int64
+
+	// qos is the node's QoS class queues; nil without QoS clients.
+	qos *nodeQoS
 }
 
 // heartbeatTick fires the node's periodic heartbeat.
@@ -93,6 +99,7 @@ func NewNode(cfg NodeConfig, deps Deps) *Node {
 		runs:         make(map[sched.Attempt]*run),
 		copying:      make(map[sched.JobID]int),
 		stored:       make(map[sched.JobID]int64),
+		qos:          newNodeQoS(cfg.QoSWeights),
 	}
 }
 
@@ -139,6 +146,10 @@ func (n *Node) Receive(ctx actor.Context) {
 		n.handleResync(ctx)
 	case *HeartbeatAck:
 		n.acked(msg.Seq)
+	case *ForwardTask:
+		n.handleForward(ctx, msg)
+	case *qosDone:
+		n.handleQoSDone(ctx, msg)
 	case *RestartNode:
 		// A restart of a node that is up: nothing to do.
 	case *actor.Stopping, *actor.Stopped, *actor.Restarting:
@@ -174,16 +185,27 @@ func (n *Node) sendHeartbeat(ctx actor.Context) {
 	n.relay(ctx, n.cfg.Coordinator, &Heartbeat{
 		Node: n.cfg.ID, Seq: n.seq, Launches: n.got, Ended: n.reports(),
 		Copying: n.copyingReport(), FreeCompute: n.computeSlots - n.computing - len(n.awaiting), FreeSpace: n.freeSpace(),
+		QoSHeld: n.qos.heldSlots(),
 	})
 	n.ended = nil
 }
 
 // handleLaunch starts an attempt in the slot the coordinator named, which
 // must be free: the coordinator offered it because the node had reported
-// the attempt before it ended.
+// the attempt before it ended. A map slot a QoS task took since the
+// heartbeat the coordinator answered is the one exception: the launch
+// waits for that task's end (node_qos.go).
 func (n *Node) handleLaunch(ctx actor.Context, msg *LaunchTask) {
+	n.got[msg.Attempt.Kind]++
+	if n.maybeWait(msg) {
+		return
+	}
+	n.start(ctx, msg)
+}
+
+// start starts a launched attempt in its slot.
+func (n *Node) start(ctx actor.Context, msg *LaunchTask) {
 	kind := msg.Attempt.Kind
-	n.got[kind]++
 	if msg.Slot < 0 || msg.Slot >= len(n.slots[kind]) || n.slots[kind][msg.Slot] {
 		n.deps.Fail(fmt.Errorf("node %d: %v launched into %v slot %d, which is not a free slot of the node's %d",
 			n.cfg.ID, msg.Attempt, kind, msg.Slot, len(n.slots[kind])))
@@ -502,6 +524,9 @@ func (n *Node) finish(ctx actor.Context, r *run, o sched.Outcome, reason string)
 		}
 	}
 	n.slots[a.Kind][r.launch.Slot] = false
+	if n.qos != nil && a.Kind == sched.Map {
+		n.serveQoS(ctx)
+	}
 	n.deps.progressed()
 	now := n.deps.Clock.Now()
 	r.closePhase(now)

@@ -169,8 +169,9 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 		Cluster: cfg.Cluster, HDFS: cfg.HDFS, Heartbeat: cfg.Heartbeat, Tasks: cfg.Tasks, Stragglers: cfg.Stragglers, Straggle: cfg.straggle,
 		Speculation: speculationFor(cfg), Blacklist: cfg.Blacklist, NewSpeculation: newSpeculation(cfg),
 		MeasureNodes: cfg.Blacklist.On() || cfg.Speculation.On() && cfg.Speculation.params().SlowNodes() > 0,
-		PolicyTick:   cfg.Scheduler.Tick.Std(), MaxRunning: cfg.Scheduler.MaxRunning, RackOf: known, Streams: len(cfg.Workload) + len(cfg.Closed),
-		Fabric: fabric, Directory: dir, Explain: cfg.Run.Explain,
+		PolicyTick:   cfg.Scheduler.Tick.Std(), MaxRunning: cfg.Scheduler.MaxRunning, RackOf: known,
+		Streams: len(cfg.Workload) + len(cfg.Closed) + cfg.QoS.clients(),
+		Fabric:  fabric, Directory: dir, Explain: cfg.Run.Explain,
 		NewPolicy: func() (sched.Policy, error) { return sched.New(cfg.Scheduler.Name, cfg.Scheduler.Params, cfg.Shape()) },
 		Cache:     cfg.Cache, Preloaded: preloaded, CacheFuture: cfg.futureReads(),
 	}, policy, c.deps("coordinator"))
@@ -187,7 +188,7 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 		name := fmt.Sprintf("node-%d", i)
 		nc := actors.NodeConfig{
 			ID: sched.NodeID(i), Rack: rackOf[i], Cluster: cfg.Cluster, HDFS: cfg.HDFS, Heartbeat: cfg.Heartbeat, Tasks: cfg.Tasks,
-			Switch: dir.Switches[i], Coordinator: coordinator, Fabric: fabric,
+			Switch: dir.Switches[i], Coordinator: coordinator, Fabric: fabric, QoSWeights: cfg.QoS.weights(),
 		}
 		if dir.Caches != nil {
 			nc.Cache = dir.Caches[i]
@@ -220,6 +221,25 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 			return err
 		}
 		first += sched.JobID(len(jobs))
+	}
+	return c.spawnQoSClients(coordinator)
+}
+
+// spawnQoSClients starts the QoS streams' clients, "qos-<stream>-<i>".
+func (c *Cluster) spawnQoSClients(coordinator *actor.PID) error {
+	q := c.cfg.QoS
+	if q == nil {
+		return nil
+	}
+	for s, stream := range q.Streams {
+		for i := range stream.Clients {
+			name := fmt.Sprintf("qos-%d-%d", s, i)
+			cfg := actors.QoSClientConfig{Classes: q.Classes, Recovery: q.BasicRecovery, Workload: stream.QoSWorkload,
+				Nodes: c.nodes, Coordinator: coordinator}
+			if _, err := c.spawnActor(name, actors.NewQoSClient(cfg, c.deps(name))); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

@@ -64,6 +64,9 @@ type Config struct {
 	// open streams' jobs.
 	Closed [][]workload.JobSpec
 
+	// QoS is [qos] and the [[workload.qos]] streams, Álvarez-Tabío et
+	// al.'s QoS clients; nil: none.
+	QoS *QoSConfig `json:",omitempty"`
 	// straggle, when set, pins each attempt's slowdown instead of
 	// drawing it from Stragglers (tests).
 	straggle func(sched.Attempt) actors.Straggle
@@ -250,6 +253,7 @@ func (c *Config) Validate() error {
 			fmt.Sprintf("with chaos.heartbeat_jitter = %v must stay below (heartbeat.dead_after − 1) × heartbeat.interval = %v: a heartbeat held back longer makes a live node look dead, and it loses all it ran before it rejoins: chaos perturbs timing, [[fault]] entries lose nodes",
 				c.Chaos.HeartbeatJitter, units.Duration(window)))
 	}
+	c.QoS.validate(c, check)
 	validateRules(c.Rules, r.Until.Std(), check)
 	if len(c.Rules) > 0 && r.Concurrent() {
 		check(true, fmt.Sprintf("fault[%d].kind", c.Rules[0].Entry), "message",

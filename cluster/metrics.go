@@ -89,6 +89,9 @@ type Records struct {
 	// maps first, when the run measures them (Config.MeasuresStragglers);
 	// nil otherwise.
 	Phases []PhaseResult
+	// QoSJobs are the QoS clients' jobs that ended, by class, client and
+	// job; empty without QoS clients.
+	QoSJobs []actors.QoSJobRecord
 }
 
 // CacheTotals is what a run's caches did, from the maps that succeeded:
@@ -192,6 +195,7 @@ type recorder struct {
 	flowList  []actors.FlowRecord
 	faults    []actors.FaultEvent
 	counters  map[string]int64
+	qosJobs   []actors.QoSJobRecord
 	// lost are the attempts booked as lost with their node (or reported by
 	// a node before it was), when the run has faults: the other report
 	// of such an attempt is stale, not a second end. A run that keeps its
@@ -358,6 +362,13 @@ func (r *recorder) FaultFired(e actors.FaultEvent) {
 	if !e.End {
 		r.counters["faults."+string(e.Kind)]++
 	}
+}
+
+// QoSJobEnded implements actors.Recorder.
+func (r *recorder) QoSJobEnded(j actors.QoSJobRecord) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.qosJobs = append(r.qosJobs, j)
 }
 
 // Count implements actors.Recorder.
@@ -549,6 +560,10 @@ func (r *recorder) results(end time.Duration) (*Records, error) {
 	res.Offers = slices.Clone(r.offers)
 	res.Faults = slices.Clone(r.faults)
 	res.Counters = maps.Clone(r.counters)
+	res.QoSJobs = slices.Clone(r.qosJobs)
+	slices.SortFunc(res.QoSJobs, func(a, b actors.QoSJobRecord) int {
+		return cmp.Or(cmp.Compare(a.Class, b.Class), cmp.Compare(a.Client, b.Client), cmp.Compare(a.Job, b.Job))
+	})
 	if r.cache != nil {
 		res.Cache = r.cache.totals(res.Jobs)
 	}

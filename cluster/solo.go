@@ -135,7 +135,7 @@ func soloSpec(j workload.JobSpec, heartbeat time.Duration) workload.JobSpec {
 // time it held; a zero Solo when it failed. Runs of the same configuration
 // and job are made once per process (soloCache).
 func soloRun(cfg Config, job workload.JobSpec, id sched.JobID) (Solo, error) {
-	cfg.Workload, cfg.Closed, cfg.Loads, cfg.firstJob = [][]workload.JobSpec{{job}}, nil, nil, id
+	cfg.Workload, cfg.Closed, cfg.Loads, cfg.QoS, cfg.firstJob = [][]workload.JobSpec{{job}}, nil, nil, nil, id
 	if cfg.Cache != nil { // an empty copy of the cluster: its caches too
 		c := *cfg.Cache
 		c.Preload = nil

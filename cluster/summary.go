@@ -203,12 +203,35 @@ func MetricError(name string) error {
 		}
 		return nil
 	}
+	if rest, ok := strings.CutPrefix(name, actors.QoSMetrics); ok {
+		return qosMetricError(name, rest)
+	}
 	rest, ok := strings.CutPrefix(name, PoolMetrics)
 	i := strings.LastIndex(rest, ".jobs.")
 	if ok && i > 0 && strings.HasPrefix(rest[i+1:], "jobs.") && slices.Contains(MetricNames, rest[i+1:]) {
 		return nil
 	}
 	return fmt.Errorf("%s: no such metric", name)
+}
+
+// QoSTaskMetrics are the task metrics of each QoS class
+// (classes.<class>.tasks.…): the tasks its clients posted, those
+// non-conformant (degraded or dropped), degraded, dropped, and
+// non-conformant over posted (the paper's "ratio of job dropping").
+var QoSTaskMetrics = []string{"tasks.posted", "tasks.nonconformant", "tasks.degraded", "tasks.dropped", "tasks.nonconformant_ratio"}
+
+// qosMetricError says why classes.<rest> is no QoS class metric.
+func qosMetricError(name, rest string) error {
+	for _, kind := range []string{".tasks.", ".jobs."} {
+		if i := strings.LastIndex(rest, kind); i > 0 {
+			metric := rest[i+1:]
+			if slices.Contains(QoSTaskMetrics, metric) || kind == ".jobs." && slices.Contains(MetricNames, metric) {
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("%s: a QoS class holds %s and the jobs metrics (%s<class>.jobs.response_time.mean)",
+		name, strings.Join(QoSTaskMetrics, ", "), actors.QoSMetrics)
 }
 
 // ladder lists the first n bin labels.
@@ -223,7 +246,7 @@ func ladder(n int) []string {
 // jobMetric is the job metric a prefixed name holds (pools.<p>.jobs.…,
 // sizes.<bin>.jobs.…, bins.<n>.jobs.…), or the name.
 func jobMetric(name string) string {
-	for _, prefix := range []string{PoolMetrics, SizeMetrics, BinMetrics} {
+	for _, prefix := range []string{PoolMetrics, SizeMetrics, BinMetrics, actors.QoSMetrics} {
 		if rest, ok := strings.CutPrefix(name, prefix); ok {
 			if i := strings.LastIndex(rest, ".jobs."); i >= 0 {
 				return rest[i+1:]
@@ -253,7 +276,7 @@ func MetricUnit(name string) string {
 		return UnitFraction
 	case name == "files.top5_over_bottom75":
 		return UnitRatio
-	case strings.HasPrefix(name, PartitionMetrics):
+	case strings.HasPrefix(name, PartitionMetrics) || strings.HasSuffix(name, ".nonconformant_ratio"):
 		return UnitFraction
 	case strings.HasPrefix(name, "workload.load") || strings.HasSuffix(name, ".scv"):
 		return UnitRatio
@@ -341,7 +364,38 @@ func Summarize(res *Records, slots [2]int, end time.Duration) Summary {
 	if res.Phases != nil {
 		summarizeStragglers(s, res)
 	}
+	summarizeQoS(s, res)
 	return s
+}
+
+// summarizeQoS sets each QoS class's metrics: its tasks' counters and
+// the jobs metrics of its jobs that ended, a job's response time its
+// first task's post to its last task's end (a dropped task fails it).
+func summarizeQoS(s Summary, res *Records) {
+	jobs := map[string][]JobResult{}
+	for name := range res.Counters {
+		rest, ok := strings.CutPrefix(name, actors.QoSMetrics)
+		if class, posted := strings.CutSuffix(rest, ".tasks.posted"); ok && posted {
+			jobs[class] = nil
+		}
+	}
+	for _, j := range res.QoSJobs {
+		out := JobSucceeded
+		if j.Failed {
+			out = JobFailed
+		}
+		jobs[j.Class] = append(jobs[j.Class], JobResult{JobRecord: actors.JobRecord{Submit: j.Start, Finish: j.End, Maps: int(j.Tasks)}, Outcome: out})
+	}
+	for class, js := range jobs {
+		prefix := actors.QoSMetrics + class + "."
+		for _, m := range QoSTaskMetrics[:4] {
+			s[prefix+m] = float64(res.Counters[prefix+m])
+		}
+		if posted := s[prefix+"tasks.posted"]; posted > 0 {
+			s[prefix+"tasks.nonconformant_ratio"] = s[prefix+"tasks.nonconformant"] / posted
+		}
+		summarizeJobs(s, prefix, js)
+	}
 }
 
 // summarizeCache adds a cached run's metrics: the hit ratio (the maps'

@@ -60,7 +60,7 @@ func TestSizeQueuesBadInput(t *testing.T) {
 		{"a negative min_shuffle", swim + "min_shuffle = -1\n",
 			`s.toml:4:1: workload.swim[0].min_shuffle = -1: must be ≥ 0`},
 		{"an unknown reference scheduler", "[run]\nreference_scheduler = \"lottery\"\n" + swim,
-			`s.toml:2:1: run.reference_scheduler = "lottery": must be "" (the run's own) or one of comp, fair, fbq, fifo, las, lasmq, sita, srpt, tags`},
+			`s.toml:2:1: run.reference_scheduler = "lottery": must be "" (the run's own) or one of capacity, comp, fair, fbq, fifo, las, lasmq, sita, srpt, tags`},
 		{"a bin off the ladder", swim + "[[expect]]\nmetric = \"sizes.50.jobs.slowdown.mean\"\nop = \"<\"\nvalue = 2\n",
 			`s.toml:5:1: expect[0].metric = "sizes.50.jobs.slowdown.mean": sizes.50: no such size bin: the bins are 0 (below 10 s), then √10 apart from 10 s: 0, 10, 32, 100, 316, 1000, 3162, 10000, …`},
 		{"a bin's metric that is no job metric", swim + "[[expect]]\nmetric = \"sizes.32.tasks.attempts\"\nop = \"<\"\nvalue = 2\n",

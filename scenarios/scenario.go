@@ -40,6 +40,8 @@ type File struct {
 	// Cache is [cache], nil when the file has none, so a resolved
 	// scenario without a cache says nothing of one.
 	Cache *actors.CacheConfig `toml:"cache"`
+	// QoS is [qos], nil when the file has none.
+	QoS *QoSTable `toml:"qos"`
 	// Stragglers are per-attempt slowdowns and busy periods.
 	Stragglers actors.StragglersConfig `toml:"stragglers"`
 	// Speculation holds the speculation policy's name and its own
@@ -74,6 +76,9 @@ type WorkloadTable struct {
 	Jobs      []JobsStream      `toml:"jobs"`
 	Closed    []ClosedStream    `toml:"closed"`
 	Recurring []RecurringStream `toml:"recurring"`
+	// QoS are streams of QoS clients, which post tasks to the nodes
+	// rather than jobs to the coordinator.
+	QoS []QoSStream `toml:"qos"`
 }
 
 // Scenario is a decoded, validated scenario.
@@ -147,6 +152,7 @@ func Load(name string, data []byte, dir string) (*Scenario, error) {
 		errs = append(errs, Prefix(fmt.Sprintf("expect[%d]", i), f.Expect[i].Validate()))
 	}
 	errs = append(errs, poolChecks(f.Expect, sc.Config)...)
+	errs = append(errs, f.queueChecks(sc.Config)...)
 	errs = append(errs, f.endCheck())
 	errs = withoutEchoes(errs, flatten(found))
 	found = append(found, f.senseChecks(doc, name)...)
@@ -188,6 +194,7 @@ func (f *File) config(dir string) (cluster.Config, []error) {
 	c := cluster.DefaultConfig()
 	c.Run, c.Cluster, c.HDFS, c.Heartbeat, c.Chaos, c.Tasks = f.Run, f.Cluster, f.HDFS, f.Heartbeat, f.Chaos, f.Tasks
 	c.Cache = f.Cache
+	c.QoS = f.qosConfig()
 	c.Stragglers, c.Blacklist = f.Stragglers, f.Blacklist
 	bad := errors.Join(f.scheduler(&c), f.speculation(&c))
 	errs = append(errs, bad)
@@ -308,6 +315,9 @@ func (w *WorkloadTable) generate(dir string, c cluster.Config) ([][]workload.Job
 		if err != nil {
 			errs = append(errs, Prefix(key, err))
 			return
+		}
+		if w, ok := s.(weighted); ok {
+			w.jobWeights().draw(jobs, c.Run.Seed, key)
 		}
 		if swim, ok := s.(*SWIMStream); ok {
 			if l, ok := swim.LoadStream(key, len(streams)); ok {

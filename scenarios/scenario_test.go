@@ -55,7 +55,7 @@ value = "soon"
 		"bad.toml:2:1: cluster.racks = -2: must be ≥ 1",
 		"bad.toml:3:1: cluster.nodes_per_rak: unknown key; allowed: racks, nodes_per_rack, map_slots, reduce_slots, disk_read, disk_write, nic, rack_uplink, oversubscription, core, rack_awareness, completion_window, intermediate_space, evict, cores, speed, send_cpu_per_mib, receive_cpu_per_mib, memory",
 		"bad.toml:6:1: hdfs.replication = 0: must be 1 … 1 (the nodes)",
-		`bad.toml:9:1: scheduler.name = "lottery": must be one of comp, fair, fbq, fifo, las, lasmq, sita, srpt, tags`,
+		`bad.toml:9:1: scheduler.name = "lottery": must be one of capacity, comp, fair, fbq, fifo, las, lasmq, sita, srpt, tags`,
 		`bad.toml:12:1: expect[0].metric = "jobs.speed": must be one of ` + strings.Join(cluster.MetricNames, ", ") +
 			", a jobs metric of one pool (pools.<pool>.jobs.succeeded) or of one size bin (sizes.<bin>.jobs.slowdown.mean), or a partition's (partitions.<k>.work)",
 		`bad.toml:13:1: expect[0].op = "=~": must be one of < <= > >= == != ~`,
@@ -106,7 +106,7 @@ func TestWithSet(t *testing.T) {
 		"workload.synthetic[4].jobs=1": "--set workload.synthetic[4].jobs=1: workload.synthetic[4].jobs: the scenario has no element 4 of synthetic",
 		"heartbeat.interval=soon":      `--set heartbeat.interval=soon: "soon": must look like 250ms`,
 		"racks":                        "--set racks: must be key=value",
-		"scheduler.name=lottery":       `--set scheduler.name=lottery: scheduler.name = "lottery": must be one of comp, fair, fbq, fifo, las, lasmq, sita, srpt, tags`,
+		"scheduler.name=lottery":       `--set scheduler.name=lottery: scheduler.name = "lottery": must be one of capacity, comp, fair, fbq, fifo, las, lasmq, sita, srpt, tags`,
 	} {
 		_, err := sc.WithSet(set)
 		require.Error(t, err, set)
@@ -282,7 +282,7 @@ max_running = -1
 `, []string{"s.toml:6:1: scheduler.max_running = -1: must be ≥ 0 (0: no cap)"}},
 		{"unknown policy", `name = "lottery"
 t1 = "5s"
-`, []string{`s.toml:5:1: scheduler.name = "lottery": must be one of comp, fair, fbq, fifo, las, lasmq, sita, srpt, tags`}},
+`, []string{`s.toml:5:1: scheduler.name = "lottery": must be one of capacity, comp, fair, fbq, fifo, las, lasmq, sita, srpt, tags`}},
 		{"bad name and tick", `name = 5
 tick = 1
 `, []string{

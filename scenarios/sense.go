@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"clusteremu/cluster"
+	"clusteremu/policies/sched"
 )
 
 // senseChecks refuses what the decoder accepts but cannot mean what the
@@ -54,7 +55,7 @@ func (f *File) endCheck() error {
 // ends at once. An idle cluster runs for run.until.
 func (f *File) workloadCheck(name string) ErrorList {
 	w := f.Workload
-	if len(w.Synthetic)+len(w.SWIM)+len(w.Jobs)+len(w.Closed)+len(w.Recurring) > 0 || f.Run.Until > 0 {
+	if len(w.Synthetic)+len(w.SWIM)+len(w.Jobs)+len(w.Closed)+len(w.Recurring)+len(w.QoS) > 0 || f.Run.Until > 0 {
 		return nil
 	}
 	return ErrorList{{File: name, Line: 1, Col: 1, Key: "workload",
@@ -91,4 +92,48 @@ func orNone(names []string) string {
 		return "none"
 	}
 	return strings.Join(names, ", ")
+}
+
+// queueChecks refuses, under a policy whose jobs join queues by their pool
+// (sched.Queued), a pool that names no queue, at its key; jobs that name
+// no pool join the default queue, and when there is none the error is at
+// the scheduler's queues, naming the first stream of such jobs.
+func (f *File) queueChecks(c cluster.Config) []error {
+	q, ok := c.Scheduler.Params.(sched.Queued)
+	if !ok {
+		return nil
+	}
+	var errs []error
+	unpooled := ""
+	pool := func(key, name string) {
+		switch {
+		case name == "" && !q.HasQueue("") && unpooled == "":
+			unpooled = key
+		case name != "" && !q.HasQueue(name):
+			errs = append(errs, Invalid(key+".pool", name, "names no queue of scheduler.queues"))
+		}
+	}
+	w := f.Workload
+	for i := range w.Synthetic {
+		pool(fmt.Sprintf("workload.synthetic[%d]", i), w.Synthetic[i].Pool)
+	}
+	for i := range w.SWIM {
+		pool(fmt.Sprintf("workload.swim[%d]", i), w.SWIM[i].Pool)
+	}
+	for i := range w.Jobs {
+		for k := range w.Jobs[i].Jobs {
+			pool(fmt.Sprintf("workload.jobs[%d].job[%d]", i, k), w.Jobs[i].Jobs[k].Pool)
+		}
+	}
+	for i := range w.Closed {
+		pool(fmt.Sprintf("workload.closed[%d].job", i), w.Closed[i].Job.Pool)
+	}
+	for i := range w.Recurring {
+		pool(fmt.Sprintf("workload.recurring[%d]", i), "")
+	}
+	if unpooled != "" {
+		errs = append(errs, Invalid("scheduler.queues", nil,
+			"no queue is named %q, which the jobs of %s join: they name no pool", sched.DefaultQueue, unpooled))
+	}
+	return errs
 }

@@ -46,6 +46,7 @@ func (s *Scenario) WithSet(assignments ...string) (*Scenario, error) {
 		errs = append(errs, Prefix(fmt.Sprintf("expect[%d]", i), f.Expect[i].Validate()))
 	}
 	errs = append(errs, poolChecks(f.Expect, cfg)...)
+	errs = append(errs, f.queueChecks(cfg)...)
 	errs = append(errs, f.endCheck())
 	blamed = append(blamed, blame(assignments, applied, errs)...)
 	if len(blamed) > 0 {
@@ -109,7 +110,13 @@ func cloneFile(f File) File {
 	f.Workload.Jobs = append([]JobsStream(nil), f.Workload.Jobs...)
 	f.Workload.Closed = append([]ClosedStream(nil), f.Workload.Closed...)
 	f.Workload.Recurring = append([]RecurringStream(nil), f.Workload.Recurring...)
+	f.Workload.QoS = append([]QoSStream(nil), f.Workload.QoS...)
 	f.Expect = append([]Expectation(nil), f.Expect...)
+	if f.QoS != nil {
+		q := *f.QoS
+		q.Classes = slices.Clone(q.Classes)
+		f.QoS = &q
+	}
 	if f.Cache != nil {
 		c := *f.Cache
 		c.Preload = append([]actors.CachePreload(nil), c.Preload...)

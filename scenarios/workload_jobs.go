@@ -18,8 +18,12 @@ import (
 //	reduces = 4
 //	shuffle_bytes = "2GiB"
 //	output_bytes = "2GiB"
+//
+// The stream's own key weights (JobWeights) draws a weight for each job
+// that sets none.
 type JobsStream struct {
 	Jobs []JobEntry `toml:"job"`
+	JobWeights
 }
 
 // JobEntry is one job of a JobsStream. Keys and defaults: name
@@ -170,6 +174,9 @@ func (s *JobsStream) specs() ([]workload.JobSpec, error) {
 	if len(s.Jobs) == 0 {
 		errs = append(errs, Missing("job", "list at least one [[job]]"))
 	}
+	var c checks
+	s.JobWeights.check(&c)
+	errs = append(errs, c...)
 	jobs := make([]workload.JobSpec, len(s.Jobs))
 	seen := map[string]int{}
 	for i := range s.Jobs {

@@ -49,7 +49,7 @@ import (
 // min_input = "0B" and min_shuffle = "0B" (no floor), start = "0s", duration = "0s" (to the end), max_tasks (no cap),
 // max_jobs = 0 (all), load and slots (the trace's own arrivals), pool =
 // "" (the default pool), map_cpu_per_mib and reduce_cpu_per_mib (see
-// CPUCosts).
+// CPUCosts), weights (see JobWeights).
 type SWIMStream struct {
 	Trace          string   `toml:"trace"`
 	BytesPerReduce Bytes    `toml:"bytes_per_reduce"`
@@ -67,6 +67,7 @@ type SWIMStream struct {
 	Pool           string   `toml:"pool"`
 	CPUCosts
 	Skew
+	JobWeights
 }
 
 // DefaultBytesPerReduce is the shuffle one reduce task receives when a
@@ -106,6 +107,7 @@ func (s *SWIMStream) Validate() error {
 	c.add(v.Slots < 0, Invalid("slots", v.Slots, "must be ≥ 0 (0: the cluster's map + reduce slots)"))
 	c.add(v.Slots > 0 && v.Load == nil, Invalid("slots", v.Slots, "applies only with load: the slots the load is of"))
 	v.Skew.check(&c)
+	v.JobWeights.check(&c)
 	return c.err()
 }
 

@@ -65,7 +65,8 @@ import (
 // block_size = "128MiB", shuffle_ratio = 1.0, output_ratio = 1.0,
 // pool = "", map_cpu_per_mib and reduce_cpu_per_mib (see CPUCosts),
 // files = 0 (every job reads a file of its own), zipf = 1.0,
-// size_correlation = 0, input_cov = 0 and partition_cov = 0 (see Skew).
+// size_correlation = 0, input_cov = 0 and partition_cov = 0 (see Skew),
+// weights (see JobWeights).
 // An absent value takes the default, and so does a zero for keys where
 // zero means nothing (jobs, task_time, the map bounds, block_size...);
 // lognormal_mu, the reduce fractions and the ratios take 0 as written.
@@ -93,6 +94,7 @@ type SyntheticStream struct {
 	Zipf            *float64 `toml:"zipf"`
 	SizeCorrelation float64  `toml:"size_correlation,omitzero"`
 	Skew
+	JobWeights
 }
 
 // SizeBin is a range of map counts [Lo, Hi] and the fraction of jobs in it.
@@ -183,6 +185,7 @@ func (s *SyntheticStream) Validate() error {
 	c.add(!(v.SizeCorrelation >= -1 && v.SizeCorrelation <= 1), Invalid("size_correlation", v.SizeCorrelation,
 		"must be in [−1, 1] (1: the most popular file is the largest)"))
 	v.Skew.check(&c)
+	v.JobWeights.check(&c)
 	return c.err()
 }
 

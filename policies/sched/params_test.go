@@ -125,12 +125,12 @@ func TestNewRejectsBadParams(t *testing.T) {
 	assert.EqualError(t, err, `scheduler "fifo" takes parameters of type *sched.FIFOParams, not *sched.FairParams`)
 
 	_, err = New("lottery", nil, Shape{})
-	assert.EqualError(t, err, `scheduler.name = "lottery": must be one of comp, fair, fbq, fifo, las, lasmq, sita, srpt, tags`)
+	assert.EqualError(t, err, `scheduler.name = "lottery": must be one of capacity, comp, fair, fbq, fifo, las, lasmq, sita, srpt, tags`)
 	var pe *ParamError
 	require.ErrorAs(t, err, &pe)
-	assert.Equal(t, ParamError{Key: "name", Value: "lottery", Msg: "must be one of comp, fair, fbq, fifo, las, lasmq, sita, srpt, tags"}, *pe)
+	assert.Equal(t, ParamError{Key: "name", Value: "lottery", Msg: "must be one of capacity, comp, fair, fbq, fifo, las, lasmq, sita, srpt, tags"}, *pe)
 	_, err = NewParams("lottery")
-	assert.EqualError(t, err, `scheduler.name = "lottery": must be one of comp, fair, fbq, fifo, las, lasmq, sita, srpt, tags`)
+	assert.EqualError(t, err, `scheduler.name = "lottery": must be one of capacity, comp, fair, fbq, fifo, las, lasmq, sita, srpt, tags`)
 }
 
 func TestNewParamsReturnsFreshDefaults(t *testing.T) {
