@@ -22,6 +22,9 @@ type book struct {
 	// lagSum and lagN measure schedLag, request to launch.
 	lagSum time.Duration
 	lagN   int
+	// profiles: keep each attempt's wrap-up reports and each phase's
+	// wrap-up profile (Mantri's).
+	profiles bool
 }
 
 // phase is one kind of task of the job.
@@ -40,7 +43,17 @@ type phase struct {
 	// large one look slow.
 	durations, perByte, wrapups []float64
 	perByteSum                  float64
+	// profile[j] holds, of the finished tasks whose wrap-up reports
+	// reached score j/profileSteps, the seconds per input byte from then
+	// to their end, sorted (only with book.profiles): what is left of a
+	// wrap-up at a score. A score need not pace a wrap-up evenly: a
+	// Hadoop reduce's last third is its compute, then its write, a half
+	// each, whatever either takes.
+	profile [profileSteps + 1][]float64
 }
+
+// profileSteps is how finely a phase's wrap-up profile divides scores.
+const profileSteps = 48
 
 // taskState is one task.
 type taskState struct {
@@ -76,6 +89,8 @@ type attemptState struct {
 	// firstRead the first report of some read, {0, −1} before.
 	readAt    time.Duration
 	firstRead sample
+	// wrap are its scores from readAt on (only with book.profiles).
+	wrap []sample
 	// killed: the policy asked for its kill, which is on its way.
 	killed bool
 }
@@ -158,6 +173,9 @@ func (b *book) Progressed(_ time.Duration, r Report) {
 	}
 	a.hist[a.n] = sample{v, r.At}
 	a.n++
+	if b.profiles && a.readAt >= 0 {
+		a.wrap = append(a.wrap, sample{r.Score, r.At})
+	}
 }
 
 func (b *book) attempt(at sched.Attempt) *attemptState {
@@ -202,11 +220,47 @@ func (b *book) Ended(now time.Duration, e End) {
 	}
 	wrapup := (now - a.readAt).Seconds()
 	p.wrapups = insertSorted(p.wrapups, wrapup/bytes)
+	if len(a.wrap) > 0 {
+		p.addProfile(append(a.wrap, sample{1, now}), now, bytes)
+	}
 	if f := a.firstRead; f.at >= 0 && a.readAt > f.at {
 		perByte := ((a.readAt-f.at).Seconds()/(1-f.score) + wrapup) / bytes
 		p.perByte = insertSorted(p.perByte, perByte)
 		p.perByteSum += perByte
 	}
+}
+
+// addProfile adds a finished task's wrap-up, its scores from all input
+// read to its end, to the phase's profile: at each score of the grid it
+// reached, the seconds per byte it had left then.
+func (p *phase) addProfile(scores []sample, end time.Duration, bytes float64) {
+	for j := range p.profile {
+		g := float64(j) / profileSteps
+		if g < scores[0].score {
+			continue // before its wrap-up's first report
+		}
+		i := slices.IndexFunc(scores, func(s sample) bool { return s.score >= g })
+		at := scores[i].at
+		if i > 0 && scores[i].score > scores[i-1].score {
+			prev := scores[i-1]
+			at = prev.at + time.Duration((g-prev.score)/(scores[i].score-prev.score)*float64(scores[i].at-prev.at))
+		}
+		p.profile[j] = insertSorted(p.profile[j], (end-at).Seconds()/bytes)
+	}
+}
+
+// wrapLeft is what is left of a wrap-up at score s, in seconds per input
+// byte: the finished tasks' median at the grid's scores either side, in
+// between. false when either has none.
+func (p *phase) wrapLeft(s float64) (float64, bool) {
+	s = min(max(s, 0), 1)
+	j := min(int(s*profileSteps), profileSteps-1)
+	lo, hi := p.profile[j], p.profile[j+1]
+	if len(lo) == 0 || len(hi) == 0 {
+		return 0, false
+	}
+	f := s*profileSteps - float64(j)
+	return median(lo) + f*(median(hi)-median(lo)), true
 }
 
 func insertSorted(xs []float64, x float64) []float64 {

@@ -76,12 +76,18 @@ func (*MantriParams) SlowNodes() float64 { return 0 }
 // read (a reduce: the map outputs it copied) and t_elapsed over its last
 // reports (a moving average), so an onset part-way shows. t_wrapup, the
 // time from all input read to the end, is the median of the phase's
-// finished tasks' per input byte × d; once the attempt has read it all,
-// its remaining wrap-up is extrapolated from its score over its reports
-// since (or, before two of them, t_wrapup less the time since). A
-// Hadoop reduce copies before it computes, so a rate from its score alone
-// would make every fresh copy, racing through the copy, look the
-// fastest. A task silent for 2Δ made no progress since its last
+// finished tasks' per input byte × d. Once the attempt has read it all,
+// its remaining wrap-up is what the finished tasks had left at its score,
+// per byte × d, times its pace against theirs over its latest reports
+// (wrapRem), so a slowdown in the compute shows; t_wrapup less the time
+// since where the finished tasks' scores do not cover its own. Not its
+// score extrapolated to 1: a Hadoop reduce's score gives its compute and
+// its write a sixth each, so a reduce whose compute dominates would look
+// twice as slow as it is, and one with 60 times the phase's data would
+// look more than a copy's t_new behind, a copy as slow as it. Nor a rate
+// from its score alone before: a Hadoop reduce copies before it
+// computes, and every fresh copy, racing through the copy, would look
+// the fastest. A task silent for 2Δ made no progress since its last
 // report.
 //
 // t_new = processRate × d + schedLag (eq. 4.2 with locationFactor 1):
@@ -98,7 +104,11 @@ type mantri struct {
 	old   []int
 }
 
-func newMantri(p *MantriParams, s Setup) Policy { return &mantri{book: newBook(s), p: *p} }
+func newMantri(p *MantriParams, s Setup) Policy {
+	m := &mantri{book: newBook(s), p: *p}
+	m.profiles = true
+	return m
+}
 
 // Name implements Policy.
 func (*mantri) Name() string { return "mantri" }
@@ -239,10 +249,17 @@ func (m *mantri) tRem(p *phase, a *attemptState, bytes int64, now time.Duration)
 	case a.readAt < 0:
 		rem = (1-a.read)/r + wrapup
 	case a.score < 1 && a.n >= 2:
-		if r <= 0 {
+		left, ok := m.wrapRem(p, a, bytes)
+		switch {
+		case ok:
+			rem = left
+		case len(p.wrapups) > 0:
+			rem = max(wrapup-(a.at-a.readAt).Seconds(), 0)
+		case r <= 0:
 			return math.Inf(1)
+		default:
+			rem = (1 - a.score) / r // nothing finished yet to pace it by
 		}
-		rem = (1 - a.score) / r
 	default:
 		rem = max(wrapup-(a.at-a.readAt).Seconds(), 0)
 	}
@@ -250,6 +267,46 @@ func (m *mantri) tRem(p *phase, a *attemptState, bytes int64, now time.Duration)
 		rem -= silent.Seconds() // it goes on between reports
 	}
 	return max(rem, 0)
+}
+
+// wrapRem is the remaining time of an attempt that has read all its
+// input and reports a score below 1, from the phase's wrap-up profile:
+// what the finished tasks had left at its latest score, per byte × d,
+// times its pace against theirs, the time each of its latest report
+// intervals took over the time theirs took between the same scores (the
+// lower median of the intervals, so that one interval where it waited
+// and they did not, a score's jump, does not count). false, and the
+// thesis's t_wrapup takes over, when the profile does not cover its
+// scores; +Inf when it made no progress over its latest reports.
+func (m *mantri) wrapRem(p *phase, a *attemptState, bytes int64) (float64, bool) {
+	d := float64(max(bytes, 1))
+	left, ok := p.wrapLeft(a.hist[a.n-1].score)
+	if !ok {
+		return 0, false
+	}
+	var paces [histLen - 1]float64
+	n, moved := 0, false
+	for i := 1; i < a.n; i++ {
+		from, to := a.hist[i-1], a.hist[i]
+		if to.score <= from.score {
+			continue
+		}
+		moved = true
+		l0, ok0 := p.wrapLeft(from.score)
+		l1, ok1 := p.wrapLeft(to.score)
+		if normal := (l0 - l1) * d; ok0 && ok1 && normal > 0 {
+			paces[n] = (to.at - from.at).Seconds() / normal
+			n++
+		}
+	}
+	switch {
+	case !moved:
+		return math.Inf(1), true
+	case n == 0:
+		return 0, false
+	}
+	slices.Sort(paces[:n])
+	return paces[(n-1)/2] * left * d, true
 }
 
 // estimate is t_new's distribution for a task of d input bytes: the
