@@ -67,8 +67,10 @@ func (*MantriParams) SlowNodes() float64 { return 0 }
 //     thesis prints t_new − t_rem, which would copy tasks expected to be
 //     slower: erratum 2).
 //
-// Never a copy expected slower than its task (E(t_new) ≥ t_rem), past
-// max_copies, or a restart past γ. Starting the waiting task with the
+// A task's t_rem is its copies' lowest, a copy not yet reported counting
+// as E(t_new) less the lag and its time since launch. Never a copy
+// expected slower than its task (E(t_new) ≥ t_rem), past max_copies, or a
+// restart past γ. Starting the waiting task with the
 // most data (line 8) is the coordinator's, with tasks.largest_first.
 //
 // t_rem = t_elapsed·(d − d_read)/d_read + t_wrapup (eq. 4.1 as remaining
@@ -140,13 +142,22 @@ func (m *mantri) Decide(now time.Duration, v View) []Action {
 				out = append(out, Action{Kind: Kill, Task: k, Attempt: alive[j].attempt,
 					Reason: "mantri: a faster copy of the task runs"})
 			}
-			rem, c := math.Inf(1), 0
-			for j := range alive {
-				if !slices.Contains(kills, j) {
-					rem, c = min(rem, rems[j]), c+1
-				}
-			}
 			est := newEstimate(p, t.bytes, lag)
+			rem, c := math.Inf(1), 0
+			for j, a := range alive {
+				if slices.Contains(kills, j) {
+					continue
+				}
+				r := rems[j]
+				if a.reports == 0 && est.n() > 0 {
+					// Not yet reported: a copy just launched is expected to
+					// take t_new, its lag behind it. Unknown, it would let
+					// the next decision copy the task again before the
+					// first copy has said anything.
+					r = max(est.mean()-est.lag-a.elapsed(now).Seconds(), 0)
+				}
+				rem, c = min(rem, r), c+1
+			}
 			switch m.p.judge(rem, est, c, t.kills, waiting, delta) {
 			case restartTask:
 				out = append(out, m.restart(now, k, fmt.Sprintf("mantri: t_rem %.1fs > E(t_new) %.1fs + Δ", rem, est.mean())))

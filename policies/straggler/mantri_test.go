@@ -298,3 +298,29 @@ func TestMantriLeavesASkewedTaskOnPace(t *testing.T) {
 		})
 	}
 }
+
+// A copy launched and not yet reported is expected to take t_new: the
+// task's t_rem is no longer its slow original's, so the next decision
+// neither copies it again nor, while maps wait, restarts it, killing
+// the copy with the original.
+func TestMantriCountsAFreshCopyAsTNew(t *testing.T) {
+	for _, waiting := range []bool{false, true} {
+		p := phaseOf(t, "mantri", 3, 2, 2*time.Second)
+		orig, cp := mapAttempt(2, 0), mapAttempt(2, 1)
+		p.Launched(at(10), Launch{Attempt: orig, Bytes: 100})
+		p.Progressed(at(12), rep(orig, 0.01, at(10), at(12)))
+		acts := p.Decide(at(12), fakeView{})
+		require.Len(t, acts, 1)
+		require.Equal(t, Duplicate, acts[0].Kind)
+		p.Launched(at(15), Launch{Attempt: cp, Bytes: 100, Copy: true})
+		// The original: 0.02 in 6 s, 294 s left; the copy, 1 s old, is
+		// expected to end in t_new = 10 s + the 3 s lag, less the lag
+		// and the second behind it: 9 s.
+		p.Progressed(at(16), rep(orig, 0.02, at(10), at(16)))
+		v := fakeView{}
+		if waiting {
+			v = fakeView{1, 0}
+		}
+		assert.Empty(t, p.Decide(at(16), v), "waiting %v", waiting)
+	}
+}
