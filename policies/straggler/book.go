@@ -22,9 +22,9 @@ type book struct {
 	// lagSum and lagN measure schedLag, request to launch.
 	lagSum time.Duration
 	lagN   int
-	// profiles: keep each attempt's wrap-up reports and each phase's
-	// wrap-up profile (Mantri's).
-	profiles bool
+	// profiling: keep each attempt's wrap-up reports and each phase's
+	// wrap-up profiles (Mantri's).
+	profiling bool
 }
 
 // phase is one kind of task of the job.
@@ -43,17 +43,25 @@ type phase struct {
 	// large one look slow.
 	durations, perByte, wrapups []float64
 	perByteSum                  float64
-	// profile[j] holds, of the finished tasks whose wrap-up reports
-	// reached score j/profileSteps, the seconds per input byte from then
-	// to their end, sorted (only with book.profiles): what is left of a
-	// wrap-up at a score. A score need not pace a wrap-up evenly: a
-	// Hadoop reduce's last third is its compute, then its write, a half
-	// each, whatever either takes.
-	profile [profileSteps + 1][]float64
+	// profiles are the wrap-ups of the phase's latest finished tasks,
+	// profileTasks at most, oldest first (only with book.profiling).
+	profiles []profile
 }
 
-// profileSteps is how finely a phase's wrap-up profile divides scores.
-const profileSteps = 48
+// profile is a finished task's wrap-up: at each score j/profileSteps it
+// reached after the report that said it had read all its input, the
+// seconds per input byte it had left then; −1 at the scores before. A
+// score need not pace a wrap-up evenly: a Hadoop reduce's last third is
+// its compute, then its write, a half each, whatever either takes. Per
+// byte, as t_wrapup.
+type profile [profileSteps + 1]float64
+
+const (
+	// profileSteps is how finely a profile divides scores.
+	profileSteps = 48
+	// profileTasks is how many finished tasks' profiles a phase keeps.
+	profileTasks = 32
+)
 
 // taskState is one task.
 type taskState struct {
@@ -89,7 +97,7 @@ type attemptState struct {
 	// firstRead the first report of some read, {0, −1} before.
 	readAt    time.Duration
 	firstRead sample
-	// wrap are its scores from readAt on (only with book.profiles).
+	// wrap are its scores from readAt on (only with book.profiling).
 	wrap []sample
 	// killed: the policy asked for its kill, which is on its way.
 	killed bool
@@ -173,7 +181,7 @@ func (b *book) Progressed(_ time.Duration, r Report) {
 	}
 	a.hist[a.n] = sample{v, r.At}
 	a.n++
-	if b.profiles && a.readAt >= 0 {
+	if b.profiling && a.readAt >= 0 {
 		a.wrap = append(a.wrap, sample{r.Score, r.At})
 	}
 }
@@ -221,7 +229,10 @@ func (b *book) Ended(now time.Duration, e End) {
 	wrapup := (now - a.readAt).Seconds()
 	p.wrapups = insertSorted(p.wrapups, wrapup/bytes)
 	if len(a.wrap) > 0 {
-		p.addProfile(append(a.wrap, sample{1, now}), now, bytes)
+		if len(p.profiles) == profileTasks {
+			p.profiles = slices.Delete(p.profiles, 0, 1)
+		}
+		p.profiles = append(p.profiles, newProfile(append(a.wrap, sample{1, now}), bytes))
 	}
 	if f := a.firstRead; f.at >= 0 && a.readAt > f.at {
 		perByte := ((a.readAt-f.at).Seconds()/(1-f.score) + wrapup) / bytes
@@ -230,14 +241,17 @@ func (b *book) Ended(now time.Duration, e End) {
 	}
 }
 
-// addProfile adds a finished task's wrap-up, its scores from all input
-// read to its end, to the phase's profile: at each score of the grid it
-// reached, the seconds per byte it had left then.
-func (p *phase) addProfile(scores []sample, end time.Duration, bytes float64) {
-	for j := range p.profile {
+// newProfile is the profile of a finished task of the given input from
+// its scores, from the report that said it had read all its input to its
+// end.
+func newProfile(scores []sample, bytes float64) profile {
+	var pr profile
+	end := scores[len(scores)-1].at
+	for j := range pr {
 		g := float64(j) / profileSteps
 		if g < scores[0].score {
-			continue // before its wrap-up's first report
+			pr[j] = -1
+			continue
 		}
 		i := slices.IndexFunc(scores, func(s sample) bool { return s.score >= g })
 		at := scores[i].at
@@ -245,22 +259,45 @@ func (p *phase) addProfile(scores []sample, end time.Duration, bytes float64) {
 			prev := scores[i-1]
 			at = prev.at + time.Duration((g-prev.score)/(scores[i].score-prev.score)*float64(scores[i].at-prev.at))
 		}
-		p.profile[j] = insertSorted(p.profile[j], (end-at).Seconds()/bytes)
+		pr[j] = (end - at).Seconds() / bytes
 	}
+	return pr
 }
 
-// wrapLeft is what is left of a wrap-up at score s, in seconds per input
-// byte: the finished tasks' median at the grid's scores either side, in
-// between. false when either has none.
-func (p *phase) wrapLeft(s float64) (float64, bool) {
+// left is the seconds per byte the profile's task had left at score s,
+// between the grid's scores either side; false before both.
+func (pr *profile) left(s float64) (float64, bool) {
 	s = min(max(s, 0), 1)
 	j := min(int(s*profileSteps), profileSteps-1)
-	lo, hi := p.profile[j], p.profile[j+1]
-	if len(lo) == 0 || len(hi) == 0 {
+	if pr[j] < 0 {
 		return 0, false
 	}
 	f := s*profileSteps - float64(j)
-	return median(lo) + f*(median(hi)-median(lo)), true
+	return pr[j] + f*(pr[j+1]-pr[j]), true
+}
+
+// wrapLeft is the median, over the phase's profiles that reached score
+// from, of the seconds per byte their tasks took from there to score to
+// (to ≥ from), or to their end when to is 1; out holds them. false when
+// none reached from.
+func (p *phase) wrapLeft(from, to float64, out []float64) (float64, []float64, bool) {
+	out = out[:0]
+	for i := range p.profiles {
+		l0, ok := p.profiles[i].left(from)
+		if !ok {
+			continue
+		}
+		l1 := 0.0
+		if to < 1 {
+			l1, _ = p.profiles[i].left(to)
+		}
+		out = append(out, l0-l1)
+	}
+	if len(out) == 0 {
+		return 0, out, false
+	}
+	slices.Sort(out)
+	return median(out), out, true
 }
 
 func insertSorted(xs []float64, x float64) []float64 {

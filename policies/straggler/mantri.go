@@ -82,15 +82,14 @@ func (*MantriParams) SlowNodes() float64 { return 0 }
 // its remaining wrap-up is what the finished tasks had left at its score,
 // per byte × d, times its pace against theirs over its latest reports
 // (wrapRem), so a slowdown in the compute shows; t_wrapup less the time
-// since where the finished tasks' scores do not cover its own. Not its
-// score extrapolated to 1: a Hadoop reduce's score gives its compute and
-// its write a sixth each, so a reduce whose compute dominates would look
-// twice as slow as it is, and one with 60 times the phase's data would
-// look more than a copy's t_new behind, a copy as slow as it. Nor a rate
-// from its score alone before: a Hadoop reduce copies before it
-// computes, and every fresh copy, racing through the copy, would look
-// the fastest. A task silent for 2Δ made no progress since its last
-// report.
+// since until its reports can be paced. Not its score extrapolated to 1:
+// a Hadoop reduce's score gives its compute and its write a sixth each,
+// so a reduce whose compute dominates would look twice as slow as it is,
+// and one with 60 times the phase's data would look more than a copy's
+// t_new behind, a copy as slow as it. Nor a rate from its score alone
+// before: a Hadoop reduce copies before it computes, and every fresh
+// copy, racing through the copy, would look the fastest. A task silent
+// for 2Δ made no progress since its last report.
 //
 // t_new = processRate × d + schedLag (eq. 4.2 with locationFactor 1):
 // processRate takes each finished task's seconds per input byte between
@@ -101,14 +100,15 @@ type mantri struct {
 	book
 	p MantriParams
 	// Scratch space of Decide, kept to spare an allocation per task.
-	alive []*attemptState
-	rems  []float64
-	old   []int
+	alive   []*attemptState
+	rems    []float64
+	old     []int
+	scratch []float64
 }
 
 func newMantri(p *MantriParams, s Setup) Policy {
 	m := &mantri{book: newBook(s), p: *p}
-	m.profiles = true
+	m.profiling = true
 	return m
 }
 
@@ -290,17 +290,22 @@ func (m *mantri) tRem(p *phase, a *attemptState, bytes int64, now time.Duration)
 }
 
 // wrapRem is the remaining time of an attempt that has read all its
-// input and reports a score below 1, from the phase's wrap-up profile:
-// what the finished tasks had left at its latest score, per byte × d,
-// times its pace against theirs, the time each of its latest report
-// intervals took over the time theirs took between the same scores (the
-// lower median of the intervals, so that one interval where it waited
-// and they did not, a score's jump, does not count). false, and the
-// thesis's t_wrapup takes over, when the profile does not cover its
-// scores; +Inf when it made no progress over its latest reports.
+// input and reports a score below 1, from the wrap-ups of the phase's
+// latest finished tasks: what they had left at its latest score, per
+// byte × d (the median), times its pace against theirs, the time each of
+// its latest report intervals took over the time theirs took between the
+// same scores, per byte × d (each the median of the tasks' own). The
+// lower median of two or three intervals: one where it waited and they
+// did not (a reduce waiting for a computing slot, its score's jump from
+// 1/3 to 2/3) does not count. false, and t_wrapup less the time since
+// takes over, when no finished task reached its score or with fewer than
+// two intervals to compare; +Inf when it made no progress over its
+// latest reports.
 func (m *mantri) wrapRem(p *phase, a *attemptState, bytes int64) (float64, bool) {
 	d := float64(max(bytes, 1))
-	left, ok := p.wrapLeft(a.hist[a.n-1].score)
+	last := a.hist[a.n-1].score
+	left, scratch, ok := p.wrapLeft(last, 1, m.scratch)
+	m.scratch = scratch
 	if !ok {
 		return 0, false
 	}
@@ -312,17 +317,17 @@ func (m *mantri) wrapRem(p *phase, a *attemptState, bytes int64) (float64, bool)
 			continue
 		}
 		moved = true
-		l0, ok0 := p.wrapLeft(from.score)
-		l1, ok1 := p.wrapLeft(to.score)
-		if normal := (l0 - l1) * d; ok0 && ok1 && normal > 0 {
-			paces[n] = (to.at - from.at).Seconds() / normal
+		normal, scratch, ok := p.wrapLeft(from.score, to.score, m.scratch)
+		m.scratch = scratch
+		if ok && normal > 0 {
+			paces[n] = (to.at - from.at).Seconds() / (normal * d)
 			n++
 		}
 	}
 	switch {
 	case !moved:
 		return math.Inf(1), true
-	case n == 0:
+	case n < 2:
 		return 0, false
 	}
 	slices.Sort(paces[:n])

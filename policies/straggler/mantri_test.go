@@ -227,16 +227,23 @@ func TestMantriJudgesAReduceByItsWrapUp(t *testing.T) {
 // ones each of 100 bytes: copied in 5 s (half at 2.5 s), then a 12 s
 // compute (score 2/3 to 5/6) and a 3 s write (5/6 to 1), reporting every
 // 6 s or so: 15 s of wrap-up, and 0.2 s a byte in all (t_new = 20 s).
-func reducePhase(t *testing.T, reduces, finished int, delta time.Duration) Policy {
+// The last late of them have 50 bytes, so twice the seconds per byte,
+// and first report their read's end 2.4 s into their compute, at score
+// 0.7.
+func reducePhase(t *testing.T, reduces, finished, late int, delta time.Duration) Policy {
 	t.Helper()
 	p, err := New("mantri", nil, Setup{Tasks: [2]int{0, reduces}, Delta: delta})
 	require.NoError(t, err)
 	for i := range int32(finished) {
-		a := reduceAttempt(i, 0)
-		p.Launched(0, Launch{Attempt: a, Bytes: 100})
+		a, bytes := reduceAttempt(i, 0), int64(100)
+		read := Report{Attempt: a, Score: 2.0 / 3, Read: 1, At: at(5)}
+		if int(i) >= finished-late {
+			bytes, read = 50, Report{Attempt: a, Score: 0.7, Read: 1, At: at(7.4)}
+		}
+		p.Launched(0, Launch{Attempt: a, Bytes: bytes})
 		for _, r := range []Report{
 			{Attempt: a, Score: 1.0 / 6, Read: 0.5, At: at(2.5)},
-			{Attempt: a, Score: 2.0 / 3, Read: 1, At: at(5)},
+			read,
 			{Attempt: a, Score: 0.75, Read: 1, At: at(11)},
 			{Attempt: a, Score: 5.0 / 6, Read: 1, At: at(17)},
 			{Attempt: a, Score: 11.0 / 12, Read: 1, At: at(18.5)},
@@ -258,23 +265,27 @@ func reducePhase(t *testing.T, reduces, finished int, delta time.Duration) Polic
 // does (1340 − 1200 > ρΔ = 30 s), each time throwing work away for a
 // copy no faster. Paced against the phase's finished wrap-ups, score by
 // score, it is left alone; slowed three times in its compute, it is
-// still a straggler.
+// still a straggler. Finished tasks that first reported their read's end
+// past its score (their wrap-ups seen from 0.7 on, at twice the seconds
+// per byte) do not pace it: only those that reached its score do.
 func TestMantriLeavesASkewedTaskOnPace(t *testing.T) {
 	const d, readFor, compute = 6000, 300, 720 // bytes, seconds, seconds
 	for _, tc := range []struct {
 		name    string
 		slow    float64 // its compute's slowdown
+		late    int     // of the 5 finished tasks, those first seen at 0.7
 		waiting bool
 		rem     float64 // its t_rem: the wrap-up left at its score × its pace
 		want    []ActionKind
 	}{
-		{"on pace, none waiting: no copy", 1, false, 800, nil},
-		{"on pace, reduces waiting: no restart", 1, true, 800, nil},
-		{"slowed 3× in its compute, none waiting: a copy", 3, false, 3 * (900 - 100.0/3), []ActionKind{Duplicate}},
-		{"slowed 3× in its compute, reduces waiting: a restart", 3, true, 3 * (900 - 100.0/3), []ActionKind{Restart}},
+		{"on pace, none waiting: no copy", 1, 0, false, 800, nil},
+		{"on pace, reduces waiting: no restart", 1, 0, true, 800, nil},
+		{"on pace, 3 finished tasks first seen at 0.7: no copy", 1, 3, false, 800, nil},
+		{"slowed 3× in its compute, none waiting: a copy", 3, 0, false, 3 * (900 - 100.0/3), []ActionKind{Duplicate}},
+		{"slowed 3× in its compute, reduces waiting: a restart", 3, 0, true, 3 * (900 - 100.0/3), []ActionKind{Restart}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := reducePhase(t, 6, 5, 10*time.Second)
+			p := reducePhase(t, 6, 5, tc.late, 10*time.Second)
 			a, launch := reduceAttempt(5, 0), 100.0
 			p.Launched(at(launch), Launch{Attempt: a, Bytes: d})
 			p.Progressed(at(launch+readFor/2), Report{Attempt: a, Score: 1.0 / 6, Read: 0.5, Start: at(launch), At: at(launch + readFor/2)})
