@@ -191,11 +191,11 @@ func (p *MantriParams) judge(rem float64, est estimate, c, kills int, waiting bo
 		// launch: the thesis acts early, waits Δ only before pruning
 		// copies (line 3), and t_rem is then its read over its latest
 		// reports. Not a misfire: in speculation.toml at full size a 5.4
-		// GB map reading at about a third of a new copy's pace is
-		// restarted 7 s in (job 64's map 12: its restart ended 610 s
-		// before the original's projected end, or 23 s after once the
-		// run's timings moved), and 68 of the 70 restarts of attempts
-		// under 10 s old beat their originals' projected ends.
+		// GB map reading at a third of a new copy's pace or less is
+		// restarted 5 s in (job 64's map 12, whose restart ends 1420 s
+		// before the original's projected end), and 60 of the 62
+		// restarts of attempts under 10 s old beat their originals'
+		// projected ends.
 		if kills < p.Gamma && rem > mean+delta {
 			return restartTask
 		}
