@@ -22,6 +22,9 @@ type book struct {
 	// lagSum and lagN measure schedLag, request to launch.
 	lagSum time.Duration
 	lagN   int
+	// profiling: keep each attempt's wrap-up reports and each phase's
+	// wrap-up profiles (Mantri's).
+	profiling bool
 }
 
 // phase is one kind of task of the job.
@@ -40,7 +43,25 @@ type phase struct {
 	// large one look slow.
 	durations, perByte, wrapups []float64
 	perByteSum                  float64
+	// profiles are the wrap-ups of the phase's latest finished tasks,
+	// profileTasks at most, oldest first (only with book.profiling).
+	profiles []profile
 }
+
+// profile is a finished task's wrap-up: at each score j/profileSteps it
+// reached after the report that said it had read all its input, the
+// seconds per input byte it had left then; −1 at the scores before. A
+// score need not pace a wrap-up evenly: a Hadoop reduce's last third is
+// its compute, then its write, a half each, whatever either takes. Per
+// byte, as t_wrapup.
+type profile [profileSteps + 1]float64
+
+const (
+	// profileSteps is how finely a profile divides scores.
+	profileSteps = 48
+	// profileTasks is how many finished tasks' profiles a phase keeps.
+	profileTasks = 32
+)
 
 // taskState is one task.
 type taskState struct {
@@ -76,6 +97,8 @@ type attemptState struct {
 	// firstRead the first report of some read, {0, −1} before.
 	readAt    time.Duration
 	firstRead sample
+	// wrap are its scores from readAt on (only with book.profiling).
+	wrap []sample
 	// killed: the policy asked for its kill, which is on its way.
 	killed bool
 }
@@ -158,6 +181,9 @@ func (b *book) Progressed(_ time.Duration, r Report) {
 	}
 	a.hist[a.n] = sample{v, r.At}
 	a.n++
+	if b.profiling && a.readAt >= 0 {
+		a.wrap = append(a.wrap, sample{r.Score, r.At})
+	}
 }
 
 func (b *book) attempt(at sched.Attempt) *attemptState {
@@ -202,11 +228,76 @@ func (b *book) Ended(now time.Duration, e End) {
 	}
 	wrapup := (now - a.readAt).Seconds()
 	p.wrapups = insertSorted(p.wrapups, wrapup/bytes)
+	if len(a.wrap) > 0 {
+		if len(p.profiles) == profileTasks {
+			p.profiles = slices.Delete(p.profiles, 0, 1)
+		}
+		p.profiles = append(p.profiles, newProfile(append(a.wrap, sample{1, now}), bytes))
+	}
 	if f := a.firstRead; f.at >= 0 && a.readAt > f.at {
 		perByte := ((a.readAt-f.at).Seconds()/(1-f.score) + wrapup) / bytes
 		p.perByte = insertSorted(p.perByte, perByte)
 		p.perByteSum += perByte
 	}
+}
+
+// newProfile is the profile of a finished task of the given input from
+// its scores, from the report that said it had read all its input to its
+// end.
+func newProfile(scores []sample, bytes float64) profile {
+	var pr profile
+	end := scores[len(scores)-1].at
+	for j := range pr {
+		g := float64(j) / profileSteps
+		if g < scores[0].score {
+			pr[j] = -1
+			continue
+		}
+		i := slices.IndexFunc(scores, func(s sample) bool { return s.score >= g })
+		at := scores[i].at
+		if i > 0 && scores[i].score > scores[i-1].score {
+			prev := scores[i-1]
+			at = prev.at + time.Duration((g-prev.score)/(scores[i].score-prev.score)*float64(scores[i].at-prev.at))
+		}
+		pr[j] = (end - at).Seconds() / bytes
+	}
+	return pr
+}
+
+// left is the seconds per byte the profile's task had left at score s,
+// between the grid's scores either side; false before both.
+func (pr *profile) left(s float64) (float64, bool) {
+	s = min(max(s, 0), 1)
+	j := min(int(s*profileSteps), profileSteps-1)
+	if pr[j] < 0 {
+		return 0, false
+	}
+	f := s*profileSteps - float64(j)
+	return pr[j] + f*(pr[j+1]-pr[j]), true
+}
+
+// wrapLeft is the median, over the phase's profiles that reached score
+// from, of the seconds per byte their tasks took from there to score to
+// (to ≥ from), or to their end when to is 1; out holds them. false when
+// none reached from.
+func (p *phase) wrapLeft(from, to float64, out []float64) (float64, []float64, bool) {
+	out = out[:0]
+	for i := range p.profiles {
+		l0, ok := p.profiles[i].left(from)
+		if !ok {
+			continue
+		}
+		l1 := 0.0
+		if to < 1 {
+			l1, _ = p.profiles[i].left(to)
+		}
+		out = append(out, l0-l1)
+	}
+	if len(out) == 0 {
+		return 0, out, false
+	}
+	slices.Sort(out)
+	return median(out), out, true
 }
 
 func insertSorted(xs []float64, x float64) []float64 {

@@ -67,8 +67,10 @@ func (*MantriParams) SlowNodes() float64 { return 0 }
 //     thesis prints t_new − t_rem, which would copy tasks expected to be
 //     slower: erratum 2).
 //
-// Never a copy expected slower than its task (E(t_new) ≥ t_rem), past
-// max_copies, or a restart past γ. Starting the waiting task with the
+// A task's t_rem is its copies' lowest, a copy not yet reported counting
+// as E(t_new) less the lag and its time since launch. Never a copy
+// expected slower than its task (E(t_new) ≥ t_rem), past max_copies, or a
+// restart past γ. Starting the waiting task with the
 // most data (line 8) is the coordinator's, with tasks.largest_first.
 //
 // t_rem = t_elapsed·(d − d_read)/d_read + t_wrapup (eq. 4.1 as remaining
@@ -76,13 +78,18 @@ func (*MantriParams) SlowNodes() float64 { return 0 }
 // read (a reduce: the map outputs it copied) and t_elapsed over its last
 // reports (a moving average), so an onset part-way shows. t_wrapup, the
 // time from all input read to the end, is the median of the phase's
-// finished tasks' per input byte × d; once the attempt has read it all,
-// its remaining wrap-up is extrapolated from its score over its reports
-// since (or, before two of them, t_wrapup less the time since). A
-// Hadoop reduce copies before it computes, so a rate from its score alone
-// would make every fresh copy, racing through the copy, look the
-// fastest. A task silent for 2Δ made no progress since its last
-// report.
+// finished tasks' per input byte × d. Once the attempt has read it all,
+// its remaining wrap-up is what the finished tasks had left at its score,
+// per byte × d, times its pace against theirs over its latest reports
+// (wrapRem), so a slowdown in the compute shows; t_wrapup less the time
+// since until its reports can be paced. Not its score extrapolated to 1:
+// a Hadoop reduce's score gives its compute and its write a sixth each,
+// so a reduce whose compute dominates would look twice as slow as it is,
+// and one with 60 times the phase's data would look more than a copy's
+// t_new behind, a copy as slow as it. Nor a rate from its score alone
+// before: a Hadoop reduce copies before it computes, and every fresh
+// copy, racing through the copy, would look the fastest. A task silent
+// for 2Δ made no progress since its last report.
 //
 // t_new = processRate × d + schedLag (eq. 4.2 with locationFactor 1):
 // processRate takes each finished task's seconds per input byte between
@@ -93,12 +100,17 @@ type mantri struct {
 	book
 	p MantriParams
 	// Scratch space of Decide, kept to spare an allocation per task.
-	alive []*attemptState
-	rems  []float64
-	old   []int
+	alive   []*attemptState
+	rems    []float64
+	old     []int
+	scratch []float64
 }
 
-func newMantri(p *MantriParams, s Setup) Policy { return &mantri{book: newBook(s), p: *p} }
+func newMantri(p *MantriParams, s Setup) Policy {
+	m := &mantri{book: newBook(s), p: *p}
+	m.profiling = true
+	return m
+}
 
 // Name implements Policy.
 func (*mantri) Name() string { return "mantri" }
@@ -130,13 +142,22 @@ func (m *mantri) Decide(now time.Duration, v View) []Action {
 				out = append(out, Action{Kind: Kill, Task: k, Attempt: alive[j].attempt,
 					Reason: "mantri: a faster copy of the task runs"})
 			}
-			rem, c := math.Inf(1), 0
-			for j := range alive {
-				if !slices.Contains(kills, j) {
-					rem, c = min(rem, rems[j]), c+1
-				}
-			}
 			est := newEstimate(p, t.bytes, lag)
+			rem, c := math.Inf(1), 0
+			for j, a := range alive {
+				if slices.Contains(kills, j) {
+					continue
+				}
+				r := rems[j]
+				if a.reports == 0 && est.n() > 0 {
+					// Not yet reported: a copy just launched is expected to
+					// take t_new, its lag behind it. Unknown, it would let
+					// the next decision copy the task again before the
+					// first copy has said anything.
+					r = max(est.mean()-est.lag-a.elapsed(now).Seconds(), 0)
+				}
+				rem, c = min(rem, r), c+1
+			}
 			switch m.p.judge(rem, est, c, t.kills, waiting, delta) {
 			case restartTask:
 				out = append(out, m.restart(now, k, fmt.Sprintf("mantri: t_rem %.1fs > E(t_new) %.1fs + Δ", rem, est.mean())))
@@ -166,6 +187,15 @@ func (p *MantriParams) judge(rem float64, est estimate, c, kills int, waiting bo
 	}
 	mean := est.mean()
 	if waiting {
+		// A restart may come on a task's first reports, seconds after its
+		// launch: the thesis acts early, waits Δ only before pruning
+		// copies (line 3), and t_rem is then its read over its latest
+		// reports. Not a misfire: in speculation.toml at full size a 5.4
+		// GB map reading at a third of a new copy's pace or less is
+		// restarted 5 s in (job 64's map 12, whose restart ends 1420 s
+		// before the original's projected end), and 60 of the 62
+		// restarts of attempts under 10 s old beat their originals'
+		// projected ends.
 		if kills < p.Gamma && rem > mean+delta {
 			return restartTask
 		}
@@ -239,10 +269,17 @@ func (m *mantri) tRem(p *phase, a *attemptState, bytes int64, now time.Duration)
 	case a.readAt < 0:
 		rem = (1-a.read)/r + wrapup
 	case a.score < 1 && a.n >= 2:
-		if r <= 0 {
+		left, ok := m.wrapRem(p, a, bytes)
+		switch {
+		case ok:
+			rem = left
+		case len(p.wrapups) > 0:
+			rem = max(wrapup-(a.at-a.readAt).Seconds(), 0)
+		case r <= 0:
 			return math.Inf(1)
+		default:
+			rem = (1 - a.score) / r // nothing finished yet to pace it by
 		}
-		rem = (1 - a.score) / r
 	default:
 		rem = max(wrapup-(a.at-a.readAt).Seconds(), 0)
 	}
@@ -250,6 +287,51 @@ func (m *mantri) tRem(p *phase, a *attemptState, bytes int64, now time.Duration)
 		rem -= silent.Seconds() // it goes on between reports
 	}
 	return max(rem, 0)
+}
+
+// wrapRem is the remaining time of an attempt that has read all its
+// input and reports a score below 1, from the wrap-ups of the phase's
+// latest finished tasks: what they had left at its latest score, per
+// byte × d (the median), times its pace against theirs, the time each of
+// its latest report intervals took over the time theirs took between the
+// same scores, per byte × d (each the median of the tasks' own). The
+// lower median of two or three intervals: one where it waited and they
+// did not (a reduce waiting for a computing slot, its score's jump from
+// 1/3 to 2/3) does not count. false, and t_wrapup less the time since
+// takes over, when no finished task reached its score or with fewer than
+// two intervals to compare; +Inf when it made no progress over its
+// latest reports.
+func (m *mantri) wrapRem(p *phase, a *attemptState, bytes int64) (float64, bool) {
+	d := float64(max(bytes, 1))
+	last := a.hist[a.n-1].score
+	left, scratch, ok := p.wrapLeft(last, 1, m.scratch)
+	m.scratch = scratch
+	if !ok {
+		return 0, false
+	}
+	var paces [histLen - 1]float64
+	n, moved := 0, false
+	for i := 1; i < a.n; i++ {
+		from, to := a.hist[i-1], a.hist[i]
+		if to.score <= from.score {
+			continue
+		}
+		moved = true
+		normal, scratch, ok := p.wrapLeft(from.score, to.score, m.scratch)
+		m.scratch = scratch
+		if ok && normal > 0 {
+			paces[n] = (to.at - from.at).Seconds() / (normal * d)
+			n++
+		}
+	}
+	switch {
+	case !moved:
+		return math.Inf(1), true
+	case n < 2:
+		return 0, false
+	}
+	slices.Sort(paces[:n])
+	return paces[(n-1)/2] * left * d, true
 }
 
 // estimate is t_new's distribution for a task of d input bytes: the

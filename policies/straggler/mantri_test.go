@@ -222,3 +222,116 @@ func TestMantriJudgesAReduceByItsWrapUp(t *testing.T) {
 	require.Len(t, acts, 1)
 	assert.Equal(t, Action{Kind: Kill, Task: Task{sched.Reduce, 2}, Attempt: fresh, Reason: acts[0].Reason}, acts[0])
 }
+
+// reducePhase builds a policy over a job of reduces, the first finished
+// ones each of 100 bytes: copied in 5 s (half at 2.5 s), then a 12 s
+// compute (score 2/3 to 5/6) and a 3 s write (5/6 to 1), reporting every
+// 6 s or so: 15 s of wrap-up, and 0.2 s a byte in all (t_new = 20 s).
+// The last late of them have 50 bytes, so twice the seconds per byte,
+// and first report their read's end 2.4 s into their compute, at score
+// 0.7.
+func reducePhase(t *testing.T, reduces, finished, late int, delta time.Duration) Policy {
+	t.Helper()
+	p, err := New("mantri", nil, Setup{Tasks: [2]int{0, reduces}, Delta: delta})
+	require.NoError(t, err)
+	for i := range int32(finished) {
+		a, bytes := reduceAttempt(i, 0), int64(100)
+		read := Report{Attempt: a, Score: 2.0 / 3, Read: 1, At: at(5)}
+		if int(i) >= finished-late {
+			bytes, read = 50, Report{Attempt: a, Score: 0.7, Read: 1, At: at(7.4)}
+		}
+		p.Launched(0, Launch{Attempt: a, Bytes: bytes})
+		for _, r := range []Report{
+			{Attempt: a, Score: 1.0 / 6, Read: 0.5, At: at(2.5)},
+			read,
+			{Attempt: a, Score: 0.75, Read: 1, At: at(11)},
+			{Attempt: a, Score: 5.0 / 6, Read: 1, At: at(17)},
+			{Attempt: a, Score: 11.0 / 12, Read: 1, At: at(18.5)},
+		} {
+			p.Progressed(r.At, r)
+		}
+		p.Ended(at(20), End{Attempt: a, Outcome: sched.Succeeded})
+	}
+	return p
+}
+
+// A reduce with 60 times the phase's data (partition skew) is as slow
+// as its data says: a copy of it would take t_new = 0.2 s × 6000 = 1200
+// s, and its own wrap-up, 900 s, 720 of compute then 180 of write, is
+// on pace. 100 s into its compute, 800 s are left. Its score, 2/3 to 5/6
+// over the compute and 5/6 to 1 over the write, rises at 1/4320 a
+// second, which extrapolated to 1 would say 1340 s: more than t_new +
+// Δ, so it would be restarted while reduces wait and copied once none
+// does (1340 − 1200 > ρΔ = 30 s), each time throwing work away for a
+// copy no faster. Paced against the phase's finished wrap-ups, score by
+// score, it is left alone; slowed three times in its compute, it is
+// still a straggler. Finished tasks that first reported their read's end
+// past its score (their wrap-ups seen from 0.7 on, at twice the seconds
+// per byte) do not pace it: only those that reached its score do.
+func TestMantriLeavesASkewedTaskOnPace(t *testing.T) {
+	const d, readFor, compute = 6000, 300, 720 // bytes, seconds, seconds
+	for _, tc := range []struct {
+		name    string
+		slow    float64 // its compute's slowdown
+		late    int     // of the 5 finished tasks, those first seen at 0.7
+		waiting bool
+		rem     float64 // its t_rem: the wrap-up left at its score × its pace
+		want    []ActionKind
+	}{
+		{"on pace, none waiting: no copy", 1, 0, false, 800, nil},
+		{"on pace, reduces waiting: no restart", 1, 0, true, 800, nil},
+		{"on pace, 3 finished tasks first seen at 0.7: no copy", 1, 3, false, 800, nil},
+		{"slowed 3× in its compute, none waiting: a copy", 3, 0, false, 3 * (900 - 100.0/3), []ActionKind{Duplicate}},
+		{"slowed 3× in its compute, reduces waiting: a restart", 3, 0, true, 3 * (900 - 100.0/3), []ActionKind{Restart}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := reducePhase(t, 6, 5, tc.late, 10*time.Second)
+			a, launch := reduceAttempt(5, 0), 100.0
+			p.Launched(at(launch), Launch{Attempt: a, Bytes: d})
+			p.Progressed(at(launch+readFor/2), Report{Attempt: a, Score: 1.0 / 6, Read: 0.5, Start: at(launch), At: at(launch + readFor/2)})
+			read := launch + readFor
+			for s := 0.0; s <= 100; s += 10 {
+				score := 2.0/3 + s/(compute*tc.slow)/6
+				p.Progressed(at(read+s), Report{Attempt: a, Score: score, Read: 1, Start: at(launch), At: at(read + s)})
+			}
+			v := fakeView{}
+			if tc.waiting {
+				v = fakeView{0, 1}
+			}
+			m := p.(*mantri)
+			ph := &m.phases[sched.Reduce]
+			assert.InDelta(t, tc.rem, m.tRem(ph, ph.tasks[5].attempts[0], d, at(read+100)), 1e-6)
+			var got []ActionKind
+			for _, act := range p.Decide(at(read+100), v) {
+				got = append(got, act.Kind)
+			}
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+// A copy launched and not yet reported is expected to take t_new: the
+// task's t_rem is no longer its slow original's, so the next decision
+// neither copies it again nor, while maps wait, restarts it, killing
+// the copy with the original.
+func TestMantriCountsAFreshCopyAsTNew(t *testing.T) {
+	for _, waiting := range []bool{false, true} {
+		p := phaseOf(t, "mantri", 3, 2, 2*time.Second)
+		orig, cp := mapAttempt(2, 0), mapAttempt(2, 1)
+		p.Launched(at(10), Launch{Attempt: orig, Bytes: 100})
+		p.Progressed(at(12), rep(orig, 0.01, at(10), at(12)))
+		acts := p.Decide(at(12), fakeView{})
+		require.Len(t, acts, 1)
+		require.Equal(t, Duplicate, acts[0].Kind)
+		p.Launched(at(15), Launch{Attempt: cp, Bytes: 100, Copy: true})
+		// The original: 0.02 in 6 s, 294 s left; the copy, 1 s old, is
+		// expected to end in t_new = 10 s + the 3 s lag, less the lag
+		// and the second behind it: 9 s.
+		p.Progressed(at(16), rep(orig, 0.02, at(10), at(16)))
+		v := fakeView{}
+		if waiting {
+			v = fakeView{1, 0}
+		}
+		assert.Empty(t, p.Decide(at(16), v), "waiting %v", waiting)
+	}
+}
