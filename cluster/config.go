@@ -33,6 +33,9 @@ type Config struct {
 	// Cache is [cache], PACMan's memory caches; nil or without a
 	// capacity, none.
 	Cache *actors.CacheConfig `json:",omitempty"`
+	// Replication is [replication], Scarlett's replicas by popularity;
+	// nil, none.
+	Replication *actors.ReplicationConfig `json:",omitempty"`
 
 	// Workload holds one job list per client stream, each sorted by
 	// submission time.
@@ -195,6 +198,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Cache != nil {
 		c.Cache.Validate(&checks, &c.Cluster)
+	}
+	if c.Replication != nil {
+		c.Replication.Validate(&checks)
 	}
 	actors.ValidateFaults(c.Faults, &c.Cluster, &checks)
 	checks = append(checks, c.faultLinks()...)

@@ -38,11 +38,13 @@ type File struct {
 	Tasks     actors.TasksConfig `toml:"tasks"`
 	// Cache is [cache], nil when the file has none, so a resolved
 	// scenario without a cache says nothing of one.
-	Cache     *actors.CacheConfig `toml:"cache"`
-	Workload  WorkloadTable       `toml:"workload"`
-	Fault     []FaultTable        `toml:"fault"`
-	Expect    []Expectation       `toml:"expect"`
-	Reproduce ReproduceTable      `toml:"reproduce"`
+	Cache *actors.CacheConfig `toml:"cache"`
+	// Replication is [replication], nil when the file has none.
+	Replication *actors.ReplicationConfig `toml:"replication"`
+	Workload    WorkloadTable             `toml:"workload"`
+	Fault       []FaultTable              `toml:"fault"`
+	Expect      []Expectation             `toml:"expect"`
+	Reproduce   ReproduceTable            `toml:"reproduce"`
 }
 
 // ReproduceTable is [reproduce], for scenarios that reproduce a paper's
@@ -116,6 +118,10 @@ func Load(name string, data []byte, dir string) (*Scenario, error) {
 		c := actors.DefaultCacheConfig()
 		f.Cache = &c
 	}
+	if _, ok := doc.tree["replication"].(map[string]any); ok {
+		r := actors.DefaultReplicationConfig()
+		f.Replication = &r
+	}
 	var found ErrorList
 	if err := doc.Decode(&f); err != nil && !errors.As(err, &found) {
 		return nil, err
@@ -177,7 +183,7 @@ func (f *File) config(dir string) (cluster.Config, []error) {
 	var errs []error
 	c := cluster.DefaultConfig()
 	c.Run, c.Cluster, c.HDFS, c.Heartbeat, c.Chaos, c.Tasks = f.Run, f.Cluster, f.HDFS, f.Heartbeat, f.Chaos, f.Tasks
-	c.Cache = f.Cache
+	c.Cache, c.Replication = f.Cache, f.Replication
 	bad := f.scheduler(&c)
 	errs = append(errs, bad)
 	var ferrs []error
