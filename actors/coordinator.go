@@ -39,6 +39,8 @@ type CoordinatorConfig struct {
 	Cache       *CacheConfig
 	Preloaded   []Preloaded
 	CacheFuture map[string][]FutureRead
+	// Replication is [replication], Scarlett; nil: none.
+	Replication *ReplicationConfig
 }
 
 // Coordinator is the cluster master (JobTracker/ResourceManager and
@@ -66,6 +68,9 @@ type livenessTick struct{}
 
 // policyTick runs the policy's periodic work.
 type policyTick struct{}
+
+// epochTick runs Scarlett's rearrangement, every replication.epoch.
+type epochTick struct{}
 
 // NewCoordinator returns the coordinator actor's state.
 func NewCoordinator(cfg CoordinatorConfig, policy sched.Policy, deps Deps) *Coordinator {
@@ -130,6 +135,12 @@ func (c *Coordinator) handle(ctx actor.Context, now time.Duration, m any) {
 		c.core.cacheReported(now, msg)
 	case *WaveWidthMeasured:
 		c.core.waveWidthMeasured(now, msg)
+	case *epochTick:
+		c.core.rearrange(now)
+	case *BlockReplicated:
+		c.core.blockReplicated(msg)
+	case *ReplicationFailed:
+		c.core.replicationFailed(msg)
 	case *FlowDone:
 		c.core.copyDone(msg.Key.ID, msg.Bytes)
 	case *FlowFailed:
@@ -155,6 +166,9 @@ func (c *Coordinator) handleStarted(ctx actor.Context) {
 	}
 	if c.cfg.Cluster.IntermediateSpace > 0 {
 		c.deps.Clock.Every(hb, hb, c.self, &spaceTick{})
+	}
+	if r := c.cfg.Replication; r != nil {
+		c.deps.Clock.Every(r.Epoch.Std(), r.Epoch.Std(), c.self, &epochTick{})
 	}
 	c.core.maybeFinish()
 }

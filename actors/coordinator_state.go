@@ -39,6 +39,9 @@ type coordState struct {
 	// cache is the cache directory's role (coordinator_cache.go), nil
 	// without a cache.
 	cache *cacheRole
+	// scarlett is Scarlett's role (coordinator_scarlett.go), nil without
+	// [replication].
+	scarlett *scarlettRole
 	// liveSlots counts the slots of the live nodes, by kind.
 	liveSlots [2]int
 	// progress is each active job's stage progress by kind, as its job
@@ -179,6 +182,8 @@ func describeMsg(msg any) string {
 		return "EvictOutputs"
 	case *DropJobData:
 		return fmt.Sprintf("DropJobData job %d", m.Job)
+	case *ReplicateBlock:
+		return fmt.Sprintf("ReplicateBlock %d: %s block %d to node %d", m.Copy, m.File, m.Block, m.To)
 	}
 	return fmt.Sprintf("%T", msg)
 }
@@ -198,6 +203,7 @@ func newCoordState(cfg *CoordinatorConfig, policy sched.Policy, seed uint64) *co
 	}
 	s.setUpAdmission()
 	s.setUpCache()
+	s.setUpScarlett()
 	s.indexMemory()
 	if s.cache != nil {
 		s.preload(cfg.Preloaded)
@@ -354,6 +360,7 @@ func (s *coordState) jobEnded(now time.Duration, id sched.JobID) {
 	for _, a := range s.runningOf(id) {
 		s.emit(&killAttempt{a, s.running[a].node, "job ended"})
 	}
+	s.scarlettJobEnded(now, id)
 	if s.space != nil {
 		s.spaceJobEnded(id)
 	}

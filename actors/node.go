@@ -71,6 +71,10 @@ type Node struct {
 	// stored map outputs.
 	reserved int64
 	stored   map[sched.JobID]int64
+
+	// replicas are the replica copies the node runs as their source
+	// (node_replicate.go), by copy; nil until the first.
+	replicas map[int64]*replicaCopy
 }
 
 // heartbeatTick fires the node's periodic heartbeat.
@@ -126,9 +130,19 @@ func (n *Node) Receive(ctx actor.Context) {
 	case *SetAttemptSpeed:
 		n.handleSetAttemptSpeed(ctx, msg)
 	case *FlowDone:
+		if msg.Key.Owner == OwnerReplication {
+			n.copyStageDone(ctx, msg.Key)
+			return
+		}
 		n.handleFlowDone(ctx, msg)
 	case *FlowFailed:
+		if msg.Key.Owner == OwnerReplication {
+			n.copyStageFailed(ctx, msg.Key, msg.Reason)
+			return
+		}
 		n.handleFlowFailed(ctx, msg)
+	case *ReplicateBlock:
+		n.handleReplicateBlock(ctx, msg)
 	case *fetchRetryDue:
 		n.handleFetchRetry(ctx, msg)
 	case *CrashNode:

@@ -133,6 +133,9 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	if cfg.Cache != nil { // with a capacity of 0 too: the runs it is compared with
 		c.rec.countCaches()
 	}
+	if cfg.Replication != nil {
+		c.rec.countReplication()
+	}
 	f := actors.NewFabric(topo, c.network, cfg.Cluster.ByteCPU(), c.deps("fabric"))
 	if every := cfg.Run.LinkSamples; every > 0 {
 		f.SampleLinks(every)
@@ -166,7 +169,7 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 		PolicyTick: cfg.Scheduler.Tick.Std(), MaxRunning: cfg.Scheduler.MaxRunning, RackOf: known, Streams: len(cfg.Workload) + len(cfg.Closed),
 		Fabric: fabric, Directory: dir, Explain: cfg.Run.Explain,
 		NewPolicy: func() (sched.Policy, error) { return sched.New(cfg.Scheduler.Name, cfg.Scheduler.Params, cfg.Shape()) },
-		Cache:     cfg.Cache, Preloaded: preloaded, CacheFuture: cfg.futureReads(),
+		Cache:     cfg.Cache, Preloaded: preloaded, CacheFuture: cfg.futureReads(), Replication: cfg.Replication,
 	}, policy, c.deps("coordinator"))
 	coordinator, err := c.spawnActor("coordinator", c.coordinator)
 	if err != nil {

@@ -84,6 +84,9 @@ type Records struct {
 	PartitionSlots [][2]int
 	// Cache is what the caches did, nil for a run without [cache].
 	Cache *CacheTotals
+	// Replication is what the replica copies moved beside the tasks, nil
+	// for a run without [replication].
+	Replication *ReplicationTotals
 }
 
 // CacheTotals is what a run's caches did, from the maps that succeeded:
@@ -200,7 +203,10 @@ type recorder struct {
 	lastSample actors.LinkSample
 	// cache counts the maps' memory reads, nil without a cache.
 	cache *cacheTally
-	errs  []error
+	// repl keeps the spans of copies and of tasks' network flows, nil
+	// without [replication].
+	repl *replTally
+	errs []error
 }
 
 // hooks are RunOptions' streaming hooks, each nil when unset.
@@ -423,6 +429,9 @@ func (r *recorder) FlowEnded(rec actors.FlowRecord) {
 		r.flowList = append(r.flowList, rec)
 	}
 	r.flows.Delivered += rec.Delivered
+	if r.repl != nil {
+		r.repl.flow(rec)
+	}
 	if rec.CutOff {
 		r.flows.CutOff++
 		r.flows.CutOffBytes += rec.Delivered
@@ -494,6 +503,9 @@ func (r *recorder) results(end time.Duration) (*Records, error) {
 	defer r.mu.Unlock()
 	res := &Records{Flows: r.flows, Tally: r.tally, PartitionSlots: slices.Clone(r.partSlots), Admission: r.admission}
 	res.Tally.Partitions = slices.Clone(r.tally.Partitions)
+	if r.repl != nil {
+		res.Replication = r.repl.totals()
+	}
 	// Conservation: every byte asked of the fabric was delivered by a flow
 	// that completed, or belongs to one aborted or cut off (carried in
 	// part, the rest abandoned).

@@ -328,6 +328,9 @@ func Summarize(res *Records, slots [2]int, end time.Duration) Summary {
 	if res.Cache != nil {
 		summarizeCache(s, res)
 	}
+	if res.Replication != nil {
+		summarizeReplication(s, res)
+	}
 	return s
 }
 

@@ -62,6 +62,16 @@ func (c *Concurrency) End(now time.Duration, file string, job int64) {
 	c.step(now, file, -1)
 }
 
+// EndJob records every map of job on file still counted as ended at
+// now: the job is over, whatever reports of its maps are still to come.
+func (c *Concurrency) EndJob(now time.Duration, file string, job int64) {
+	k := jobFile{job, file}
+	if _, ok := c.running[k]; ok {
+		delete(c.running, k)
+		c.step(now, file, -1)
+	}
+}
+
 func (c *Concurrency) step(now time.Duration, file string, d int) {
 	f := c.files[file]
 	if f == nil {

@@ -1,0 +1,311 @@
+package actors
+
+import (
+	"maps"
+	"slices"
+	"time"
+
+	"clusteremu/policies/replication"
+	"clusteremu/policies/sched"
+)
+
+// Scarlett's role in the coordinator, beside the NameNode's
+// re-replication (coordinator_replication.go): files replicated by their
+// observed concurrency (the thesis's §2.4). The coordinator keeps c_f
+// exactly from the maps it launches and sees end: the most jobs with
+// maps running on a file at once within the last T_L. Every T_R it hands
+// the files, their live replicas and the nodes to
+// policies/replication.Rearrange. A replica the plan removes leaves the
+// block's live list at once (lazy deletion: a map listed under it finds
+// the node no longer holds the block when it is taken, and reads
+// elsewhere). The replicas the plan adds are copied block by block in
+// doubling steps: ReplicateBlock to each step's sources, the next step
+// when the last copy of this one has landed or failed. A copy becomes a
+// replica only when BlockReplicated arrives, and the maps pending on its
+// block find it at once (jobTable.replicaAdded). Copies still running at
+// an epoch count as replicas for its plan; a plan that drops one drops
+// it when it lands. A step's copies left over from two epochs ago (their
+// messages lost) are abandoned.
+type scarlettRole struct {
+	cfg   *ReplicationConfig
+	codec replication.Codec
+	conc  *replication.Concurrency
+	// copies are the running copies by ID; each knows its block's plan.
+	copies map[int64]*scarlettCopy
+	next   int64
+	// epoch is when the last rearrangement ran, prev the one before.
+	epoch, prev time.Duration
+	// stored and extra are the last values the storage gauges reported.
+	stored, extra int64
+}
+
+// scarlettCopy is one running copy.
+type scarlettCopy struct {
+	ref      blockRef
+	src, dst sched.NodeID
+	plan     *blockPlan
+	started  time.Duration
+	dropped  bool // the epoch after it removed the replica it makes
+}
+
+// blockPlan is a block's copies still to land: the running step's, and
+// the steps after it.
+type blockPlan struct {
+	ref     blockRef
+	steps   [][]replication.Copy
+	running int
+}
+
+// setUpScarlett makes the role when [replication] is on.
+func (s *coordState) setUpScarlett() {
+	r := s.cfg.Replication
+	if r == nil {
+		return
+	}
+	codec, _ := replication.CodecNamed(r.Compression)
+	s.scarlett = &scarlettRole{cfg: r, codec: codec, conc: replication.NewConcurrency(r.Learn.Std()),
+		copies: make(map[int64]*scarlettCopy)}
+}
+
+// scarlettLaunched counts a map's launch toward its file's concurrency.
+func (s *coordState) scarlettLaunched(now time.Duration, a sched.Attempt) {
+	if s.scarlett == nil || a.Kind != sched.Map {
+		return
+	}
+	if j := s.jobs[a.Job]; j != nil && j.input != nil {
+		s.scarlett.conc.Launch(now, j.input.name, int64(a.Job))
+	}
+}
+
+// scarlettEnded counts a map's end.
+func (s *coordState) scarlettEnded(now time.Duration, a sched.Attempt) {
+	if s.scarlett == nil || a.Kind != sched.Map {
+		return
+	}
+	if j := s.jobs[a.Job]; j != nil && j.input != nil {
+		s.scarlett.conc.End(now, j.input.name, int64(a.Job))
+	}
+}
+
+// scarlettJobEnded ends whatever maps of the job were still counted.
+func (s *coordState) scarlettJobEnded(now time.Duration, id sched.JobID) {
+	if s.scarlett == nil {
+		return
+	}
+	if j := s.jobs[id]; j != nil && j.input != nil {
+		s.scarlett.conc.EndJob(now, j.input.name, int64(id))
+	}
+}
+
+// rearrange is an epoch: the plan over every stored file, its removals at
+// once, its additions as doubling copies.
+func (s *coordState) rearrange(now time.Duration) {
+	sc := s.scarlett
+	sc.prev, sc.epoch = sc.epoch, now
+	sc.conc.Prune(now)
+	s.abandonStale()
+	names := slices.Sorted(maps.Keys(s.blocks.files))
+	files := make([]replication.File, len(names))
+	stored := make([]*file, len(names))
+	var bytes int64
+	for i, name := range names {
+		f := s.blocks.files[name]
+		stored[i] = f
+		files[i] = replication.File{Name: name, Size: f.size, Concurrency: sc.conc.Max(now, name), Blocks: s.holders(f)}
+		bytes += f.size * int64(s.blocks.replication)
+	}
+	nodes := make([]replication.Node, len(s.nodes))
+	for i := range nodes {
+		n := sched.NodeID(i)
+		nodes[i] = replication.Node{Rack: int(s.cfg.RackOf[i]), Down: !s.live(n) || s.nodes[i].resync}
+	}
+	replication.Loads(files, nodes)
+	plan := replication.Rearrange(files, nodes, sc.cfg.Params(s.blocks.replication, bytes))
+	s.storageGauges(files, plan.Factors, bytes)
+	for _, r := range plan.Remove {
+		s.removeReplica(blockRef{stored[r.File], r.Block}, sched.NodeID(r.Node))
+	}
+	s.planCopies(stored, plan.Add)
+}
+
+// holders are a file's replicas for the plan: the live ones and those
+// being copied, as node indices.
+func (s *coordState) holders(f *file) [][]int {
+	out := make([][]int, len(f.blocks))
+	for b := range f.blocks {
+		for _, n := range f.blocks[b].replicas {
+			out[b] = append(out[b], int(n))
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(s.scarlett.copies)) {
+		if c := s.scarlett.copies[id]; c.ref.file == f && !c.dropped {
+			out[c.ref.index] = append(out[c.ref.index], int(c.dst))
+		}
+	}
+	return out
+}
+
+// storageGauges reports the stored bytes at base replication and the
+// extra replicas' bytes the plan's factors keep.
+func (s *coordState) storageGauges(files []replication.File, factors []int, stored int64) {
+	sc := s.scarlett
+	var extra int64
+	for i, f := range files {
+		extra += f.Size * int64(factors[i]-s.blocks.replication)
+	}
+	s.out.counts = append(s.out.counts, count{MetricStoredBytes, stored - sc.stored}, count{MetricExtraBytes, extra - sc.extra})
+	sc.stored, sc.extra = stored, extra
+}
+
+// removeReplica takes a replica out of the block's live list (lazily: the
+// node's disk keeps it until the space is wanted), or drops the copy
+// making it.
+func (s *coordState) removeReplica(ref blockRef, node sched.NodeID) {
+	blk := &ref.file.blocks[ref.index]
+	if i := slices.Index(blk.replicas, node); i >= 0 {
+		blk.replicas = slices.Delete(blk.replicas, i, i+1)
+		refs := s.blocks.onNode[node]
+		if k := slices.Index(refs, ref); k >= 0 {
+			s.blocks.onNode[node] = slices.Delete(refs, k, k+1)
+		}
+		s.out.counts = append(s.out.counts, count{MetricReplicasRemoved, 1})
+		return
+	}
+	for _, c := range s.scarlett.copies {
+		if c.ref == ref && c.dst == node {
+			c.dropped = true
+		}
+	}
+}
+
+// planCopies turns the plan's additions into each block's doubling steps,
+// block by block in the order they were placed, and starts each block's
+// first step.
+func (s *coordState) planCopies(stored []*file, add []replication.Replica) {
+	byBlock := map[blockRef]*blockPlan{}
+	targets := map[blockRef][]int{}
+	var order []*blockPlan
+	for _, r := range add {
+		ref := blockRef{stored[r.File], r.Block}
+		if byBlock[ref] == nil {
+			byBlock[ref] = &blockPlan{ref: ref}
+			order = append(order, byBlock[ref])
+		}
+		targets[ref] = append(targets[ref], r.Node)
+	}
+	for _, p := range order {
+		var sources []int
+		for _, n := range p.ref.file.blocks[p.ref.index].replicas {
+			sources = append(sources, int(n))
+		}
+		p.steps = replication.Steps(sources, targets[p.ref])
+		s.nextStep(p)
+	}
+}
+
+// nextStep starts a block's next step: each copy from its planned source,
+// or another live holder not feeding this step when that one is gone.
+// A step with no copy it can start is skipped.
+func (s *coordState) nextStep(p *blockPlan) {
+	sc := s.scarlett
+	for p.running == 0 && len(p.steps) > 0 {
+		step := p.steps[0]
+		p.steps = p.steps[1:]
+		blk := &p.ref.file.blocks[p.ref.index]
+		if p.ref.file.forgotten {
+			return
+		}
+		var feeding []sched.NodeID
+		for _, c := range step {
+			src, ok := s.copySource(blk, sched.NodeID(c.Src), feeding)
+			dst := sched.NodeID(c.Dst)
+			if !ok || !s.live(dst) || slices.Contains(blk.replicas, dst) {
+				continue
+			}
+			feeding = append(feeding, src)
+			id := sc.next
+			sc.next++
+			sc.copies[id] = &scarlettCopy{ref: p.ref, src: src, dst: dst, plan: p, started: sc.epoch}
+			p.running++
+			raw := blk.bytes
+			s.emit(&tellNode{src, &ReplicateBlock{Copy: id, File: p.ref.file.name, Block: int32(p.ref.index),
+				Bytes: raw, Wire: sc.codec.Wire(raw), To: dst,
+				Compress: sc.codec.CompressTime(raw), Decompress: sc.codec.DecompressTime(raw)}})
+		}
+	}
+}
+
+// copySource is the planned source when it still holds the block live,
+// else the first live holder not feeding the step already.
+func (s *coordState) copySource(blk *block, planned sched.NodeID, feeding []sched.NodeID) (sched.NodeID, bool) {
+	if slices.Contains(blk.replicas, planned) && s.live(planned) && !slices.Contains(feeding, planned) {
+		return planned, true
+	}
+	for _, n := range blk.replicas {
+		if s.live(n) && !slices.Contains(feeding, n) {
+			return n, true
+		}
+	}
+	return 0, false
+}
+
+// blockReplicated books a copy that landed: a replica now, unless the
+// block's file is gone, the node is, or an epoch dropped it meanwhile.
+func (s *coordState) blockReplicated(msg *BlockReplicated) {
+	c := s.endScarlettCopy(msg.Copy)
+	if c == nil {
+		return
+	}
+	s.out.counts = append(s.out.counts, count{MetricReplicationBytes, msg.Wire}, count{MetricReplicationBytesRaw, msg.Bytes})
+	blk := &c.ref.file.blocks[c.ref.index]
+	if !c.dropped && !c.ref.file.forgotten && s.live(c.dst) && !slices.Contains(blk.replicas, c.dst) {
+		blk.replicas = append(blk.replicas, c.dst)
+		s.blocks.onNode[c.dst] = append(s.blocks.onNode[c.dst], c.ref)
+		s.table.replicaAdded(c.ref.file, c.ref.index, c.dst)
+		s.out.counts = append(s.out.counts, count{MetricReplicasAdded, 1})
+	}
+	s.nextStep(c.plan)
+}
+
+// replicationFailed books a copy that did not land; its block's steps go on.
+func (s *coordState) replicationFailed(msg *ReplicationFailed) {
+	if c := s.endScarlettCopy(msg.Copy); c != nil {
+		s.nextStep(c.plan)
+	}
+}
+
+func (s *coordState) endScarlettCopy(id int64) *scarlettCopy {
+	if s.scarlett == nil {
+		return nil
+	}
+	c := s.scarlett.copies[id]
+	if c != nil {
+		delete(s.scarlett.copies, id)
+		c.plan.running--
+	}
+	return c
+}
+
+// scarlettNodeDead fails the copies from or to a node declared dead: the
+// node will not report them.
+func (s *coordState) scarlettNodeDead(node sched.NodeID) {
+	if s.scarlett == nil {
+		return
+	}
+	for _, id := range slices.Sorted(maps.Keys(s.scarlett.copies)) {
+		if c := s.scarlett.copies[id]; c.src == node || c.dst == node {
+			s.replicationFailed(&ReplicationFailed{Copy: id, Reason: "node lost"})
+		}
+	}
+}
+
+// abandonStale forgets the copies started before the last epoch: their
+// messages were lost, as no copy outlives a whole epoch otherwise.
+func (s *coordState) abandonStale() {
+	sc := s.scarlett
+	for _, id := range slices.Sorted(maps.Keys(sc.copies)) {
+		if c := sc.copies[id]; c.started < sc.prev {
+			delete(sc.copies, id)
+		}
+	}
+}
