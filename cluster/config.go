@@ -162,6 +162,8 @@ func (c *Config) Validate() error {
 	check(c.Scheduler.MaxRunning < 0, "scheduler.max_running", c.Scheduler.MaxRunning, "must be ≥ 0 (0: no cap)")
 	r := &c.Run
 	check(r.Until < 0, "run.until", r.Until, "must be ≥ 0")
+	check(r.Warmup < 0 || r.Until > 0 && r.Warmup >= r.Until, "run.warmup", r.Warmup,
+		fmt.Sprintf("must be ≥ 0 and before the run's end, run.until = %v", r.Until))
 	check(r.StallAfter < 0, "run.stall_after", r.StallAfter, "must be ≥ 0")
 	check(r.Clock != "" && r.Clock != Virtual && r.Clock != Scaled && r.Clock != Wall, "run.clock", r.Clock,
 		`must be "virtual", "scaled" or "wall"`)

@@ -264,6 +264,14 @@ job = [{name = "a", input_bytes = "1GiB"}]
 			`s.toml:7:1: replication.order = "priority": must be one of ["largest_first" "round_robin"]`,
 			`s.toml:8:1: replication.compression = "zip": must be one of ["none" "gzip" "bzip2" "lzma" "ppmvc"]`,
 		}},
+		{"a warm-up at the run's end", `[run]
+until = "1h"
+warmup = "1h"
+[[workload.jobs]]
+job = [{name = "a", input_bytes = "1GiB"}]
+`, []string{
+			`s.toml:3:1: run.warmup = "1h": must be ≥ 0 and before the run's end, run.until = 1h`,
+		}},
 		{"replication: a negative budget", `[replication]
 budget = -0.1
 [[workload.jobs]]
