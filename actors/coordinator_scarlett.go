@@ -37,6 +37,9 @@ type scarlettRole struct {
 	epoch, prev time.Duration
 	// stored and extra are the last values the storage gauges reported.
 	stored, extra int64
+	// factors are the last epoch's r_f above the base, by file: what
+	// re-replication restores a block of the file to.
+	factors map[*file]int
 }
 
 // scarlettCopy is one running copy.
@@ -64,7 +67,18 @@ func (s *coordState) setUpScarlett() {
 	}
 	codec, _ := replication.CodecNamed(r.Compression)
 	s.scarlett = &scarlettRole{cfg: r, codec: codec, conc: replication.NewConcurrency(r.Learn.Std()),
-		copies: make(map[int64]*scarlettCopy)}
+		copies: make(map[int64]*scarlettCopy), factors: make(map[*file]int)}
+}
+
+// wanted is the replicas a block of f should have: hdfs.replication, or
+// the factor Scarlett's last epoch gave f.
+func (s *coordState) wanted(f *file) int {
+	if s.scarlett != nil {
+		if r, ok := s.scarlett.factors[f]; ok {
+			return r
+		}
+	}
+	return s.blocks.replication
 }
 
 // scarlettLaunched counts a map's launch toward its file's concurrency.
@@ -122,6 +136,12 @@ func (s *coordState) rearrange(now time.Duration) {
 	replication.Loads(files, nodes)
 	plan := replication.Rearrange(files, nodes, sc.cfg.Params(s.blocks.replication, bytes))
 	s.storageGauges(files, plan.Factors, bytes)
+	clear(sc.factors)
+	for i, r := range plan.Factors {
+		if r > s.blocks.replication {
+			sc.factors[stored[i]] = r
+		}
+	}
 	for _, r := range plan.Remove {
 		s.removeReplica(blockRef{stored[r.File], r.Block}, sched.NodeID(r.Node))
 	}

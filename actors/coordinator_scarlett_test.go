@@ -13,12 +13,14 @@ import (
 )
 
 // scarlettCore is the test core with [replication] on: T_L 1 h, δ 1, a
-// budget as large as what is stored, no compression.
+// budget as large as what is stored, no compression; two re-replication
+// streams a node.
 func scarlettCore() (*coordState, *scriptPolicy) {
 	return testCore(func(c *CoordinatorConfig) {
 		r := DefaultReplicationConfig()
 		r.Learn, r.Epoch, r.Budget, r.Compression = units.Duration(time.Hour), units.Duration(time.Hour), 1, "none"
 		c.Replication = &r
+		c.HDFS.ReplicationStreams = 2
 	})
 }
 
@@ -123,4 +125,19 @@ func TestConcurrencyFromLaunchesAndEnds(t *testing.T) {
 	s.jobEnded(5*time.Second, 2)
 	assert.Equal(t, 0, s.scarlett.conc.Running("hot"))
 	assert.Equal(t, 2, s.scarlett.conc.Max(time.Minute, "hot"))
+}
+
+// Re-replication restores a block of a file Scarlett raised to the file's
+// r_f, not to hdfs.replication.
+func TestReReplicationRestoresTheFilesFactor(t *testing.T) {
+	s, _ := scarlettCore()
+	hotJob(t, s, 0, 1, 0, 2)
+	s.scarlett.conc.Launch(time.Second, "hot", 8)
+	s.scarlett.conc.Launch(time.Second, "hot", 9)
+	s.rearrange(time.Hour) // r_f 3: a copy to node 1
+	said(s)
+	s.blockReplicated(&BlockReplicated{Copy: 0, To: 1})
+	s.declareDead(time.Hour+time.Minute, 2, "declared dead")
+	assert.Contains(t, said(s), "copy 100 B from node 0 to node 3 (re-replication 0)",
+		"two replicas left of r_f 3: the NameNode copies one to the node that has none")
 }
