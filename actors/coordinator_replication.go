@@ -146,10 +146,7 @@ func (s *coordState) copyDone(id int64, bytes int64) {
 	if c == nil {
 		return
 	}
-	blk := &c.ref.file.blocks[c.ref.index]
-	if !c.ref.file.forgotten && s.live(c.dst) && !slices.Contains(blk.replicas, c.dst) {
-		blk.replicas = append(blk.replicas, c.dst)
-		s.blocks.onNode[c.dst] = append(s.blocks.onNode[c.dst], c.ref)
+	if !c.ref.file.forgotten && s.live(c.dst) && s.blocks.addReplica(c.ref, c.dst) {
 		s.table.replicaAdded(c.ref.file, c.ref.index, c.dst)
 		s.out.counts = append(s.out.counts, count{MetricBlocksReReplicated, 1}, count{MetricBytesReReplicated, bytes})
 	}

@@ -181,13 +181,7 @@ func (s *coordState) storageGauges(files []replication.File, factors []int, stor
 // node's disk keeps it until the space is wanted), or drops the copy
 // making it.
 func (s *coordState) removeReplica(ref blockRef, node sched.NodeID) {
-	blk := &ref.file.blocks[ref.index]
-	if i := slices.Index(blk.replicas, node); i >= 0 {
-		blk.replicas = slices.Delete(blk.replicas, i, i+1)
-		refs := s.blocks.onNode[node]
-		if k := slices.Index(refs, ref); k >= 0 {
-			s.blocks.onNode[node] = slices.Delete(refs, k, k+1)
-		}
+	if s.blocks.removeReplica(ref, node) {
 		s.out.counts = append(s.out.counts, count{MetricReplicasRemoved, 1})
 		return
 	}
@@ -277,10 +271,7 @@ func (s *coordState) blockReplicated(msg *BlockReplicated) {
 		return
 	}
 	s.out.counts = append(s.out.counts, count{MetricReplicationBytes, msg.Wire}, count{MetricReplicationBytesRaw, msg.Bytes})
-	blk := &c.ref.file.blocks[c.ref.index]
-	if !c.dropped && !c.ref.file.forgotten && s.live(c.dst) && !slices.Contains(blk.replicas, c.dst) {
-		blk.replicas = append(blk.replicas, c.dst)
-		s.blocks.onNode[c.dst] = append(s.blocks.onNode[c.dst], c.ref)
+	if !c.dropped && !c.ref.file.forgotten && s.live(c.dst) && s.blocks.addReplica(c.ref, c.dst) {
 		s.table.replicaAdded(c.ref.file, c.ref.index, c.dst)
 		s.out.counts = append(s.out.counts, count{MetricReplicasAdded, 1})
 	}
