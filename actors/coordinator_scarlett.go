@@ -22,9 +22,11 @@ import (
 // doubling steps: ReplicateBlock to each step's sources, the next step
 // when the last copy of this one has landed or failed. A copy becomes a
 // replica only when BlockReplicated arrives, and the maps pending on its
-// block find it at once (jobTable.replicaAdded). Copies still running at
-// an epoch count as replicas for its plan; a plan that drops one drops
-// it when it lands. A step's copies left over from two epochs ago (their
+// block find it at once (jobTable.replicaAdded). A block with copies
+// still running at an epoch goes on with its last plan's steps and gets
+// no new copies: the plan counts only live replicas, so its removals never
+// leave a block below r_f on the strength of copies that may yet fail,
+// and an overshoot is removed at the next epoch. A step's copies left over from two epochs ago (their
 // messages lost) are abandoned.
 type scarlettRole struct {
 	cfg   *ReplicationConfig
@@ -48,7 +50,6 @@ type scarlettCopy struct {
 	src, dst sched.NodeID
 	plan     *blockPlan
 	started  time.Duration
-	dropped  bool // the epoch after it removed the replica it makes
 }
 
 // blockPlan is a block's copies still to land: the running step's, and
@@ -125,7 +126,7 @@ func (s *coordState) rearrange(now time.Duration) {
 	for i, name := range names {
 		f := s.blocks.files[name]
 		stored[i] = f
-		files[i] = replication.File{Name: name, Size: f.size, Concurrency: sc.conc.Max(now, name), Blocks: s.holders(f)}
+		files[i] = replication.File{Name: name, Size: f.size, Concurrency: sc.conc.Max(now, name), Blocks: holders(f)}
 		bytes += f.size * int64(s.blocks.replication)
 	}
 	nodes := make([]replication.Node, len(s.nodes))
@@ -148,18 +149,12 @@ func (s *coordState) rearrange(now time.Duration) {
 	s.planCopies(stored, plan.Add)
 }
 
-// holders are a file's replicas for the plan: the live ones and those
-// being copied, as node indices.
-func (s *coordState) holders(f *file) [][]int {
+// holders are a file's live replicas for the plan, as node indices.
+func holders(f *file) [][]int {
 	out := make([][]int, len(f.blocks))
 	for b := range f.blocks {
 		for _, n := range f.blocks[b].replicas {
 			out[b] = append(out[b], int(n))
-		}
-	}
-	for _, id := range slices.Sorted(maps.Keys(s.scarlett.copies)) {
-		if c := s.scarlett.copies[id]; c.ref.file == f && !c.dropped {
-			out[c.ref.index] = append(out[c.ref.index], int(c.dst))
 		}
 	}
 	return out
@@ -178,29 +173,29 @@ func (s *coordState) storageGauges(files []replication.File, factors []int, stor
 }
 
 // removeReplica takes a replica out of the block's live list (lazily: the
-// node's disk keeps it until the space is wanted), or drops the copy
-// making it.
+// node's disk keeps it until the space is wanted).
 func (s *coordState) removeReplica(ref blockRef, node sched.NodeID) {
 	if s.blocks.removeReplica(ref, node) {
 		s.out.counts = append(s.out.counts, count{MetricReplicasRemoved, 1})
-		return
-	}
-	for _, c := range s.scarlett.copies {
-		if c.ref == ref && c.dst == node {
-			c.dropped = true
-		}
 	}
 }
 
 // planCopies turns the plan's additions into each block's doubling steps,
 // block by block in the order they were placed, and starts each block's
-// first step.
+// first step. A block with copies running is left to them.
 func (s *coordState) planCopies(stored []*file, add []replication.Replica) {
+	busy := map[blockRef]bool{}
+	for _, c := range s.scarlett.copies {
+		busy[c.ref] = true
+	}
 	byBlock := map[blockRef]*blockPlan{}
 	targets := map[blockRef][]int{}
 	var order []*blockPlan
 	for _, r := range add {
 		ref := blockRef{stored[r.File], r.Block}
+		if busy[ref] {
+			continue
+		}
 		if byBlock[ref] == nil {
 			byBlock[ref] = &blockPlan{ref: ref}
 			order = append(order, byBlock[ref])
@@ -264,14 +259,14 @@ func (s *coordState) copySource(blk *block, planned sched.NodeID, feeding []sche
 }
 
 // blockReplicated books a copy that landed: a replica now, unless the
-// block's file is gone, the node is, or an epoch dropped it meanwhile.
+// block's file is gone or the node is.
 func (s *coordState) blockReplicated(msg *BlockReplicated) {
 	c := s.endScarlettCopy(msg.Copy)
 	if c == nil {
 		return
 	}
 	s.out.counts = append(s.out.counts, count{MetricReplicationBytes, msg.Wire}, count{MetricReplicationBytesRaw, msg.Bytes})
-	if !c.dropped && !c.ref.file.forgotten && s.live(c.dst) && s.blocks.addReplica(c.ref, c.dst) {
+	if !c.ref.file.forgotten && s.live(c.dst) && s.blocks.addReplica(c.ref, c.dst) {
 		s.table.replicaAdded(c.ref.file, c.ref.index, c.dst)
 		s.out.counts = append(s.out.counts, count{MetricReplicasAdded, 1})
 	}

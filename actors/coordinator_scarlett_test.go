@@ -141,3 +141,39 @@ func TestReReplicationRestoresTheFilesFactor(t *testing.T) {
 	assert.Contains(t, said(s), "copy 100 B from node 0 to node 3 (re-replication 0)",
 		"two replicas left of r_f 3: the NameNode copies one to the node that has none")
 }
+
+// An epoch while a block's copies run leaves the block to them: the plan
+// counts its live replicas only, so its removals cannot leave it short
+// should the copies fail, and an overshoot goes at the next epoch.
+func TestAnEpochWhileCopiesRun(t *testing.T) {
+	s, _ := scarlettCore()
+	hotJob(t, s, 0, 1, 0)
+	for j := range int64(3) {
+		s.scarlett.conc.Launch(time.Second, "hot", 10+j)
+	}
+	// One replica, on node 0, and r_f 4: steps of 1 and 2 copies.
+	pin(s.blocks, s.jobs[1].input, 0, []sched.NodeID{0})
+	s.rearrange(time.Hour)
+	assert.Equal(t, []string{"node-0 ← ReplicateBlock 0: hot block 0 to node 2"}, said(s))
+	assert.Len(t, s.scarlett.copies[0].plan.steps, 1)
+
+	// The next epoch, c_f still 3 within T_L: no new copy for the block.
+	s.rearrange(2 * time.Hour)
+	assert.Empty(t, said(s))
+	// The copy lands; the first plan's second step goes on.
+	s.blockReplicated(&BlockReplicated{Copy: 0, To: 2})
+	assert.Len(t, said(s), 2)
+
+	// Past T_L, c_f 0 and r_f 2: the live replicas over it go; the copies
+	// still running land, and the next epoch removes them.
+	for j := range int64(3) {
+		s.scarlett.conc.End(2*time.Hour, "hot", 10+j)
+	}
+	s.rearrange(4 * time.Hour)
+	said(s)
+	assert.Equal(t, []sched.NodeID{0, 2}, s.jobs[1].input.blocks[0].replicas)
+	s.blockReplicated(&BlockReplicated{Copy: 1, To: 1})
+	s.blockReplicated(&BlockReplicated{Copy: 2, To: 3})
+	s.rearrange(5 * time.Hour)
+	assert.Len(t, s.jobs[1].input.blocks[0].replicas, 2)
+}
