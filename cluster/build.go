@@ -306,12 +306,24 @@ func (c *Cluster) Run() (*Report, error) {
 		return rep, fmt.Errorf("invariant: %w", err)
 	}
 	if res.Reason == EndInterrupted {
-		return rep, fmt.Errorf("%w at %v with %v jobs unfinished", ErrInterrupted, res.At, rep.Summary["jobs.cut_off"])
+		return rep, fmt.Errorf("%w at %v with %v jobs unfinished", ErrInterrupted, res.At, unfinished(results))
 	}
 	if res.Reason != EndDone && res.Reason != EndDeadline {
-		return rep, fmt.Errorf("run ended %s at %v with %v jobs unfinished", res.Reason, res.At, rep.Summary["jobs.cut_off"])
+		return rep, fmt.Errorf("run ended %s at %v with %v jobs unfinished", res.Reason, res.At, unfinished(results))
 	}
 	return rep, nil
+}
+
+// unfinished counts the jobs cut off, those of a warm-up too, which the
+// summary leaves out.
+func unfinished(res *Records) int {
+	n := 0
+	for _, j := range res.Jobs {
+		if j.Outcome == JobCutOff {
+			n++
+		}
+	}
+	return n
 }
 
 // lastLinkSample closes the link samples with the window from the last
