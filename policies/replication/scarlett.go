@@ -83,11 +83,8 @@ func bySize(files []File) []int {
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		if c := cmp.Compare(files[b].Size, files[a].Size); c != 0 {
-			return c
-		}
-		return cmp.Compare(files[a].Name, files[b].Name)
+	slices.SortFunc(order, func(a, b int) int {
+		return cmp.Or(cmp.Compare(files[b].Size, files[a].Size), cmp.Compare(files[a].Name, files[b].Name), cmp.Compare(a, b))
 	})
 	return order
 }
@@ -97,13 +94,17 @@ func bySize(files []File) []int {
 // base). The cost is O(files log files) for LargestFirst and O(files ×
 // (max r_f − base)) for RoundRobin.
 func Factors(files []File, p Params) []int {
+	return factors(files, p, bySize(files))
+}
+
+// factors is Factors over the files in order, largest first.
+func factors(files []File, p Params, order []int) []int {
 	r := make([]int, len(files))
 	for i := range r {
 		r[i] = p.Base
 	}
 	want := func(i int) int { return max(files[i].Concurrency+p.Delta, p.Base) }
 	var used int64
-	order := bySize(files)
 	if p.Order == LargestFirst {
 		for _, i := range order {
 			cost := files[i].Size * int64(want(i)-p.Base)
@@ -154,7 +155,8 @@ func Loads(files []File, nodes []Node) {
 // before the increment. A block with no live replica gets none. nodes'
 // loads are updated in place. The cost is O(replicas changed × nodes).
 func Rearrange(files []File, nodes []Node, p Params) Plan {
-	plan := Plan{Factors: Factors(files, p)}
+	order := bySize(files)
+	plan := Plan{Factors: factors(files, p, order)}
 	racks := 0
 	for _, n := range nodes {
 		racks = max(racks, n.Rack+1)
@@ -183,7 +185,7 @@ func Rearrange(files []File, nodes []Node, p Params) Plan {
 			}
 		}
 	}
-	for _, i := range bySize(files) {
+	for _, i := range order {
 		plan.Add = pl.grow(plan.Add, i, files[i], plan.Factors[i])
 	}
 	return plan
