@@ -285,3 +285,31 @@ func (b *blockMap) nodeUp(node sched.NodeID, keep bool) []blockRef {
 	b.onNode[node] = append(b.onNode[node], back...)
 	return back
 }
+
+// addReplica records a new replica of a block on node, unless the node
+// holds one already; it reports whether it added one.
+func (b *blockMap) addReplica(ref blockRef, node sched.NodeID) bool {
+	blk := &ref.file.blocks[ref.index]
+	if slices.Contains(blk.replicas, node) {
+		return false
+	}
+	blk.replicas = append(blk.replicas, node)
+	b.onNode[node] = append(b.onNode[node], ref)
+	return true
+}
+
+// removeReplica takes a replica of a block on node out of the live lists
+// (the node's disk keeps its bytes until the space is wanted); it reports
+// whether there was one. The cost is O(the block's replicas + the node's).
+func (b *blockMap) removeReplica(ref blockRef, node sched.NodeID) bool {
+	blk := &ref.file.blocks[ref.index]
+	i := slices.Index(blk.replicas, node)
+	if i < 0 {
+		return false
+	}
+	blk.replicas = slices.Delete(blk.replicas, i, i+1)
+	if k := slices.Index(b.onNode[node], ref); k >= 0 {
+		b.onNode[node] = slices.Delete(b.onNode[node], k, k+1)
+	}
+	return true
+}

@@ -3,6 +3,7 @@ package actors
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -146,4 +147,28 @@ func TestBlockMapForgetsFilesAndCompactsNodeLists(t *testing.T) {
 	// A node going down drops its replicas of live files only.
 	b.nodeDown(keep.blocks[0].replicas[0])
 	assert.Len(t, keep.blocks[0].replicas, 2)
+}
+
+// addReplica and removeReplica keep a block's live list and the node's
+// index in step, and add no second replica to a node.
+func TestAddAndRemoveReplica(t *testing.T) {
+	b := newBlockMap(100, 2, []sched.RackID{0, 0, 1, 1}, 1)
+	f, err := b.ensure("f", 100, 100, 0)
+	require.NoError(t, err)
+	ref := blockRef{f, 0}
+	held := slices.Clone(f.blocks[0].replicas)
+	var spare sched.NodeID
+	for n := range sched.NodeID(4) {
+		if !slices.Contains(held, n) {
+			spare = n
+		}
+	}
+	assert.True(t, b.addReplica(ref, spare))
+	assert.False(t, b.addReplica(ref, spare))
+	assert.Equal(t, append(slices.Clone(held), spare), f.blocks[0].replicas)
+	assert.Contains(t, b.onNode[spare], ref)
+	assert.True(t, b.removeReplica(ref, held[0]))
+	assert.False(t, b.removeReplica(ref, held[0]))
+	assert.NotContains(t, f.blocks[0].replicas, held[0])
+	assert.NotContains(t, b.onNode[held[0]], ref)
 }

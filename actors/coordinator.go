@@ -53,6 +53,8 @@ type CoordinatorConfig struct {
 	Cache       *CacheConfig
 	Preloaded   []Preloaded
 	CacheFuture map[string][]FutureRead
+	// Replication is [replication], Scarlett; nil: none.
+	Replication *ReplicationConfig
 }
 
 // Coordinator is the cluster master (JobTracker/ResourceManager and
@@ -83,6 +85,9 @@ type policyTick struct{}
 
 // blacklistTick ends a blacklist window.
 type blacklistTick struct{}
+
+// epochTick runs Scarlett's rearrangement, every replication.epoch.
+type epochTick struct{}
 
 // NewCoordinator returns the coordinator actor's state.
 func NewCoordinator(cfg CoordinatorConfig, policy sched.Policy, deps Deps) *Coordinator {
@@ -155,6 +160,12 @@ func (c *Coordinator) handle(ctx actor.Context, now time.Duration, m any) {
 		c.core.cacheReported(now, msg)
 	case *WaveWidthMeasured:
 		c.core.waveWidthMeasured(now, msg)
+	case *epochTick:
+		c.core.rearrange(now)
+	case *BlockReplicated:
+		c.core.blockReplicated(msg)
+	case *ReplicationFailed:
+		c.core.replicationFailed(msg)
 	case *FlowDone:
 		c.core.copyDone(msg.Key.ID, msg.Bytes)
 	case *FlowFailed:
@@ -183,6 +194,9 @@ func (c *Coordinator) handleStarted(ctx actor.Context) {
 	}
 	if w := c.cfg.Blacklist.Window.Std(); c.cfg.Blacklist.On() {
 		c.deps.Clock.Every(w, w, c.self, &blacklistTick{})
+	}
+	if r := c.cfg.Replication; r != nil {
+		c.deps.Clock.Every(r.Epoch.Std(), r.Epoch.Std(), c.self, &epochTick{})
 	}
 	c.core.maybeFinish()
 }

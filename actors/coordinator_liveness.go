@@ -133,6 +133,7 @@ func (s *coordState) declareDead(now time.Duration, node sched.NodeID, why strin
 	held := slices.Clone(s.blocks.onNode[node])
 	s.blocks.nodeDown(node)
 	s.cacheNodeGone(node)
+	s.scarlettNodeDead(node)
 	s.underReplicated(held)
 	s.updateSlots()
 	var gone []sched.Attempt

@@ -74,6 +74,7 @@ func (s *coordState) attemptEnded(now time.Duration, node sched.NodeID, e Attemp
 		s.spec.ended(a, node)
 	}
 	s.table.ended(a, e.Outcome == sched.Succeeded)
+	s.scarlettEnded(now, a)
 	s.policy.Finished(now, sched.Finish{Attempt: a, Node: node, Outcome: e.Outcome, At: e.At})
 }
 
@@ -157,6 +158,7 @@ func (s *coordState) launch(now time.Duration, asg sched.Assignment, slot sched.
 	s.out.progress = true
 	s.cacheLaunch(now, a, slot.Node, &spec)
 	s.table.launched(a)
+	s.scarlettLaunched(now, a)
 	s.running[a] = placed{slot.Node, slot.Index}
 	s.nodes[slot.Node].busy[slot.Kind][slot.Index] = true
 	for _, adm := range s.admit {

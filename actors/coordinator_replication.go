@@ -9,7 +9,8 @@ import (
 
 // The NameNode's re-replication: a node declared dead takes its replicas
 // with it, and each block it leaves with fewer live replicas than
-// hdfs.replication (but at least one) is copied from a live replica to a
+// hdfs.replication, or its file's factor Scarlett's last epoch set (but at
+// least one), is copied from a live replica to a
 // node that has none, as a background flow from disk to disk, so task
 // traffic goes first. A source serves at most hdfs.replication_streams
 // copies at once (HDFS's replication streams per datanode); the other
@@ -49,7 +50,7 @@ func (e *startCopy) String() string {
 // replicas than wanted, and starts what copies it may.
 func (s *coordState) underReplicated(refs []blockRef) {
 	for _, ref := range refs {
-		if n := len(ref.file.blocks[ref.index].replicas); !ref.file.forgotten && n > 0 && n < s.blocks.replication {
+		if n := len(ref.file.blocks[ref.index].replicas); !ref.file.forgotten && n > 0 && n < s.wanted(ref.file) {
 			s.rerepl.queue = append(s.rerepl.queue, ref)
 		}
 	}
@@ -65,7 +66,7 @@ func (s *coordState) pumpCopies() {
 	keep := r.queue[:0]
 	for _, ref := range r.queue {
 		blk := &ref.file.blocks[ref.index]
-		if ref.file.forgotten || len(blk.replicas) == 0 || len(blk.replicas)+s.copying(ref) >= s.blocks.replication {
+		if ref.file.forgotten || len(blk.replicas) == 0 || len(blk.replicas)+s.copying(ref) >= s.wanted(ref.file) {
 			continue
 		}
 		src := sched.NodeID(-1)
@@ -145,10 +146,7 @@ func (s *coordState) copyDone(id int64, bytes int64) {
 	if c == nil {
 		return
 	}
-	blk := &c.ref.file.blocks[c.ref.index]
-	if !c.ref.file.forgotten && s.live(c.dst) && !slices.Contains(blk.replicas, c.dst) {
-		blk.replicas = append(blk.replicas, c.dst)
-		s.blocks.onNode[c.dst] = append(s.blocks.onNode[c.dst], c.ref)
+	if !c.ref.file.forgotten && s.live(c.dst) && s.blocks.addReplica(c.ref, c.dst) {
 		s.table.replicaAdded(c.ref.file, c.ref.index, c.dst)
 		s.out.counts = append(s.out.counts, count{MetricBlocksReReplicated, 1}, count{MetricBytesReReplicated, bytes})
 	}

@@ -44,6 +44,9 @@ type coordState struct {
 	black *blacklist
 	// spec is the coordinator's part of speculation, nil when off.
 	spec *speculation
+	// scarlett is Scarlett's role (coordinator_scarlett.go), nil without
+	// [replication].
+	scarlett *scarlettRole
 	// liveSlots counts the slots of the live nodes, by kind.
 	liveSlots [2]int
 	// progress is each active job's stage progress by kind, as its job
@@ -192,6 +195,8 @@ func describeMsg(msg any) string {
 		return "EvictOutputs"
 	case *DropJobData:
 		return fmt.Sprintf("DropJobData job %d", m.Job)
+	case *ReplicateBlock:
+		return fmt.Sprintf("ReplicateBlock %d: %s block %d to node %d", m.Copy, m.File, m.Block, m.To)
 	}
 	return fmt.Sprintf("%T", msg)
 }
@@ -211,6 +216,7 @@ func newCoordState(cfg *CoordinatorConfig, policy sched.Policy, seed uint64) *co
 	}
 	s.setUpAdmission()
 	s.setUpCache()
+	s.setUpScarlett()
 	s.indexMemory()
 	if s.cache != nil {
 		s.preload(cfg.Preloaded)
@@ -413,6 +419,7 @@ func (s *coordState) jobEnded(now time.Duration, id sched.JobID) {
 	for _, a := range s.runningOf(id) {
 		s.emit(&killAttempt{a, s.running[a].node, "job ended"})
 	}
+	s.scarlettJobEnded(now, id)
 	if s.space != nil {
 		s.spaceJobEnded(id)
 	}

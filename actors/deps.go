@@ -138,6 +138,23 @@ const (
 	MetricDelayedByRule    = "messages.delayed"
 )
 
+// The counters of a run with [replication] (Scarlett).
+const (
+	// MetricReplicationBytes counts the bytes replica copies put on the
+	// network (compressed), MetricReplicationBytesRaw the blocks' bytes.
+	MetricReplicationBytes    = "replication.bytes"
+	MetricReplicationBytesRaw = "replication.bytes_raw"
+	// MetricReplicasAdded counts the copies that became replicas,
+	// MetricReplicasRemoved the replicas the epochs removed.
+	MetricReplicasAdded   = "replicas.added"
+	MetricReplicasRemoved = "replicas.removed"
+	// MetricStoredBytes is the bytes stored at base replication at the
+	// last epoch, MetricExtraBytes the extra replicas' bytes its factors
+	// keep: storage.overhead is their ratio.
+	MetricStoredBytes = "storage.stored_bytes"
+	MetricExtraBytes  = "storage.extra_bytes"
+)
+
 // OfferRecord is one slot offer: the jobs the policy looked at with its
 // reasons, and the attempt it launched there, if any.
 type OfferRecord struct {

@@ -657,6 +657,40 @@ type TaskServed struct {
 	Mu        time.Duration
 }
 
+// ---- Replication (Scarlett): coordinator → a source node; the copy's
+// owner → coordinator.
+
+// ReplicateBlock tells a node holding a replica of block Block of File
+// to copy it to node To, in stages one after another, each a flow of the
+// background class: its disk read (Bytes), compression on its CPU
+// (Compress of one nominal core), the transfer (Wire bytes), the
+// decompression on To's CPU (Decompress) and To's disk write (Bytes). A
+// stage of nothing is skipped. The node owns every stage's flows and
+// reports BlockReplicated, or ReplicationFailed when a stage fails.
+type ReplicateBlock struct {
+	Copy                 int64
+	File                 string
+	Block                int32
+	Bytes, Wire          int64
+	To                   sched.NodeID
+	Compress, Decompress time.Duration
+}
+
+// BlockReplicated tells the coordinator that copy Copy landed: node To
+// holds a replica of the block. Only then is it one.
+type BlockReplicated struct {
+	Copy        int64
+	To          sched.NodeID
+	Bytes, Wire int64
+}
+
+// ReplicationFailed tells the coordinator that copy Copy did not land: a
+// stage's flow failed (its source or destination went down).
+type ReplicationFailed struct {
+	Copy   int64
+	Reason string
+}
+
 // ---- Rack switch.
 
 // ControlMessages are the types of the messages that cross a rack switch
@@ -666,6 +700,7 @@ var ControlMessages = []string{
 	"RegisterNode", "Heartbeat", "TaskFinished", "TaskProgress", "FetchFailed",
 	"LaunchTask", "KillTask", "MapOutputs", "DropJobData", "ReinitNode", "ResyncNode", "HeartbeatAck",
 	"PickEviction", "EvictFile", "BlockCached", "BlockEvicted", "CacheReported", "CacheReportAcked",
+	"ReplicateBlock", "BlockReplicated", "ReplicationFailed",
 }
 
 // Relay asks a rack switch to deliver Msg to To after the hop's latency;

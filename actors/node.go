@@ -77,6 +77,9 @@ type Node struct {
 
 	// qos is the node's QoS class queues; nil without QoS clients.
 	qos *nodeQoS
+	// replicas are the replica copies the node runs as their source
+	// (node_replicate.go), by copy; nil until the first.
+	replicas map[int64]*replicaCopy
 }
 
 // heartbeatTick fires the node's periodic heartbeat.
@@ -133,9 +136,19 @@ func (n *Node) Receive(ctx actor.Context) {
 	case *SetAttemptSpeed:
 		n.handleSetAttemptSpeed(ctx, msg)
 	case *FlowDone:
+		if msg.Key.Owner == OwnerReplication {
+			n.copyStageDone(ctx, msg.Key)
+			return
+		}
 		n.handleFlowDone(ctx, msg)
 	case *FlowFailed:
+		if msg.Key.Owner == OwnerReplication {
+			n.copyStageFailed(ctx, msg.Key, msg.Reason)
+			return
+		}
 		n.handleFlowFailed(ctx, msg)
+	case *ReplicateBlock:
+		n.handleReplicateBlock(ctx, msg)
 	case *fetchRetryDue:
 		n.handleFetchRetry(ctx, msg)
 	case *CrashNode:

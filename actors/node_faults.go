@@ -57,6 +57,7 @@ func (n *Node) dropAll() {
 	n.ended, n.unacked, n.awaiting, n.computing, n.reserved = nil, nil, nil, 0, 0
 	clear(n.copying)
 	clear(n.stored)
+	clear(n.replicas)
 }
 
 // handleRestart starts the crashed node again: it registers with the

@@ -137,6 +137,9 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	if cfg.MeasuresStragglers() {
 		c.rec.phases = newPhaseTally()
 	}
+	if cfg.Replication != nil {
+		c.rec.countReplication()
+	}
 	f := actors.NewFabric(topo, c.network, cfg.Cluster.ByteCPU(), c.deps("fabric"))
 	if every := cfg.Run.LinkSamples; every > 0 {
 		f.SampleLinks(every)
@@ -173,7 +176,7 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 		Streams: len(cfg.Workload) + len(cfg.Closed) + cfg.QoS.clients(),
 		Fabric:  fabric, Directory: dir, Explain: cfg.Run.Explain,
 		NewPolicy: func() (sched.Policy, error) { return sched.New(cfg.Scheduler.Name, cfg.Scheduler.Params, cfg.Shape()) },
-		Cache:     cfg.Cache, Preloaded: preloaded, CacheFuture: cfg.futureReads(),
+		Cache:     cfg.Cache, Preloaded: preloaded, CacheFuture: cfg.futureReads(), Replication: cfg.Replication,
 	}, policy, c.deps("coordinator"))
 	coordinator, err := c.spawnActor("coordinator", c.coordinator)
 	if err != nil {
@@ -329,12 +332,24 @@ func (c *Cluster) Run() (*Report, error) {
 		return rep, fmt.Errorf("invariant: %w", err)
 	}
 	if res.Reason == EndInterrupted {
-		return rep, fmt.Errorf("%w at %v with %v jobs unfinished", ErrInterrupted, res.At, rep.Summary["jobs.cut_off"])
+		return rep, fmt.Errorf("%w at %v with %v jobs unfinished", ErrInterrupted, res.At, unfinished(results))
 	}
 	if res.Reason != EndDone && res.Reason != EndDeadline {
-		return rep, fmt.Errorf("run ended %s at %v with %v jobs unfinished", res.Reason, res.At, rep.Summary["jobs.cut_off"])
+		return rep, fmt.Errorf("run ended %s at %v with %v jobs unfinished", res.Reason, res.At, unfinished(results))
 	}
 	return rep, nil
+}
+
+// unfinished counts the jobs cut off, those of a warm-up too, which the
+// summary leaves out.
+func unfinished(res *Records) int {
+	n := 0
+	for _, j := range res.Jobs {
+		if j.Outcome == JobCutOff {
+			n++
+		}
+	}
+	return n
 }
 
 // lastLinkSample closes the link samples with the window from the last

@@ -43,6 +43,9 @@ type Config struct {
 	// ([blacklist]). Both are left out of the hash when off.
 	Speculation SpeculationConfig      `json:",omitzero"`
 	Blacklist   actors.BlacklistConfig `json:",omitzero"`
+	// Replication is [replication], Scarlett's replicas by popularity;
+	// nil, none.
+	Replication *actors.ReplicationConfig `json:",omitempty"`
 
 	// Workload holds one job list per client stream, each sorted by
 	// submission time.
@@ -231,6 +234,8 @@ func (c *Config) Validate() error {
 	check(c.Scheduler.MaxRunning < 0, "scheduler.max_running", c.Scheduler.MaxRunning, "must be ≥ 0 (0: no cap)")
 	r := &c.Run
 	check(r.Until < 0, "run.until", r.Until, "must be ≥ 0")
+	check(r.Warmup < 0 || r.Until > 0 && r.Warmup >= r.Until, "run.warmup", r.Warmup,
+		fmt.Sprintf("must be ≥ 0 and before the run's end, run.until = %v", r.Until))
 	check(r.StallAfter < 0, "run.stall_after", r.StallAfter, "must be ≥ 0")
 	check(r.Clock != "" && r.Clock != Virtual && r.Clock != Scaled && r.Clock != Wall, "run.clock", r.Clock,
 		`must be "virtual", "scaled" or "wall"`)
@@ -268,6 +273,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Cache != nil {
 		c.Cache.Validate(&checks, &c.Cluster)
+	}
+	if c.Replication != nil {
+		c.Replication.Validate(&checks)
 	}
 	actors.ValidateFaults(c.Faults, &c.Cluster, &checks)
 	checks = append(checks, c.faultLinks()...)

@@ -92,6 +92,12 @@ type Records struct {
 	// QoSJobs are the QoS clients' jobs that ended, by class, client and
 	// job; empty without QoS clients.
 	QoSJobs []actors.QoSJobRecord
+	// Replication is what the replica copies moved beside the tasks, nil
+	// for a run without [replication].
+	Replication *ReplicationTotals
+	// Warmup is run.warmup: Summarize leaves out the jobs submitted
+	// before it, and the recorder tallied none of their attempts.
+	Warmup time.Duration
 }
 
 // CacheTotals is what a run's caches did, from the maps that succeeded:
@@ -211,7 +217,12 @@ type recorder struct {
 	cache *cacheTally
 	// phases follows each job's tasks, when the run measures phases.
 	phases *phaseTally
-	errs   []error
+	// warmup is run.warmup (Records.Warmup).
+	warmup time.Duration
+	// repl keeps the spans of copies and of tasks' network flows, nil
+	// without [replication].
+	repl *replTally
+	errs []error
 }
 
 // hooks are RunOptions' streaming hooks, each nil when unset.
@@ -226,6 +237,7 @@ type hooks struct {
 // configure takes what the recorder keeps and forwards from the run's
 // options.
 func (r *recorder) configure(o *RunOptions) {
+	r.warmup = o.Warmup.Std()
 	r.keepFlows = o.KeepFlows
 	r.tallyOnly = o.TallyAttempts
 	r.hooks = hooks{attemptEnded: o.OnAttemptEnded, links: o.OnLinks, offer: o.OnOffer,
@@ -236,6 +248,12 @@ func (r *recorder) configure(o *RunOptions) {
 // with a cache.
 func (r *recorder) countCaches() {
 	r.cache = &cacheTally{maps: make(map[sched.JobID][2]int)}
+}
+
+// measured reports whether a job counts in the metrics: it was submitted
+// at or after the warm-up.
+func (r *recorder) measured(job sched.JobID) bool {
+	return r.warmup <= 0 || r.submitted[job].Submit >= r.warmup
 }
 
 // keepsAttempts reports whether ended attempts' records are kept.
@@ -338,9 +356,11 @@ func (r *recorder) AttemptEnded(rec actors.AttemptRecord) {
 	if !running && !keep && rec.Start >= 0 {
 		r.violate("attempt %v ended twice, or never started", rec.Attempt)
 	}
-	r.tally.add(rec, r.partition)
-	if r.cache != nil {
-		r.cache.add(rec)
+	if r.measured(rec.Attempt.Job) {
+		r.tally.add(rec, r.partition)
+		if r.cache != nil {
+			r.cache.add(rec)
+		}
 	}
 	if r.phases != nil {
 		r.phases.ended(rec)
@@ -447,6 +467,9 @@ func (r *recorder) FlowEnded(rec actors.FlowRecord) {
 		r.flowList = append(r.flowList, rec)
 	}
 	r.flows.Delivered += rec.Delivered
+	if r.repl != nil {
+		r.repl.flow(rec)
+	}
 	if rec.CutOff {
 		r.flows.CutOff++
 		r.flows.CutOffBytes += rec.Delivered
@@ -516,8 +539,12 @@ func (r *recorder) counts() (submitted, ended int) {
 func (r *recorder) results(end time.Duration) (*Records, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	res := &Records{Flows: r.flows, Tally: r.tally, PartitionSlots: slices.Clone(r.partSlots), Admission: r.admission}
+	res := &Records{Flows: r.flows, Tally: r.tally, PartitionSlots: slices.Clone(r.partSlots), Admission: r.admission,
+		Warmup: r.warmup}
 	res.Tally.Partitions = slices.Clone(r.tally.Partitions)
+	if r.repl != nil {
+		res.Replication = r.repl.totals()
+	}
 	// Conservation: every byte asked of the fabric was delivered by a flow
 	// that completed, or belongs to one aborted or cut off (carried in
 	// part, the rest abandoned).

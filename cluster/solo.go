@@ -136,6 +136,9 @@ func soloSpec(j workload.JobSpec, heartbeat time.Duration) workload.JobSpec {
 // and job are made once per process (soloCache).
 func soloRun(cfg Config, job workload.JobSpec, id sched.JobID) (Solo, error) {
 	cfg.Workload, cfg.Closed, cfg.Loads, cfg.QoS, cfg.firstJob = [][]workload.JobSpec{{job}}, nil, nil, nil, id
+	// Alone, no file is read by two jobs at once: Scarlett would raise no
+	// factor, and its epochs would only keep the run going.
+	cfg.Replication = nil
 	if cfg.Cache != nil { // an empty copy of the cluster: its caches too
 		c := *cfg.Cache
 		c.Preload = nil

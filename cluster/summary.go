@@ -332,6 +332,11 @@ func (s Summary) Names() []string {
 // the cluster's map and reduce slots; end is the run's emulated end.
 func Summarize(res *Records, slots [2]int, end time.Duration) Summary {
 	s := Summary{"run.end": end.Seconds()}
+	if res.Warmup > 0 {
+		measured := *res
+		measured.Jobs = slices.DeleteFunc(slices.Clone(res.Jobs), func(j JobResult) bool { return j.Submit < res.Warmup })
+		res = &measured
+	}
 	summarizeJobs(s, "", res.Jobs)
 	if res.Admission {
 		summarizeAdmission(s, res.Jobs)
@@ -365,6 +370,9 @@ func Summarize(res *Records, slots [2]int, end time.Duration) Summary {
 		summarizeStragglers(s, res)
 	}
 	summarizeQoS(s, res)
+	if res.Replication != nil {
+		summarizeReplication(s, res)
+	}
 	return s
 }
 

@@ -245,6 +245,40 @@ input_bytes = "1GiB"
 			`s.toml:18:1: workload.synthetic[0].size_correlation = 1.5: must be in [−1, 1]`,
 			`s.toml:20:1: workload.recurring[0].every = "0s": must be > 0: the period between runs`,
 		}},
+		{"replication: every key out of range", `[replication]
+name = "hdfs"
+learn = "0s"
+epoch = "-1h"
+delta = -1
+budget = 1.5
+order = "priority"
+compression = "zip"
+[[workload.jobs]]
+job = [{name = "a", input_bytes = "1GiB"}]
+`, []string{
+			`s.toml:2:1: replication.name = "hdfs": must be "scarlett"`,
+			`s.toml:3:1: replication.learn = "0s": must be > 0: T_L, the window c_f is measured over`,
+			`s.toml:4:1: replication.epoch = "-1h": must be ≥ 0`,
+			`s.toml:5:1: replication.delta = -1: must be ≥ 0`,
+			`s.toml:6:1: replication.budget = 1.5: must be in [0, 1]`,
+			`s.toml:7:1: replication.order = "priority": must be one of ["largest_first" "round_robin"]`,
+			`s.toml:8:1: replication.compression = "zip": must be one of ["none" "gzip" "bzip2" "lzma" "ppmvc"]`,
+		}},
+		{"a warm-up at the run's end", `[run]
+until = "1h"
+warmup = "1h"
+[[workload.jobs]]
+job = [{name = "a", input_bytes = "1GiB"}]
+`, []string{
+			`s.toml:3:1: run.warmup = "1h": must be ≥ 0 and before the run's end, run.until = 1h`,
+		}},
+		{"replication: a negative budget", `[replication]
+budget = -0.1
+[[workload.jobs]]
+job = [{name = "a", input_bytes = "1GiB"}]
+`, []string{
+			`s.toml:2:1: replication.budget = -0.1: must be in [0, 1]`,
+		}},
 		{"a cache without memory bandwidth", `[cache]
 capacity = "20GB"
 [[workload.jobs]]

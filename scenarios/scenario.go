@@ -40,6 +40,8 @@ type File struct {
 	// Cache is [cache], nil when the file has none, so a resolved
 	// scenario without a cache says nothing of one.
 	Cache *actors.CacheConfig `toml:"cache"`
+	// Replication is [replication], nil when the file has none.
+	Replication *actors.ReplicationConfig `toml:"replication"`
 	// QoS is [qos], nil when the file has none.
 	QoS *QoSTable `toml:"qos"`
 	// Stragglers are per-attempt slowdowns and busy periods.
@@ -129,6 +131,10 @@ func Load(name string, data []byte, dir string) (*Scenario, error) {
 		c := actors.DefaultCacheConfig()
 		f.Cache = &c
 	}
+	if _, ok := doc.tree["replication"].(map[string]any); ok {
+		r := actors.DefaultReplicationConfig()
+		f.Replication = &r
+	}
 	var found ErrorList
 	if err := doc.Decode(&f); err != nil && !errors.As(err, &found) {
 		return nil, err
@@ -193,7 +199,7 @@ func (f *File) config(dir string) (cluster.Config, []error) {
 	var errs []error
 	c := cluster.DefaultConfig()
 	c.Run, c.Cluster, c.HDFS, c.Heartbeat, c.Chaos, c.Tasks = f.Run, f.Cluster, f.HDFS, f.Heartbeat, f.Chaos, f.Tasks
-	c.Cache = f.Cache
+	c.Cache, c.Replication = f.Cache, f.Replication
 	c.QoS = f.qosConfig()
 	c.Stragglers, c.Blacklist = f.Stragglers, f.Blacklist
 	bad := errors.Join(f.scheduler(&c), f.speculation(&c))

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"clusteremu/actors"
 	"clusteremu/cluster"
 	"clusteremu/policies/sched"
 	"clusteremu/units"
@@ -89,6 +90,11 @@ func TestWithSet(t *testing.T) {
 		{"heartbeat.assign_multiple=false", func(t *testing.T, c cluster.Config) { assert.False(t, c.Heartbeat.AssignMultiple) }},
 		{"scheduler.name=fifo", func(t *testing.T, c cluster.Config) { assert.Equal(t, "fifo", c.Scheduler.Name) }},
 		{"workload.synthetic[0].jobs=30", func(t *testing.T, c cluster.Config) { assert.Len(t, c.Workload[0], 30) }},
+		{"replication.delta=2", func(t *testing.T, c cluster.Config) {
+			want := actors.DefaultReplicationConfig()
+			want.Delta = 2
+			assert.Equal(t, &want, c.Replication, "a [replication] set into being has its defaults")
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.set, func(t *testing.T) {
@@ -99,6 +105,7 @@ func TestWithSet(t *testing.T) {
 	}
 	assert.Equal(t, 3*time.Second, sc.Config.Heartbeat.Interval.Std(), "the original is unchanged")
 	assert.Len(t, sc.Config.Workload[0], 200)
+	assert.Nil(t, sc.Config.Replication, "no [replication]: none")
 
 	for set, want := range map[string]string{
 		"cluster.rackz=3":              "--set cluster.rackz=3: cluster.rackz: no such key",
@@ -423,6 +430,21 @@ func TestResolvedLoadsTheSameConfig(t *testing.T) {
 			require.Equal(t, sc.Expect, again.Expect)
 		})
 	}
+}
+
+// An empty [replication] is Scarlett with the thesis's defaults.
+func TestReplicationDefaults(t *testing.T) {
+	sc, err := Load("s.toml", []byte("[replication]\n"+someWork), ".")
+	require.NoError(t, err)
+	want := actors.DefaultReplicationConfig()
+	assert.Equal(t, &want, sc.Config.Replication)
+	assert.Equal(t, "scarlett", want.Name)
+	assert.Equal(t, 24*time.Hour, want.Learn.Std())
+	assert.Equal(t, 12*time.Hour, want.Epoch.Std())
+	assert.Equal(t, 1, want.Delta)
+	assert.Equal(t, 0.1, want.Budget)
+	assert.Equal(t, "largest_first", want.Order)
+	assert.Equal(t, "ppmvc", want.Compression)
 }
 
 // someWork is a workload for scenarios written to test other tables.

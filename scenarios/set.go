@@ -122,6 +122,10 @@ func cloneFile(f File) File {
 		c.Preload = append([]actors.CachePreload(nil), c.Preload...)
 		f.Cache = &c
 	}
+	if f.Replication != nil {
+		r := *f.Replication
+		f.Replication = &r
+	}
 	return f
 }
 

@@ -380,6 +380,11 @@ func printSummary(w io.Writer, cfg cluster.Config, rep *cluster.Report, wall tim
 			cfg.Cache.Name, cfg.Cache.Capacity, 100*s["cache.hit_ratio"], 100*s["jobs.all_memory_local"], s["cache.evictions"],
 			s["cache.requests"], s["cache.requests.peak_per_second"])
 	}
+	if r := cfg.Replication; r != nil {
+		fmt.Fprintf(w, "replicas  %s every %v, δ %d, budget %.0f%%, %s: %.0f added, %.0f removed; %.1f MB on the wire for %.1f MB raw (%.2f%% of the tasks' network bytes while copies ran); storage +%.1f%%\n",
+			r.Name, r.Epoch, r.Delta, 100*r.Budget, r.Compression, s["replicas.added"], s["replicas.removed"],
+			s["replication.bytes"]/1e6, s["replication.bytes_raw"]/1e6, 100*s["replication.overhead"], 100*s["storage.overhead"])
+	}
 	if len(cfg.Faults) > 0 || len(cfg.Rules) > 0 {
 		printFaults(w, s, rep.Records.Flows)
 	}
