@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"maps"
 	"math"
 	"reflect"
 	"slices"
@@ -8,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"clusteremu/cluster"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -115,4 +118,43 @@ func TestPACManBins(t *testing.T) {
 	for b, p := range []float64{0.85, 0.04, 0.08, 0.02, 0.01} {
 		within(t, "bin "+strconv.Itoa(b+1), float64(n[b])/float64(len(jobs)), p, sqrt(p*(1-p)/float64(len(jobs))))
 	}
+}
+
+// A stream's popular files with input_cov = "thesis": a file is split
+// once, so every job reading it takes the file's CoV (drawn per file),
+// while each job keeps a partition CoV of its own; the run builds.
+func TestPopularFilesShareTheirSkew(t *testing.T) {
+	s := SyntheticStream{Jobs: 300, Interarrival: Duration(time.Second), Sizes: "pareto", MaxMaps: 50,
+		Files: 10, Zipf: new(1.0), Skew: Skew{InputCoV: CoV{Thesis: true}, PartitionCoV: CoV{Thesis: true}}}
+	jobs, err := s.Generate(Env{Seed: 5, Name: "s0"})
+	require.NoError(t, err)
+	cov := map[string]float64{}
+	partitions := map[float64]bool{}
+	for _, j := range jobs {
+		if c, seen := cov[j.InputFile]; seen {
+			require.Equal(t, c, j.InputCoV, "%s split two ways", j.InputFile)
+		}
+		cov[j.InputFile] = j.InputCoV
+		partitions[j.PartitionCoV] = true
+	}
+	assert.Greater(t, len(slices.Sorted(maps.Keys(cov))), 1, "files draw CoVs of their own")
+	assert.Greater(t, len(partitions), len(cov), "partition CoVs stay per job")
+
+	sc, err := Load("s.toml", []byte(`
+[run]
+slowdown = false
+[[workload.synthetic]]
+jobs = 40
+interarrival = "5s"
+sizes = "pareto"
+max_maps = 20
+files = 4
+input_cov = "thesis"
+`), t.TempDir())
+	require.NoError(t, err)
+	c, err := cluster.Build(sc.Config)
+	require.NoError(t, err)
+	rep, err := c.Run()
+	require.NoError(t, err)
+	assert.Equal(t, 40.0, rep.Summary["jobs.succeeded"], "no job fails for a file split another way")
 }

@@ -88,7 +88,9 @@ func (s *Skew) on() bool {
 
 // apply sets the jobs' CoVs, drawing "thesis" ones per job, in order,
 // from a stream of the workload seed of its own, so skew moves no job's
-// size or arrival.
+// size or arrival. A job reading a shared input file (a stream's popular
+// files) takes its file's input CoV instead, drawn as applyTo draws it:
+// a file is split once, so every job reading it must split it alike.
 func (s *Skew) apply(jobs []workload.JobSpec, seed uint64) {
 	if !s.on() {
 		return
@@ -97,7 +99,18 @@ func (s *Skew) apply(jobs []workload.JobSpec, seed uint64) {
 	for i := range jobs {
 		jobs[i].InputCoV = s.InputCoV.draw(rng)
 		jobs[i].PartitionCoV = s.PartitionCoV.draw(rng)
+		if f := jobs[i].InputFile; f != "" && s.InputCoV.Thesis {
+			jobs[i].InputCoV = s.InputCoV.draw(fileStream(seed, f))
+		}
 	}
+}
+
+// fileStream is the stream a shared file's "thesis" CoVs are drawn from,
+// keyed by the file's name.
+func fileStream(seed uint64, file string) *rand.Rand {
+	h := fnv.New64a()
+	h.Write([]byte(file))
+	return rand.New(rand.NewPCG(seed^skewStream, h.Sum64()))
 }
 
 // applyTo sets one job's CoVs, its "thesis" draws keyed by its input
@@ -107,13 +120,10 @@ func (s *Skew) applyTo(job *workload.JobSpec, index int, seed uint64) {
 	if !s.on() {
 		return
 	}
-	key := uint64(index)
+	rng := rand.New(rand.NewPCG(seed^skewStream, uint64(index)))
 	if job.InputFile != "" {
-		h := fnv.New64a()
-		h.Write([]byte(job.InputFile))
-		key = h.Sum64()
+		rng = fileStream(seed, job.InputFile)
 	}
-	rng := rand.New(rand.NewPCG(seed^skewStream, key))
 	job.InputCoV = s.InputCoV.draw(rng)
 	job.PartitionCoV = s.PartitionCoV.draw(rng)
 }
