@@ -12,8 +12,11 @@ import (
 	"clusteremu/actors"
 )
 
-// Event is one delivery of a user message, in delivery order.
+// Event is one delivery of a message, in delivery order. Step numbers
+// the deliveries of a deterministic run from 1, system messages counted,
+// so a step names one delivery across runs that agree up to it.
 type Event struct {
+	Step     uint64        `json:"step"`
 	At       time.Duration `json:"at"`
 	Sender   string        `json:"sender"` // "clock" for timers, "root" from outside the actors
 	Receiver string        `json:"receiver"`
@@ -137,7 +140,7 @@ func (ex *executor) choose() *mailbox {
 // "system".
 func (ex *executor) delivered(m *mailbox, sender string, msg any) {
 	if ex.onEvent != nil {
-		ex.onEvent(Event{At: ex.now, Sender: sender, Receiver: m.name, Type: typeName(msg)})
+		ex.onEvent(Event{Step: ex.steps, At: ex.now, Sender: sender, Receiver: m.name, Type: typeName(msg)})
 	}
 }
 

@@ -141,7 +141,12 @@ func TestRunWritesEventLog(t *testing.T) {
 	events, err := os.ReadFile(filepath.Join(dir, "events.jsonl"))
 	require.NoError(t, err)
 	first := strings.SplitN(string(events), "\n", 2)[0]
-	assert.Regexp(t, `^\{"at":\d+,"sender":"[^"]+","receiver":"[^"]+","type":"[^"]+"\}$`, first)
+	assert.Regexp(t, `^\{"step":1,"at":\d+,"sender":"[^"]+","receiver":"[^"]+","type":"[^"]+"\}$`, first)
+	for i, line := range strings.Split(strings.TrimSpace(string(events)), "\n") {
+		var e cluster.Event
+		require.NoError(t, json.Unmarshal([]byte(line), &e))
+		require.Equal(t, uint64(i+1), e.Step, "deliveries are numbered in order: %s", line)
+	}
 	assert.Contains(t, string(events), `"type":"actors.SubmitJob"`)
 	choices, err := os.ReadFile(filepath.Join(dir, "choices.jsonl"))
 	require.NoError(t, err)

@@ -44,12 +44,16 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof reads it)")
 	memProfile := fs.String("memprofile", "", "write a heap profile at the run's end to this file (go tool pprof reads it)")
 	stats := fs.String("stats", "", "write the run's size and work counters to this file as JSON (what clusteremu bench reads)")
+	check := fs.Bool("check-determinism", false, "run the scenario twice at once and report the first delivery where the runs part, or that they agree on every delivery and metric")
 	sc, err := scenarioFlags.load(fs, args)
 	if err != nil {
 		return exitCode(err)
 	}
 	if fs.set("schedule-seed") {
 		sc.Config.Run.ScheduleSeed = *scheduleSeed // after --seed, which sets both
+	}
+	if *check {
+		return checkDeterminism(sc, stdout, stderr)
 	}
 	if err := fitsMemory(sc); err != nil {
 		fmt.Fprintln(stderr, "clusteremu:", err)
