@@ -54,9 +54,14 @@ type executor struct {
 	replay   []Choice     // choices to follow; past its end, the seed decides
 	diverged int          // replayed choices that could not be followed
 
-	steps  uint64
-	failed error
-	shown  atomic.Int64 // the emulated time, for readers on other goroutines
+	// all is every actor's mailbox in spawn order, kept only for a run
+	// that stops at a step (StepState): a stopped actor's would hold its
+	// state for the rest of the run.
+	all     []*mailbox
+	keepAll bool
+	steps   uint64
+	failed  error
+	shown   atomic.Int64 // the emulated time, for readers on other goroutines
 }
 
 func newExecutor(opts RunOptions) *executor {
@@ -66,6 +71,7 @@ func newExecutor(opts RunOptions) *executor {
 		course:   newCourse(opts),
 		timers:   newTimers(),
 		running:  "root",
+		keepAll:  opts.StopAt > 0,
 	}
 }
 
@@ -75,7 +81,13 @@ func (ex *executor) nextSeq() uint64 {
 	return ex.course.pending
 }
 
-func (ex *executor) newMailbox() actor.Mailbox { return &mailbox{ex: ex, ready: -1} }
+func (ex *executor) newMailbox() actor.Mailbox {
+	m := &mailbox{ex: ex, ready: -1}
+	if ex.keepAll {
+		ex.all = append(ex.all, m)
+	}
+	return m
+}
 
 func (ex *executor) markReady(m *mailbox) {
 	if m.ready < 0 {
@@ -146,7 +158,7 @@ func (ex *executor) delivered(m *mailbox, sender string, msg any) {
 
 func (ex *executor) panicked(m *mailbox, msg any, r any) {
 	if ex.failed == nil {
-		ex.failed = fmt.Errorf("actor %s panicked at %v handling %s: %v", m.name, ex.now, typeName(msg), r)
+		ex.failed = fmt.Errorf("actor %s panicked at %v (step %d) handling %s: %v", m.name, ex.now, ex.steps, typeName(msg), r)
 	}
 }
 

@@ -70,6 +70,12 @@ type RunOptions struct {
 	// deterministic run; OnChoice, when set, receives each instead.
 	Choices  bool         `toml:"-"`
 	OnChoice func(Choice) `toml:"-" json:"-"`
+	// StopAt, above 0, ends a deterministic run right after the delivery
+	// of that step, as an interrupt would, and hands OnStop the run as it
+	// stands there: every actor's own account of its state, the messages
+	// queued and the next timers (run --stop-at-step).
+	StopAt uint64          `toml:"-"`
+	OnStop func(StepState) `toml:"-" json:"-"`
 	// LinkSamples, when positive, has the fabric record what each link
 	// carried over windows of at least that length (Records.Links), for
 	// utilisation over time. The fabric samples when it next handles a

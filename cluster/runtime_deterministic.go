@@ -80,7 +80,7 @@ func (r *deterministicRuntime) Fail(err error) {
 		if r.ex.handling == nil {
 			r.ex.failed = fmt.Errorf("at %v: %w", r.ex.now, err)
 		} else {
-			r.ex.failed = fmt.Errorf("at %v, %s handling %s: %w", r.ex.now, r.ex.running, typeName(r.ex.handling), err)
+			r.ex.failed = fmt.Errorf("at %v (step %d), %s handling %s: %w", r.ex.now, r.ex.steps, r.ex.running, typeName(r.ex.handling), err)
 		}
 	}
 }
@@ -120,6 +120,12 @@ func (r *deterministicRuntime) loop() EndReason {
 		case r.interrupted.Load():
 			return EndInterrupted
 		case r.ex.step():
+			if r.opts.StopAt > 0 && r.ex.steps == r.opts.StopAt {
+				if r.opts.OnStop != nil {
+					r.opts.OnStop(r.ex.stepState())
+				}
+				return EndInterrupted
+			}
 		case r.stalled():
 			return EndFailed
 		case !r.ex.fireDue(limit):

@@ -235,7 +235,8 @@ func TestPanicFailsTheRun(t *testing.T) {
 	r.Clock().At(time.Hour, pid, &note{"never"})
 	res := r.Run()
 	assert.Equal(t, EndFailed, res.Reason)
-	assert.EqualError(t, res.Err, "actor bomb panicked at 5s handling cluster.note: boom")
+	// Step 1 is the bomb's Started, step 2 the note.
+	assert.EqualError(t, res.Err, "actor bomb panicked at 5s (step 2) handling cluster.note: boom")
 	assert.Equal(t, 5*time.Second, res.At)
 }
 

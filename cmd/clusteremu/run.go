@@ -45,6 +45,8 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	memProfile := fs.String("memprofile", "", "write a heap profile at the run's end to this file (go tool pprof reads it)")
 	stats := fs.String("stats", "", "write the run's size and work counters to this file as JSON (what clusteremu bench reads)")
 	check := fs.Bool("check-determinism", false, "run the scenario twice at once and report the first delivery where the runs part, or that they agree on every delivery and metric")
+	stopAt := fs.Uint64("stop-at-step", 0, "stop the run right after the delivery of this step (events.jsonl's step) and print every actor's state, the queued messages and the next timers")
+	watch := fs.String("watch", "", "print each delivery to or from this actor (a name, or a pattern such as \"node-*\") with its step, as the run goes")
 	sc, err := scenarioFlags.load(fs, args)
 	if err != nil {
 		return exitCode(err)
@@ -60,7 +62,14 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	cfg, outs, err := prepareRun(sc, *events, *traceFlows, *decisions, *out, fs.set("out"))
+	var step *stepping
+	if err == nil {
+		step, err = prepareStepping(sc, &cfg, *stopAt, *watch, stdout)
+	}
 	if err != nil {
+		if outs != nil {
+			outs.abandon()
+		}
 		fmt.Fprintln(stderr, "clusteremu:", err)
 		return exitUsage
 	}
@@ -124,6 +133,9 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "clusteremu:", err)
 			return exitFailed
 		}
+	}
+	if step.print(stdout) {
+		return 0
 	}
 	printSummary(stdout, cfg, rep, wall)
 	if runErr != nil {
