@@ -74,7 +74,7 @@ type RunOptions struct {
 	// of that step, as an interrupt would, and hands OnStop the run as it
 	// stands there: every actor's own account of its state, the messages
 	// queued and the next timers (run --stop-at-step).
-	StopAt uint64          `toml:"-"`
+	StopAt uint64          `toml:"-" json:",omitempty"`
 	OnStop func(StepState) `toml:"-" json:"-"`
 	// LinkSamples, when positive, has the fabric record what each link
 	// carried over windows of at least that length (Records.Links), for
