@@ -244,6 +244,14 @@ func (c *Config) Validate() error {
 		fmt.Sprintf("must be at most %g for a scaled clock: beyond, handling one message (about 5 µs) costs over half a second of emulated time and the run measures the machine, not the cluster; clock = \"virtual\" runs as fast as the machine can", MaxSpeedup))
 	check(r.Concurrent() && r.Deterministic != nil && *r.Deterministic, "run.deterministic", true,
 		"needs the virtual clock; scaled and wall runs are concurrent")
+	check(r.Strategy != "" && r.Strategy != Random && r.Strategy != PCT, "run.strategy", r.Strategy, `must be "random" or "pct"`)
+	check(r.Strategy == PCT && r.Concurrent(), "run.strategy", r.Strategy, "needs a deterministic virtual run, whose executor orders the messages")
+	check(r.Strategy == PCT && (r.PCTDepth < 1 || r.PCTDepth > 100), "run.pct_depth", r.PCTDepth,
+		"must be from 1 to 100 under strategy = \"pct\": the number of orderings a bug needs (d − 1 priority changes)")
+	check(r.Strategy == PCT && r.PCTSteps < 1, "run.pct_steps", r.PCTSteps,
+		"must be ≥ 1 under strategy = \"pct\": about how many deliveries the run makes, the range its priority changes are drawn from (clusteremu explore measures it)")
+	check(r.Strategy != PCT && (r.PCTDepth != 0 || r.PCTSteps != 0), "run.strategy", r.Strategy,
+		`must be "pct" for pct_depth and pct_steps to mean anything`)
 	check(c.Chaos.RelayJitter < 0, "chaos.relay_jitter", c.Chaos.RelayJitter, "must be ≥ 0")
 	hb := c.Heartbeat.Period(c.Nodes()).Std()
 	check(r.StallAfter > 0 && hb > 0 && r.StallAfter.Std()/2 < hb, "run.stall_after", r.StallAfter,

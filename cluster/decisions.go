@@ -253,10 +253,16 @@ func (ex *executor) recordOrder(m, f *mailbox) {
 	}
 }
 
-// drawChoice picks a ready mailbox with the schedule seed, recording the
-// pick when it is not the FIFO one.
+// drawChoice picks a ready mailbox with the schedule seed (a uniform
+// draw, or PCT's priorities), recording the pick when it is not the FIFO
+// one.
 func (ex *executor) drawChoice() *mailbox {
-	m := ex.ready[ex.rng.IntN(len(ex.ready))]
+	var m *mailbox
+	if ex.pct != nil {
+		m = ex.pct.choose(ex.ready)
+	} else {
+		m = ex.ready[ex.rng.IntN(len(ex.ready))]
+	}
 	if ex.course.record {
 		ex.recordOrder(m, ex.fifo())
 	}

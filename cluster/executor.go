@@ -59,6 +59,7 @@ type executor struct {
 	// state for the rest of the run.
 	all     []*mailbox
 	keepAll bool
+	pct     *pctState // nil: same-instant choices are uniform draws
 	steps   uint64
 	failed  error
 	shown   atomic.Int64 // the emulated time, for readers on other goroutines
@@ -72,6 +73,7 @@ func newExecutor(opts RunOptions) *executor {
 		timers:   newTimers(),
 		running:  "root",
 		keepAll:  opts.StopAt > 0,
+		pct:      newPCT(opts),
 	}
 }
 
@@ -111,6 +113,9 @@ func (ex *executor) step() bool {
 	}
 	m := ex.choose()
 	ex.steps++
+	if ex.pct != nil {
+		ex.pct.stepped(ex.steps, m)
+	}
 	if ex.onChoice != nil {
 		ex.onChoice(Choice{At: ex.now, Receiver: m.name, Count: m.steps})
 	}

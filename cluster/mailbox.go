@@ -48,6 +48,7 @@ type mailbox struct {
 	user    queue[envelope]
 	ready   int    // index in the executor's ready set, -1 when absent
 	steps   uint64 // messages of any kind delivered
+	prio    uint64 // its PCT priority, 0 until drawn (pct.go)
 }
 
 var _ actor.Mailbox = (*mailbox)(nil)

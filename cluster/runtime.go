@@ -60,6 +60,17 @@ type RunOptions struct {
 	// confines jobs to a partition (TAGS, SITA) is compared with "fifo"'s
 	// references.
 	ReferenceScheduler string `toml:"reference_scheduler"`
+	// Strategy is how a deterministic run orders the messages ready at
+	// one instant: "" or "random", a uniform draw with the schedule seed;
+	// "pct", Burckhardt et al.'s probabilistic concurrency testing
+	// (ASPLOS 2010) with PCTDepth d over about PCTSteps deliveries: every
+	// actor gets a random priority, the highest-priority ready actor goes
+	// first, and at d − 1 steps drawn from [1, PCTSteps] the actor just
+	// run drops below every other (executor.go's pctChoice). [chaos]
+	// delays are drawn as under "random".
+	Strategy Strategy `toml:"strategy,omitzero" json:",omitempty"`
+	PCTDepth int      `toml:"pct_depth,omitzero" json:",omitempty"`
+	PCTSteps uint64   `toml:"pct_steps,omitzero" json:",omitempty"`
 
 	// Events records every delivery (RunEnd.Events) of a deterministic
 	// run; OnEvent, when set, receives each instead, as it happens, so a
@@ -156,6 +167,16 @@ func (o *RunOptions) Concurrent() bool {
 
 // EndReason says why a run ended.
 type EndReason string
+
+// Strategy is how a deterministic run orders same-instant messages
+// (RunOptions.Strategy).
+type Strategy string
+
+// The strategies.
+const (
+	Random Strategy = "random"
+	PCT    Strategy = "pct"
+)
 
 // End reasons.
 const (

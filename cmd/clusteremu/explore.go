@@ -24,7 +24,15 @@ func exploreCommand(args []string, stdout, stderr io.Writer) int {
 	first := seedVar(fs, "first", 1, "the first schedule seed")
 	workers := fs.Int("parallel", runtime.GOMAXPROCS(0), "runs at once")
 	shrinkFirst := fs.Bool("shrink", false, "shrink the first failing seed to a minimal set of decisions")
+	strategy := fs.String("strategy", "random", `how each seed orders same-instant messages: "random" (a uniform draw at each choice) or "pct" (probabilistic concurrency testing: run.strategy)`)
+	depth := fs.Int("depth", 3, "with --strategy pct, the orderings a bug needs: d − 1 priority changes a run (run.pct_depth)")
 	sc, err := parseDeterministic(fs, args)
+	if err == nil {
+		sc, err = withStrategy(sc, *strategy, *depth, stdout)
+		if err != nil {
+			fmt.Fprintln(stderr, "clusteremu:", err)
+		}
+	}
 	if err != nil {
 		return exitCode(err)
 	}
