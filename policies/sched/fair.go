@@ -262,16 +262,20 @@ func (f *Fair) Heartbeat(now time.Duration, _ NodeID) { f.delay.heartbeat(now) }
 // Assign offers the slot to the jobs in fair-share order; map slots go
 // through delay scheduling.
 func (f *Fair) Assign(now time.Duration, v View, s Slot) (Assignment, bool) {
-	for i, js := range f.ranked(v, s.Kind) {
-		id := js.st.ID
-		if s.Why != nil && wants(v, id, s) {
+	return f.assign(v, s, f.ranked(v, s.Kind))
+}
+
+// assign offers the slot to the jobs in the given order.
+func (f *Fair) assign(v View, s Slot, order []*jobShare) (Assignment, bool) {
+	for i, js := range order {
+		if s.Why != nil && wants(v, js.id, s) {
 			need := ""
 			if js.needy {
 				need = ", its pool below its minimum share"
 			}
-			s.Why.Note(id, "fair-share order %d: running %g of its fair share %.2f%s", i+1, js.running, js.fair, need)
+			s.Why.Note(js.id, "fair-share order %d: running %g of its fair share %.2f%s", i+1, js.running, js.fair, need)
 		}
-		if a, ok := f.delay.offer(id, v, s); ok {
+		if a, ok := f.delay.offer(js.id, v, s); ok {
 			return a, true
 		}
 	}
@@ -280,7 +284,8 @@ func (f *Fair) Assign(now time.Duration, v View, s Slot) (Assignment, bool) {
 
 // jobShare is a job's place in the slot order.
 type jobShare struct {
-	st            JobStatus
+	id            JobID
+	submit        time.Duration
 	pool          string
 	fair          float64 // the job's fair share
 	needy         bool    // its pool is below its minimum share
@@ -298,7 +303,7 @@ func (f *Fair) order(v View, kind TaskKind) []JobID {
 	ranked := f.ranked(v, kind)
 	out := make([]JobID, len(ranked))
 	for i, p := range ranked {
-		out[i] = p.st.ID
+		out[i] = p.id
 	}
 	return out
 }
@@ -310,24 +315,27 @@ func (f *Fair) ranked(v View, kind TaskKind) []*jobShare {
 	for i := range js {
 		ptrs[i] = &js[i]
 	}
-	// The comparison ends with the job ID, a total order, so the sort
-	// needs no stability.
-	slices.SortFunc(ptrs, func(a, b *jobShare) int {
-		if a.needy != b.needy {
-			if a.needy {
-				return -1
-			}
-			return 1
-		}
-		if a.needy {
-			if c := cmp.Compare(a.poolRatio, b.poolRatio); c != 0 {
-				return c
-			}
-		}
-		return cmp.Or(cmp.Compare(ratio(a.running, a.fair), ratio(b.running, b.fair)),
-			cmp.Compare(a.st.Submit, b.st.Submit), cmp.Compare(a.st.ID, b.st.ID))
-	})
+	slices.SortFunc(ptrs, compareShares)
 	return ptrs
+}
+
+// compareShares orders jobs as the slots go to them (order). It ends with
+// the job ID, a total order, so a sort by it needs no stability and its
+// result does not depend on the order it starts from.
+func compareShares(a, b *jobShare) int {
+	if a.needy != b.needy {
+		if a.needy {
+			return -1
+		}
+		return 1
+	}
+	if a.needy {
+		if c := cmp.Compare(a.poolRatio, b.poolRatio); c != 0 {
+			return c
+		}
+	}
+	return cmp.Or(cmp.Compare(ratio(a.running, a.fair), ratio(b.running, b.fair)),
+		cmp.Compare(a.submit, b.submit), cmp.Compare(a.id, b.id))
 }
 
 func ratio(running, share float64) float64 {
@@ -365,7 +373,7 @@ func (f *Fair) shares(v View, kind TaskKind) []jobShare {
 		minDemand := min(pools[i].min, pools[i].demand)
 		for k, st := range jobs {
 			out = append(out, jobShare{
-				st: st, pool: name, fair: jobShares[k], running: float64(st.Attempts(kind)),
+				id: st.ID, submit: st.Submit, pool: name, fair: jobShares[k], running: float64(st.Attempts(kind)),
 				needy: running < minDemand, poolRatio: ratio(running, minDemand),
 				poolRunning: running, poolFair: poolShares[i], poolMinDemand: minDemand,
 			})
