@@ -3,9 +3,7 @@ package sched
 import (
 	"cmp"
 	"fmt"
-	"maps"
 	"math"
-	"slices"
 	"time"
 
 	"clusteremu/units"
@@ -177,6 +175,7 @@ type Fair struct {
 	jobs  map[JobID]Job
 	runs  map[Attempt]time.Duration // launch times of running attempts
 	below map[string]*[2]belowSince // by pool name
+	rank  [2]fairRank               // the slot order by kind, kept between offers
 }
 
 // belowSince is when a pool was last at its minimum and its fair share.
@@ -207,6 +206,7 @@ func (f *Fair) Submitted(now time.Duration, job Job) {
 	}
 	f.jobs[job.ID] = job
 	f.delay.add(job, f.waitsFor(job.Pool))
+	f.jobsChanged()
 }
 
 // poolOf is the pool a job belongs to. A submitted job's own pool is
@@ -241,6 +241,7 @@ func (f *Fair) waitsFor(pool string) Waits {
 func (f *Fair) Ended(_ time.Duration, id JobID) {
 	delete(f.jobs, id)
 	f.delay.remove(id)
+	f.jobsChanged()
 }
 
 // Launched implements Policy: it records the launch time for preemption
@@ -294,6 +295,7 @@ type jobShare struct {
 	poolRunning   float64
 	poolFair      float64
 	poolMinDemand float64 // min(min share, demand)
+	moved         bool    // to be placed again in a kept order (fairRank)
 }
 
 // order sorts the jobs with the kind's tasks to run or running: jobs of
@@ -306,17 +308,6 @@ func (f *Fair) order(v View, kind TaskKind) []JobID {
 		out[i] = p.id
 	}
 	return out
-}
-
-// ranked is the jobs with their shares in slot order (order).
-func (f *Fair) ranked(v View, kind TaskKind) []*jobShare {
-	js := f.shares(v, kind)
-	ptrs := make([]*jobShare, len(js))
-	for i := range js {
-		ptrs[i] = &js[i]
-	}
-	slices.SortFunc(ptrs, compareShares)
-	return ptrs
 }
 
 // compareShares orders jobs as the slots go to them (order). It ends with
@@ -343,54 +334,6 @@ func ratio(running, share float64) float64 {
 		return math.Inf(1)
 	}
 	return running / share
-}
-
-// shares computes every active job's fair share of the kind's slots: pools
-// share the slots with their minimums and weights, and each pool's share
-// is split among its jobs by job weight.
-func (f *Fair) shares(v View, kind TaskKind) []jobShare {
-	byPool := map[string][]JobStatus{}
-	for st := range v.Jobs() {
-		pool := f.poolOf(st.Job)
-		byPool[pool] = append(byPool[pool], st)
-	}
-	names := slices.Sorted(maps.Keys(byPool))
-	pools := make([]claim, len(names))
-	for i, name := range names {
-		pools[i] = f.poolClaim(name, byPool[name], kind)
-	}
-	poolShares := fairShares(pools, float64(v.Slots(kind)))
-	var out []jobShare
-	for i, name := range names {
-		jobs := byPool[name]
-		claims := make([]claim, len(jobs))
-		running := 0.0
-		for k, st := range jobs {
-			claims[k] = claim{weight: weightOf(st.Weight), demand: float64(st.Attempts(kind) + st.Pending(kind))}
-			running += float64(st.Attempts(kind))
-		}
-		jobShares := fairShares(claims, poolShares[i])
-		minDemand := min(pools[i].min, pools[i].demand)
-		for k, st := range jobs {
-			out = append(out, jobShare{
-				id: st.ID, submit: st.Submit, pool: name, fair: jobShares[k], running: float64(st.Attempts(kind)),
-				needy: running < minDemand, poolRatio: ratio(running, minDemand),
-				poolRunning: running, poolFair: poolShares[i], poolMinDemand: minDemand,
-			})
-		}
-	}
-	return out
-}
-
-func (f *Fair) poolClaim(name string, jobs []JobStatus, kind TaskKind) claim {
-	c := claim{weight: 1}
-	if p := f.pools[name]; p != nil {
-		c.min, c.weight = float64(p.MinShare[kind]), weightOf(p.Weight)
-	}
-	for _, st := range jobs {
-		c.demand += float64(st.Attempts(kind) + st.Pending(kind))
-	}
-	return c
 }
 
 func weightOf(w float64) float64 {
