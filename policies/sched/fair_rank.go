@@ -69,13 +69,15 @@ type poolRank struct {
 	touched bool
 }
 
-// rankChange is what a view changed of a kept order's inputs.
+// rankChange is what a view changed of a kept order's inputs, least
+// first.
 type rankChange uint8
 
 const (
 	rankSame    rankChange = iota // nothing
 	rankRunning                   // only running attempts, demands as before
-	rankStale                     // anything else
+	rankDemand                    // demands or slots, the same jobs as before
+	rankStale                     // the jobs
 )
 
 // jobsChanged drops the kept orders: a job was submitted or ended, which
@@ -94,8 +96,11 @@ func (f *Fair) ranked(v View, kind TaskKind) []*jobShare {
 	switch r.check(v, kind) {
 	case rankRunning:
 		r.replace()
+	case rankDemand:
+		r.compute(f, kind)
 	case rankStale:
-		r.compute(f, v, kind)
+		r.gather(f, v, kind)
+		r.compute(f, kind)
 	}
 	return r.order
 }
@@ -109,11 +114,16 @@ func (f *Fair) shares(v View, kind TaskKind) []jobShare {
 	return f.rank[kind].shares
 }
 
-// check compares the view with the kept inputs. Where only running
-// attempts changed it records them, with the jobs and pools they move.
+// check compares the view with the kept inputs and brings them up to
+// date where the same jobs are listed as before (ranked). Where only
+// running attempts changed it records the jobs and pools they move.
 func (r *fairRank) check(v View, kind TaskKind) rankChange {
-	if !r.fresh || v.Slots(kind) != r.slots {
+	if !r.fresh {
 		return rankStale
+	}
+	change := rankSame
+	if slots := v.Slots(kind); slots != r.slots {
+		r.slots, change = slots, rankDemand
 	}
 	r.moved, r.touched = r.moved[:0], r.touched[:0]
 	i := 0
@@ -123,29 +133,35 @@ func (r *fairRank) check(v View, kind TaskKind) rankChange {
 		}
 		in := &r.inputs[i]
 		i++
+		if st.ID != in.id || st.Pool != in.pool || st.Weight != in.weight || st.Submit != in.submit {
+			return rankStale // gather starts over: nothing recorded here counts
+		}
 		attempts, pending := st.Attempts(kind), st.Pending(kind)
-		if st.ID != in.id || st.Pool != in.pool || st.Weight != in.weight || st.Submit != in.submit ||
-			attempts+pending != in.attempts+in.pending {
-			return rankStale // compute starts over: nothing recorded here counts
+		if attempts+pending != in.attempts+in.pending {
+			r.claims[in.at].demand = float64(attempts + pending)
+			change = rankDemand
 		}
 		if attempts != in.attempts {
-			in.attempts, in.pending = attempts, pending
-			js := &r.shares[in.at]
-			js.running, js.moved = float64(attempts), true
-			r.moved = append(r.moved, js)
-			if p := &r.pools[in.group]; !p.touched {
-				p.touched = true
-				r.touched = append(r.touched, in.group)
-			}
+			r.ran(in, attempts)
+			change = max(change, rankRunning)
 		}
+		in.attempts, in.pending = attempts, pending
 	}
-	switch {
-	case i != len(r.inputs):
+	if i != len(r.inputs) {
 		return rankStale
-	case len(r.moved) > 0:
-		return rankRunning
 	}
-	return rankSame
+	return change
+}
+
+// ran records a job's new running attempts.
+func (r *fairRank) ran(in *rankInput, attempts int) {
+	js := &r.shares[in.at]
+	js.running, js.moved = float64(attempts), true
+	r.moved = append(r.moved, js)
+	if p := &r.pools[in.group]; !p.touched {
+		p.touched = true
+		r.touched = append(r.touched, in.group)
+	}
 }
 
 // replace brings the touched pools' running up to date and places the
@@ -190,9 +206,13 @@ func (r *fairRank) replace() {
 	r.order, r.spare = merged, r.order
 }
 
-// compute makes the shares and the order afresh from the view.
-func (r *fairRank) compute(f *Fair, v View, kind TaskKind) {
-	r.gather(f, v, kind)
+// compute makes the shares afresh from the inputs gathered and sorts the
+// order, starting from the order before: a few jobs out of place cost
+// the sort little, and it gives one answer whatever it starts from.
+func (r *fairRank) compute(f *Fair, kind TaskKind) {
+	for _, g := range r.touched {
+		r.pools[g].touched = false
+	}
 	pools := r.poolClaims[:0]
 	for _, g := range r.byName {
 		p := &r.pools[g]
@@ -220,11 +240,8 @@ func (r *fairRank) compute(f *Fair, v View, kind TaskKind) {
 			j := &js[i]
 			j.fair, j.needy, j.poolRatio = fair[i], running < minDemand, ratio(running, minDemand)
 			j.poolRunning, j.poolFair, j.poolMinDemand = running, poolShares[k], minDemand
+			j.moved = false
 		}
-	}
-	r.order = r.order[:0]
-	for i := range r.shares {
-		r.order = append(r.order, &r.shares[i])
 	}
 	slices.SortFunc(r.order, compareShares)
 	r.fresh = true
@@ -232,13 +249,15 @@ func (r *fairRank) compute(f *Fair, v View, kind TaskKind) {
 
 // gather reads the view into the inputs and lays the jobs out by pool
 // name, keeping the view's order within a pool: each job's claim and the
-// parts of its share that need no share computation.
+// parts of its share that need no share computation. The order lists
+// every share, in no particular order.
 func (r *fairRank) gather(f *Fair, v View, kind TaskKind) {
 	if r.index == nil {
 		r.index = map[string]int32{}
 	}
 	clear(r.index)
 	r.slots, r.inputs, r.pools, r.byName = v.Slots(kind), r.inputs[:0], r.pools[:0], r.byName[:0]
+	r.touched = r.touched[:0]
 	for st := range v.Jobs() {
 		name := f.poolOf(st.Job)
 		g, ok := r.index[name]
@@ -261,7 +280,14 @@ func (r *fairRank) gather(f *Fair, v View, kind TaskKind) {
 		p.lo, p.hi, next = next, next, next+p.hi
 	}
 	n := len(r.inputs)
+	grown := cap(r.shares) < n
 	r.shares, r.claims = slices.Grow(r.shares[:0], n)[:n], slices.Grow(r.claims[:0], n)[:n]
+	if grown || len(r.order) != n { // else the order lists every share already
+		r.order = r.order[:0]
+		for i := range r.shares {
+			r.order = append(r.order, &r.shares[i])
+		}
+	}
 	for i := range r.inputs {
 		in := &r.inputs[i]
 		p := &r.pools[in.group]
