@@ -46,7 +46,10 @@ type fairRank struct {
 	// touched lists the pools whose running changed since the order was
 	// made.
 	touched    []int32
-	poolClaims []claim // by name
+	poolClaims []claim   // by name
+	poolShares []float64 // by name
+	fair       []float64 // the jobs' fair shares, laid out as shares
+	points     []float64 // room for fairSharesInto
 	index      map[string]int32
 }
 
@@ -226,11 +229,14 @@ func (r *fairRank) compute(f *Fair, kind TaskKind) {
 		pools = append(pools, c)
 	}
 	r.poolClaims = pools
-	poolShares := fairShares(pools, float64(r.slots))
+	poolShares := slices.Grow(r.poolShares[:0], len(pools))[:len(pools)]
+	r.points = fairSharesInto(poolShares, pools, float64(r.slots), r.points)
+	r.poolShares = poolShares
+	r.fair = slices.Grow(r.fair[:0], len(r.shares))[:len(r.shares)]
 	for k, g := range r.byName {
 		p := &r.pools[g]
-		js := r.shares[p.lo:p.hi]
-		fair := fairShares(r.claims[p.lo:p.hi], poolShares[k])
+		js, fair := r.shares[p.lo:p.hi], r.fair[p.lo:p.hi]
+		r.points = fairSharesInto(fair, r.claims[p.lo:p.hi], poolShares[k], r.points)
 		running := 0.0
 		for i := range js {
 			running += js[i].running
