@@ -168,6 +168,9 @@ func (p *PoolParams) pool(delay Waits) Pool {
 // among pools and fair sharing among a pool's jobs, computed separately for
 // map and reduce slots; a free slot goes to the job furthest below its
 // share, waiting for locality by delay scheduling; optional preemption.
+// The shares and the slot order are kept from one slot offer to the next
+// and checked against the view on every offer (fairRank), so an offer
+// after a launch costs O(jobs) rather than O(jobs log jobs).
 type Fair struct {
 	cfg   FairConfig
 	pools map[string]*Pool

@@ -14,10 +14,10 @@ import (
 // pools, which never change, and the pool each submitted job joined,
 // which changes only when a job is submitted or ends (Fair.jobsChanged).
 //
-// Every offer compares the view with these inputs, O(jobs) and without
-// allocating, so a change the policy is not told of (a task queued again
-// after a failure or a lost node, reduces released at slow start, a node
-// declared dead) is seen as surely as one it is told of:
+// Every offer compares the view with these inputs, O(jobs), so a change
+// the policy is not told of (a task queued again after a failure or a
+// lost node, reduces released at slow start, a node declared dead) is
+// seen as surely as one it is told of:
 //
 //   - nothing changed: the order stands;
 //   - only running attempts changed, every job's running plus pending as
@@ -26,12 +26,18 @@ import (
 //     of a pool below its minimum share before or after (whose place
 //     follows its pool's running), are placed again by merging them into
 //     the others' order, O(jobs + k log k) for k of them;
-//   - anything else (an attempt ended, a copy launched, a job came or
-//     went, a task was queued, a node was lost): everything is computed
-//     afresh, in buffers kept for the next time.
+//   - demands or the slots changed, the jobs as before (an attempt ended,
+//     a copy launched, a task was queued, a node was lost): the shares
+//     are computed again over the jobs as they were laid out by pool, and
+//     the order is sorted again, O(jobs log jobs);
+//   - the jobs changed (one came or went): all is laid out afresh too.
 //
-// compareShares is a total order, so the order is a function of the jobs'
-// shares alone: placing some jobs again gives what a fresh sort gives.
+// Every step computes what it computes as Fair once did for every offer,
+// in the same order of operations, so the shares are the same to the bit;
+// and compareShares is a total order, so the order is a function of the
+// shares alone: placing some jobs again, or sorting the order as it
+// stands, gives what a fresh sort gives. The buffers are kept from offer
+// to offer too.
 type fairRank struct {
 	fresh  bool // computed, and no job submitted or ended since
 	slots  int
@@ -210,8 +216,7 @@ func (r *fairRank) replace() {
 }
 
 // compute makes the shares afresh from the inputs gathered and sorts the
-// order, starting from the order before: a few jobs out of place cost
-// the sort little, and it gives one answer whatever it starts from.
+// order as it stands.
 func (r *fairRank) compute(f *Fair, kind TaskKind) {
 	for _, g := range r.touched {
 		r.pools[g].touched = false
