@@ -17,7 +17,9 @@ import (
 // Every offer compares the view with these inputs, O(jobs), so a change
 // the policy is not told of (a task queued again after a failure or a
 // lost node, reduces released at slow start, a node declared dead) is
-// seen as surely as one it is told of:
+// seen as surely as one it is told of; a view that counts its changes
+// (Versioned) spares the comparison while its version and the slots stand,
+// as they do on most offers of a busy cluster's heartbeats:
 //
 //   - nothing changed: the order stands;
 //   - only running attempts changed, every job's running plus pending as
@@ -57,6 +59,10 @@ type fairRank struct {
 	fair       []float64 // the jobs' fair shares, laid out as shares
 	points     []float64 // room for fairSharesInto
 	index      map[string]int32
+	// version is the view's Version when the inputs were last compared
+	// with it, if versioned.
+	version   uint64
+	versioned bool
 }
 
 // rankInput is what the shares read of one job.
@@ -130,9 +136,12 @@ func (r *fairRank) check(v View, kind TaskKind) rankChange {
 	if !r.fresh {
 		return rankStale
 	}
-	change := rankSame
+	change, same := rankSame, r.sameVersion(v)
 	if slots := v.Slots(kind); slots != r.slots {
 		r.slots, change = slots, rankDemand
+	}
+	if same {
+		return change // the jobs are as they were
 	}
 	r.moved, r.touched = r.moved[:0], r.touched[:0]
 	i := 0
@@ -160,6 +169,20 @@ func (r *fairRank) check(v View, kind TaskKind) rankChange {
 		return rankStale
 	}
 	return change
+}
+
+// sameVersion reports whether the view is versioned and at the version
+// the inputs were last compared with, and records its version.
+func (r *fairRank) sameVersion(v View) bool {
+	vv, ok := v.(Versioned)
+	if !ok {
+		r.versioned = false
+		return false
+	}
+	version := vv.Version()
+	same := r.versioned && version == r.version
+	r.version, r.versioned = version, true
+	return same
 }
 
 // ran records a job's new running attempts.
@@ -267,6 +290,7 @@ func (r *fairRank) gather(f *Fair, v View, kind TaskKind) {
 		r.index = map[string]int32{}
 	}
 	clear(r.index)
+	r.sameVersion(v)
 	r.slots, r.inputs, r.pools, r.byName = v.Slots(kind), r.inputs[:0], r.pools[:0], r.byName[:0]
 	r.touched = r.touched[:0]
 	for st := range v.Jobs() {

@@ -92,18 +92,40 @@ func sameShare(a, b *jobShare) string {
 // fairTwins runs one FAIR scheduler that keeps its order (kept) and one
 // that computes it afresh for every offer (fresh) through the same
 // events on one view, and fails the test at the first answer in which
-// they differ.
+// they differ. The kept one sees the view through kv: the view itself,
+// or the view counting its changes.
 type fairTwins struct {
 	t           *testing.T
 	kept, fresh *Fair
 	v           *fakeView
+	kv          View
 	step        string // the event being applied, for failures
+}
+
+// countingView is a fakeView that counts its changes (Versioned), as the
+// coordinator's job table does, by comparing its jobs with those it saw
+// when last asked.
+type countingView struct {
+	*fakeView
+	seen    []JobStatus
+	version uint64
+}
+
+func (v *countingView) Version() uint64 {
+	if !slices.EqualFunc(v.seen, v.jobs, func(a JobStatus, b *JobStatus) bool { return a == *b }) {
+		v.version++
+		v.seen = v.seen[:0]
+		for _, j := range v.jobs {
+			v.seen = append(v.seen, *j)
+		}
+	}
+	return v.version
 }
 
 func (w *fairTwins) assign(now time.Duration, s Slot) (Assignment, bool) {
 	ks, fs := s, s
 	ks.Why, fs.Why = &Explanation{}, &Explanation{}
-	ka, kok := w.kept.Assign(now, w.v, ks)
+	ka, kok := w.kept.Assign(now, w.kv, ks)
 	order := freshRanked(w.fresh, w.v, s.Kind)
 	fa, fok := w.fresh.assign(w.v, fs, order)
 	require.Equal(w.t, fok, kok, w.step)
@@ -119,7 +141,7 @@ func (w *fairTwins) assign(now time.Duration, s Slot) (Assignment, bool) {
 }
 
 func (w *fairTwins) tick(now time.Duration) []Preemption {
-	kp := w.kept.Tick(now, w.v)
+	kp := w.kept.Tick(now, w.kv)
 	var fp []Preemption
 	if w.fresh.cfg.Preempt {
 		for _, kind := range []TaskKind{Map, Reduce} {
@@ -365,14 +387,19 @@ func TestFairKeptOrderIsTheFreshOne(t *testing.T) {
 	// their minimums, jobs tie, shares are cut to the slots and nodes are
 	// lost: at every offer the kept order, its every share to the bit,
 	// the answer and its notes are the fresh computation's, and so are
-	// the preemptions at every tick.
+	// the preemptions at every tick. Every other sequence the kept order
+	// is given a view that counts its changes.
 	for seed := range uint64(400) {
 		rng := rand.New(rand.NewPCG(seed, 2009))
 		cfg := randomFairConfig(rng)
 		v := fairView()
 		v.slots[Map], v.slots[Reduce] = 1+rng.IntN(12), 1+rng.IntN(6)
+		var kv View = v
+		if seed%2 == 1 {
+			kv = &countingView{fakeView: v}
+		}
 		w := &rankWorld{
-			fairTwins: &fairTwins{t: t, kept: NewFair(cfg), fresh: NewFair(cfg), v: v},
+			fairTwins: &fairTwins{t: t, kept: NewFair(cfg), fresh: NewFair(cfg), v: v, kv: kv},
 			rng:       rng, next: 1,
 		}
 		for range 1 + rng.IntN(6) {
@@ -395,4 +422,16 @@ func TestFairKeptOrderFollowsJobsNotPlaces(t *testing.T) {
 	f.Submitted(0, j2.Job)
 	assert.Equal(t, []JobID{2, 1}, f.order(fairView(j1, j2), Map))
 	assert.Equal(t, []JobID{2, 1}, f.order(fairView(j2, j1), Map))
+}
+
+func TestFairKeptOrderTrustsAVersionOnlyFromItsView(t *testing.T) {
+	// A counting view at some version, a view of other jobs that counts
+	// nothing, then the counting view again, unchanged at its version:
+	// the order kept from the other view is not its order.
+	f := NewFair(FairConfig{})
+	counted := &countingView{fakeView: fairView(pooled(1, "", 0, 5), pooled(2, "", 3, 5))}
+	other := fairView(pooled(3, "", 0, 5))
+	assert.Equal(t, []JobID{1, 2}, f.order(counted, Map))
+	assert.Equal(t, []JobID{3}, f.order(other, Map))
+	assert.Equal(t, []JobID{1, 2}, f.order(counted, Map))
 }
