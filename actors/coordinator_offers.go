@@ -243,6 +243,10 @@ func (v coordView) BestLocality(id sched.JobID, kind sched.TaskKind, node sched.
 	return loc, ok
 }
 
+// Version implements sched.Versioned: the job table's, which a restart
+// carries over to the new table.
+func (v coordView) Version() uint64 { return v.s.table.version }
+
 // Slots implements sched.View.
 func (v coordView) Slots(kind sched.TaskKind) int { return v.s.liveSlots[kind] }
 

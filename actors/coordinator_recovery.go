@@ -110,6 +110,7 @@ func (s *coordState) restart(now time.Duration, policy sched.Policy, failJobs bo
 	s.policy, s.slotAware = policy, isSlotAware(policy)
 	old := s.table
 	s.table = newJobTable(s.cfg.RackOf)
+	s.table.version = old.version // so that it never goes back to a version seen
 	s.restartCache()
 	s.indexMemory()
 	for _, j := range old.order {

@@ -40,6 +40,11 @@ type jobTable struct {
 	mem      memoryIndex
 	memFirst bool
 	readers  map[*file][]*tableJob // the jobs reading each input, with a cache
+	// version moves with every call that may change a job's status or the
+	// jobs listed, so a policy may keep what it made of them while it
+	// stands (sched.Versioned). Only the methods of this file write a
+	// status, and each that does moves it first.
+	version uint64
 }
 
 // memoryIndex is what the job table asks the cache directory.
@@ -91,6 +96,7 @@ func newJobTable(rackOf []sched.RackID) *jobTable {
 
 // add registers a submitted job with no pending task yet.
 func (t *jobTable) add(job sched.Job, input *file) {
+	t.version++
 	j := &tableJob{
 		status: sched.JobStatus{Job: job},
 		input:  input,
@@ -119,6 +125,7 @@ func submittedBefore(a, b sched.Job) bool {
 
 // remove forgets a job.
 func (t *jobTable) remove(id sched.JobID) {
+	t.version++
 	j, ok := t.jobs[id]
 	if !ok {
 		return
@@ -160,6 +167,7 @@ func (t *jobTable) entry(id sched.JobID, kind sched.TaskKind, task int32) (*tabl
 // addMap makes a map task pending, indexed by the nodes and racks holding
 // its input now. A finished map made pending again lost its output.
 func (t *jobTable) addMap(id sched.JobID, task int32) {
+	t.version++
 	j, e := t.entry(id, sched.Map, task)
 	if e == nil || e.pending || j.input == nil {
 		return
@@ -224,6 +232,7 @@ func (t *jobTable) replicaAdded(f *file, index int, node sched.NodeID) {
 
 // addReduce makes a reduce task pending.
 func (t *jobTable) addReduce(id sched.JobID, task int32) {
+	t.version++
 	j, e := t.entry(id, sched.Reduce, task)
 	if e == nil || e.pending || e.done {
 		return
@@ -238,6 +247,7 @@ func (t *jobTable) addReduce(id sched.JobID, task int32) {
 // take removes the best-placed pending task of the kind for the node, no
 // worse than max, and reports it with its locality.
 func (t *jobTable) take(id sched.JobID, kind sched.TaskKind, node sched.NodeID, max sched.Locality) (int32, sched.Locality, bool) {
+	t.version++
 	j := t.jobs[id]
 	if j == nil {
 		return 0, 0, false
@@ -501,6 +511,7 @@ func (t *jobTable) attempt(id sched.JobID, kind sched.TaskKind, task int32) sche
 
 // launched counts an attempt as running.
 func (t *jobTable) launched(a sched.Attempt) {
+	t.version++
 	j, e := t.entry(a.Job, a.Kind, a.Task)
 	if e == nil {
 		return
@@ -516,6 +527,7 @@ func (t *jobTable) launched(a sched.Attempt) {
 // ended counts an attempt as no longer running; the first to succeed
 // finishes its task.
 func (t *jobTable) ended(a sched.Attempt, succeeded bool) {
+	t.version++
 	j, e := t.entry(a.Job, a.Kind, a.Task)
 	if e == nil || e.live == 0 {
 		return
@@ -535,6 +547,7 @@ func (t *jobTable) ended(a sched.Attempt, succeeded bool) {
 // finished books a task its job manager finished before the coordinator
 // restarted.
 func (t *jobTable) finished(id sched.JobID, kind sched.TaskKind, task int32) {
+	t.version++
 	j, e := t.entry(id, kind, task)
 	if e == nil || e.done {
 		return

@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -207,4 +208,49 @@ func TestJobTableRequeuesAtTheFrontWhateverWasAsked(t *testing.T) {
 	want := []int32{0, 1, 2, 1, 0, 3, 0, 0, 1}
 	assert.Equal(t, want, takeAll(false))
 	assert.Equal(t, want, takeAll(true), "a policy's questions change nothing")
+}
+
+func TestJobTableVersionMovesWithEveryStatusChange(t *testing.T) {
+	// Random submissions, removals, queuings, takes, launches and ends of
+	// six jobs of four maps and four reduces: whenever the statuses a
+	// policy is shown differ from before, the version moved
+	// (sched.Versioned).
+	rng := rand.New(rand.NewPCG(1, 2))
+	tab := twoRacks()
+	blocks := [][]sched.NodeID{{0, 3}, {1, 4}, {2}, {5}}
+	before, version, changes := slices.Collect(tab.statuses()), tab.version, 0
+	for step := range 20000 {
+		id, kind, task := sched.JobID(1+rng.IntN(6)), sched.TaskKind(rng.IntN(2)), int32(rng.IntN(4))
+		switch rng.IntN(8) {
+		case 0:
+			if tab.job(id) == nil {
+				tab.add(sched.Job{ID: id, Maps: 4, Reduces: 4, Submit: time.Duration(rng.IntN(3))}, inputOn(blocks...))
+			}
+		case 1:
+			if rng.IntN(4) == 0 {
+				tab.remove(id)
+			}
+		case 2:
+			tab.addMap(id, task)
+		case 3:
+			tab.addReduce(id, task)
+		case 4:
+			tab.take(id, kind, sched.NodeID(rng.IntN(6)), sched.Locality(rng.IntN(sched.Localities)))
+		case 5:
+			if tab.job(id) != nil {
+				tab.launched(tab.attempt(id, kind, task))
+			}
+		case 6:
+			tab.ended(sched.Attempt{Job: id, Kind: kind, Task: task}, rng.IntN(2) == 0)
+		case 7:
+			tab.finished(id, kind, task)
+		}
+		now := slices.Collect(tab.statuses())
+		if !slices.Equal(before, now) {
+			changes++
+			require.NotEqual(t, version, tab.version, "step %d: the statuses changed, the version did not", step)
+		}
+		before, version = now, tab.version
+	}
+	assert.Greater(t, changes, 5000)
 }

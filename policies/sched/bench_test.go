@@ -6,11 +6,18 @@ import (
 	"time"
 )
 
-// mapView is a View indexed by job, for benchmarks with many jobs.
+// mapView is a View indexed by job, for benchmarks with many jobs. Like
+// the coordinator's job table it counts its changes (Versioned), which
+// the benchmarks must mark (changed).
 type mapView struct {
 	fakeView
-	byID map[JobID]*JobStatus
+	byID    map[JobID]*JobStatus
+	version uint64
 }
+
+func (v *mapView) Version() uint64 { return v.version }
+
+func (v *mapView) changed() { v.version++ }
 
 func (v *mapView) Job(id JobID) (JobStatus, bool) {
 	if j := v.byID[id]; j != nil {
@@ -43,6 +50,7 @@ func BenchmarkFairHeartbeat(b *testing.B) {
 		next++
 		v.jobs = append(v.jobs, st)
 		v.byID[st.ID] = st
+		v.changed()
 		f.Submitted(now, st.Job)
 	}
 	for range jobs {
@@ -57,6 +65,7 @@ func BenchmarkFairHeartbeat(b *testing.B) {
 		}
 		st := v.byID[a.Job]
 		st.PendingMaps--
+		v.changed()
 		st.RunningMaps++
 		st.MapAttempts++
 		at := Attempt{Job: a.Job, Kind: Map, Task: int32(st.Maps - st.PendingMaps - 1)}
@@ -73,6 +82,7 @@ func BenchmarkFairHeartbeat(b *testing.B) {
 		st.RunningMaps--
 		st.MapAttempts--
 		st.FinishedMaps++
+		v.changed()
 		f.Finished(now, Finish{Attempt: at, Outcome: Succeeded, At: now})
 		if st.FinishedMaps == st.Maps {
 			f.Ended(now, st.ID)
@@ -153,6 +163,7 @@ func benchQueueHeartbeats(b *testing.B, p Policy, jobs int) {
 		st := &JobStatus{Job: Job{ID: next, Maps: maps, Submit: now}, PendingMaps: maps}
 		next++
 		v.byID[st.ID] = st
+		v.changed()
 		p.Submitted(now, st.Job)
 	}
 	for range jobs {
@@ -167,6 +178,7 @@ func benchQueueHeartbeats(b *testing.B, p Policy, jobs int) {
 		}
 		st := v.byID[a.Job]
 		st.PendingMaps--
+		v.changed()
 		st.RunningMaps++
 		st.MapAttempts++
 		at := Attempt{Job: a.Job, Kind: Map, Task: int32(st.Maps - st.PendingMaps - 1)}
@@ -183,6 +195,7 @@ func benchQueueHeartbeats(b *testing.B, p Policy, jobs int) {
 		st.RunningMaps--
 		st.MapAttempts--
 		st.FinishedMaps++
+		v.changed()
 		p.Finished(now, Finish{Attempt: *at, Node: node, Outcome: Succeeded, At: now})
 		if st.FinishedMaps == st.Maps {
 			p.Ended(now, st.ID)

@@ -24,6 +24,11 @@
 //     from launches and ends; COMP ranks a new job against the last
 //     completed ones; Fair preemption kills the most recently launched
 //     attempts, which it learns from Launched.
+//   - Not every change to the jobs comes as an event: a task queued again
+//     after a failure, reduces released at slow start. A policy that keeps
+//     what it made of the jobs from offer to offer (FAIR's shares and slot
+//     order) checks them against the view, which counts its changes
+//     (Versioned), so it looks at the jobs again only when they changed.
 //   - Tick: Fair preemption's T_min/T_fair timeouts and LAS_MQ's
 //     re-ordering run on a timer, not on a slot offer.
 //   - Assignment carries a maximum locality rather than a task, so the

@@ -3,9 +3,7 @@ package sched
 import (
 	"cmp"
 	"fmt"
-	"maps"
 	"math"
-	"slices"
 	"time"
 
 	"clusteremu/units"
@@ -170,6 +168,9 @@ func (p *PoolParams) pool(delay Waits) Pool {
 // among pools and fair sharing among a pool's jobs, computed separately for
 // map and reduce slots; a free slot goes to the job furthest below its
 // share, waiting for locality by delay scheduling; optional preemption.
+// The shares and the slot order are kept from one slot offer to the next
+// and checked against the view on every offer (fairRank), so an offer
+// after a launch costs O(jobs) rather than O(jobs log jobs).
 type Fair struct {
 	cfg   FairConfig
 	pools map[string]*Pool
@@ -177,6 +178,7 @@ type Fair struct {
 	jobs  map[JobID]Job
 	runs  map[Attempt]time.Duration // launch times of running attempts
 	below map[string]*[2]belowSince // by pool name
+	rank  [2]fairRank               // the slot order by kind, kept between offers
 }
 
 // belowSince is when a pool was last at its minimum and its fair share.
@@ -207,6 +209,7 @@ func (f *Fair) Submitted(now time.Duration, job Job) {
 	}
 	f.jobs[job.ID] = job
 	f.delay.add(job, f.waitsFor(job.Pool))
+	f.jobsChanged()
 }
 
 // poolOf is the pool a job belongs to. A submitted job's own pool is
@@ -241,6 +244,7 @@ func (f *Fair) waitsFor(pool string) Waits {
 func (f *Fair) Ended(_ time.Duration, id JobID) {
 	delete(f.jobs, id)
 	f.delay.remove(id)
+	f.jobsChanged()
 }
 
 // Launched implements Policy: it records the launch time for preemption
@@ -262,16 +266,20 @@ func (f *Fair) Heartbeat(now time.Duration, _ NodeID) { f.delay.heartbeat(now) }
 // Assign offers the slot to the jobs in fair-share order; map slots go
 // through delay scheduling.
 func (f *Fair) Assign(now time.Duration, v View, s Slot) (Assignment, bool) {
-	for i, js := range f.ranked(v, s.Kind) {
-		id := js.st.ID
-		if s.Why != nil && wants(v, id, s) {
+	return f.assign(v, s, f.ranked(v, s.Kind))
+}
+
+// assign offers the slot to the jobs in the given order.
+func (f *Fair) assign(v View, s Slot, order []*jobShare) (Assignment, bool) {
+	for i, js := range order {
+		if s.Why != nil && wants(v, js.id, s) {
 			need := ""
 			if js.needy {
 				need = ", its pool below its minimum share"
 			}
-			s.Why.Note(id, "fair-share order %d: running %g of its fair share %.2f%s", i+1, js.running, js.fair, need)
+			s.Why.Note(js.id, "fair-share order %d: running %g of its fair share %.2f%s", i+1, js.running, js.fair, need)
 		}
-		if a, ok := f.delay.offer(id, v, s); ok {
+		if a, ok := f.delay.offer(js.id, v, s); ok {
 			return a, true
 		}
 	}
@@ -280,7 +288,8 @@ func (f *Fair) Assign(now time.Duration, v View, s Slot) (Assignment, bool) {
 
 // jobShare is a job's place in the slot order.
 type jobShare struct {
-	st            JobStatus
+	id            JobID
+	submit        time.Duration
 	pool          string
 	fair          float64 // the job's fair share
 	needy         bool    // its pool is below its minimum share
@@ -289,6 +298,7 @@ type jobShare struct {
 	poolRunning   float64
 	poolFair      float64
 	poolMinDemand float64 // min(min share, demand)
+	moved         bool    // to be placed again in a kept order (fairRank)
 }
 
 // order sorts the jobs with the kind's tasks to run or running: jobs of
@@ -298,36 +308,28 @@ func (f *Fair) order(v View, kind TaskKind) []JobID {
 	ranked := f.ranked(v, kind)
 	out := make([]JobID, len(ranked))
 	for i, p := range ranked {
-		out[i] = p.st.ID
+		out[i] = p.id
 	}
 	return out
 }
 
-// ranked is the jobs with their shares in slot order (order).
-func (f *Fair) ranked(v View, kind TaskKind) []*jobShare {
-	js := f.shares(v, kind)
-	ptrs := make([]*jobShare, len(js))
-	for i := range js {
-		ptrs[i] = &js[i]
-	}
-	// The comparison ends with the job ID, a total order, so the sort
-	// needs no stability.
-	slices.SortFunc(ptrs, func(a, b *jobShare) int {
-		if a.needy != b.needy {
-			if a.needy {
-				return -1
-			}
-			return 1
-		}
+// compareShares orders jobs as the slots go to them (order). It ends with
+// the job ID, a total order, so a sort by it needs no stability and its
+// result does not depend on the order it starts from.
+func compareShares(a, b *jobShare) int {
+	if a.needy != b.needy {
 		if a.needy {
-			if c := cmp.Compare(a.poolRatio, b.poolRatio); c != 0 {
-				return c
-			}
+			return -1
 		}
-		return cmp.Or(cmp.Compare(ratio(a.running, a.fair), ratio(b.running, b.fair)),
-			cmp.Compare(a.st.Submit, b.st.Submit), cmp.Compare(a.st.ID, b.st.ID))
-	})
-	return ptrs
+		return 1
+	}
+	if a.needy {
+		if c := cmp.Compare(a.poolRatio, b.poolRatio); c != 0 {
+			return c
+		}
+	}
+	return cmp.Or(cmp.Compare(ratio(a.running, a.fair), ratio(b.running, b.fair)),
+		cmp.Compare(a.submit, b.submit), cmp.Compare(a.id, b.id))
 }
 
 func ratio(running, share float64) float64 {
@@ -335,54 +337,6 @@ func ratio(running, share float64) float64 {
 		return math.Inf(1)
 	}
 	return running / share
-}
-
-// shares computes every active job's fair share of the kind's slots: pools
-// share the slots with their minimums and weights, and each pool's share
-// is split among its jobs by job weight.
-func (f *Fair) shares(v View, kind TaskKind) []jobShare {
-	byPool := map[string][]JobStatus{}
-	for st := range v.Jobs() {
-		pool := f.poolOf(st.Job)
-		byPool[pool] = append(byPool[pool], st)
-	}
-	names := slices.Sorted(maps.Keys(byPool))
-	pools := make([]claim, len(names))
-	for i, name := range names {
-		pools[i] = f.poolClaim(name, byPool[name], kind)
-	}
-	poolShares := fairShares(pools, float64(v.Slots(kind)))
-	var out []jobShare
-	for i, name := range names {
-		jobs := byPool[name]
-		claims := make([]claim, len(jobs))
-		running := 0.0
-		for k, st := range jobs {
-			claims[k] = claim{weight: weightOf(st.Weight), demand: float64(st.Attempts(kind) + st.Pending(kind))}
-			running += float64(st.Attempts(kind))
-		}
-		jobShares := fairShares(claims, poolShares[i])
-		minDemand := min(pools[i].min, pools[i].demand)
-		for k, st := range jobs {
-			out = append(out, jobShare{
-				st: st, pool: name, fair: jobShares[k], running: float64(st.Attempts(kind)),
-				needy: running < minDemand, poolRatio: ratio(running, minDemand),
-				poolRunning: running, poolFair: poolShares[i], poolMinDemand: minDemand,
-			})
-		}
-	}
-	return out
-}
-
-func (f *Fair) poolClaim(name string, jobs []JobStatus, kind TaskKind) claim {
-	c := claim{weight: 1}
-	if p := f.pools[name]; p != nil {
-		c.min, c.weight = float64(p.MinShare[kind]), weightOf(p.Weight)
-	}
-	for _, st := range jobs {
-		c.demand += float64(st.Attempts(kind) + st.Pending(kind))
-	}
-	return c
 }
 
 func weightOf(w float64) float64 {

@@ -20,17 +20,17 @@ func (f *Fair) Tick(now time.Duration, v View) []Preemption {
 	}
 	var out []Preemption
 	for _, kind := range []TaskKind{Map, Reduce} {
-		out = append(out, f.preempt(now, v, kind)...)
+		out = append(out, f.preempt(now, kind, f.shares(v, kind))...)
 	}
 	return out
 }
 
-func (f *Fair) preempt(now time.Duration, v View, kind TaskKind) []Preemption {
-	js := f.shares(v, kind)
+// preempt picks the attempts of the kind to kill, given the jobs' shares.
+func (f *Fair) preempt(now time.Duration, kind TaskKind, js []jobShare) []Preemption {
 	over := map[JobID]float64{} // running minus fair share, for jobs over it
 	for _, j := range js {
 		if excess := j.running - math.Ceil(j.fair); excess > 0 {
-			over[j.st.ID] = excess
+			over[j.id] = excess
 		}
 	}
 	var out []Preemption

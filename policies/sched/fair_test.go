@@ -213,7 +213,7 @@ func TestFairSharesOfJobsInPools(t *testing.T) {
 	v.slots[Map] = 12
 	got := map[JobID]float64{}
 	for _, js := range f.shares(v, Map) {
-		got[js.st.ID] = js.fair
+		got[js.id] = js.fair
 	}
 	assert.InDeltaMapValues(t, map[JobID]float64{1: 2, 2: 6, 3: 4}, got, 1e-9)
 }

@@ -74,6 +74,16 @@ type View interface {
 	Progress(job JobID, kind TaskKind) float64
 }
 
+// Versioned is implemented by a View that counts the changes to its
+// jobs: Version moves whenever a job comes, goes or has any of its
+// counts changed, and never comes back to an earlier value, so while it
+// stands Jobs and Job yield what they did. A policy may then keep what it
+// made of the jobs without looking at them again (FAIR's slot order).
+// Slots, BestLocality and Progress are not covered.
+type Versioned interface {
+	Version() uint64
+}
+
 // NeedsWork is implemented by a policy that is told each job's size
 // before it runs (Job.Work, an oracle: SRPT). For such a policy, when
 // NeedsWork reports true, the run measures every job alone first (the

@@ -27,23 +27,31 @@ type claim struct {
 // the cost is O(n log n).
 func fairShares(claims []claim, total float64) []float64 {
 	shares := make([]float64, len(claims))
+	fairSharesInto(shares, claims, total, nil)
+	return shares
+}
+
+// fairSharesInto is fairShares writing the shares into shares, as long as
+// claims, with points as room for the water level's breakpoints. It
+// returns the room, grown as it needed, for the next call.
+func fairSharesInto(shares []float64, claims []claim, total float64, points []float64) []float64 {
 	if demandAt(claims, inf) <= total {
 		for i, c := range claims {
 			shares[i] = c.demand
 		}
-		return shares
+		return points
 	}
 	if floor := demandAt(claims, 0); floor >= total {
 		for i, c := range claims {
 			shares[i] = min(c.demand, c.min) * total / floor
 		}
-		return shares
+		return points
 	}
-	level := waterLevel(claims, total)
+	level, points := waterLevel(claims, total, points)
 	for i, c := range claims {
 		shares[i] = shareAt(c, level)
 	}
-	return shares
+	return points
 }
 
 const inf = 1e300
@@ -63,9 +71,10 @@ func demandAt(claims []claim, level float64) float64 {
 // waterLevel finds L with demandAt(L) = total. The total is piecewise
 // linear and non-decreasing in L with breakpoints at min/weight and
 // demand/weight, so the level lies between two consecutive breakpoints,
-// found by binary search, where it is solved exactly: O(n log n).
-func waterLevel(claims []claim, total float64) float64 {
-	points := make([]float64, 1, 2*len(claims)+1)
+// found by binary search, where it is solved exactly: O(n log n). It
+// sorts the breakpoints in points, which it returns.
+func waterLevel(claims []claim, total float64, points []float64) (float64, []float64) {
+	points = append(points[:0], 0)
 	for _, c := range claims {
 		points = append(points, c.min/c.weight, c.demand/c.weight)
 	}
@@ -73,7 +82,7 @@ func waterLevel(claims []claim, total float64) float64 {
 	// The first breakpoint where the total reaches the slots.
 	i := sort.Search(len(points), func(i int) bool { return demandAt(claims, points[i]) >= total })
 	if i == len(points) {
-		return points[i-1]
+		return points[i-1], points
 	}
 	lo, hi := 0.0, points[i]
 	if i > 0 {
@@ -89,7 +98,7 @@ func waterLevel(claims []claim, total float64) float64 {
 		}
 	}
 	if slope == 0 {
-		return hi
+		return hi, points
 	}
-	return lo + (total-demandAt(claims, lo))/slope
+	return lo + (total-demandAt(claims, lo))/slope, points
 }
