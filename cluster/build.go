@@ -128,6 +128,9 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	cfg := &c.cfg
 	c.rec.configure(&cfg.Run)
 	c.rec.admission = cfg.Scheduler.MaxRunning > 0
+	if e, ok := cfg.Scheduler.Params.(sched.Evicting); ok {
+		c.rec.evicting = e.EvictsForLocality()
+	}
 	if p, ok := policy.(sched.Partitioned); ok {
 		c.rec.partitioned(p, cfg.Shape())
 	}

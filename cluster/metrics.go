@@ -57,8 +57,11 @@ type Records struct {
 	// Admission: the run capped its running jobs ([scheduler]
 	// max_running), so each job's admission instant means something.
 	Admission bool
-	Attempts  []actors.AttemptRecord // empty when the run tallied them (RunOptions.TallyAttempts)
-	CutOff    []actors.AttemptRecord
+	// Evicting: the policy may evict tasks for locality
+	// (sched.Evicting), so tasks.evicted means something.
+	Evicting bool
+	Attempts []actors.AttemptRecord // empty when the run tallied them (RunOptions.TallyAttempts)
+	CutOff   []actors.AttemptRecord
 	// Tally counts the attempts that ended, in the order they ended.
 	Tally AttemptTally
 	Flows FlowTotals
@@ -178,21 +181,22 @@ func (t FlowTotals) Abandoned() int64 { return t.AbortedDue - t.AbortedBytes }
 // ends once, a completed flow delivered exactly its size. What a hook
 // (RunOptions.OnAttemptEnded and the others) receives it does not keep.
 type recorder struct {
-	// admission: the run caps its running jobs (Records.Admission).
-	admission bool
-	mu        sync.Mutex
-	submitted map[sched.JobID]actors.JobRecord
-	updated   map[sched.JobID]actors.JobRecord
-	jobs      map[sched.JobID]actors.JobRecord
-	running   map[sched.Attempt]actors.AttemptRecord
-	attempts  map[sched.Attempt]actors.AttemptRecord
-	flows     FlowTotals
-	progress  []actors.AttemptProgress
-	links     LinkSeries
-	notes     []actors.Note
-	keepFlows bool
-	tallyOnly bool // RunOptions.TallyAttempts
-	tally     AttemptTally
+	// admission: the run caps its running jobs (Records.Admission);
+	// evicting: its policy may evict for locality (Records.Evicting).
+	admission, evicting bool
+	mu                  sync.Mutex
+	submitted           map[sched.JobID]actors.JobRecord
+	updated             map[sched.JobID]actors.JobRecord
+	jobs                map[sched.JobID]actors.JobRecord
+	running             map[sched.Attempt]actors.AttemptRecord
+	attempts            map[sched.Attempt]actors.AttemptRecord
+	flows               FlowTotals
+	progress            []actors.AttemptProgress
+	links               LinkSeries
+	notes               []actors.Note
+	keepFlows           bool
+	tallyOnly           bool // RunOptions.TallyAttempts
+	tally               AttemptTally
 	// partition is the 1-based partition of an attempt's slot, nil when
 	// the policy does not partition; partSlots the partitions' slots.
 	partition func(actors.AttemptRecord) int
@@ -539,7 +543,7 @@ func (r *recorder) counts() (submitted, ended int) {
 func (r *recorder) results(end time.Duration) (*Records, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	res := &Records{Flows: r.flows, Tally: r.tally, PartitionSlots: slices.Clone(r.partSlots), Admission: r.admission,
+	res := &Records{Flows: r.flows, Tally: r.tally, PartitionSlots: slices.Clone(r.partSlots), Admission: r.admission, Evicting: r.evicting,
 		Warmup: r.warmup}
 	res.Tally.Partitions = slices.Clone(r.tally.Partitions)
 	if r.repl != nil {

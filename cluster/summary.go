@@ -40,6 +40,8 @@ var MetricNames = []string{
 	"tasks.attempts", "tasks.failed", "tasks.failed.slot_seconds", "tasks.killed", "tasks.killed.slot_seconds",
 	"tasks.locality.node", "tasks.locality.rack", "tasks.locality.remote", "tasks.locality.within_rack",
 	"tasks.lost",
+	// With a policy that evicts for locality (sched.Evicting).
+	"tasks.evicted",
 	"workload.load", "workload.load.map", "workload.load.reduce",
 	"workload.reference.scv", "workload.reference.sum",
 	"workload.size.below_10s", "workload.size.mean", "workload.size.scv", "workload.size.top_8pct",
@@ -340,6 +342,9 @@ func Summarize(res *Records, slots [2]int, end time.Duration) Summary {
 	summarizeJobs(s, "", res.Jobs)
 	if res.Admission {
 		summarizeAdmission(s, res.Jobs)
+	}
+	if res.Evicting {
+		s["tasks.evicted"] = float64(res.Tally.Evicted)
 	}
 	pools := map[string][]JobResult{}
 	for _, j := range res.Jobs {
@@ -771,6 +776,7 @@ type AttemptTally struct {
 	Held     [3]float64            // slot-seconds by sched.Outcome
 	Locality [sched.Localities]int // succeeded maps by sched.Locality
 	Lost     int                   // attempts that ended lost with their node
+	Evicted  int                   // attempts killed by an eviction for locality
 	// Partitions are the slot-seconds held in each partition's slots by
 	// sched.TaskKind, partition k at k − 1, when the policy partitions.
 	Partitions [][2]float64
@@ -796,6 +802,9 @@ func (t *AttemptTally) add(a actors.AttemptRecord, part func(actors.AttemptRecor
 	}
 	if a.Reason == actors.ReasonNodeLost {
 		t.Lost++
+	}
+	if a.Outcome == sched.Killed && strings.HasPrefix(a.Reason, sched.EvictReason) {
+		t.Evicted++
 	}
 }
 

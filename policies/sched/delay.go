@@ -144,6 +144,23 @@ func (d *delayState) allow(id JobID, v View, s Slot) (Locality, bool) {
 	return 0, false
 }
 
+// forfeits reports whether allow would let a job at the node-local level
+// launch a less local map on the slot's node now, having waited long
+// enough: where Dryad-style eviction (fair_evict.go) may hold it instead.
+// It changes nothing.
+func (d *delayState) forfeits(id JobID, v View, s Slot) bool {
+	j := d.jobs[id]
+	if j == nil || !j.waits.Enabled || j.level != NodeLocal {
+		return false
+	}
+	best, ok := v.BestLocality(id, Map, s.Node)
+	if !ok || best <= NodeLocal {
+		return false
+	}
+	w := j.waits
+	return best == RackLocal && j.wait >= w.T1 || j.wait >= w.T1+w.T2
+}
+
 // launched lowers a job's level when it launched a more local task than
 // its level required: a job unlucky early on does not keep launching
 // non-local tasks.

@@ -36,6 +36,13 @@ type FairConfig struct {
 	MinTimeout  time.Duration
 	FairTimeout time.Duration
 	Fraction    float64
+	// EvictForLocality is Dryad's contention resolution (fair_evict.go):
+	// a job below its fair share that would forfeit locality gives a task
+	// of a job over its share, on a node holding its input, notice, and
+	// takes the node's next map slot; the task is killed if it still
+	// runs EvictionNotice later.
+	EvictForLocality bool
+	EvictionNotice   time.Duration
 }
 
 // DefaultFairConfig is the paper's setting: delay scheduling with T1 = T2
@@ -46,7 +53,7 @@ type FairConfig struct {
 func DefaultFairConfig() FairConfig {
 	return FairConfig{
 		Delay:      Waits{Enabled: true, T1: defaultWait, T2: defaultWait},
-		MinTimeout: 5 * time.Minute, FairTimeout: 10 * time.Minute, Fraction: 1,
+		MinTimeout: 5 * time.Minute, FairTimeout: 10 * time.Minute, Fraction: 1, EvictionNotice: defaultNotice,
 	}
 }
 
@@ -61,6 +68,8 @@ func DefaultFairConfig() FairConfig {
 //	fair_share_fraction = 1.0    # preempt below this fraction of the fair share
 //	pool_per_job = false         # a job without a pool gets its own
 //	pools = [{name = "prod", min_maps = 60, min_reduces = 20, weight = 1.0, t1 = "0s"}]
+//	evict_for_locality = false   # Dryad's eviction instead of forfeiting locality
+//	eviction_notice = "30s"      # the notice an evicted task gets
 //
 // They are FairConfig as a scenario writes it (Config).
 type FairParams struct {
@@ -71,6 +80,11 @@ type FairParams struct {
 	FairShareFraction float64        `toml:"fair_share_fraction"`
 	PoolPerJob        bool           `toml:"pool_per_job"`
 	Pools             []PoolParams   `toml:"pools"`
+	// EvictForLocality and EvictionNotice (nil: 30 s) turn on Dryad's
+	// contention resolution (fair_evict.go); left out of the JSON when
+	// unset, so a run without them hashes as before.
+	EvictForLocality bool            `toml:"evict_for_locality" json:",omitempty"`
+	EvictionNotice   *units.Duration `toml:"eviction_notice" json:",omitempty"`
 }
 
 // PoolParams are one pool of "fair": its name (required), its weight
@@ -104,6 +118,11 @@ func (p *FairParams) Validate() error {
 	c.duration("min_share_timeout", p.MinShareTimeout)
 	c.duration("fair_share_timeout", p.FairShareTimeout)
 	c.number("fair_share_fraction", p.FairShareFraction, 0, 1)
+	if p.EvictionNotice != nil {
+		c.duration("eviction_notice", *p.EvictionNotice)
+	}
+	c.check(p.EvictForLocality && !p.Delay, "evict_for_locality", true,
+		"needs delay scheduling (delay = true): a job evicts for a node-local slot where it would otherwise forfeit locality after t1")
 	first := map[string]int{}
 	for i := range p.Pools {
 		key := fmt.Sprintf("pools[%d]", i)
@@ -138,6 +157,10 @@ func (p *FairParams) Config() FairConfig {
 	cfg := FairConfig{
 		Delay: p.Waits(), PoolPerJob: p.PoolPerJob, Preempt: p.Preemption,
 		MinTimeout: p.MinShareTimeout.Std(), FairTimeout: p.FairShareTimeout.Std(), Fraction: p.FairShareFraction,
+		EvictForLocality: p.EvictForLocality, EvictionNotice: defaultNotice,
+	}
+	if p.EvictionNotice != nil {
+		cfg.EvictionNotice = p.EvictionNotice.Std()
 	}
 	for i := range p.Pools {
 		cfg.Pools = append(cfg.Pools, p.Pools[i].pool(cfg.Delay))
@@ -179,6 +202,7 @@ type Fair struct {
 	runs  map[Attempt]time.Duration // launch times of running attempts
 	below map[string]*[2]belowSince // by pool name
 	rank  [2]fairRank               // the slot order by kind, kept between offers
+	evict *evictions                // nil unless the policy evicts for locality
 }
 
 // belowSince is when a pool was last at its minimum and its fair share.
@@ -193,6 +217,7 @@ func NewFair(cfg FairConfig) *Fair {
 	for i := range cfg.Pools {
 		f.pools[cfg.Pools[i].Name] = &cfg.Pools[i]
 	}
+	f.evict = newEvictions(cfg, f.runs)
 	return f
 }
 
@@ -244,6 +269,9 @@ func (f *Fair) waitsFor(pool string) Waits {
 func (f *Fair) Ended(_ time.Duration, id JobID) {
 	delete(f.jobs, id)
 	f.delay.remove(id)
+	if f.evict != nil {
+		f.evict.ended(id)
+	}
 	f.jobsChanged()
 }
 
@@ -254,10 +282,18 @@ func (f *Fair) Launched(now time.Duration, l Launch) {
 	if l.Attempt.Kind == Map {
 		f.delay.launched(l.Attempt.Job, l.Locality)
 	}
+	if f.evict != nil {
+		f.evict.launched(l)
+	}
 }
 
 // Finished implements Policy.
-func (f *Fair) Finished(_ time.Duration, e Finish) { delete(f.runs, e.Attempt) }
+func (f *Fair) Finished(_ time.Duration, e Finish) {
+	delete(f.runs, e.Attempt)
+	if f.evict != nil {
+		f.evict.finished(e.Attempt)
+	}
+}
 
 // Heartbeat implements Policy: skipped jobs wait for the time since the
 // last heartbeat.
@@ -266,11 +302,16 @@ func (f *Fair) Heartbeat(now time.Duration, _ NodeID) { f.delay.heartbeat(now) }
 // Assign offers the slot to the jobs in fair-share order; map slots go
 // through delay scheduling.
 func (f *Fair) Assign(now time.Duration, v View, s Slot) (Assignment, bool) {
-	return f.assign(v, s, f.ranked(v, s.Kind))
+	if f.evict != nil && s.Kind == Map {
+		if a, ok := f.evict.takeReserved(v, s); ok {
+			return a, true
+		}
+	}
+	return f.assign(now, v, s, f.ranked(v, s.Kind))
 }
 
 // assign offers the slot to the jobs in the given order.
-func (f *Fair) assign(v View, s Slot, order []*jobShare) (Assignment, bool) {
+func (f *Fair) assign(now time.Duration, v View, s Slot, order []*jobShare) (Assignment, bool) {
 	for i, js := range order {
 		if s.Why != nil && wants(v, js.id, s) {
 			need := ""
@@ -278,6 +319,9 @@ func (f *Fair) assign(v View, s Slot, order []*jobShare) (Assignment, bool) {
 				need = ", its pool below its minimum share"
 			}
 			s.Why.Note(js.id, "fair-share order %d: running %g of its fair share %.2f%s", i+1, js.running, js.fair, need)
+		}
+		if f.evict != nil && s.Kind == Map && f.delay.forfeits(js.id, v, s) && f.evict.holds(now, v, s, js, order) {
+			continue
 		}
 		if a, ok := f.delay.offer(js.id, v, s); ok {
 			return a, true

@@ -15,10 +15,13 @@ import (
 // below its fair share. A pool that preempted starts its timeouts over, so
 // the slots it freed have time to reach it before it preempts again.
 func (f *Fair) Tick(now time.Duration, v View) []Preemption {
-	if !f.cfg.Preempt {
-		return nil
-	}
 	var out []Preemption
+	if f.evict != nil {
+		out = f.evict.expired(now)
+	}
+	if !f.cfg.Preempt {
+		return out
+	}
 	for _, kind := range []TaskKind{Map, Reduce} {
 		out = append(out, f.preempt(now, kind, f.shares(v, kind))...)
 	}

@@ -127,7 +127,7 @@ func (w *fairTwins) assign(now time.Duration, s Slot) (Assignment, bool) {
 	ks.Why, fs.Why = &Explanation{}, &Explanation{}
 	ka, kok := w.kept.Assign(now, w.kv, ks)
 	order := freshRanked(w.fresh, w.v, s.Kind)
-	fa, fok := w.fresh.assign(w.v, fs, order)
+	fa, fok := w.fresh.assign(now, w.v, fs, order)
 	require.Equal(w.t, fok, kok, w.step)
 	require.Equal(w.t, fa, ka, w.step)
 	require.Equal(w.t, fs.Why.Notes, ks.Why.Notes, w.step)
