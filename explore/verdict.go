@@ -3,6 +3,7 @@ package explore
 import (
 	"errors"
 	"regexp"
+	"strings"
 	"time"
 
 	"clusteremu/cluster"
@@ -115,7 +116,14 @@ var (
 
 // Signature is a violation with its instant and numbers left out: a
 // shrunk run must fail the same way, though perhaps at another instant,
-// on another node or job.
+// on another node or job. A stall is the same stall whatever timers were
+// pending when the watchdog fired: its signature is what the jobs waited
+// for.
 func Signature(err error) string {
-	return numbers.ReplaceAllString(failedAt.ReplaceAllString(err.Error(), ""), "N")
+	msg := err.Error()
+	var stall *cluster.StallError
+	if errors.As(err, &stall) {
+		msg = "stalled; waiting: " + strings.Join(stall.Waiting, "; ")
+	}
+	return numbers.ReplaceAllString(failedAt.ReplaceAllString(msg, ""), "N")
 }
