@@ -93,3 +93,16 @@ func TestDecisionsOfAnotherCourseOrFormatAreRefused(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, path+":1: decisions in format 2, from another version of clusteremu; this one reads format 1", err.Error())
 }
+
+// A stall is the same stall whatever timers were pending when the
+// watchdog fired, and whichever job it left waiting.
+func TestAStallsSignatureIsWhatTheJobsWaitFor(t *testing.T) {
+	a := &cluster.StallError{Since: time.Minute, Next: 3 * time.Minute, Timers: map[string]int{"actors.heartbeatTick": 10, "actors.heartbeatDue": 1},
+		Waiting: []string{"job 5 (job4): 1 reduce pending, which backoff-fifo launches nowhere"}}
+	b := &cluster.StallError{Since: 2 * time.Minute, Next: 4 * time.Minute, Timers: map[string]int{"actors.heartbeatTick": 10},
+		Waiting: []string{"job 2 (job1): 1 reduce pending, which backoff-fifo launches nowhere"}}
+	assert.Equal(t, Signature(a), Signature(b))
+	assert.Equal(t, "stalled; waiting: job N (jobN): N reduce pending, which backoff-fifo launches nowhere", Signature(b))
+	two := &cluster.StallError{Waiting: append(b.Waiting, "job 3 (job2): 1 map pending")}
+	assert.NotEqual(t, Signature(b), Signature(two))
+}
