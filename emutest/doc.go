@@ -8,12 +8,12 @@
 // scenario once, or under many schedule seeds:
 //
 //	func TestReport(t *testing.T) {
-//		rep := emutest.Run(t, emutest.File("testdata/queue.toml"))
-//		if got := rep.Summary["jobs.succeeded"]; got != 12 { … }
+//		rep := emutest.Run(t, emutest.File("testdata/backoff.toml"))
+//		if got := rep.Summary["jobs.succeeded"]; got != 5 { … }
 //	}
 //
 //	func TestSchedules(t *testing.T) {
-//		emutest.Explore(t, emutest.File("testdata/queue.toml"), 100)
+//		emutest.Explore(t, emutest.File("testdata/backoff.toml"), 200)
 //	}
 //
 // Run fails the test when the run breaks an invariant or one of the
@@ -32,12 +32,14 @@
 // failure first, in milliseconds, before exploring; once the fix is in,
 // the stored failure passes and stays as a regression case:
 //
-//	--- FAIL: TestSchedules (3.05s)
-//	    schedules_test.go:12: emutest: testdata/queue.toml: 17 of 100 schedule seeds failed; the earliest failure, seed 1, shrunk:
-//	        seed 1: FAIL stalled: no progress since 3m15.36s, …; waiting: job 12 (job11): 1 reduce pending, which backoff-fifo launches nowhere
-//	        …
-//	        shrunk to 2 decision(s) in 31 runs (0.4s); dropping any one of them makes the failure go away:
+//	--- FAIL: TestSchedules (4.64s)
+//	    schedules_test.go:17: emutest: testdata/backoff.toml: 12 of 200 schedule seeds failed; the earliest failure, seed 159, shrunk:
+//	        seed 159: FAIL stalled: no progress since 1m30.217579041s, …; waiting: job 5 (job4): 1 reduce pending, which backoff-fifo launches nowhere
+//	        the run left the default course (FIFO delivery, no delays) 4313 times (53 orders, 2160 relay delays, 2100 heartbeat delays) before it failed
+//	        shrunk to 7 decision(s) in 283 runs (2.6s); dropping any one of them makes the failure go away:
+//	          at 1m2.783547584s: delay heartbeat #62 of node-5 by 167.319559ms
 //	          …
+//	          at 1m10.801121221s: delay relayed message #5 to coordinator/job-5 by 70.784186ms
 //	        stored in testdata/emutest/TestSchedules.jsonl: the next go test replays it first
 //	        replay:  go test -run '^TestSchedules$' .
 //
