@@ -139,7 +139,8 @@ func Explore(t testing.TB, s Scenario, n int) {
 	if err != nil {
 		t.Fatalf("%s\nshrinking failed: %v\nreplay:  %s", log.String(), err, replayCommands(t, s, fmt.Sprintf("--schedule-seed %d", seed)))
 	}
-	if err := os.MkdirAll(filepath.Dir(stored), 0o755); err == nil {
+	err = os.MkdirAll(filepath.Dir(stored), 0o755)
+	if err == nil {
 		err = explore.WriteDecisions(stored, sc.Name, sc.Config, minimal)
 	}
 	if err != nil {
