@@ -195,3 +195,14 @@ func TestExploreTakesItsSeedsFromTheFlag(t *testing.T) {
 	assert.False(t, failed, out)
 	assert.Equal(t, "emutest: race.toml: 7 schedule seeds (1–7) passed", out)
 }
+
+// A failed expectation is given the instant the run ended; a run on
+// protoactor's own dispatchers offers no replay.
+func TestAFailedExpectationOfALiveRun(t *testing.T) {
+	text := strings.Replace(fmt.Sprintf(small, "fifo"), "value = 4", "value = 5", 1)
+	text = strings.Replace(text, "slowdown = false", "slowdown = false\ndeterministic = false", 1)
+	out, failed := record(t, "TestLive", func(tb testing.TB) { Run(tb, TOML("live.toml", text)) })
+	assert.True(t, failed)
+	assert.Regexp(t, `emutest: live.toml, schedule seed 0: FAIL at \S+ \(the run's end\): .*jobs.succeeded`, out)
+	assert.Contains(t, out, "replay:  none: the run is not deterministic")
+}
