@@ -101,7 +101,8 @@ func runOnce(sc *scenarios.Scenario, cfg cluster.Config, setup []func(*cluster.C
 //
 // Before exploring, it replays the failure stored for the test, if there
 // is one: if that still fails, t fails with it at once; if it passes (the
-// bug is fixed), it says so and explores. Commit the stored file with the
+// bug is fixed), it says so and explores, and a new failure found then
+// replaces it. Commit the stored file with the
 // fix: it is the test's regression case. A file taken in another
 // configuration of the scenario, or by another version of its format, is
 // refused with the reason; delete it to explore afresh. The file is named
