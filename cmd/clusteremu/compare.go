@@ -76,7 +76,7 @@ func compareCommand(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "clusteremu:", err)
 			return exitFailed
 		}
-		rep, err := runs.run(c)
+		rep, err := runs.Run(c)
 		if errors.Is(err, cluster.ErrInterrupted) {
 			fmt.Fprintf(stderr, "clusteremu: interrupted in %s: compared the %d variant(s) that finished\n", v.Name, len(reports))
 			code = exitInterrupted

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"clusteremu/cluster"
+	"clusteremu/explore"
 	"clusteremu/internal/parallel"
 	"clusteremu/scenarios"
 )
@@ -61,7 +62,7 @@ func reproduceCommand(args []string, stdout, stderr io.Writer) int {
 		if !reproduce(stdout, sc, *reduced, *workers, runs) {
 			code = exitFailed
 		}
-		if runs.stopped() {
+		if runs.Stopped() {
 			fmt.Fprintln(stderr, "clusteremu: interrupted: the rows above that ran are kept; runs cut short show as interrupted")
 			return exitInterrupted
 		}
@@ -121,7 +122,7 @@ func variantKey(sets []string) string {
 // reproduce runs a scenario's variants and prints its rows; it reports
 // whether every expectation held. In the reduced form a row may be
 // skipped or checked otherwise, as it says.
-func reproduce(w io.Writer, sc *scenarios.Scenario, reduced bool, workers int, runs *runSet) bool {
+func reproduce(w io.Writer, sc *scenarios.Scenario, reduced bool, workers int, runs *explore.Runs) bool {
 	checked := rows(sc, reduced)
 	variants := map[string][]string{}
 	for _, e := range checked {
@@ -280,7 +281,7 @@ func tolerance(e scenarios.Expectation) string {
 }
 
 // runVariant runs the scenario with overrides and returns its summary.
-func runVariant(sc *scenarios.Scenario, sets []string, runs *runSet) (cluster.Summary, error) {
+func runVariant(sc *scenarios.Scenario, sets []string, runs *explore.Runs) (cluster.Summary, error) {
 	v, err := applySets(sc, sets)
 	if err != nil {
 		return nil, err
@@ -289,7 +290,7 @@ func runVariant(sc *scenarios.Scenario, sets []string, runs *runSet) (cluster.Su
 	if err != nil {
 		return nil, err
 	}
-	rep, err := runs.run(c)
+	rep, err := runs.Run(c)
 	if err != nil {
 		return nil, err
 	}
