@@ -118,7 +118,7 @@ func TestRunFailureNamesInstantActorMessageAndReplay(t *testing.T) {
 	race := filepath.Join("..", "scenarios", "examples", "race", "race.toml")
 	out, failed := record(t, "TestRace/seed", func(tb testing.TB) { Run(tb, File(race), ScheduleSeed(195)) })
 	assert.True(t, failed)
-	assert.Contains(t, out, "emutest: "+race+", schedule seed 195: FAIL at 39.762078479s, coordinator handling actors.Heartbeat: coordinator: race-fifo assigned job 1 a reduce slot on node 7, but it has no such task within remote\n")
+	assert.Contains(t, out, "emutest: "+race+", schedule seed 195: FAIL at 39.762078479s (step 1765), coordinator handling actors.Heartbeat: coordinator: race-fifo assigned job 1 a reduce slot on node 7, but it has no such task within remote\n")
 	assert.Contains(t, out, "replay:  go test -run '^TestRace$/^seed$' .\n         clusteremu run "+race+" --schedule-seed 195")
 }
 

@@ -33,7 +33,7 @@ func TestFuzzInputs(t *testing.T) {
 
 	out, failed := record(t, "FuzzRace", func(tb testing.TB) { fuzzOne(tb, s, sc, 195, []byte("not decisions")) })
 	assert.True(t, failed)
-	assert.Contains(t, out, "emutest: race.toml, schedule seed 195: FAIL at 39.762078479s, coordinator handling actors.Heartbeat")
+	assert.Contains(t, out, "emutest: race.toml, schedule seed 195: FAIL at 39.762078479s (step 1765), coordinator handling actors.Heartbeat")
 
 	decisions := `{"at":32581760665,"kind":"heartbeat","target":"node-7","count":32,"delay":63637979}
 {"at":32645398644,"kind":"relay","target":"coordinator","count":335,"delay":22262996}
