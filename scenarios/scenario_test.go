@@ -244,7 +244,7 @@ fair_share_fraction = 1.5
 t3 = "1s"
 `, []string{
 			"s.toml:6:1: scheduler.fair_share_fraction = 1.5: must be a number in [0, 1]",
-			"s.toml:7:1: scheduler.t3: unknown key; allowed: delay, t1, t2, preemption, min_share_timeout, fair_share_timeout, fair_share_fraction, pool_per_job, pools",
+			"s.toml:7:1: scheduler.t3: unknown key; allowed: delay, t1, t2, preemption, min_share_timeout, fair_share_timeout, fair_share_fraction, pool_per_job, pools, evict_for_locality, eviction_notice",
 		}},
 		{"out of range next to a wrong type", `name = "fair"
 min_share_timeout = 300
@@ -334,7 +334,7 @@ name = "prod"
 	}{
 		{[]string{"scheduler.t1=soon"}, `--set scheduler.t1=soon: scheduler.t1 = "soon": must look like 250ms, 3s, 1h30m or 2d`},
 		{[]string{"scheduler.t3=1s"}, "--set scheduler.t3=1s: scheduler.t3: unknown key; allowed: delay, t1, t2, preemption, " +
-			"min_share_timeout, fair_share_timeout, fair_share_fraction, pool_per_job, pools"},
+			"min_share_timeout, fair_share_timeout, fair_share_fraction, pool_per_job, pools, evict_for_locality, eviction_notice"},
 		{[]string{"scheduler.fair_share_fraction=2", "scheduler.pools[0].weight=1e6"},
 			"--set scheduler.fair_share_fraction=2: scheduler.fair_share_fraction = 2: must be a number in [0, 1]\n" +
 				"--set scheduler.pools[0].weight=1e6: scheduler.pools[0].weight = 1e+06: must be a number in [0.001, 1000]"},
