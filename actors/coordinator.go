@@ -24,6 +24,8 @@ type CoordinatorConfig struct {
 	// policy; Blacklist is [blacklist].
 	Speculation SpeculationConfig
 	Blacklist   BlacklistConfig
+	// Cloning is [cloning], Dolly's budgeted clones.
+	Cloning CloningConfig
 	// NewSpeculation makes a job's speculation policy from the job's map
 	// and reduce counts (nil: none); MeasureNodes has job managers send
 	// AttemptMeasured.
@@ -135,7 +137,7 @@ func (c *Coordinator) handle(ctx actor.Context, now time.Duration, m any) {
 	case *WithdrawCopy:
 		c.core.withdrawCopy(msg)
 	case *AttemptMeasured:
-		c.core.measured(msg)
+		c.core.measured(now, msg)
 	case *blacklistTick:
 		c.core.endBlacklistWindow()
 	case *Heartbeat:

@@ -74,6 +74,9 @@ func (s *coordState) attemptEnded(now time.Duration, node sched.NodeID, e Attemp
 		s.spec.ended(a, node)
 	}
 	s.table.ended(a, e.Outcome == sched.Succeeded)
+	if s.clones != nil {
+		s.cloneTaskEnded(a, node)
+	}
 	s.scarlettEnded(now, a)
 	s.policy.Finished(now, sched.Finish{Attempt: a, Node: node, Outcome: e.Outcome, At: e.At})
 }
@@ -137,7 +140,7 @@ func (s *coordState) launch(now time.Duration, asg sched.Assignment, slot sched.
 		s.fail("%s assigned job %d's %v task to a %v slot on node %d", s.policy.Name(), asg.Job, asg.Kind, slot.Kind, slot.Node)
 		return false
 	}
-	task, loc, copied, ok := s.pick(asg, slot)
+	task, loc, copied, cloned, ok := s.pick(asg, slot)
 	if !ok {
 		what := "no such task"
 		if asg.Copy {
@@ -167,6 +170,9 @@ func (s *coordState) launch(now time.Duration, asg sched.Assignment, slot sched.
 	if s.spec != nil {
 		s.spec.launched(a, slot.Node, copied)
 	}
+	if s.clones != nil {
+		s.cloneLaunched(a, slot.Node, cloned)
+	}
 	bytes := spec.InputBytes
 	if a.Kind == sched.Reduce {
 		bytes = spec.partition(s.jobs[asg.Job].spec.ShuffleBytes, int(a.Task))
@@ -177,30 +183,36 @@ func (s *coordState) launch(now time.Duration, asg sched.Assignment, slot sched.
 }
 
 // pick finds the task an assignment names for the slot and its locality,
-// within the assignment's bound and the admission rules: a copy its job
-// manager queued before a pending task. It reports whether the task runs
-// already, so the attempt is a copy.
-func (s *coordState) pick(asg sched.Assignment, slot sched.Slot) (int32, sched.Locality, bool, bool) {
+// within the assignment's bound and the admission rules: a clone of a
+// running task, then a copy its job manager queued, before a pending
+// task. It reports whether the task runs already, so the attempt is a
+// copy, and whether it is a clone.
+func (s *coordState) pick(asg sched.Assignment, slot sched.Slot) (task int32, loc sched.Locality, copied, cloned, ok bool) {
 	if !s.admits(asg.Job, slot.Kind, slot.Node) {
-		return 0, 0, false, false
+		return 0, 0, false, false, false
 	}
 	if !asg.Copy {
+		if s.clones != nil {
+			if task, loc, ok := s.takeClone(asg.Job, slot.Kind, slot.Node, asg.MaxLocality); ok {
+				return task, loc, true, true, true
+			}
+		}
 		if s.spec != nil {
 			if task, loc, ok := s.takeCopy(asg.Job, slot.Kind, slot.Node, asg.MaxLocality); ok {
-				return task, loc, true, true
+				return task, loc, true, false, true
 			}
 		}
 		task, loc, ok := s.table.take(asg.Job, slot.Kind, slot.Node, asg.MaxLocality)
-		return task, loc, false, ok
+		return task, loc, false, false, ok
 	}
 	if !s.table.copyable(asg.Job, slot.Kind, asg.Task) {
-		return 0, 0, false, false
+		return 0, 0, false, false, false
 	}
-	loc := sched.OffRack
+	loc = sched.OffRack
 	if slot.Kind == sched.Map {
 		loc = s.table.mapLocality(asg.Job, asg.Task, slot.Node)
 	}
-	return asg.Task, loc, true, loc <= asg.MaxLocality
+	return asg.Task, loc, true, false, loc <= asg.MaxLocality
 }
 
 // admits reports whether every admission rule lets the node take a task
@@ -235,6 +247,11 @@ func (v coordView) BestLocality(id sched.JobID, kind sched.TaskKind, node sched.
 		return 0, false
 	}
 	loc, ok := v.s.table.bestLocality(id, kind, node)
+	if v.s.clones != nil {
+		if _, c, queued := v.s.bestClone(id, kind, node, sched.OffRack); queued && (!ok || c < loc) {
+			loc, ok = c, true
+		}
+	}
 	if v.s.spec != nil {
 		if _, c, queued := v.s.bestCopy(id, kind, node, sched.OffRack); queued && (!ok || c < loc) {
 			return c, true

@@ -3,6 +3,7 @@ package actors
 import (
 	"math"
 	"slices"
+	"time"
 
 	"clusteremu/policies/sched"
 )
@@ -214,7 +215,10 @@ func (s *coordState) withdrawCopy(msg *WithdrawCopy) {
 
 // measured books an attempt's rate ratio for the slow nodes and the
 // blacklist.
-func (s *coordState) measured(msg *AttemptMeasured) {
+func (s *coordState) measured(now time.Duration, msg *AttemptMeasured) {
+	if s.clones != nil {
+		s.clones.measure(now, msg.RateRatio)
+	}
 	if s.spec != nil {
 		s.spec.measured(msg)
 	}

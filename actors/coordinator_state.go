@@ -42,8 +42,10 @@ type coordState struct {
 	// without a cache.
 	cache *cacheRole
 	black *blacklist
-	// spec is the coordinator's part of speculation, nil when off.
-	spec *speculation
+	// spec is the coordinator's part of speculation, nil when off;
+	// clones is Dolly's cloning (coordinator_clones.go), nil when off.
+	spec   *speculation
+	clones *cloning
 	// scarlett is Scarlett's role (coordinator_scarlett.go), nil without
 	// [replication].
 	scarlett *scarlettRole
@@ -251,6 +253,9 @@ func (s *coordState) setUpAdmission() {
 	if cfg.Speculation.On {
 		s.spec = newSpeculation(cfg.Speculation, len(cfg.RackOf))
 	}
+	if cfg.Cloning.On() {
+		s.clones = newCloning(cfg.Cloning)
+	}
 }
 
 // partsKey sets a job's stream of partition shares apart from the block
@@ -370,6 +375,10 @@ func (s *coordState) requeue(msg *RequeueTasks) {
 	for _, r := range reducesIn {
 		s.table.addReduce(msg.Job, r)
 	}
+	if s.clones != nil {
+		s.cloneRelease(msg.Job, sched.Map, msg.Maps)
+		s.cloneRelease(msg.Job, sched.Reduce, msg.Reduces)
+	}
 }
 
 // largestFirst orders tasks to queue so that the job table hands out the
@@ -425,6 +434,9 @@ func (s *coordState) jobEnded(now time.Duration, id sched.JobID) {
 	}
 	if s.copies != nil {
 		s.copies.setMapsFinished(id, false)
+	}
+	if s.clones != nil {
+		s.cloneJobEnded(id)
 	}
 	if s.spec != nil {
 		s.spec.jobEnded(id)

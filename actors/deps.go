@@ -135,6 +135,13 @@ const (
 	// MetricNodesBlacklisted counts the windows nodes spent blacklisted
 	// ([blacklist]).
 	MetricNodesBlacklisted = "nodes.blacklisted"
+	// MetricClonedPhases counts the phases Dolly cloned ([cloning]),
+	// MetricClonesLaunched the clones that launched, and
+	// MetricCloneBudgetPeak the budget's peak use, in millionths of the
+	// kind's live slots (the increments of the peak add up to it).
+	MetricClonedPhases    = "clones.phases"
+	MetricClonesLaunched  = "clones.launched"
+	MetricCloneBudgetPeak = "clones.budget_peak_micro"
 	MetricDelayedByRule    = "messages.delayed"
 )
 

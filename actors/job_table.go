@@ -494,6 +494,12 @@ func (t *jobTable) mapLocality(id sched.JobID, task int32, node sched.NodeID) sc
 
 // copyable reports whether a task runs and has not finished, so another
 // attempt of it may launch.
+// taskDone reports whether a task has finished.
+func (t *jobTable) taskDone(id sched.JobID, kind sched.TaskKind, task int32) bool {
+	_, e := t.entry(id, kind, task)
+	return e != nil && e.done
+}
+
 func (t *jobTable) copyable(id sched.JobID, kind sched.TaskKind, task int32) bool {
 	_, e := t.entry(id, kind, task)
 	return e != nil && e.live > 0 && !e.done

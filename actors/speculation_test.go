@@ -96,7 +96,7 @@ func TestSlowNodesTakeNoCopy(t *testing.T) {
 	s.heartbeat(time.Second, &Heartbeat{Node: 0})
 	require.Len(t, said(s), 1)
 	for n, r := range []float64{1, 0.2, 1.1, 0.9} {
-		s.measured(&AttemptMeasured{Node: sched.NodeID(n), RateRatio: r})
+		s.measured(0, &AttemptMeasured{Node: sched.NodeID(n), RateRatio: r})
 	}
 	s.queueCopy(&QueueCopy{Job: 1, Kind: sched.Map, Task: 0})
 	s.heartbeat(2*time.Second, &Heartbeat{Node: 1})

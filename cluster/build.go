@@ -128,6 +128,7 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	cfg := &c.cfg
 	c.rec.configure(&cfg.Run)
 	c.rec.admission = cfg.Scheduler.MaxRunning > 0
+	c.rec.cloning = cfg.Cloning.On()
 	if e, ok := cfg.Scheduler.Params.(sched.Evicting); ok {
 		c.rec.evicting = e.EvictsForLocality()
 	}
@@ -173,8 +174,8 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	preloaded := cfg.preloaded()
 	c.coordinator = actors.NewCoordinator(actors.CoordinatorConfig{
 		Cluster: cfg.Cluster, HDFS: cfg.HDFS, Heartbeat: cfg.Heartbeat, Tasks: cfg.Tasks, Stragglers: cfg.Stragglers, Straggle: cfg.straggle,
-		Speculation: speculationFor(cfg), Blacklist: cfg.Blacklist, NewSpeculation: newSpeculation(cfg),
-		MeasureNodes: cfg.Blacklist.On() || cfg.Speculation.On() && cfg.Speculation.params().SlowNodes() > 0,
+		Speculation: speculationFor(cfg), Blacklist: cfg.Blacklist, Cloning: cfg.Cloning, NewSpeculation: newSpeculation(cfg),
+		MeasureNodes: cfg.Blacklist.On() || cfg.Cloning.On() || cfg.Speculation.On() && cfg.Speculation.params().SlowNodes() > 0,
 		PolicyTick:   cfg.Scheduler.Tick.Std(), MaxRunning: cfg.Scheduler.MaxRunning, RackOf: known,
 		Streams: len(cfg.Workload) + len(cfg.Closed) + cfg.QoS.clients(),
 		Fabric:  fabric, Directory: dir, Explain: cfg.Run.Explain,

@@ -43,6 +43,8 @@ type Config struct {
 	// ([blacklist]). Both are left out of the hash when off.
 	Speculation SpeculationConfig      `json:",omitzero"`
 	Blacklist   actors.BlacklistConfig `json:",omitzero"`
+	// Cloning is Dolly's budgeted cloning ([cloning]).
+	Cloning actors.CloningConfig `json:",omitzero"`
 	// Replication is [replication], Scarlett's replicas by popularity;
 	// nil, none.
 	Replication *actors.ReplicationConfig `json:",omitempty"`
@@ -138,6 +140,7 @@ func DefaultConfig() Config {
 		Stragglers:  actors.DefaultStragglers(),
 		Speculation: SpeculationConfig{Name: straggler.None},
 		Blacklist:   actors.DefaultBlacklist(),
+		Cloning:     actors.DefaultCloning(),
 		HDFS:        actors.HDFSConfig{BlockSize: 128 << 20, Replication: 3, WriteTimeout: units.Duration(time.Minute), ReplicationStreams: 2},
 		Heartbeat: actors.HeartbeatConfig{
 			Interval: units.Duration(3 * time.Second), ControlLatency: units.Duration(time.Millisecond),
@@ -156,7 +159,7 @@ func DefaultConfig() Config {
 // without them leaves out, so its outputs stay what they were before
 // those tables existed.
 func (c *Config) MeasuresStragglers() bool {
-	if !c.Stragglers.IsZero() || c.Tasks.LargestFirst || c.Speculation.On() || c.Blacklist.On() {
+	if !c.Stragglers.IsZero() || c.Tasks.LargestFirst || c.Speculation.On() || c.Blacklist.On() || c.Cloning.On() {
 		return true
 	}
 	for _, jobs := range append(slices.Clone(c.Workload), c.Closed...) {
@@ -226,6 +229,7 @@ func (c *Config) Validate() error {
 	c.Tasks.Validate(&checks, c.Cluster.ReduceSlots)
 	c.Stragglers.Validate(&checks)
 	c.Blacklist.Validate(&checks)
+	c.Cloning.Validate(&checks)
 	_, known := straggler.NewParams(c.Speculation.Name)
 	check(c.Speculation.On() && known == nil && c.Tasks.ProgressInterval <= 0, "speculation.name", c.Speculation.Name,
 		`needs tasks.progress_interval > 0: a policy judges attempts by their progress reports (Mantri's are "10s")`)

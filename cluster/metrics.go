@@ -60,6 +60,8 @@ type Records struct {
 	// Evicting: the policy may evict tasks for locality
 	// (sched.Evicting), so tasks.evicted means something.
 	Evicting bool
+	// Cloning: the run clones with Dolly ([cloning]).
+	Cloning  bool
 	Attempts []actors.AttemptRecord // empty when the run tallied them (RunOptions.TallyAttempts)
 	CutOff   []actors.AttemptRecord
 	// Tally counts the attempts that ended, in the order they ended.
@@ -183,20 +185,20 @@ func (t FlowTotals) Abandoned() int64 { return t.AbortedDue - t.AbortedBytes }
 type recorder struct {
 	// admission: the run caps its running jobs (Records.Admission);
 	// evicting: its policy may evict for locality (Records.Evicting).
-	admission, evicting bool
-	mu                  sync.Mutex
-	submitted           map[sched.JobID]actors.JobRecord
-	updated             map[sched.JobID]actors.JobRecord
-	jobs                map[sched.JobID]actors.JobRecord
-	running             map[sched.Attempt]actors.AttemptRecord
-	attempts            map[sched.Attempt]actors.AttemptRecord
-	flows               FlowTotals
-	progress            []actors.AttemptProgress
-	links               LinkSeries
-	notes               []actors.Note
-	keepFlows           bool
-	tallyOnly           bool // RunOptions.TallyAttempts
-	tally               AttemptTally
+	admission, evicting, cloning bool
+	mu                           sync.Mutex
+	submitted                    map[sched.JobID]actors.JobRecord
+	updated                      map[sched.JobID]actors.JobRecord
+	jobs                         map[sched.JobID]actors.JobRecord
+	running                      map[sched.Attempt]actors.AttemptRecord
+	attempts                     map[sched.Attempt]actors.AttemptRecord
+	flows                        FlowTotals
+	progress                     []actors.AttemptProgress
+	links                        LinkSeries
+	notes                        []actors.Note
+	keepFlows                    bool
+	tallyOnly                    bool // RunOptions.TallyAttempts
+	tally                        AttemptTally
 	// partition is the 1-based partition of an attempt's slot, nil when
 	// the policy does not partition; partSlots the partitions' slots.
 	partition func(actors.AttemptRecord) int
@@ -543,7 +545,7 @@ func (r *recorder) counts() (submitted, ended int) {
 func (r *recorder) results(end time.Duration) (*Records, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	res := &Records{Flows: r.flows, Tally: r.tally, PartitionSlots: slices.Clone(r.partSlots), Admission: r.admission, Evicting: r.evicting,
+	res := &Records{Flows: r.flows, Tally: r.tally, PartitionSlots: slices.Clone(r.partSlots), Admission: r.admission, Evicting: r.evicting, Cloning: r.cloning,
 		Warmup: r.warmup}
 	res.Tally.Partitions = slices.Clone(r.tally.Partitions)
 	if r.repl != nil {

@@ -52,6 +52,8 @@ var MetricNames = []string{
 	"phases.median_over_min_rate.p50", "phases.median_over_min_rate.p75", "phases.median_over_min_rate.p95",
 	"phases.outlier_heavy", "tasks.slot_seconds", "tasks.speculative.per_task", "tasks.speculative.success",
 	actors.MetricNodesBlacklisted,
+	// With [cloning].
+	actors.MetricClonedPhases, actors.MetricClonesLaunched, "clones.budget.peak",
 }
 
 // CounterNames are the metrics counted as the run goes (Records.Counters):
@@ -526,6 +528,11 @@ func summarizeStragglers(s Summary, res *Records) {
 		tasks += j.Maps + j.Reduces
 	}
 	s[actors.MetricNodesBlacklisted] = float64(res.Counters[actors.MetricNodesBlacklisted])
+	if res.Cloning {
+		s[actors.MetricClonedPhases] = float64(res.Counters[actors.MetricClonedPhases])
+		s[actors.MetricClonesLaunched] = float64(res.Counters[actors.MetricClonesLaunched])
+		s["clones.budget.peak"] = float64(res.Counters[actors.MetricCloneBudgetPeak]) / 1e6
+	}
 	launched := res.Counters[actors.MetricSpeculated]
 	if tasks > 0 {
 		s["tasks.speculative.per_task"] = float64(launched) / float64(tasks)

@@ -51,6 +51,7 @@ type File struct {
 	// straggling nodes out.
 	Speculation map[string]any         `toml:"speculation"`
 	Blacklist   actors.BlacklistConfig `toml:"blacklist"`
+	Cloning     actors.CloningConfig   `toml:"cloning"`
 	Workload    WorkloadTable          `toml:"workload"`
 	Fault       []FaultTable           `toml:"fault"`
 	Expect      []Expectation          `toml:"expect"`
@@ -190,6 +191,7 @@ func defaults() File {
 		Scheduler:   map[string]any{"name": d.Scheduler.Name, "tick": d.Scheduler.Tick.String()},
 		Speculation: map[string]any{"name": d.Speculation.Name},
 		Blacklist:   d.Blacklist,
+		Cloning:     d.Cloning,
 	}
 }
 
@@ -201,7 +203,7 @@ func (f *File) config(dir string) (cluster.Config, []error) {
 	c.Run, c.Cluster, c.HDFS, c.Heartbeat, c.Chaos, c.Tasks = f.Run, f.Cluster, f.HDFS, f.Heartbeat, f.Chaos, f.Tasks
 	c.Cache, c.Replication = f.Cache, f.Replication
 	c.QoS = f.qosConfig()
-	c.Stragglers, c.Blacklist = f.Stragglers, f.Blacklist
+	c.Stragglers, c.Blacklist, c.Cloning = f.Stragglers, f.Blacklist, f.Cloning
 	bad := errors.Join(f.scheduler(&c), f.speculation(&c))
 	errs = append(errs, bad)
 	var ferrs []error

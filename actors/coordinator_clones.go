@@ -1,0 +1,285 @@
+package actors
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"clusteremu/policies/sched"
+	"clusteremu/policies/straggler"
+	"clusteremu/units"
+)
+
+// Dolly's budgeted cloning (Ananthanarayanan's thesis, §4.3) as a role of
+// the coordinator, over the pure functions of policies/straggler/dolly.go.
+// When a job's phase is first released (its maps at the start, its
+// reduces at slow-start), the coordinator works out c, the copies each of
+// its n tasks needs for the phase to straggle with probability at most ε
+// given p, the share of the last period's measured attempts that
+// straggled (rate under half their phase's median: AttemptMeasured), and
+// admits the phase if its cost fits the budget β of the kind's live slots
+// and the slots in use after cloning stay within τ. An admitted phase's
+// tasks get c − 1 clones each, launched as copies of the running original
+// (never on a node running the task), ahead of the job's pending tasks;
+// the first copy to succeed ends the task and the others are killed, as
+// for speculative copies. A reduce phase gets at most its maps' copies.
+// The budget charged for a task is released when the task ends. Every
+// clone of a map writes its own output but the first to succeed is the
+// one reducers read: all of a phase's reduce clones read that copy, the
+// thesis's contention cloning (CC); its contention-avoidance and delay
+// assignment need each copy's output kept (not built).
+
+// CloningConfig is the [cloning] table.
+type CloningConfig struct {
+	Name           string         `toml:"name"`            // "none" or "dolly"
+	Epsilon        float64        `toml:"epsilon"`         // ε: the phase's acceptable straggling probability
+	Budget         float64        `toml:"budget"`          // β: the share of a kind's slots clones may take
+	UtilisationCap float64        `toml:"utilisation_cap"` // τ: the slots in use after cloning, at most
+	Charge         string         `toml:"charge"`          // "all" (c·n) or "extra" ((c − 1)·n)
+	PPeriod        units.Duration `toml:"p_period"`        // how often p is measured again
+	PInitial       float64        `toml:"p_initial"`       // p before the first period ends
+	Admission      string         `toml:"admission"`       // "control" (within the budget) or "fcfs" (any job)
+	Access         string         `toml:"access"`          // how reduce clones read map outputs: "cc"
+}
+
+// Cloning names and choices.
+const (
+	CloningNone     = "none"
+	CloningDolly    = "dolly"
+	AdmitControl    = "control"
+	AdmitFCFS       = "fcfs"
+	AccessContended = "cc"
+)
+
+// DefaultCloning is no cloning, with the thesis's parameters when named:
+// ε 5%, β 5%, τ 80%, p measured every hour and 5% before the first.
+func DefaultCloning() CloningConfig {
+	return CloningConfig{
+		Name: CloningNone, Epsilon: 0.05, Budget: 0.05, UtilisationCap: 0.8, Charge: string(straggler.ChargeAll),
+		PPeriod: units.Duration(time.Hour), PInitial: 0.05, Admission: AdmitControl, Access: AccessContended,
+	}
+}
+
+// On reports whether the coordinator clones.
+func (c CloningConfig) On() bool { return c.Name == CloningDolly }
+
+// IsZero reports whether the table changes nothing, which the
+// configuration's hash leaves out.
+func (c CloningConfig) IsZero() bool { return !c.On() }
+
+// Validate checks [cloning].
+func (c *CloningConfig) Validate(errs *Checks) {
+	errs.Check(c.Name != CloningNone && c.Name != CloningDolly, "cloning.name", c.Name,
+		fmt.Sprintf("must be %q or %q", CloningNone, CloningDolly))
+	errs.Check(!(c.Epsilon > 0 && c.Epsilon < 1), "cloning.epsilon", c.Epsilon, "must be a probability in (0, 1) (the thesis's 0.05)")
+	errs.Check(!(c.Budget >= 0 && c.Budget <= 1), "cloning.budget", c.Budget, "must be a share of the slots in [0, 1] (the thesis's 0.05)")
+	errs.Check(!(c.UtilisationCap > 0 && c.UtilisationCap <= 1), "cloning.utilisation_cap", c.UtilisationCap, "must be a share of the slots in (0, 1] (the thesis's 0.8)")
+	errs.Check(c.Charge != string(straggler.ChargeAll) && c.Charge != string(straggler.ChargeExtra), "cloning.charge", c.Charge,
+		fmt.Sprintf("must be %q (c·n, Pseudocode 6) or %q ((c − 1)·n)", straggler.ChargeAll, straggler.ChargeExtra))
+	errs.Check(c.PPeriod < MinPeriod, "cloning.p_period", c.PPeriod, fmt.Sprintf("must be at least %v (the thesis's 1h)", MinPeriod))
+	errs.Check(!(c.PInitial >= 0 && c.PInitial <= 1), "cloning.p_initial", c.PInitial, "must be a probability in [0, 1]")
+	errs.Check(c.Admission != AdmitControl && c.Admission != AdmitFCFS, "cloning.admission", c.Admission,
+		fmt.Sprintf("must be %q or %q (%q, withdrawing the newest admitted job's clones, is not built)", AdmitControl, AdmitFCFS, "preempt"))
+	errs.Check(c.Access != AccessContended, "cloning.access", c.Access,
+		fmt.Sprintf("must be %q: contention-avoidance (cac) and delay assignment need each map copy's output kept, which is not built", AccessContended))
+}
+
+// cloning is the coordinator's state of it.
+type cloning struct {
+	cfg    CloningConfig
+	budget straggler.Budget
+	// p is the straggling probability admission uses: the share of the
+	// last period's measured attempts that straggled.
+	p                     float64
+	measured, straggled   int
+	periodEnds            time.Duration
+	released              map[sched.JobID]*[2]bool // each job's phases released so far
+	copiesOf              map[sched.JobID]*[2]int  // the copies (c) each admitted phase's tasks have
+	left                  map[taskRef]int          // clones not yet launched, by task
+	charged               [2]int                   // B_U: the budget charged and not released, by kind
+	chargeOf              map[taskRef]int          // what each cloned task holds of it
+	admitted, peakCharged [2]int                   // phases admitted; B_U's peak
+	peakShare             float64                  // B_U's peak over the kind's live slots
+	nodesOf               map[taskRef][]sched.NodeID // the nodes each cloned task's attempts run on
+}
+
+func newCloning(cfg CloningConfig) *cloning {
+	return &cloning{
+		cfg: cfg, budget: straggler.Budget{Beta: cfg.Budget, Tau: cfg.UtilisationCap, Charge: straggler.Charge(cfg.Charge)},
+		p: cfg.PInitial, periodEnds: cfg.PPeriod.Std(),
+		released: map[sched.JobID]*[2]bool{}, copiesOf: map[sched.JobID]*[2]int{},
+		left: map[taskRef]int{}, chargeOf: map[taskRef]int{}, nodesOf: map[taskRef][]sched.NodeID{},
+	}
+}
+
+// measure books an attempt's rate ratio, and at a period's end makes the
+// period's straggler share the p admission uses.
+func (cl *cloning) measure(now time.Duration, ratio float64) {
+	cl.roll(now)
+	cl.measured++
+	if ratio < StragglerRatio {
+		cl.straggled++
+	}
+}
+
+// roll ends the periods past by now: p becomes the last one's share of
+// stragglers, or stays when it measured none.
+func (cl *cloning) roll(now time.Duration) {
+	for now >= cl.periodEnds {
+		if cl.measured > 0 {
+			cl.p = float64(cl.straggled) / float64(cl.measured)
+		}
+		cl.measured, cl.straggled = 0, 0
+		cl.periodEnds += cl.cfg.PPeriod.Std()
+	}
+}
+
+// cloneRelease considers cloning a job's phase the first time it is
+// released, at the p of the last period measured.
+func (s *coordState) cloneRelease(job sched.JobID, kind sched.TaskKind, tasks []int32) {
+	cl := s.clones
+	rel := cl.released[job]
+	if rel == nil {
+		rel = &[2]bool{}
+		cl.released[job] = rel
+	}
+	if rel[kind] || len(tasks) == 0 {
+		return
+	}
+	rel[kind] = true
+	n := len(tasks)
+	c := straggler.Copies(n, cl.p, cl.cfg.Epsilon)
+	copies := cl.copiesOf[job]
+	if kind == sched.Reduce {
+		if copies == nil || copies[sched.Map] < 2 {
+			return // reduces get at most their maps' copies
+		}
+		c = min(c, copies[sched.Map])
+	}
+	used := 0
+	for i := range s.nodes {
+		used += countBusy(s.nodes[i].busy[kind])
+	}
+	cost := cl.budget.Cost(n, c)
+	admit := c >= 2 && cl.budget.Admit(n, c, s.liveSlots[kind], used, cl.charged[kind])
+	if cl.cfg.Admission == AdmitFCFS {
+		admit = c >= 2
+	}
+	if !admit {
+		return
+	}
+	if copies == nil {
+		copies = &[2]int{}
+		cl.copiesOf[job] = copies
+	}
+	copies[kind] = c
+	cl.admitted[kind]++
+	per := cost / n
+	for _, t := range tasks {
+		ref := taskRef{job, kind, t}
+		cl.left[ref] = c - 1
+		cl.chargeOf[ref] = per
+	}
+	cl.charged[kind] += per * n
+	cl.peakCharged[kind] = max(cl.peakCharged[kind], cl.charged[kind])
+	s.out.counts = append(s.out.counts, count{MetricClonedPhases, 1})
+	if share := float64(cl.charged[kind]) / float64(max(1, s.liveSlots[kind])); share > cl.peakShare {
+		s.out.counts = append(s.out.counts, count{MetricCloneBudgetPeak, int64(1e6*share) - int64(1e6*cl.peakShare)})
+		cl.peakShare = share
+	}
+}
+
+func countBusy(bs []bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
+}
+
+// takeClone finds a clone of the job's for the node: of a task whose
+// original runs (copyable), not on this node, within max. It takes it.
+func (s *coordState) takeClone(job sched.JobID, kind sched.TaskKind, node sched.NodeID, max sched.Locality) (int32, sched.Locality, bool) {
+	t, loc, ok := s.bestClone(job, kind, node, max)
+	if ok {
+		s.clones.left[taskRef{job, kind, t}]--
+	}
+	return t, loc, ok
+}
+
+// bestClone is the clone takeClone would take, lowest task first.
+func (s *coordState) bestClone(job sched.JobID, kind sched.TaskKind, node sched.NodeID, max sched.Locality) (int32, sched.Locality, bool) {
+	cl := s.clones
+	copies := cl.copiesOf[job]
+	if copies == nil || copies[kind] < 2 {
+		return 0, 0, false
+	}
+	best, bestLoc, found := int32(0), sched.OffRack, false
+	for ref, left := range cl.left {
+		if ref.job != job || ref.kind != kind || left <= 0 || !s.table.copyable(job, kind, ref.task) || s.taskRunsOn(ref, node) {
+			continue
+		}
+		loc := sched.OffRack
+		if kind == sched.Map {
+			loc = s.table.mapLocality(job, ref.task, node)
+		}
+		if loc <= max && (!found || loc < bestLoc || loc == bestLoc && ref.task < best) {
+			best, bestLoc, found = ref.task, loc, true
+		}
+	}
+	return best, bestLoc, found
+}
+
+// taskRunsOn reports whether an attempt of the cloned task runs on the
+// node.
+func (s *coordState) taskRunsOn(ref taskRef, node sched.NodeID) bool {
+	return slices.Contains(s.clones.nodesOf[ref], node)
+}
+
+// cloneLaunched books an attempt of a cloned task on its node, and
+// counts it if it is a clone.
+func (s *coordState) cloneLaunched(a sched.Attempt, node sched.NodeID, clone bool) {
+	ref := taskRef{a.Job, a.Kind, a.Task}
+	if _, cloned := s.clones.chargeOf[ref]; cloned {
+		s.clones.nodesOf[ref] = append(s.clones.nodesOf[ref], node)
+	}
+	if clone {
+		s.out.counts = append(s.out.counts, count{MetricClonesLaunched, 1})
+	}
+}
+
+// cloneTaskEnded releases a cloned task's charge once it has finished:
+// its copies not yet launched never will be.
+func (s *coordState) cloneTaskEnded(a sched.Attempt, node sched.NodeID) {
+	cl := s.clones
+	ref := taskRef{a.Job, a.Kind, a.Task}
+	if nodes := cl.nodesOf[ref]; len(nodes) > 0 {
+		if i := slices.Index(nodes, node); i >= 0 {
+			cl.nodesOf[ref] = slices.Delete(nodes, i, i+1)
+		}
+	}
+	if _, ok := cl.chargeOf[ref]; !ok || !s.table.taskDone(a.Job, a.Kind, a.Task) {
+		return
+	}
+	delete(cl.nodesOf, ref)
+	cl.charged[a.Kind] -= cl.chargeOf[ref]
+	delete(cl.chargeOf, ref)
+	delete(cl.left, ref)
+}
+
+// cloneJobEnded forgets a job's clones and releases what it held.
+func (s *coordState) cloneJobEnded(job sched.JobID) {
+	cl := s.clones
+	for ref, charge := range cl.chargeOf {
+		if ref.job == job {
+			cl.charged[ref.kind] -= charge
+			delete(cl.chargeOf, ref)
+			delete(cl.left, ref)
+			delete(cl.nodesOf, ref)
+		}
+	}
+	delete(cl.released, job)
+	delete(cl.copiesOf, job)
+}
