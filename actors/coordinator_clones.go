@@ -93,13 +93,13 @@ type cloning struct {
 	p                     float64
 	measured, straggled   int
 	periodEnds            time.Duration
-	released              map[sched.JobID]*[2]bool // each job's phases released so far
-	copiesOf              map[sched.JobID]*[2]int  // the copies (c) each admitted phase's tasks have
-	left                  map[taskRef]int          // clones not yet launched, by task
-	charged               [2]int                   // B_U: the budget charged and not released, by kind
-	chargeOf              map[taskRef]int          // what each cloned task holds of it
-	admitted, peakCharged [2]int                   // phases admitted; B_U's peak
-	peakShare             float64                  // B_U's peak over the kind's live slots
+	released              map[sched.JobID]*[2]bool   // each job's phases released so far
+	copiesOf              map[sched.JobID]*[2]int    // the copies (c) each admitted phase's tasks have
+	left                  map[taskRef]int            // clones not yet launched, by task
+	charged               [2]int                     // B_U: the budget charged and not released, by kind
+	chargeOf              map[taskRef]int            // what each cloned task holds of it
+	admitted, peakCharged [2]int                     // phases admitted; B_U's peak
+	peakShare             float64                    // B_U's peak over the kind's live slots
 	nodesOf               map[taskRef][]sched.NodeID // the nodes each cloned task's attempts run on
 }
 

@@ -142,7 +142,7 @@ const (
 	MetricClonedPhases    = "clones.phases"
 	MetricClonesLaunched  = "clones.launched"
 	MetricCloneBudgetPeak = "clones.budget_peak_micro"
-	MetricDelayedByRule    = "messages.delayed"
+	MetricDelayedByRule   = "messages.delayed"
 )
 
 // The counters of a run with [replication] (Scarlett).
