@@ -181,6 +181,7 @@ func (s *coordState) cloneRelease(job sched.JobID, kind sched.TaskKind, tasks []
 		cl.chargeOf[ref] = per
 	}
 	cl.charged[kind] += per * n
+	s.emit(&tellJob{job, &ClonesAdmitted{Job: job, Kind: kind, Copies: c}})
 	cl.peakCharged[kind] = max(cl.peakCharged[kind], cl.charged[kind])
 	s.out.counts = append(s.out.counts, count{MetricClonedPhases, 1})
 	if share := float64(cl.charged[kind]) / float64(max(1, s.liveSlots[kind])); share > cl.peakShare {

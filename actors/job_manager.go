@@ -141,6 +141,8 @@ func (m *JobManager) Receive(ctx actor.Context) {
 		m.decide(ctx)
 	case *NodeLost:
 		m.handleNodeLost(ctx, msg)
+	case *ClonesAdmitted:
+		m.clonesAdmitted(msg)
 	case *EvictOutputs:
 		fx, lost := m.state.evicted()
 		m.evictions++

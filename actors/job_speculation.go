@@ -34,6 +34,8 @@ type jobSpeculation struct {
 	// the attempts it killed projected (0: none known yet).
 	copies   map[sched.Attempt]bool
 	restarts map[straggler.Task]time.Duration
+	// cloned are the phases Dolly cloned, by kind (ClonesAdmitted).
+	cloned [2]bool
 }
 
 // decideTick asks the policy to decide, every straggler.DecidePeriod.
@@ -59,6 +61,14 @@ func (m *JobManager) armDecide(ctx actor.Context) {
 	}
 }
 
+// clonesAdmitted marks a phase Dolly cloned: the policy's actions on its
+// tasks are passed over, and its clones are no speculative copies.
+func (m *JobManager) clonesAdmitted(msg *ClonesAdmitted) {
+	if sp := m.speculation; sp != nil {
+		sp.cloned[msg.Kind] = true
+	}
+}
+
 // speculationLaunched books a launch for the policy.
 func (m *JobManager) speculationLaunched(msg *TaskLaunched) {
 	sp := m.speculation
@@ -66,7 +76,7 @@ func (m *JobManager) speculationLaunched(msg *TaskLaunched) {
 		return
 	}
 	sp.bytes[taskOf(msg.Attempt)] = msg.Bytes
-	if msg.Copy {
+	if msg.Copy && !sp.cloned[msg.Attempt.Kind] {
 		sp.copies[msg.Attempt] = true
 		m.deps.Metrics.Count(MetricSpeculated, 1)
 	}
@@ -156,6 +166,9 @@ func (m *JobManager) decide(ctx actor.Context) {
 		return
 	}
 	for _, act := range sp.policy.Decide(m.deps.Clock.Now(), jobView{m.state}) {
+		if sp.cloned[act.Task.Kind] || act.Kind == straggler.Kill && sp.cloned[act.Attempt.Kind] {
+			continue // Dolly's clones mitigate its stragglers
+		}
 		switch act.Kind {
 		case straggler.Duplicate:
 			ctx.Send(m.coordinator, &QueueCopy{Job: m.id, Kind: act.Task.Kind, Task: act.Task.Task})

@@ -336,6 +336,15 @@ type RequeueTasks struct {
 	Reduces []int32
 }
 
+// ClonesAdmitted tells a job manager that Dolly cloned a phase of its
+// job: each task of the kind has Copies attempts in all. Speculation
+// passes over a cloned phase, and its clones are not speculative copies.
+type ClonesAdmitted struct {
+	Job    sched.JobID
+	Kind   sched.TaskKind
+	Copies int
+}
+
 // EvictOutputs tells a job manager that its job's map outputs were
 // deleted to free intermediate space: finished maps run again.
 type EvictOutputs struct {
