@@ -9,9 +9,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"clusteremu/cluster"
+	"clusteremu/internal/atomicfile"
 )
 
 // Format is the version of the decisions file format that
@@ -64,29 +64,7 @@ func EncodeDecisions(w io.Writer, scenario string, cfg cluster.Config, ds []clus
 // temporary name in its directory renamed into place, so the file is
 // whole or absent.
 func WriteDecisions(path, scenario string, cfg cluster.Config, ds []cluster.Decision) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
-	err = EncodeDecisions(w, scenario, cfg, ds)
-	if err == nil {
-		err = w.Flush()
-	}
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.Write(path, func(w io.Writer) error { return EncodeDecisions(w, scenario, cfg, ds) })
 }
 
 // ReadDecisions reads a decisions file (one JSON object per line, written

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"crypto/sha256"
 	"encoding/csv"
 	"encoding/hex"
@@ -19,6 +18,7 @@ import (
 
 	"clusteremu/actors"
 	"clusteremu/cluster"
+	"clusteremu/internal/atomicfile"
 	"clusteremu/policies/sched"
 	"clusteremu/scenarios"
 )
@@ -280,35 +280,7 @@ func configHash(cfg cluster.Config) string {
 // writeAtomic writes a file under a temporary name in its directory and
 // renames it into place, so the file is whole or absent.
 func writeAtomic(path string, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
-	err = write(w)
-	if err == nil {
-		err = w.Flush()
-	}
-	return settle(f, path, err)
-}
-
-// settle closes a temporary file and renames it to path, or removes it
-// when writing it failed.
-func settle(f *os.File, path string, err error) error {
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.Write(path, write)
 }
 
 func writeJSON(path string, v any) error {

@@ -6,7 +6,8 @@ import (
 	"encoding/json"
 	"io"
 	"os"
-	"path/filepath"
+
+	"clusteremu/internal/atomicfile"
 )
 
 // streamFile is an output file written while the run goes, under a
@@ -28,7 +29,7 @@ const streamBuffer = 256 << 10
 
 // createStream starts the file that finish puts at path.
 func createStream(path string) (*streamFile, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	f, err := atomicfile.Create(path)
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +52,7 @@ func (s *streamFile) flush() error {
 }
 
 // finish renames the file into place, or removes it when a write failed.
-func (s *streamFile) finish() error { return settle(s.f, s.path, s.flush()) }
+func (s *streamFile) finish() error { return atomicfile.Settle(s.f, s.path, s.flush()) }
 
 // abandon removes the file.
 func (s *streamFile) abandon() {
