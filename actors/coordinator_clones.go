@@ -90,17 +90,16 @@ type cloning struct {
 	budget straggler.Budget
 	// p is the straggling probability admission uses: the share of the
 	// last period's measured attempts that straggled.
-	p                     float64
-	measured, straggled   int
-	periodEnds            time.Duration
-	released              map[sched.JobID]*[2]bool   // each job's phases released so far
-	copiesOf              map[sched.JobID]*[2]int    // the copies (c) each admitted phase's tasks have
-	left                  map[taskRef]int            // clones not yet launched, by task
-	charged               [2]int                     // B_U: the budget charged and not released, by kind
-	chargeOf              map[taskRef]int            // what each cloned task holds of it
-	admitted, peakCharged [2]int                     // phases admitted; B_U's peak
-	peakShare             float64                    // B_U's peak over the kind's live slots
-	nodesOf               map[taskRef][]sched.NodeID // the nodes each cloned task's attempts run on
+	p                   float64
+	measured, straggled int
+	periodEnds          time.Duration
+	released            map[sched.JobID]*[2]bool   // each job's phases released so far
+	copiesOf            map[sched.JobID]*[2]int    // the copies (c) each admitted phase's tasks have
+	left                map[taskRef]int            // clones not yet launched, by task
+	charged             [2]int                     // B_U: the budget charged and not released, by kind
+	chargeOf            map[taskRef]int            // what each cloned task holds of it
+	peakShare           float64                    // B_U's peak over the kind's live slots
+	nodesOf             map[taskRef][]sched.NodeID // the nodes each cloned task's attempts run on
 }
 
 func newCloning(cfg CloningConfig) *cloning {
@@ -158,7 +157,7 @@ func (s *coordState) cloneRelease(job sched.JobID, kind sched.TaskKind, tasks []
 	}
 	used := 0
 	for i := range s.nodes {
-		used += countBusy(s.nodes[i].busy[kind])
+		used += countTrue(s.nodes[i].busy[kind])
 	}
 	cost := cl.budget.Cost(n, c)
 	admit := c >= 2 && cl.budget.Admit(n, c, s.liveSlots[kind], used, cl.charged[kind])
@@ -173,7 +172,6 @@ func (s *coordState) cloneRelease(job sched.JobID, kind sched.TaskKind, tasks []
 		cl.copiesOf[job] = copies
 	}
 	copies[kind] = c
-	cl.admitted[kind]++
 	per := cost / n
 	for _, t := range tasks {
 		ref := taskRef{job, kind, t}
@@ -182,22 +180,11 @@ func (s *coordState) cloneRelease(job sched.JobID, kind sched.TaskKind, tasks []
 	}
 	cl.charged[kind] += per * n
 	s.emit(&tellJob{job, &ClonesAdmitted{Job: job, Kind: kind, Copies: c}})
-	cl.peakCharged[kind] = max(cl.peakCharged[kind], cl.charged[kind])
 	s.out.counts = append(s.out.counts, count{MetricClonedPhases, 1})
 	if share := float64(cl.charged[kind]) / float64(max(1, s.liveSlots[kind])); share > cl.peakShare {
 		s.out.counts = append(s.out.counts, count{MetricCloneBudgetPeak, int64(1e6*share) - int64(1e6*cl.peakShare)})
 		cl.peakShare = share
 	}
-}
-
-func countBusy(bs []bool) int {
-	n := 0
-	for _, b := range bs {
-		if b {
-			n++
-		}
-	}
-	return n
 }
 
 // takeClone finds a clone of the job's for the node: of a task whose
