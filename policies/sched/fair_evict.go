@@ -158,7 +158,7 @@ func (e *evictions) holds(now time.Duration, v View, s Slot, js *jobShare, order
 		if best, ok := v.BestLocality(js.id, Map, node); !ok || best > NodeLocal {
 			continue
 		}
-		at := e.launchedAt(a)
+		at := e.runs[a]
 		if at > latest || at == latest && CompareAttempts(a, victim) < 0 {
 			victim, latest = a, at
 		}
@@ -173,9 +173,6 @@ func (e *evictions) holds(now time.Duration, v View, s Slot, js *jobShare, order
 	s.Why.Note(js.id, "gives %v on node %d, a task of a job over its share, %v notice, and waits for that node", victim, node, e.notice)
 	return true
 }
-
-// launchedAt is when a running attempt launched.
-func (e *evictions) launchedAt(a Attempt) time.Duration { return e.runs[a] }
 
 // expired are the noticed tasks whose notice is up, to kill, in attempt
 // order.
