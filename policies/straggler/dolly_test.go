@@ -86,3 +86,19 @@ func TestBudgetAdmitsWithinBetaAndTau(t *testing.T) {
 	assert.False(t, b.Admit(2, 1, 100, 0, 0))
 	assert.False(t, b.Admit(2, 2, 0, 0, 0))
 }
+
+// BenchmarkDollyAdmission is one job's admission: its copies for a phase
+// of 10 tasks at p = 0.05, and the budget's answer.
+func BenchmarkDollyAdmission(b *testing.B) {
+	bud := Budget{Beta: 0.05, Tau: 0.8, Charge: ChargeAll}
+	admitted := 0
+	for i := range b.N {
+		c := Copies(10, 0.05, 0.05)
+		if bud.Admit(10, c, 1200, i%1000, i%60) {
+			admitted++
+		}
+	}
+	if admitted == 0 {
+		b.Fatal("no job admitted")
+	}
+}
