@@ -246,8 +246,8 @@ func checkStructure(n *Network) error {
 		if sf.clk != sf.bn {
 			return fmt.Errorf("slot %d: bottleneck %d, clock %d", s, sf.bn, sf.clk)
 		}
-		if r := lk.lvl * f.weight; r != f.rate {
-			return fmt.Errorf("slot %d: rate %v, level %v × weight %v", s, f.rate, lk.lvl, f.weight)
+		if lvl := bs.hot[sf.bn].lvl; lvl*f.weight != f.rate {
+			return fmt.Errorf("slot %d: rate %v, level %v × weight %v", s, f.rate, lvl, f.weight)
 		}
 		for i, l := range n.hops(s) {
 			wu := f.weight * n.useOf(s, i)
@@ -266,14 +266,17 @@ func checkStructure(n *Network) error {
 		if lk := &bs.links[l]; math.Abs(lk.w-w[l]) > 1e-9*w[l] {
 			return fmt.Errorf("link %d: W %v, sum %v", l, lk.w, w[l])
 		}
+		if got, want := bs.hot[l].nOwn, len(bs.links[l].own); int(got) != want {
+			return fmt.Errorf("link %d: %d flows bottlenecked, counted %d", l, want, got)
+		}
 	}
 	for l := range bs.links {
-		lk := &bs.links[l]
-		if bs.isB(int32(l)) || lk.row < 0 {
+		if bs.isB(int32(l)) || bs.links[l].row < 0 {
 			continue
 		}
-		if sum, c := bs.rowLoad(int32(l)), n.links[l].capacity; math.Abs(lk.b-sum) > 1e-9*c+1e-12*sum {
-			return fmt.Errorf("link %d: carried load %v, sum %v, capacity %v", l, lk.b, sum, c)
+		b := bs.hot[l].b
+		if sum, c := bs.rowLoad(int32(l)), n.links[l].capacity; math.Abs(b-sum) > 1e-9*c+1e-12*sum {
+			return fmt.Errorf("link %d: carried load %v, sum %v, capacity %v", l, b, sum, c)
 		}
 	}
 	for key, sum := range terms {
@@ -318,8 +321,9 @@ func checkClocks(n *Network) error {
 			}
 			continue
 		}
-		ns := wholeNanos((math.Float64frombits(lk.clk.es[0].key) - lk.V) / lk.lvl * 1e9)
-		if !(lk.lvl > 0) || ns >= float64(math.MaxInt64-lk.T) {
+		lvl := bs.hot[l].lvl
+		ns := wholeNanos((math.Float64frombits(lk.clk.es[0].key) - lk.V) / lvl * 1e9)
+		if !(lvl > 0) || ns >= float64(math.MaxInt64-lk.T) {
 			if bs.due.contains(int32(l)) {
 				return fmt.Errorf("clock %d: due, but its first flow never finishes", l)
 			}
