@@ -271,7 +271,7 @@ func checkStructure(n *Network) error {
 		}
 	}
 	for l := range bs.links {
-		if bs.isB(int32(l)) || bs.links[l].row < 0 {
+		if bs.isB(int32(l)) || len(bs.links[l].row) == 0 {
 			continue
 		}
 		b := bs.hot[l].b
@@ -281,15 +281,71 @@ func checkStructure(n *Network) error {
 	}
 	for key, sum := range terms {
 		i, ok := bs.index.get(entryKey(key[0], key[1]))
+		if !ok {
+			return fmt.Errorf("term M(%d, %d): not in the index", key[0], key[1])
+		}
 		e := &bs.entries[i]
-		if !ok || e.l != key[0] || e.m != key[1] || e.cnt != counts[key] || math.Abs(e.coef-sum) > 1e-9*sum {
-			return fmt.Errorf("term M(%d, %d): %v over %d flows, sum %v over %d", key[0], key[1], e.coef, e.cnt, sum, counts[key])
+		if e.l != key[0] || e.m != key[1] {
+			return fmt.Errorf("term M(%d, %d): the index names M(%d, %d)", key[0], key[1], e.l, e.m)
+		}
+		coef := bs.links[e.l].row[e.rowAt].coef
+		if e.cnt != counts[key] || math.Abs(coef-sum) > 1e-9*sum {
+			return fmt.Errorf("term M(%d, %d): %v over %d flows, sum %v over %d", key[0], key[1], coef, e.cnt, sum, counts[key])
 		}
 	}
 	if bs.index.len() != len(terms) {
 		return fmt.Errorf("%d terms, %d sums", bs.index.len(), len(terms))
 	}
+	if err := checkRowsCols(bs); err != nil {
+		return err
+	}
 	return checkClocks(n)
+}
+
+// checkRowsCols checks that every term is on its row and its column once,
+// at the index its entry records, with one coefficient, and counts the
+// holes.
+func checkRowsCols(bs *structure) error {
+	onRow, onCol := 0, 0
+	for l := range bs.links {
+		lk := &bs.links[l]
+		holes := 0
+		for i, it := range lk.row {
+			if it.m < 0 {
+				holes++
+				continue
+			}
+			onRow++
+			e := &bs.entries[it.e]
+			if e.l != int32(l) || e.m != it.m || e.rowAt != int32(i) {
+				return fmt.Errorf("row %d: item %d names M(%d, %d), its entry M(%d, %d) at %d", l, i, l, it.m, e.l, e.m, e.rowAt)
+			}
+			if c := bs.links[e.m].col[e.colAt]; c.l != e.l || c.e != it.e || c.coef != it.coef {
+				return fmt.Errorf("term M(%d, %d): %v on its row, %v on its column", e.l, e.m, it.coef, c.coef)
+			}
+		}
+		if holes != int(lk.rowHoles) || len(lk.row) > 0 && lk.row[len(lk.row)-1].m < 0 {
+			return fmt.Errorf("row %d: %d holes, counted %d, or one at its end", l, holes, lk.rowHoles)
+		}
+		holes = 0
+		for i, it := range lk.col {
+			if it.l < 0 {
+				holes++
+				continue
+			}
+			onCol++
+			if e := &bs.entries[it.e]; e.m != int32(l) || e.l != it.l || e.colAt != int32(i) {
+				return fmt.Errorf("column %d: item %d names M(%d, %d), its entry M(%d, %d) at %d", l, i, it.l, l, e.l, e.m, e.colAt)
+			}
+		}
+		if holes != int(lk.colHoles) || len(lk.col) > 0 && lk.col[len(lk.col)-1].l < 0 {
+			return fmt.Errorf("column %d: %d holes, counted %d, or one at its end", l, holes, lk.colHoles)
+		}
+	}
+	if onRow != bs.index.len() || onCol != bs.index.len() {
+		return fmt.Errorf("%d terms on rows, %d on columns, %d in the index", onRow, onCol, bs.index.len())
+	}
+	return nil
 }
 
 // checkClocks checks every clock's flows and its key among the clocks.

@@ -63,14 +63,31 @@ import (
 // below Epsilon.
 const structTieTol = 1e-12
 
-// sEntry is one term M(l, m) with the number of flows summed in it, on
-// the row list of l and the column list of m.
+// sEntry is one term M(l, m): the number of flows summed in it, its
+// peak, and where its coefficient is kept in the row of l and the column
+// of m.
 type sEntry struct {
-	l, m             int32
-	cnt              int32
-	coef, peak       float64
-	rowPrev, rowNext int32
-	colPrev, colNext int32
+	l, m         int32
+	cnt          int32
+	rowAt, colAt int32 // index in links[l].row and links[m].col
+	peak         float64
+}
+
+// rItem is a term on its row: M(l, m) = coef, l the row's link. A row
+// keeps its terms in the order they were added (its walks go from the
+// last to the first, newest first); a term taken off stays as a hole,
+// m = -1, until the row is compacted.
+type rItem struct {
+	m, e int32 // e: the term's sEntry
+	coef float64
+}
+
+// cItem is a term on its column, like rItem: l = -1 for a hole. Its coef
+// is the row's, copied, so that a walk over a column reads the column's
+// items in a row and nothing else but the links they name.
+type cItem struct {
+	l, e int32
+	coef float64
 }
 
 // sHot is the part of a link's structure that the walks over rows and
@@ -89,21 +106,22 @@ type sHot struct {
 
 // sLink is the rest of a link's part of the structure.
 type sLink struct {
-	w     float64 // W(l)
-	wPeak float64
-	own   []int32 // flows bottlenecked here
-	row   int32   // first entry of the row, -1 if none
-	col   int32   // first entry of the column, -1 if none
-	chg   uint32  // fastSolve epoch at which the link joined changed
-	done  uint32  // fastSolve epoch at which the level was recomputed
-	pop   float64 // level at which the filling of epoch popAt fixed flows here
-	popAt uint32
-	load  float64 // scratch: load found by the last recompute
-	resum uint32  // filling epoch at which adopt sums the load afresh
-	rekey uint32  // filling epoch at which adopt keys the clock again
-	V     float64 // the clock (clock.go) at instant T
-	T     time.Duration
-	clk   clockHeap
+	w                  float64 // W(l)
+	wPeak              float64
+	own                []int32 // flows bottlenecked here
+	row                []rItem // the terms M(l, ·), in the order they were added
+	col                []cItem // the terms M(·, l), in the order they were added
+	rowHoles, colHoles int32
+	chg                uint32  // fastSolve epoch at which the link joined changed
+	done               uint32  // fastSolve epoch at which the level was recomputed
+	pop                float64 // level at which the filling of epoch popAt fixed flows here
+	popAt              uint32
+	load               float64 // scratch: load found by the last recompute
+	resum              uint32  // filling epoch at which adopt sums the load afresh
+	rekey              uint32  // filling epoch at which adopt keys the clock again
+	V                  float64 // the clock (clock.go) at instant T
+	T                  time.Duration
+	clk                clockHeap
 }
 
 // sFlow is a flow's part of the structure.
@@ -174,7 +192,7 @@ func (bs *structure) isB(l int32) bool { return bs.hot[l].nOwn > 0 }
 func (n *Network) growStructure() {
 	bs := &n.bs
 	for len(bs.links) < len(n.links) {
-		bs.links = append(bs.links, sLink{row: -1, col: -1})
+		bs.links = append(bs.links, sLink{})
 		bs.hot = append(bs.hot, sHot{})
 	}
 	bs.due.grow(len(n.links))
@@ -199,21 +217,17 @@ func (bs *structure) addTerm(l, m int32, d float64) {
 			i = int32(len(bs.entries) - 1)
 		}
 		lk, mk := &bs.links[l], &bs.links[m]
-		bs.entries[i] = sEntry{l: l, m: m, rowPrev: -1, rowNext: lk.row, colPrev: -1, colNext: mk.col}
-		if lk.row >= 0 {
-			bs.entries[lk.row].rowPrev = i
-		}
-		lk.row = i
-		if mk.col >= 0 {
-			bs.entries[mk.col].colPrev = i
-		}
-		mk.col = i
+		bs.entries[i] = sEntry{l: l, m: m, rowAt: int32(len(lk.row)), colAt: int32(len(mk.col))}
+		lk.row = append(lk.row, rItem{m: m, e: i})
+		mk.col = append(mk.col, cItem{l: l, e: i})
 		bs.index.put(k, i)
 	}
 	e := &bs.entries[i]
 	e.cnt++
-	e.coef += d
-	e.peak = math.Max(e.peak, e.coef)
+	ri := &bs.links[l].row[e.rowAt]
+	ri.coef += d
+	bs.links[m].col[e.colAt].coef = ri.coef
+	e.peak = math.Max(e.peak, ri.coef)
 }
 
 // subTerm takes d off M(l, m), dropping the entry with its last flow. It
@@ -223,29 +237,65 @@ func (bs *structure) subTerm(l, m int32, d float64) bool {
 	i, _ := bs.index.get(k)
 	e := &bs.entries[i]
 	e.cnt--
+	lk, mk := &bs.links[l], &bs.links[m]
 	if e.cnt > 0 {
-		e.coef -= d
-		return e.coef < e.peak*0x1p-20
+		ri := &lk.row[e.rowAt]
+		ri.coef -= d
+		mk.col[e.colAt].coef = ri.coef
+		return ri.coef < e.peak*0x1p-20
 	}
-	if e.rowPrev >= 0 {
-		bs.entries[e.rowPrev].rowNext = e.rowNext
-	} else {
-		bs.links[l].row = e.rowNext
-	}
-	if e.rowNext >= 0 {
-		bs.entries[e.rowNext].rowPrev = e.rowPrev
-	}
-	if e.colPrev >= 0 {
-		bs.entries[e.colPrev].colNext = e.colNext
-	} else {
-		bs.links[m].col = e.colNext
-	}
-	if e.colNext >= 0 {
-		bs.entries[e.colNext].colPrev = e.colPrev
-	}
+	lk.row[e.rowAt].m = -1
+	lk.rowHoles++
+	bs.packRow(lk)
+	mk.col[e.colAt].l = -1
+	mk.colHoles++
+	bs.packCol(mk)
 	bs.index.del(k)
 	bs.free = append(bs.free, i)
 	return false
+}
+
+// packRow drops the holes at the end of a row, and compacts it, keeping
+// its order, once holes are half of it.
+func (bs *structure) packRow(lk *sLink) {
+	row := lk.row
+	for len(row) > 0 && row[len(row)-1].m < 0 {
+		row = row[:len(row)-1]
+		lk.rowHoles--
+	}
+	if 2*int(lk.rowHoles) > len(row) {
+		k := 0
+		for _, it := range row {
+			if it.m >= 0 {
+				row[k] = it
+				bs.entries[it.e].rowAt = int32(k)
+				k++
+			}
+		}
+		row, lk.rowHoles = row[:k], 0
+	}
+	lk.row = row
+}
+
+// packCol is packRow for a column.
+func (bs *structure) packCol(mk *sLink) {
+	col := mk.col
+	for len(col) > 0 && col[len(col)-1].l < 0 {
+		col = col[:len(col)-1]
+		mk.colHoles--
+	}
+	if 2*int(mk.colHoles) > len(col) {
+		k := 0
+		for _, it := range col {
+			if it.l >= 0 {
+				col[k] = it
+				bs.entries[it.e].colAt = int32(k)
+				k++
+			}
+		}
+		col, mk.colHoles = col[:k], 0
+	}
+	mk.col = col
 }
 
 // resumTerm sums M(l, m) afresh over the flows of link l.
@@ -259,16 +309,19 @@ func (n *Network) resumTerm(l, m int32) {
 	}
 	i, _ := bs.index.get(entryKey(l, m))
 	e := &bs.entries[i]
-	e.coef, e.peak = sum, sum
+	e.peak = sum
+	bs.links[l].row[e.rowAt].coef = sum
+	bs.links[m].col[e.colAt].coef = sum
 }
 
 // rowLoad is Σ_m M(l, m)·λ(m) over a link's row.
 func (bs *structure) rowLoad(l int32) float64 {
 	sum := 0.0
-	for i := bs.links[l].row; i >= 0; {
-		e := &bs.entries[i]
-		sum += e.coef * bs.hot[e.m].lvl
-		i = e.rowNext
+	row := bs.links[l].row
+	for i := len(row) - 1; i >= 0; i-- {
+		if it := &row[i]; it.m >= 0 {
+			sum += it.coef * bs.hot[it.m].lvl
+		}
 	}
 	return sum
 }
@@ -396,7 +449,8 @@ func (n *Network) dropStructure() {
 		}
 	}
 	for i := range bs.links {
-		bs.links[i] = sLink{row: -1, col: -1, own: bs.links[i].own[:0], clk: bs.links[i].clk}
+		lk := &bs.links[i]
+		*lk = sLink{own: lk.own[:0], row: lk.row[:0], col: lk.col[:0], clk: lk.clk}
 		bs.hot[i] = sHot{}
 	}
 	for i := range bs.flows {
@@ -583,7 +637,7 @@ func (n *Network) fastSolveTry() bool {
 				bs.stats.overload++
 				return false
 			}
-			en := &bs.entries[e]
+			en := bs.links[t].row[e]
 			lvl := (c - (tk.b - en.coef*bs.hot[en.m].lvl)) / en.coef
 			if !(lvl > 0) {
 				bs.stats.overload++
@@ -609,13 +663,16 @@ func (bs *structure) queue(h *indexedHeap, l int32) {
 	}
 }
 
-// topEntry is the entry of a link's row with the highest level, -1 if
-// the row is empty.
+// topEntry is the index in a link's row of the term with the highest
+// level (the newest of equals), -1 if the row is empty.
 func (bs *structure) topEntry(l int32) int32 {
 	best, top := int32(-1), -1.0
-	for i := bs.links[l].row; i >= 0; i = bs.entries[i].rowNext {
-		if lv := bs.hot[bs.entries[i].m].lvl; lv > top {
-			best, top = i, lv
+	row := bs.links[l].row
+	for i := len(row) - 1; i >= 0; i-- {
+		if m := row[i].m; m >= 0 {
+			if lv := bs.hot[m].lvl; lv > top {
+				best, top = int32(i), lv
+			}
 		}
 	}
 	return best
@@ -634,16 +691,19 @@ func (n *Network) relevel(l int32) bool {
 	}
 	var sum, lvl float64
 	for {
-		top, topE := 0.0, int32(-1)
+		top, topM := 0.0, int32(-1)
 		sum = 0
-		for i := lk.row; i >= 0; {
-			e := &bs.entries[i]
-			lv := bs.hot[e.m].lvl
-			sum += e.coef * lv
-			if lv > top {
-				top, topE = lv, i
+		row := lk.row
+		for i := len(row) - 1; i >= 0; i-- {
+			it := &row[i]
+			if it.m < 0 {
+				continue
 			}
-			i = e.rowNext
+			lv := bs.hot[it.m].lvl
+			sum += it.coef * lv
+			if lv > top {
+				top, topM = lv, it.m
+			}
 		}
 		c := n.links[l].capacity
 		rem := c - sum
@@ -655,13 +715,13 @@ func (n *Network) relevel(l int32) bool {
 		if top <= lvl*(1+structTieTol) {
 			break
 		}
-		if topE < 0 || bs.moves >= structMaxMoves {
+		if topM < 0 || bs.moves >= structMaxMoves {
 			bs.stats.moves++
 			return false
 		}
 		// The flows crossing l at a higher level are bottlenecked at l
 		// now; the level is found again without them in the row.
-		n.moveEntry(l, bs.entries[topE].m, hk.lvl)
+		n.moveEntry(l, topM, hk.lvl)
 	}
 	lk.load = sum + lk.w*lvl
 	if lk.done != bs.epoch {
@@ -675,10 +735,13 @@ func (n *Network) relevel(l int32) bool {
 	bs.saveLink(l)
 	n.setLevel(l, lvl)
 	d := lvl - old
-	for i := lk.col; i >= 0; {
-		e := &bs.entries[i]
+	col := lk.col
+	for i := len(col) - 1; i >= 0; i-- {
+		e := &col[i]
 		t := e.l
-		i = e.colNext
+		if t < 0 {
+			continue
+		}
 		if bs.isB(t) {
 			bs.queue(&n.levels, t)
 			continue
@@ -764,7 +827,7 @@ func (n *Network) guessArrival(s int32) bool {
 				// Saturated by flows bottlenecked elsewhere: with the
 				// arrival it is a bottleneck at a level no higher than
 				// theirs.
-				est = bs.hot[bs.entries[e].m].lvl
+				est = bs.hot[bs.links[l].row[e].m].lvl
 			} else {
 				return false
 			}
@@ -922,8 +985,10 @@ func (n *Network) adopt() {
 		}
 		n.setLevel(int32(l), lk.pop)
 		lk.rekey = n.epoch // its clock's first finish moved
-		for i := lk.col; i >= 0; i = bs.entries[i].colNext {
-			bs.links[bs.entries[i].l].resum = n.epoch
+		for _, it := range lk.col {
+			if it.l >= 0 {
+				bs.links[it.l].resum = n.epoch
+			}
 		}
 	}
 	for _, s := range n.compFlows {
