@@ -2,6 +2,7 @@ package netmodel
 
 import (
 	"math"
+	"slices"
 	"time"
 )
 
@@ -164,6 +165,7 @@ type structure struct {
 	undo       []sUndo
 	changed    []int32
 	popped     []int32
+	colB, colN []int32     // relevel's scratch: a column's bottlenecks, and its other links' items
 	cpos       []int32     // per slot: index in its clock's heap
 	due        indexedHeap // clocks by the instant their first flow finishes
 	moved      []sMove
@@ -735,17 +737,29 @@ func (n *Network) relevel(l int32) bool {
 	bs.saveLink(l)
 	n.setLevel(l, lvl)
 	d := lvl - old
+	// The column's bottlenecks and other links come mixed in no order a
+	// branch predicts, so the column is first split without branching on
+	// which is which. Queueing the bottlenecks after the loads have moved
+	// changes nothing: the loads are no level, and the heap pops by
+	// (level, link) whatever the order of insertion.
 	col := lk.col
+	bq := slices.Grow(bs.colB[:0], len(col))[:len(col)]
+	nq := slices.Grow(bs.colN[:0], len(col))[:len(col)]
+	kb, kn := 0, 0
 	for i := len(col) - 1; i >= 0; i-- {
-		e := &col[i]
-		t := e.l
+		t := col[i].l
 		if t < 0 {
 			continue
 		}
-		if bs.isB(t) {
-			bs.queue(&n.levels, t)
-			continue
-		}
+		bq[kb], nq[kn] = t, int32(i)
+		isB := b2i(bs.hot[t].nOwn > 0)
+		kb += isB
+		kn += 1 - isB
+	}
+	bs.colB, bs.colN = bq, nq
+	for _, i := range nq[:kn] {
+		e := &col[i]
+		t := e.l
 		bs.check(t)
 		tk := &bs.hot[t]
 		// The load carries the change unless it is larger than the
@@ -754,6 +768,11 @@ func (n *Network) relevel(l int32) bool {
 			tk.b += delta
 		} else {
 			tk.stale = bs.epoch
+		}
+	}
+	for _, t := range bq[:kb] {
+		if !n.levels.contains(t) {
+			n.levels.set(t, math.Float64bits(bs.hot[t].lvl))
 		}
 	}
 	return true
