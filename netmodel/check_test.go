@@ -246,8 +246,8 @@ func checkStructure(n *Network) error {
 		if sf.clk != sf.bn {
 			return fmt.Errorf("slot %d: bottleneck %d, clock %d", s, sf.bn, sf.clk)
 		}
-		if r := lk.lvl * f.weight; r != f.rate {
-			return fmt.Errorf("slot %d: rate %v, level %v × weight %v", s, f.rate, lk.lvl, f.weight)
+		if lvl := bs.hot[sf.bn].lvl; lvl*f.weight != f.rate {
+			return fmt.Errorf("slot %d: rate %v, level %v × weight %v", s, f.rate, lvl, f.weight)
 		}
 		for i, l := range n.hops(s) {
 			wu := f.weight * n.useOf(s, i)
@@ -266,27 +266,86 @@ func checkStructure(n *Network) error {
 		if lk := &bs.links[l]; math.Abs(lk.w-w[l]) > 1e-9*w[l] {
 			return fmt.Errorf("link %d: W %v, sum %v", l, lk.w, w[l])
 		}
+		if got, want := bs.hot[l].nOwn, len(bs.links[l].own); int(got) != want {
+			return fmt.Errorf("link %d: %d flows bottlenecked, counted %d", l, want, got)
+		}
 	}
 	for l := range bs.links {
-		lk := &bs.links[l]
-		if bs.isB(int32(l)) || lk.row < 0 {
+		if bs.isB(int32(l)) || len(bs.links[l].row) == 0 {
 			continue
 		}
-		if sum, c := bs.rowLoad(int32(l)), n.links[l].capacity; math.Abs(lk.b-sum) > 1e-9*c+1e-12*sum {
-			return fmt.Errorf("link %d: carried load %v, sum %v, capacity %v", l, lk.b, sum, c)
+		b := bs.hot[l].b
+		if sum, c := bs.rowLoad(int32(l)), n.links[l].capacity; math.Abs(b-sum) > 1e-9*c+1e-12*sum {
+			return fmt.Errorf("link %d: carried load %v, sum %v, capacity %v", l, b, sum, c)
 		}
 	}
 	for key, sum := range terms {
 		i, ok := bs.index.get(entryKey(key[0], key[1]))
+		if !ok {
+			return fmt.Errorf("term M(%d, %d): not in the index", key[0], key[1])
+		}
 		e := &bs.entries[i]
-		if !ok || e.l != key[0] || e.m != key[1] || e.cnt != counts[key] || math.Abs(e.coef-sum) > 1e-9*sum {
-			return fmt.Errorf("term M(%d, %d): %v over %d flows, sum %v over %d", key[0], key[1], e.coef, e.cnt, sum, counts[key])
+		if e.l != key[0] || e.m != key[1] {
+			return fmt.Errorf("term M(%d, %d): the index names M(%d, %d)", key[0], key[1], e.l, e.m)
+		}
+		coef := bs.links[e.l].row[e.rowAt].coef
+		if e.cnt != counts[key] || math.Abs(coef-sum) > 1e-9*sum {
+			return fmt.Errorf("term M(%d, %d): %v over %d flows, sum %v over %d", key[0], key[1], coef, e.cnt, sum, counts[key])
 		}
 	}
 	if bs.index.len() != len(terms) {
 		return fmt.Errorf("%d terms, %d sums", bs.index.len(), len(terms))
 	}
+	if err := checkRowsCols(bs); err != nil {
+		return err
+	}
 	return checkClocks(n)
+}
+
+// checkRowsCols checks that every term is on its row and its column once,
+// at the index its entry records, with one coefficient, and counts the
+// holes.
+func checkRowsCols(bs *structure) error {
+	onRow, onCol := 0, 0
+	for l := range bs.links {
+		lk := &bs.links[l]
+		holes := 0
+		for i, it := range lk.row {
+			if it.m < 0 {
+				holes++
+				continue
+			}
+			onRow++
+			e := &bs.entries[it.e]
+			if e.l != int32(l) || e.m != it.m || e.rowAt != int32(i) {
+				return fmt.Errorf("row %d: item %d names M(%d, %d), its entry M(%d, %d) at %d", l, i, l, it.m, e.l, e.m, e.rowAt)
+			}
+			if c := bs.links[e.m].col[e.colAt]; c.l != e.l || c.e != it.e || c.coef != it.coef {
+				return fmt.Errorf("term M(%d, %d): %v on its row, %v on its column", e.l, e.m, it.coef, c.coef)
+			}
+		}
+		if holes != int(lk.rowHoles) || len(lk.row) > 0 && lk.row[len(lk.row)-1].m < 0 {
+			return fmt.Errorf("row %d: %d holes, counted %d, or one at its end", l, holes, lk.rowHoles)
+		}
+		holes = 0
+		for i, it := range lk.col {
+			if it.l < 0 {
+				holes++
+				continue
+			}
+			onCol++
+			if e := &bs.entries[it.e]; e.m != int32(l) || e.l != it.l || e.colAt != int32(i) {
+				return fmt.Errorf("column %d: item %d names M(%d, %d), its entry M(%d, %d) at %d", l, i, it.l, l, e.l, e.m, e.colAt)
+			}
+		}
+		if holes != int(lk.colHoles) || len(lk.col) > 0 && lk.col[len(lk.col)-1].l < 0 {
+			return fmt.Errorf("column %d: %d holes, counted %d, or one at its end", l, holes, lk.colHoles)
+		}
+	}
+	if onRow != bs.index.len() || onCol != bs.index.len() {
+		return fmt.Errorf("%d terms on rows, %d on columns, %d in the index", onRow, onCol, bs.index.len())
+	}
+	return nil
 }
 
 // checkClocks checks every clock's flows and its key among the clocks.
@@ -318,8 +377,9 @@ func checkClocks(n *Network) error {
 			}
 			continue
 		}
-		ns := wholeNanos((math.Float64frombits(lk.clk.es[0].key) - lk.V) / lk.lvl * 1e9)
-		if !(lk.lvl > 0) || ns >= float64(math.MaxInt64-lk.T) {
+		lvl := bs.hot[l].lvl
+		ns := wholeNanos((math.Float64frombits(lk.clk.es[0].key) - lk.V) / lvl * 1e9)
+		if !(lvl > 0) || ns >= float64(math.MaxInt64-lk.T) {
 			if bs.due.contains(int32(l)) {
 				return fmt.Errorf("clock %d: due, but its first flow never finishes", l)
 			}

@@ -99,7 +99,7 @@ func (bs *structure) clockAt(l int32, t time.Duration) float64 {
 	if t == lk.T {
 		return lk.V
 	}
-	return lk.V + lk.lvl*(t-lk.T).Seconds()
+	return lk.V + bs.hot[l].lvl*(t-lk.T).Seconds()
 }
 
 // setLevel changes a link's level at Now(), advancing its clock to Now()
@@ -111,11 +111,11 @@ func (n *Network) setLevel(l int32, lvl float64) {
 		lk.V = bs.clockAt(l, n.now)
 		lk.T = n.now
 	}
-	if bs.solving && lk.chg != bs.epoch && lvl != lk.lvl {
+	if bs.solving && lk.chg != bs.epoch && lvl != bs.hot[l].lvl {
 		lk.chg = bs.epoch
 		bs.changed = append(bs.changed, l)
 	}
-	lk.lvl = lvl
+	bs.hot[l].lvl = lvl
 }
 
 // attachClock puts slot s, settled at Now(), on link l's clock, taking it
@@ -183,12 +183,13 @@ func (n *Network) rebaseClock(l int32) {
 func (n *Network) clockDue(l int32) {
 	bs := &n.bs
 	lk := &bs.links[l]
-	if len(lk.clk.es) == 0 || !(lk.lvl > 0) {
+	lvl := bs.hot[l].lvl
+	if len(lk.clk.es) == 0 || !(lvl > 0) {
 		bs.due.remove(l)
 		return
 	}
 	tau := math.Float64frombits(lk.clk.es[0].key)
-	ns := wholeNanos((tau - lk.V) / lk.lvl * 1e9)
+	ns := wholeNanos((tau - lk.V) / lvl * 1e9)
 	if ns >= float64(math.MaxInt64-lk.T) {
 		bs.due.remove(l)
 		return

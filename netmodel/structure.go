@@ -2,6 +2,7 @@ package netmodel
 
 import (
 	"math"
+	"slices"
 	"time"
 )
 
@@ -63,38 +64,65 @@ import (
 // below Epsilon.
 const structTieTol = 1e-12
 
-// sEntry is one term M(l, m) with the number of flows summed in it, on
-// the row list of l and the column list of m.
+// sEntry is one term M(l, m): the number of flows summed in it, its
+// peak, and where its coefficient is kept in the row of l and the column
+// of m.
 type sEntry struct {
-	l, m             int32
-	cnt              int32
-	coef, peak       float64
-	rowPrev, rowNext int32
-	colPrev, colNext int32
+	l, m         int32
+	cnt          int32
+	rowAt, colAt int32 // index in links[l].row and links[m].col
+	peak         float64
 }
 
-// sLink is a link's part of the structure.
-type sLink struct {
+// rItem is a term on its row: M(l, m) = coef, l the row's link. A row
+// keeps its terms in the order they were added (its walks go from the
+// last to the first, newest first); a term taken off stays as a hole,
+// m = -1, until the row is compacted.
+type rItem struct {
+	m, e int32 // e: the term's sEntry
+	coef float64
+}
+
+// cItem is a term on its column, like rItem: l = -1 for a hole. Its coef
+// is the row's, copied, so that a walk over a column reads the column's
+// items in a row and nothing else but the links they name.
+type cItem struct {
+	l, e int32
+	coef float64
+}
+
+// sHot is the part of a link's structure that the walks over rows and
+// columns read for every link they meet, in a dense array of its own:
+// 32 bytes a link, so a column's links cost one cache line each (often
+// shared) instead of the two or three lines of an sLink, and the whole
+// array of a fabric of a few thousand links stays in the cache.
+type sHot struct {
 	lvl   float64 // level, when some flow is bottlenecked here
-	w     float64 // W(l)
-	wPeak float64
 	b     float64 // when no flow is bottlenecked here: Σ_m M(l, m)·λ(m)
-	own   []int32 // flows bottlenecked here
-	row   int32   // first entry of the row, -1 if none
-	col   int32   // first entry of the column, -1 if none
+	nOwn  int32   // len(sLink.own): the link is a bottleneck when > 0
 	mark  uint32  // fastSolve epoch at which lvl or b was saved for undo
-	chg   uint32  // fastSolve epoch at which the link joined changed
 	chk   uint32  // fastSolve epoch at which the link joined the checks
 	stale uint32  // fastSolve epoch at which b stopped carrying the changes
-	done  uint32  // fastSolve epoch at which the level was recomputed
-	pop   float64 // level at which the filling of epoch popAt fixed flows here
-	popAt uint32
-	load  float64 // scratch: load found by the last recompute
-	resum uint32  // filling epoch at which adopt sums the load afresh
-	rekey uint32  // filling epoch at which adopt keys the clock again
-	V     float64 // the clock (clock.go) at instant T
-	T     time.Duration
-	clk   clockHeap
+}
+
+// sLink is the rest of a link's part of the structure.
+type sLink struct {
+	w                  float64 // W(l)
+	wPeak              float64
+	own                []int32 // flows bottlenecked here
+	row                []rItem // the terms M(l, ·), in the order they were added
+	col                []cItem // the terms M(·, l), in the order they were added
+	rowHoles, colHoles int32
+	chg                uint32  // fastSolve epoch at which the link joined changed
+	done               uint32  // fastSolve epoch at which the level was recomputed
+	pop                float64 // level at which the filling of epoch popAt fixed flows here
+	popAt              uint32
+	load               float64 // scratch: load found by the last recompute
+	resum              uint32  // filling epoch at which adopt sums the load afresh
+	rekey              uint32  // filling epoch at which adopt keys the clock again
+	V                  float64 // the clock (clock.go) at instant T
+	T                  time.Duration
+	clk                clockHeap
 }
 
 // sFlow is a flow's part of the structure.
@@ -121,6 +149,7 @@ type sUndo struct {
 
 // structure is the network's bottleneck structure (see above).
 type structure struct {
+	hot        []sHot // by link
 	links      []sLink
 	flows      []sFlow
 	entries    []sEntry
@@ -136,6 +165,7 @@ type structure struct {
 	undo       []sUndo
 	changed    []int32
 	popped     []int32
+	colB, colN []int32     // relevel's scratch: a column's bottlenecks, and its other links' items
 	cpos       []int32     // per slot: index in its clock's heap
 	due        indexedHeap // clocks by the instant their first flow finishes
 	moved      []sMove
@@ -159,12 +189,13 @@ type structStats struct {
 	overload                int64 // a link over capacity with nothing to move to it
 }
 
-func (bs *structure) isB(l int32) bool { return len(bs.links[l].own) > 0 }
+func (bs *structure) isB(l int32) bool { return bs.hot[l].nOwn > 0 }
 
 func (n *Network) growStructure() {
 	bs := &n.bs
 	for len(bs.links) < len(n.links) {
-		bs.links = append(bs.links, sLink{row: -1, col: -1})
+		bs.links = append(bs.links, sLink{})
+		bs.hot = append(bs.hot, sHot{})
 	}
 	bs.due.grow(len(n.links))
 	for len(bs.flows) < len(n.flows) {
@@ -188,21 +219,17 @@ func (bs *structure) addTerm(l, m int32, d float64) {
 			i = int32(len(bs.entries) - 1)
 		}
 		lk, mk := &bs.links[l], &bs.links[m]
-		bs.entries[i] = sEntry{l: l, m: m, rowPrev: -1, rowNext: lk.row, colPrev: -1, colNext: mk.col}
-		if lk.row >= 0 {
-			bs.entries[lk.row].rowPrev = i
-		}
-		lk.row = i
-		if mk.col >= 0 {
-			bs.entries[mk.col].colPrev = i
-		}
-		mk.col = i
+		bs.entries[i] = sEntry{l: l, m: m, rowAt: int32(len(lk.row)), colAt: int32(len(mk.col))}
+		lk.row = append(lk.row, rItem{m: m, e: i})
+		mk.col = append(mk.col, cItem{l: l, e: i})
 		bs.index.put(k, i)
 	}
 	e := &bs.entries[i]
 	e.cnt++
-	e.coef += d
-	e.peak = math.Max(e.peak, e.coef)
+	ri := &bs.links[l].row[e.rowAt]
+	ri.coef += d
+	bs.links[m].col[e.colAt].coef = ri.coef
+	e.peak = math.Max(e.peak, ri.coef)
 }
 
 // subTerm takes d off M(l, m), dropping the entry with its last flow. It
@@ -212,29 +239,65 @@ func (bs *structure) subTerm(l, m int32, d float64) bool {
 	i, _ := bs.index.get(k)
 	e := &bs.entries[i]
 	e.cnt--
+	lk, mk := &bs.links[l], &bs.links[m]
 	if e.cnt > 0 {
-		e.coef -= d
-		return e.coef < e.peak*0x1p-20
+		ri := &lk.row[e.rowAt]
+		ri.coef -= d
+		mk.col[e.colAt].coef = ri.coef
+		return ri.coef < e.peak*0x1p-20
 	}
-	if e.rowPrev >= 0 {
-		bs.entries[e.rowPrev].rowNext = e.rowNext
-	} else {
-		bs.links[l].row = e.rowNext
-	}
-	if e.rowNext >= 0 {
-		bs.entries[e.rowNext].rowPrev = e.rowPrev
-	}
-	if e.colPrev >= 0 {
-		bs.entries[e.colPrev].colNext = e.colNext
-	} else {
-		bs.links[m].col = e.colNext
-	}
-	if e.colNext >= 0 {
-		bs.entries[e.colNext].colPrev = e.colPrev
-	}
+	lk.row[e.rowAt].m = -1
+	lk.rowHoles++
+	bs.packRow(lk)
+	mk.col[e.colAt].l = -1
+	mk.colHoles++
+	bs.packCol(mk)
 	bs.index.del(k)
 	bs.free = append(bs.free, i)
 	return false
+}
+
+// packRow drops the holes at the end of a row, and compacts it, keeping
+// its order, once holes are half of it.
+func (bs *structure) packRow(lk *sLink) {
+	row := lk.row
+	for len(row) > 0 && row[len(row)-1].m < 0 {
+		row = row[:len(row)-1]
+		lk.rowHoles--
+	}
+	if 2*int(lk.rowHoles) > len(row) {
+		k := 0
+		for _, it := range row {
+			if it.m >= 0 {
+				row[k] = it
+				bs.entries[it.e].rowAt = int32(k)
+				k++
+			}
+		}
+		row, lk.rowHoles = row[:k], 0
+	}
+	lk.row = row
+}
+
+// packCol is packRow for a column.
+func (bs *structure) packCol(mk *sLink) {
+	col := mk.col
+	for len(col) > 0 && col[len(col)-1].l < 0 {
+		col = col[:len(col)-1]
+		mk.colHoles--
+	}
+	if 2*int(mk.colHoles) > len(col) {
+		k := 0
+		for _, it := range col {
+			if it.l >= 0 {
+				col[k] = it
+				bs.entries[it.e].colAt = int32(k)
+				k++
+			}
+		}
+		col, mk.colHoles = col[:k], 0
+	}
+	mk.col = col
 }
 
 // resumTerm sums M(l, m) afresh over the flows of link l.
@@ -248,16 +311,19 @@ func (n *Network) resumTerm(l, m int32) {
 	}
 	i, _ := bs.index.get(entryKey(l, m))
 	e := &bs.entries[i]
-	e.coef, e.peak = sum, sum
+	e.peak = sum
+	bs.links[l].row[e.rowAt].coef = sum
+	bs.links[m].col[e.colAt].coef = sum
 }
 
 // rowLoad is Σ_m M(l, m)·λ(m) over a link's row.
 func (bs *structure) rowLoad(l int32) float64 {
 	sum := 0.0
-	for i := bs.links[l].row; i >= 0; {
-		e := &bs.entries[i]
-		sum += e.coef * bs.links[e.m].lvl
-		i = e.rowNext
+	row := bs.links[l].row
+	for i := len(row) - 1; i >= 0; i-- {
+		if it := &row[i]; it.m >= 0 {
+			sum += it.coef * bs.hot[it.m].lvl
+		}
 	}
 	return sum
 }
@@ -277,6 +343,7 @@ func (n *Network) attach(s int32, bn int32, push bool) {
 			bl := &bs.links[bn]
 			sf.ownAt = int32(len(bl.own))
 			bl.own = append(bl.own, s)
+			bs.hot[bn].nOwn = int32(len(bl.own))
 			bl.w += wu
 			bl.wPeak = math.Max(bl.wPeak, bl.w)
 			continue
@@ -284,10 +351,10 @@ func (n *Network) attach(s int32, bn int32, push bool) {
 		bs.addTerm(int32(l), bn, wu)
 	}
 	if push {
-		lvl := bs.links[bn].lvl
+		lvl := bs.hot[bn].lvl
 		for i, l := range hops {
 			if int32(l) != bn && !bs.isB(int32(l)) {
-				bs.links[l].b += lvl * f.weight * n.useOf(s, i)
+				bs.hot[l].b += lvl * f.weight * n.useOf(s, i)
 			}
 		}
 	}
@@ -303,7 +370,7 @@ func (n *Network) detach(s int32, push bool) {
 	bn := sf.bn
 	sf.bn = -1
 	bl := &bs.links[bn]
-	lvl := bl.lvl
+	lvl := bs.hot[bn].lvl
 	hops := n.hops(s)
 	for i, l := range hops {
 		wu := f.weight * n.useOf(s, i)
@@ -315,6 +382,7 @@ func (n *Network) detach(s int32, push bool) {
 				bs.flows[moved].ownAt = sf.ownAt
 			}
 			bl.own = bl.own[:last]
+			bs.hot[bn].nOwn = last
 			switch {
 			case last == 0:
 				bl.w, bl.wPeak = 0, 0
@@ -334,11 +402,11 @@ func (n *Network) detach(s int32, push bool) {
 			n.resumTerm(int32(l), bn)
 		}
 		if push && !bs.isB(int32(l)) {
-			bs.links[l].b -= lvl * wu
+			bs.hot[l].b -= lvl * wu
 		}
 	}
 	if len(bl.own) == 0 {
-		bl.b = bs.rowLoad(bn)
+		bs.hot[bn].b = bs.rowLoad(bn)
 	}
 }
 
@@ -383,7 +451,9 @@ func (n *Network) dropStructure() {
 		}
 	}
 	for i := range bs.links {
-		bs.links[i] = sLink{row: -1, col: -1, own: bs.links[i].own[:0], clk: bs.links[i].clk}
+		lk := &bs.links[i]
+		*lk = sLink{own: lk.own[:0], row: lk.row[:0], col: lk.col[:0], clk: lk.clk}
+		bs.hot[i] = sHot{}
 	}
 	for i := range bs.flows {
 		bs.flows[i].bn, bs.flows[i].parked = -1, false
@@ -438,7 +508,7 @@ func (n *Network) crossesCut(s int32) bool {
 
 // saveLink records a link's level and load for undo, once per fastSolve.
 func (bs *structure) saveLink(l int32) {
-	lk := &bs.links[l]
+	lk := &bs.hot[l]
 	if lk.mark != bs.epoch {
 		lk.mark = bs.epoch
 		bs.undo = append(bs.undo, sUndo{l: l, lvl: lk.lvl, b: lk.b})
@@ -448,7 +518,7 @@ func (bs *structure) saveLink(l int32) {
 // check adds a link that is no bottleneck to the links whose load is
 // judged at the end of fastSolve, saving it for undo.
 func (bs *structure) check(l int32) {
-	lk := &bs.links[l]
+	lk := &bs.hot[l]
 	if lk.chk != bs.epoch {
 		lk.chk = bs.epoch
 		bs.saveLink(l)
@@ -475,7 +545,7 @@ func (n *Network) fastSolve() bool {
 	bs.epoch++
 	if bs.epoch == 0 {
 		for i := range bs.links {
-			bs.links[i].mark, bs.links[i].done = 0, 0
+			bs.hot[i].mark, bs.links[i].done = 0, 0
 		}
 		bs.epoch = 1
 	}
@@ -493,7 +563,7 @@ func (n *Network) fastSolve() bool {
 		for i := len(bs.undo) - 1; i >= 0; i-- {
 			u := &bs.undo[i]
 			n.setLevel(u.l, u.lvl)
-			bs.links[u.l].b = u.b
+			bs.hot[u.l].b = u.b
 		}
 		n.levels.clear()
 		bs.stats.fallback++
@@ -520,7 +590,7 @@ func (n *Network) fastSolveTry() bool {
 			// The carried load's rounding was judged against the old
 			// capacity: sum it afresh.
 			bs.check(int32(l))
-			bs.links[l].stale = bs.epoch
+			bs.hot[l].stale = bs.epoch
 		}
 	}
 	for _, s := range n.arrivals {
@@ -551,7 +621,7 @@ func (n *Network) fastSolveTry() bool {
 		// a higher level. Now the other links the changes reached.
 		repaired := false
 		for _, t := range bs.checks {
-			tk := &bs.links[t]
+			tk := &bs.hot[t]
 			if bs.isB(t) {
 				continue
 			}
@@ -569,8 +639,8 @@ func (n *Network) fastSolveTry() bool {
 				bs.stats.overload++
 				return false
 			}
-			en := &bs.entries[e]
-			lvl := (c - (tk.b - en.coef*bs.links[en.m].lvl)) / en.coef
+			en := bs.links[t].row[e]
+			lvl := (c - (tk.b - en.coef*bs.hot[en.m].lvl)) / en.coef
 			if !(lvl > 0) {
 				bs.stats.overload++
 				return false
@@ -591,17 +661,20 @@ func (n *Network) fastSolveTry() bool {
 // its current level.
 func (bs *structure) queue(h *indexedHeap, l int32) {
 	if bs.isB(l) && !h.contains(l) {
-		h.set(l, math.Float64bits(bs.links[l].lvl))
+		h.set(l, math.Float64bits(bs.hot[l].lvl))
 	}
 }
 
-// topEntry is the entry of a link's row with the highest level, -1 if
-// the row is empty.
+// topEntry is the index in a link's row of the term with the highest
+// level (the newest of equals), -1 if the row is empty.
 func (bs *structure) topEntry(l int32) int32 {
 	best, top := int32(-1), -1.0
-	for i := bs.links[l].row; i >= 0; i = bs.entries[i].rowNext {
-		if lv := bs.links[bs.entries[i].m].lvl; lv > top {
-			best, top = i, lv
+	row := bs.links[l].row
+	for i := len(row) - 1; i >= 0; i-- {
+		if m := row[i].m; m >= 0 {
+			if lv := bs.hot[m].lvl; lv > top {
+				best, top = int32(i), lv
+			}
 		}
 	}
 	return best
@@ -614,22 +687,25 @@ func (bs *structure) topEntry(l int32) int32 {
 // give up.
 func (n *Network) relevel(l int32) bool {
 	bs := &n.bs
-	lk := &bs.links[l]
+	lk, hk := &bs.links[l], &bs.hot[l]
 	if !bs.isB(l) {
 		return true // its last flows moved away
 	}
 	var sum, lvl float64
 	for {
-		top, topE := 0.0, int32(-1)
+		top, topM := 0.0, int32(-1)
 		sum = 0
-		for i := lk.row; i >= 0; {
-			e := &bs.entries[i]
-			lv := bs.links[e.m].lvl
-			sum += e.coef * lv
-			if lv > top {
-				top, topE = lv, i
+		row := lk.row
+		for i := len(row) - 1; i >= 0; i-- {
+			it := &row[i]
+			if it.m < 0 {
+				continue
 			}
-			i = e.rowNext
+			lv := bs.hot[it.m].lvl
+			sum += it.coef * lv
+			if lv > top {
+				top, topM = lv, it.m
+			}
 		}
 		c := n.links[l].capacity
 		rem := c - sum
@@ -641,42 +717,62 @@ func (n *Network) relevel(l int32) bool {
 		if top <= lvl*(1+structTieTol) {
 			break
 		}
-		if topE < 0 || bs.moves >= structMaxMoves {
+		if topM < 0 || bs.moves >= structMaxMoves {
 			bs.stats.moves++
 			return false
 		}
 		// The flows crossing l at a higher level are bottlenecked at l
 		// now; the level is found again without them in the row.
-		n.moveEntry(l, bs.entries[topE].m, lk.lvl)
+		n.moveEntry(l, topM, hk.lvl)
 	}
 	lk.load = sum + lk.w*lvl
 	if lk.done != bs.epoch {
 		lk.done = bs.epoch
 		bs.popped = append(bs.popped, l)
 	}
-	old := lk.lvl
+	old := hk.lvl
 	if lvl == old {
 		return true
 	}
 	bs.saveLink(l)
 	n.setLevel(l, lvl)
 	d := lvl - old
-	for i := lk.col; i >= 0; {
-		e := &bs.entries[i]
-		t := e.l
-		i = e.colNext
-		if bs.isB(t) {
-			bs.queue(&n.levels, t)
+	// The column's bottlenecks and other links come mixed in no order a
+	// branch predicts, so the column is first split without branching on
+	// which is which. Queueing the bottlenecks after the loads have moved
+	// changes nothing: the loads are no level, and the heap pops by
+	// (level, link) whatever the order of insertion.
+	col := lk.col
+	bq := slices.Grow(bs.colB[:0], len(col))[:len(col)]
+	nq := slices.Grow(bs.colN[:0], len(col))[:len(col)]
+	kb, kn := 0, 0
+	for i := len(col) - 1; i >= 0; i-- {
+		t := col[i].l
+		if t < 0 {
 			continue
 		}
+		bq[kb], nq[kn] = t, int32(i)
+		isB := b2i(bs.hot[t].nOwn > 0)
+		kb += isB
+		kn += 1 - isB
+	}
+	bs.colB, bs.colN = bq, nq
+	for _, i := range nq[:kn] {
+		e := &col[i]
+		t := e.l
 		bs.check(t)
-		tk := &bs.links[t]
+		tk := &bs.hot[t]
 		// The load carries the change unless it is larger than the
 		// capacity, where the sum would cancel: then it is summed afresh.
 		if delta := e.coef * d; math.Abs(delta) <= n.links[t].capacity {
 			tk.b += delta
 		} else {
 			tk.stale = bs.epoch
+		}
+	}
+	for _, t := range bq[:kb] {
+		if !n.levels.contains(t) {
+			n.levels.set(t, math.Float64bits(bs.hot[t].lvl))
 		}
 	}
 	return true
@@ -741,16 +837,16 @@ func (n *Network) guessArrival(s int32) bool {
 		wu := f.weight * n.useOf(s, i)
 		var est float64
 		if bs.isB(int32(l)) {
-			est = lk.lvl * lk.w / (lk.w + wu)
+			est = bs.hot[l].lvl * lk.w / (lk.w + wu)
 		} else {
 			c := n.links[l].capacity
-			if rem := c - lk.b; rem > Epsilon*c {
+			if rem := c - bs.hot[l].b; rem > Epsilon*c {
 				est = rem / wu
 			} else if e := bs.topEntry(int32(l)); e >= 0 {
 				// Saturated by flows bottlenecked elsewhere: with the
 				// arrival it is a bottleneck at a level no higher than
 				// theirs.
-				est = bs.links[bs.entries[e].m].lvl
+				est = bs.hot[bs.links[l].row[e].m].lvl
 			} else {
 				return false
 			}
@@ -796,10 +892,10 @@ func (n *Network) commitFast() {
 		n.stats.FlowsSolved += int64(len(bs.links[l].own))
 	}
 	for _, l := range bs.changed {
-		lk := &bs.links[l]
-		for _, s := range lk.own {
+		lvl := bs.hot[l].lvl
+		for _, s := range bs.links[l].own {
 			f := &n.flows[s]
-			if r := lk.lvl * f.weight; r != f.rate {
+			if r := lvl * f.weight; r != f.rate {
 				n.stats.RateChanges++
 				f.rate = r
 			}
@@ -816,7 +912,7 @@ func (n *Network) commitFast() {
 	}
 	for _, l := range bs.checks {
 		if !bs.isB(l) {
-			n.loads[l] = bs.links[l].b
+			n.loads[l] = bs.hot[l].b
 		}
 	}
 	bs.seeds, bs.capChanged = bs.seeds[:0], bs.capChanged[:0]
@@ -829,7 +925,7 @@ func (n *Network) reclock(s int32) {
 	bs := &n.bs
 	sf := &bs.flows[s]
 	f := &n.flows[s]
-	r := bs.links[sf.bn].lvl * f.weight
+	r := bs.hot[sf.bn].lvl * f.weight
 	if sf.clk == sf.bn {
 		if r != f.rate {
 			n.stats.RateChanges++
@@ -903,13 +999,15 @@ func (n *Network) adopt() {
 				return
 			}
 		}
-		if lk.pop == lk.lvl {
+		if lk.pop == bs.hot[l].lvl {
 			continue
 		}
 		n.setLevel(int32(l), lk.pop)
 		lk.rekey = n.epoch // its clock's first finish moved
-		for i := lk.col; i >= 0; i = bs.entries[i].colNext {
-			bs.links[bs.entries[i].l].resum = n.epoch
+		for _, it := range lk.col {
+			if it.l >= 0 {
+				bs.links[it.l].resum = n.epoch
+			}
 		}
 	}
 	for _, s := range n.compFlows {
@@ -924,7 +1022,7 @@ func (n *Network) adopt() {
 	for _, l := range n.compLinks {
 		lk := &bs.links[l]
 		if lk.resum == n.epoch && !bs.isB(int32(l)) {
-			lk.b = bs.rowLoad(int32(l))
+			bs.hot[l].b = bs.rowLoad(int32(l))
 		}
 		if lk.rekey == n.epoch {
 			n.clockDue(int32(l))
