@@ -37,10 +37,15 @@ func listed(items []string) string {
 	return out
 }
 
-// Describe implements Describer: the node's slots and what runs in them.
+// Describe implements Describer: the node's slots and what runs in them;
+// nothing for an idle node (no attempt, nothing to report), of which a
+// large cluster has many.
 func (n *Node) Describe() []string {
 	if n.down {
 		return []string{"crashed"}
+	}
+	if len(n.runs) == 0 && len(n.ended) == 0 && n.qos == nil && len(n.replicas) == 0 {
+		return nil
 	}
 	busy := func(kind sched.TaskKind) int { return countTrue(n.slots[kind]) }
 	lines := []string{fmt.Sprintf("rack %d; map slots %d of %d busy, reduce slots %d of %d busy; heartbeat #%d sent",

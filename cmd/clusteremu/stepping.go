@@ -69,14 +69,19 @@ func (s *stepping) print(w io.Writer) bool {
 		return false
 	}
 	fmt.Fprintf(w, "stopped after step %d at %v\n", st.Step, st.At)
+	quiet := 0
 	for _, a := range st.Actors {
 		if len(a.Lines) == 0 {
+			quiet++
 			continue
 		}
 		fmt.Fprintf(w, "%s: %s\n", a.Name, a.Lines[0])
 		for _, line := range a.Lines[1:] {
 			fmt.Fprintf(w, "    %s\n", line)
 		}
+	}
+	if quiet > 0 {
+		fmt.Fprintf(w, "%d more actors have nothing to say (idle nodes, and actors that describe no state)\n", quiet)
 	}
 	fmt.Fprintf(w, "queued: %d messages in mailboxes, the first in the order they were posted (which goes next is the schedule's choice among ready actors):\n", st.QueuedTotal)
 	for _, e := range st.Queued {
