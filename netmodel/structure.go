@@ -260,44 +260,37 @@ func (bs *structure) subTerm(l, m int32, d float64) bool {
 // packRow drops the holes at the end of a row, and compacts it, keeping
 // its order, once holes are half of it.
 func (bs *structure) packRow(lk *sLink) {
-	row := lk.row
-	for len(row) > 0 && row[len(row)-1].m < 0 {
-		row = row[:len(row)-1]
-		lk.rowHoles--
-	}
-	if 2*int(lk.rowHoles) > len(row) {
-		k := 0
-		for _, it := range row {
-			if it.m >= 0 {
-				row[k] = it
-				bs.entries[it.e].rowAt = int32(k)
-				k++
-			}
-		}
-		row, lk.rowHoles = row[:k], 0
-	}
-	lk.row = row
+	lk.row = pack(lk.row, &lk.rowHoles, func(it rItem) bool { return it.m < 0 },
+		func(it rItem, k int) { bs.entries[it.e].rowAt = int32(k) })
 }
 
 // packCol is packRow for a column.
 func (bs *structure) packCol(mk *sLink) {
-	col := mk.col
-	for len(col) > 0 && col[len(col)-1].l < 0 {
-		col = col[:len(col)-1]
-		mk.colHoles--
+	mk.col = pack(mk.col, &mk.colHoles, func(it cItem) bool { return it.l < 0 },
+		func(it cItem, k int) { bs.entries[it.e].colAt = int32(k) })
+}
+
+// pack drops a row's or column's trailing holes, counted in holes, and
+// once holes are half of what is left moves the terms down over them in
+// order, telling each its new place.
+func pack[T rItem | cItem](list []T, holes *int32, hole func(T) bool, moved func(T, int)) []T {
+	for len(list) > 0 && hole(list[len(list)-1]) {
+		list = list[:len(list)-1]
+		*holes--
 	}
-	if 2*int(mk.colHoles) > len(col) {
-		k := 0
-		for _, it := range col {
-			if it.l >= 0 {
-				col[k] = it
-				bs.entries[it.e].colAt = int32(k)
-				k++
-			}
+	if 2*int(*holes) <= len(list) {
+		return list
+	}
+	k := 0
+	for _, it := range list {
+		if !hole(it) {
+			list[k] = it
+			moved(it, k)
+			k++
 		}
-		col, mk.colHoles = col[:k], 0
 	}
-	mk.col = col
+	*holes = 0
+	return list[:k]
 }
 
 // resumTerm sums M(l, m) afresh over the flows of link l.
