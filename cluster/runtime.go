@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"io"
-	"log/slog"
 	"maps"
 	"math/rand/v2"
 	"slices"
@@ -303,14 +301,7 @@ type Runtime interface {
 // NewRuntime creates an idle run: deterministic unless opts ask for
 // concurrent delivery (RunOptions.Concurrent).
 func NewRuntime(opts RunOptions) Runtime {
-	sys := actor.NewActorSystem(
-		actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
-			return slog.New(slog.NewTextHandler(io.Discard, nil))
-		}),
-		// The dead-letter throttle starts a goroutine that lives one
-		// interval; a short interval lets it end before leak checks.
-		actor.WithDeadLetterThrottleInterval(time.Millisecond),
-	)
+	sys := newActorSystem(!opts.Concurrent())
 	if opts.Concurrent() {
 		return newLiveRuntime(opts, sys)
 	}

@@ -166,5 +166,5 @@ func (r *deterministicRuntime) stop() {
 	for r.ex.step() {
 	}
 	r.sys.EventStream.Unsubscribe(r.sub)
-	r.sys.Shutdown()
+	releaseActorSystem(r.sys, r.top)
 }
