@@ -96,6 +96,10 @@ type timers struct {
 	byID   map[actors.TimerID]*timer
 	nextID actors.TimerID
 	seq    uint64
+	// free are ended one-shot timers kept for reuse: a run sets millions
+	// (the fabric's next completion, every delay), and each was a
+	// fresh allocation.
+	free []*timer
 }
 
 func newTimers() *timers {
@@ -105,7 +109,13 @@ func newTimers() *timers {
 func (ts *timers) add(at, period time.Duration, to *actor.PID, msg any) actors.TimerID {
 	ts.nextID++
 	ts.seq++
-	t := &timer{id: ts.nextID, at: at, seq: ts.seq, period: period, to: to, msg: msg}
+	var t *timer
+	if n := len(ts.free); n > 0 {
+		t, ts.free = ts.free[n-1], ts.free[:n-1]
+	} else {
+		t = new(timer)
+	}
+	*t = timer{id: ts.nextID, at: at, seq: ts.seq, period: period, to: to, msg: msg}
 	ts.heap.push(t)
 	ts.byID[t.id] = t
 	return t.id
@@ -120,6 +130,7 @@ func (ts *timers) cancel(id actors.TimerID) bool {
 	if t.index >= 0 {
 		ts.heap.remove(t.index)
 	}
+	ts.recycle(t)
 	return true
 }
 
@@ -143,12 +154,21 @@ func (ts *timers) popDue(at time.Duration, fire func(*timer)) {
 			t.at += t.period
 			t.seq = ts.seq
 			ts.heap.down(0, len(ts.heap))
-		} else {
-			ts.heap.remove(0)
-			delete(ts.byID, t.id)
+			fire(t)
+			continue
 		}
+		ts.heap.remove(0)
+		delete(ts.byID, t.id)
 		fire(t)
+		ts.recycle(t)
 	}
+}
+
+// recycle keeps an ended one-shot timer for the next add; fire must not
+// keep it.
+func (ts *timers) recycle(t *timer) {
+	*t = timer{index: -1}
+	ts.free = append(ts.free, t)
 }
 
 // pending counts the pending timers by message type, for a stall report.
