@@ -2,7 +2,6 @@ package actors
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 
 	"clusteremu/policies/sched"
@@ -173,7 +172,7 @@ func (j *jobState) running(kind sched.TaskKind, task int32) []attemptRef {
 		return nil
 	}
 	var out []attemptRef
-	for _, att := range slices.Sorted(maps.Keys(tk.running)) {
+	for _, att := range sortedAttempts(nil, tk.running) {
 		out = append(out, attemptRef{sched.Attempt{Job: j.id, Kind: kind, Task: task, Attempt: att}, tk.running[att]})
 	}
 	return out
@@ -207,7 +206,7 @@ func (j *jobState) succeeded(a sched.Attempt, outBytes int64) (effects, error) {
 	}
 	tk.state = taskDone
 	var fx effects
-	for _, att := range slices.Sorted(maps.Keys(tk.running)) {
+	for _, att := range sortedAttempts(nil, tk.running) {
 		fx.kill = append(fx.kill, attemptRef{sched.Attempt{Job: a.Job, Kind: a.Kind, Task: a.Task, Attempt: att}, tk.running[att]})
 	}
 	if a.Kind == sched.Map {
@@ -224,10 +223,23 @@ func (j *jobState) succeeded(a sched.Attempt, outBytes int64) (effects, error) {
 	return fx, nil
 }
 
+// sortedAttempts appends a task's running attempts to buf in attempt
+// order. A map finishing asks it of each of its job's reduces, most of
+// them with none or one attempt running, so it allocates only for buf.
+func sortedAttempts(buf []int32, running map[int32]sched.NodeID) []int32 {
+	for att := range running {
+		buf = append(buf, att)
+	}
+	slices.Sort(buf)
+	return buf
+}
+
 func (j *jobState) runningReducers() []attemptRef {
 	var refs []attemptRef
+	var buf []int32
 	for i := range j.reduces {
-		for _, att := range slices.Sorted(maps.Keys(j.reduces[i].running)) {
+		buf = sortedAttempts(buf[:0], j.reduces[i].running)
+		for _, att := range buf {
 			refs = append(refs, attemptRef{sched.Attempt{Job: j.id, Kind: sched.Reduce, Task: int32(i), Attempt: att}, j.reduces[i].running[att]})
 		}
 	}
@@ -357,10 +369,12 @@ func (j *jobState) resynced() *JobResynced {
 func (j *jobState) nodeLost(node sched.NodeID) (effects, []sched.Attempt) {
 	var fx effects
 	var gone []sched.Attempt
+	var buf []int32
 	for _, kind := range []sched.TaskKind{sched.Map, sched.Reduce} {
 		ts := j.tasks(kind)
 		for i := range ts {
-			for _, att := range slices.Sorted(maps.Keys(ts[i].running)) {
+			buf = sortedAttempts(buf[:0], ts[i].running)
+			for _, att := range buf {
 				if ts[i].running[att] == node {
 					gone = append(gone, sched.Attempt{Job: j.id, Kind: kind, Task: int32(i), Attempt: att})
 				}
