@@ -343,3 +343,65 @@ func sortedCopy(xs []string) []string {
 	slices.Sort(out)
 	return out
 }
+
+// A deterministic run's actor system is kept for the next run only when
+// its actors are gone; one still holding an actor is shut down.
+func TestActorSystemKeptOnlyWhenEmpty(t *testing.T) {
+	sys := newActorSystem(false)
+	pid, err := sys.Root.SpawnNamed(actor.PropsFromFunc(func(actor.Context) {}), "left")
+	require.NoError(t, err)
+	releaseActorSystem(sys, []*actor.PID{pid})
+	assert.True(t, sys.IsStopped(), "a system with a live actor is not reused")
+
+	sys = newActorSystem(false)
+	pid, err = sys.Root.SpawnNamed(actor.PropsFromFunc(func(actor.Context) {}), "gone")
+	require.NoError(t, err)
+	require.NoError(t, sys.Root.StopFuture(pid).Wait())
+	releaseActorSystem(sys, []*actor.PID{pid})
+	assert.False(t, sys.IsStopped(), "an emptied system is kept")
+}
+
+// Runs one after another in a process, on reused actor systems, give the
+// same interleaving as the first and name the same actors.
+func TestRunsAfterRunsAreAlike(t *testing.T) {
+	run := func() []string {
+		r := NewRuntime(RunOptions{})
+		var log []string
+		for _, name := range []string{"a", "b", "c"} {
+			pid := spawnRecorder(t, r, name, &log)
+			r.Clock().After(time.Second, pid, &note{pid.Id})
+		}
+		require.NoError(t, r.Run().Err)
+		return log
+	}
+	first := run()
+	for range 5 {
+		assert.Equal(t, first, run())
+	}
+}
+
+// An ended one-shot timer's record is reused; a cancelled timer stays
+// cancelled when its record serves another.
+func TestReusedTimersKeepTheirOrder(t *testing.T) {
+	r := NewRuntime(RunOptions{})
+	var log []string
+	a := spawnRecorder(t, r, "a", &log)
+	c := r.Clock()
+	c.At(time.Second, a, &note{"one"})
+	relay, err := r.Spawn("relay", func() actor.Actor {
+		return actor.ReceiveFunc(func(ctx actor.Context) {
+			if _, ok := ctx.Message().(*note); ok {
+				gone := c.After(time.Second, a, &note{"cancelled"})
+				c.After(2*time.Second, a, &note{"three"})
+				c.After(time.Second, a, &note{"two"})
+				assert.True(t, c.Cancel(gone))
+				assert.False(t, c.Cancel(gone))
+			}
+		})
+	})
+	require.NoError(t, err)
+	c.At(1500*time.Millisecond, relay, &note{"set"})
+	res := r.Run()
+	require.NoError(t, res.Err)
+	assert.Equal(t, []string{"1s a one", "2.5s a two", "3.5s a three"}, log)
+}
