@@ -67,7 +67,7 @@ func newBlockMap(blockSize int64, replication int, rackOf []sched.RackID, seed u
 	return &blockMap{
 		blockSize:   blockSize,
 		replication: replication,
-		topo:        placement.Topology{RackOf: racks, Down: make([]bool, len(rackOf))},
+		topo:        placement.NewTopology(racks),
 		seed:        seed,
 		files:       make(map[string]*file),
 		onNode:      make(map[sched.NodeID][]blockRef),

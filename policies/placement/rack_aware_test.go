@@ -113,3 +113,34 @@ func TestRackAwareIsSeeded(t *testing.T) {
 	}
 	assert.Equal(t, draw(), draw())
 }
+
+// Listing the racks' members changes no placement: the same stream gives
+// the same replicas, block after block, with nodes down and racks of
+// unequal sizes, as scanning the whole cluster does.
+func TestRackMembersPlaceAsTheScan(t *testing.T) {
+	rackOf := make([]int32, 997)
+	for i := range rackOf {
+		rackOf[i] = int32((i * 7919) % 41) // members interleaved across IDs
+	}
+	listed := NewTopology(rackOf)
+	for i := 0; i < len(rackOf); i += 13 {
+		listed.Down[i] = true
+	}
+	scanned := Topology{RackOf: rackOf, Down: listed.Down}
+	a, b := rand.New(rand.NewPCG(5, 6)), rand.New(rand.NewPCG(5, 6))
+	for block := range 5000 {
+		writer := NoWriter
+		if block%3 == 0 {
+			writer = (block * 31) % len(rackOf)
+			if listed.Down[writer] {
+				writer = NoWriter
+			}
+		}
+		got, err := RackAware(a, listed, writer, 3)
+		require.NoError(t, err)
+		want, err := RackAware(b, scanned, writer, 3)
+		require.NoError(t, err)
+		require.Equal(t, want, got, "block %d", block)
+		assert.Equal(t, rackOf[got[1]], rackOf[got[2]], "block %d: the third replica shares the second's rack", block)
+	}
+}
