@@ -1,0 +1,149 @@
+package actors
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"clusteremu/policies/placement"
+	"clusteremu/policies/sched"
+	"clusteremu/units"
+)
+
+// Mantri's network-aware reduce placement (Ananthanarayanan's thesis,
+// §3.3; notes §2.1), the job manager's part. When a job's reduces are
+// first released it asks the fabric how much of each rack's uplink and
+// downlink is left (MeasureRackLinks → RackLinksMeasured), weighs the
+// map output each rack holds then, solves for the rack shares that end
+// the shuffle's slowest link soonest (placement.MantriShares), rounds
+// them to reduce counts by largest remainder and names each reduce's rack
+// in RequeueTasks. The coordinator launches a named reduce in its rack
+// only, until it has waited rack_wait; then anywhere. A reduce queued
+// again later (its attempt failed, its node was lost) names no rack.
+//
+// Bandwidths are estimated as the thesis's hybrid does, without sampling
+// them again: a phase expected to be short keeps the bandwidth left when
+// it starts ("start"); a longer one, whose bandwidth averages out over
+// its life, takes every link as equal ("equal"). The phase's expected
+// length is the start estimate's own shuffle time, against short_phase.
+
+// ReducePlacementConfig is the reduce placement part of [tasks].
+type ReducePlacementConfig struct {
+	// Name is "any" (a reduce takes any free slot) or "mantri"; left
+	// out, reduces go anywhere as with "any", but a run that names either
+	// measures its reduce phases apart (phases.reduce.*), to compare them.
+	Name string `toml:"reduce_placement,omitempty"`
+	// LinkEstimate is how rack links are estimated: "hybrid", "start" or
+	// "equal".
+	LinkEstimate string `toml:"link_estimate"`
+	// ShortPhase is the expected shuffle time under which "hybrid" keeps
+	// the start estimate.
+	ShortPhase units.Duration `toml:"short_phase"`
+	// RackWait is how long a reduce named for a rack waits for a slot
+	// there before it takes one elsewhere.
+	RackWait units.Duration `toml:"rack_wait"`
+}
+
+// The reduce placements and link estimates.
+const (
+	PlaceAny      = "any"
+	PlaceMantri   = "mantri"
+	EstimateHyb   = "hybrid"
+	EstimateStart = "start"
+	EstimateEqual = "equal"
+)
+
+// DefaultReducePlacement is none named, with the defaults of Mantri's:
+// the hybrid estimate with phases under a minute short, and 10 s of
+// waiting for a slot in the rack.
+func DefaultReducePlacement() ReducePlacementConfig {
+	return ReducePlacementConfig{LinkEstimate: EstimateHyb,
+		ShortPhase: units.Duration(time.Minute), RackWait: units.Duration(10 * time.Second)}
+}
+
+// On reports whether reduces are placed by rack.
+func (p ReducePlacementConfig) On() bool { return p.Name == PlaceMantri }
+
+// Named reports whether the run names a reduce placement, "any" too.
+func (p ReducePlacementConfig) Named() bool { return p.Name != "" }
+
+// IsZero reports whether no placement is named, which the
+// configuration's hash leaves out.
+func (p ReducePlacementConfig) IsZero() bool { return !p.Named() }
+
+// Validate checks the placement keys of [tasks].
+func (p *ReducePlacementConfig) Validate(errs *Checks) {
+	errs.Check(p.Named() && p.Name != PlaceAny && p.Name != PlaceMantri, "tasks.reduce_placement", p.Name,
+		fmt.Sprintf("must be %q or %q", PlaceAny, PlaceMantri))
+	errs.Check(p.LinkEstimate != EstimateHyb && p.LinkEstimate != EstimateStart && p.LinkEstimate != EstimateEqual,
+		"tasks.link_estimate", p.LinkEstimate, fmt.Sprintf("must be %q, %q or %q", EstimateHyb, EstimateStart, EstimateEqual))
+	errs.Check(p.ShortPhase < 0, "tasks.short_phase", p.ShortPhase, "must be ≥ 0s")
+	errs.Check(p.RackWait < 0, "tasks.rack_wait", p.RackWait, "must be ≥ 0s")
+}
+
+// reducePlacement is a job manager's view of the placement: the rules,
+// the rack of each node, and the reduces held while the fabric measures.
+type reducePlacement struct {
+	cfg    ReducePlacementConfig
+	rackOf []sched.RackID // by node
+	racks  int
+	held   []int32 // the released reduces, waiting for RackLinksMeasured
+}
+
+// rackData is the map output bytes each rack holds, by rack.
+func (p *reducePlacement) rackData(outs []mapOutput) []float64 {
+	data := make([]float64, p.racks)
+	for _, o := range outs {
+		if int(o.Node) < len(p.rackOf) {
+			data[p.rackOf[o.Node]] += float64(o.Bytes)
+		}
+	}
+	return data
+}
+
+// plan names a rack for each of the reduces given the map outputs and
+// the links measured: the counts MantriShares and largest remainder give
+// each rack, racks in order, reduces in the order given.
+func (p *reducePlacement) plan(reduces []int32, outs []mapOutput, links *RackLinksMeasured) ([]sched.RackID, error) {
+	data := p.rackData(outs)
+	up, down := links.Up, links.Down
+	shares, secs, err := placement.MantriShares(data, up, down)
+	if err != nil {
+		return nil, err
+	}
+	equal := p.cfg.LinkEstimate == EstimateEqual ||
+		p.cfg.LinkEstimate == EstimateHyb && secs > p.cfg.ShortPhase.Std().Seconds()
+	if equal {
+		ones := make([]float64, len(data))
+		for i := range ones {
+			ones[i] = 1
+		}
+		if shares, _, err = placement.MantriShares(data, ones, ones); err != nil {
+			return nil, err
+		}
+	}
+	racks := make([]sched.RackID, 0, len(reduces))
+	for r, n := range placement.LargestRemainder(shares, len(reduces)) {
+		for range n {
+			racks = append(racks, sched.RackID(r))
+		}
+	}
+	return racks, nil
+}
+
+// handleRackLinks places the reduces held at their release, now that the
+// fabric has measured the rack links, and makes them pending.
+func (m *JobManager) handleRackLinks(ctx actor.Context, msg *RackLinksMeasured) {
+	held := m.placement.held
+	m.placement.held = nil
+	if m.state.outcome != nil || len(held) == 0 {
+		return
+	}
+	racks, err := m.placement.plan(held, m.state.outputs(), msg)
+	if err != nil {
+		m.check(fmt.Errorf("reduce placement: %w", err))
+		return
+	}
+	ctx.Send(m.coordinator, &RequeueTasks{Job: m.id, Reduces: held, Racks: racks})
+}
