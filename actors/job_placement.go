@@ -104,8 +104,9 @@ func (p *reducePlacement) rackData(outs []mapOutput) []float64 {
 
 // plan names a rack for each of the reduces given the map outputs and
 // the links measured: the counts MantriShares and largest remainder give
-// each rack, racks in order, reduces in the order given.
-func (p *reducePlacement) plan(reduces []int32, outs []mapOutput, links *RackLinksMeasured) ([]sched.RackID, error) {
+// each rack (ties from rack first on), racks in order, reduces in the
+// order given.
+func (p *reducePlacement) plan(reduces []int32, outs []mapOutput, links *RackLinksMeasured, first int) ([]sched.RackID, error) {
 	data := p.rackData(outs)
 	up, down := links.Up, links.Down
 	shares, secs, err := placement.MantriShares(data, up, down)
@@ -124,7 +125,7 @@ func (p *reducePlacement) plan(reduces []int32, outs []mapOutput, links *RackLin
 		}
 	}
 	racks := make([]sched.RackID, 0, len(reduces))
-	for r, n := range placement.LargestRemainder(shares, len(reduces)) {
+	for r, n := range placement.LargestRemainder(shares, len(reduces), first) {
 		for range n {
 			racks = append(racks, sched.RackID(r))
 		}
@@ -140,7 +141,9 @@ func (m *JobManager) handleRackLinks(ctx actor.Context, msg *RackLinksMeasured) 
 	if m.state.outcome != nil || len(held) == 0 {
 		return
 	}
-	racks, err := m.placement.plan(held, m.state.outputs(), msg)
+	// Ties between racks go to the racks from the job's ID on, so small
+	// phases of different jobs spread.
+	racks, err := m.placement.plan(held, m.state.outputs(), msg, int(m.id))
 	if err != nil {
 		m.check(fmt.Errorf("reduce placement: %w", err))
 		return

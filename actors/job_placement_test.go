@@ -34,7 +34,7 @@ func TestReducePlacementPlanByEstimate(t *testing.T) {
 		cfg := DefaultReducePlacement()
 		cfg.Name, cfg.LinkEstimate, cfg.ShortPhase = PlaceMantri, tc.estimate, units.Duration(tc.short)
 		p := &reducePlacement{cfg: cfg, rackOf: []sched.RackID{0, 1, 2}, racks: 3}
-		racks, err := p.plan(reduces, outs, links)
+		racks, err := p.plan(reduces, outs, links, 0)
 		require.NoError(t, err)
 		assert.Equal(t, tc.want, racks, "%s, short phase %v", tc.estimate, tc.short)
 	}

@@ -153,12 +153,14 @@ func summarizePhases(s Summary, phases []PhaseResult) {
 	summarizePhasesAs(s, "phases.", phases)
 }
 
-// summarizeReducePhases sets the phase metrics of the reduce phases alone
-// under phases.reduce., as Mantri's placement is judged (Fig. 3.7).
+// summarizeReducePhases sets the phase metrics of the reduce phases of
+// two tasks or more under phases.reduce., as Mantri's placement is judged
+// (Fig. 3.7): a phase of one task has no slowest task against its median
+// one, nor a placement of its tasks against each other.
 func summarizeReducePhases(s Summary, phases []PhaseResult) {
 	var reduces []PhaseResult
 	for _, p := range phases {
-		if p.Kind == sched.Reduce {
+		if p.Kind == sched.Reduce && p.Tasks >= 2 {
 			reduces = append(reduces, p)
 		}
 	}

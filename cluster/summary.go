@@ -295,10 +295,10 @@ func MetricUnit(name string) string {
 		return UnitFraction
 	case strings.HasPrefix(name, "jobs.response_time.") || strings.HasSuffix(name, ".response_time.mean") ||
 		name == "jobs.makespan" || name == "run.end" || strings.HasSuffix(name, ".slot_seconds") ||
-		strings.HasPrefix(name, "phases.duration."):
+		strings.HasPrefix(name, "phases.duration.") || strings.HasPrefix(name, "phases.reduce.duration."):
 		return UnitSeconds
 	case strings.HasPrefix(name, "tasks.locality.") || strings.HasPrefix(name, "slots.utilisation.") ||
-		name == "phases.outlier_heavy" || name == "tasks.speculative.success":
+		strings.HasSuffix(name, "outlier_heavy") || name == "tasks.speculative.success":
 		return UnitFraction
 	case strings.HasPrefix(name, "jobs.slowdown.") || strings.HasPrefix(name, "phases.") || name == "tasks.speculative.per_task":
 		return UnitRatio

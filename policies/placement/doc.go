@@ -22,5 +22,5 @@
 //
 //	shares, secs, err := placement.MantriShares(
 //		[]float64{3, 3, 3}, []float64{1, 1, 1}, []float64{1, 1, 1}) // ⅓ each, 2
-//	counts := placement.LargestRemainder(shares, 3)                // 1, 1, 1
+//	counts := placement.LargestRemainder(shares, 3, 0)             // 1, 1, 1
 package placement

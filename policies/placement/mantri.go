@@ -145,10 +145,12 @@ func ShuffleTime(data, up, down, shares []float64) (float64, error) {
 
 // LargestRemainder rounds shares of n tasks to whole counts summing to
 // n: each rack gets ⌊n·share⌋, and the tasks left go one each to the
-// racks with the largest remainders, the lower rack first on a tie.
-// Shares are taken as they are; ones that do not sum to 1 still give n
-// tasks (the remainders then decide more, or fewer, of them).
-func LargestRemainder(shares []float64, n int) []int {
+// racks with the largest remainders; on a tie, the first from rack first
+// on, wrapping around, so that the phases of different jobs, each given
+// its own first, do not all favour rack 0. Shares are taken as they are;
+// ones that do not sum to 1 still give n tasks (the remainders then
+// decide more, or fewer, of them).
+func LargestRemainder(shares []float64, n, first int) []int {
 	counts := make([]int, len(shares))
 	if len(shares) == 0 {
 		return counts
@@ -161,7 +163,10 @@ func LargestRemainder(shares []float64, n int) []int {
 		rest[i] = i
 	}
 	remainder := func(i int) float64 { return shares[i]*float64(n) - float64(counts[i]) }
-	slices.SortStableFunc(rest, func(a, b int) int { return cmp.Compare(remainder(b), remainder(a)) })
+	from := func(i int) int { return (i - first%len(shares) + len(shares)) % len(shares) }
+	slices.SortFunc(rest, func(a, b int) int {
+		return cmp.Or(cmp.Compare(remainder(b), remainder(a)), cmp.Compare(from(a), from(b)))
+	})
 	for k := 0; left > 0; k++ {
 		counts[rest[k%len(rest)]]++
 		left--

@@ -42,7 +42,7 @@ func TestMantriShares(t *testing.T) {
 			require.NoError(t, err)
 			assert.InDeltaSlice(t, tc.shares, shares, 1e-9)
 			assert.InDelta(t, tc.seconds, seconds, 1e-9)
-			assert.Equal(t, tc.counts, LargestRemainder(shares, tc.n))
+			assert.Equal(t, tc.counts, LargestRemainder(shares, tc.n, 0))
 			at, err := ShuffleTime(tc.data, tc.up, tc.down, shares)
 			require.NoError(t, err)
 			assert.InDelta(t, tc.seconds, at, 1e-9, "the shares' own time")
@@ -60,7 +60,7 @@ func TestMantriFig34Ratio(t *testing.T) {
 	data, links := []float64{3 * p, 3 * p, 3 * p}, []float64{b, b, b}
 	shares, best, err := MantriShares(data, links, links)
 	require.NoError(t, err)
-	assert.Equal(t, []int{1, 1, 1}, LargestRemainder(shares, 3))
+	assert.Equal(t, []int{1, 1, 1}, LargestRemainder(shares, 3, 0))
 	assert.InEpsilon(t, 2*p/b, best, 0.01)
 	packed, err := ShuffleTime(data, links, links, []float64{2. / 3, 1. / 3, 0})
 	require.NoError(t, err)
@@ -70,18 +70,20 @@ func TestMantriFig34Ratio(t *testing.T) {
 
 func TestLargestRemainder(t *testing.T) {
 	tests := []struct {
-		shares []float64
-		n      int
-		want   []int
+		shares   []float64
+		n, first int
+		want     []int
 	}{
-		{[]float64{0.5, 0.3, 0.2}, 3, []int{1, 1, 1}},             // floors 1, 0, 0; remainders .5, .9, .6
-		{[]float64{1. / 3, 1. / 3, 1. / 3}, 2, []int{1, 1, 0}},    // a tie goes to the lower rack
-		{[]float64{0.7, 0.2, 0.1}, 10, []int{7, 2, 1}},            // whole already
-		{[]float64{0.25, 0.25, 0.25, 0.25}, 0, []int{0, 0, 0, 0}}, // no task
-		{[]float64{0.6, 0.6}, 5, []int{3, 2}},                     // over 1: floors 3, 3 capped at what is left
+		{[]float64{0.5, 0.3, 0.2}, 3, 0, []int{1, 1, 1}},             // floors 1, 0, 0; remainders .5, .9, .6
+		{[]float64{1. / 3, 1. / 3, 1. / 3}, 2, 0, []int{1, 1, 0}},    // a tie goes to the first rack on
+		{[]float64{1. / 3, 1. / 3, 1. / 3}, 2, 2, []int{1, 0, 1}},    // from rack 2, wrapping around
+		{[]float64{1. / 3, 1. / 3, 1. / 3}, 1, 7, []int{0, 1, 0}},    // from rack 7 mod 3 = 1
+		{[]float64{0.7, 0.2, 0.1}, 10, 1, []int{7, 2, 1}},            // whole already
+		{[]float64{0.25, 0.25, 0.25, 0.25}, 0, 0, []int{0, 0, 0, 0}}, // no task
+		{[]float64{0.6, 0.6}, 5, 0, []int{3, 2}},                     // over 1: floors 3, 3 capped at what is left
 	}
 	for _, tc := range tests {
-		assert.Equal(t, tc.want, LargestRemainder(tc.shares, tc.n), "%v of %d", tc.shares, tc.n)
+		assert.Equal(t, tc.want, LargestRemainder(tc.shares, tc.n, tc.first), "%v of %d from %d", tc.shares, tc.n, tc.first)
 	}
 }
 
@@ -110,6 +112,6 @@ func BenchmarkMantriShares(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		LargestRemainder(shares, 500)
+		LargestRemainder(shares, 500, 0)
 	}
 }
