@@ -29,6 +29,9 @@ import (
 // failMap and failReduce put it; the entries of its earlier queuing are
 // stale for good, so whether a query dropped them already changes nothing
 // a later pick sees: a policy's questions never change which task runs.
+// A reduce Mantri's placement named a rack for is listed under that rack
+// too, and a node elsewhere takes it only once its wait there has ended
+// (bestReduce).
 type jobTable struct {
 	rackOf []sched.RackID // by node
 	jobs   map[sched.JobID]*tableJob
