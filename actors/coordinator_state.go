@@ -396,7 +396,7 @@ func (s *coordState) addReduces(msg *RequeueTasks, reduces []int32) {
 	}
 	for _, r := range reduces {
 		if rack, ok := rackOf[r]; ok {
-			s.table.addReduceIn(msg.Job, r, rack, s.cfg.Tasks.RackWait.Std())
+			s.table.addReduceIn(msg.Job, r, rack, s.cfg.Tasks.Wait())
 		} else {
 			s.table.addReduce(msg.Job, r)
 		}

@@ -28,39 +28,38 @@ import (
 // its life, takes every link as equal ("equal"). The phase's expected
 // length is the start estimate's own shuffle time, against short_phase.
 
-// ReducePlacementConfig is the reduce placement part of [tasks].
+// ReducePlacementConfig is the reduce placement part of [tasks]. Every
+// key left out takes its default, and a scenario resolved with its
+// defaults filled in leaves them out too, so a run that names no
+// placement writes its scenario as before the keys existed.
 type ReducePlacementConfig struct {
 	// Name is "any" (a reduce takes any free slot) or "mantri"; left
 	// out, reduces go anywhere as with "any", but a run that names either
 	// measures its reduce phases apart (phases.reduce.*), to compare them.
 	Name string `toml:"reduce_placement,omitempty"`
-	// LinkEstimate is how rack links are estimated: "hybrid", "start" or
-	// "equal".
-	LinkEstimate string `toml:"link_estimate"`
+	// LinkEstimate is how rack links are estimated: "hybrid" (left out),
+	// "start" or "equal".
+	LinkEstimate string `toml:"link_estimate,omitempty"`
 	// ShortPhase is the expected shuffle time under which "hybrid" keeps
-	// the start estimate.
-	ShortPhase units.Duration `toml:"short_phase"`
+	// the start estimate; nil: a minute.
+	ShortPhase *units.Duration `toml:"short_phase,omitempty"`
 	// RackWait is how long a reduce named for a rack waits for a slot
-	// there before it takes one elsewhere.
-	RackWait units.Duration `toml:"rack_wait"`
+	// there before it takes one elsewhere; nil: 10 s.
+	RackWait *units.Duration `toml:"rack_wait,omitempty"`
 }
 
-// The reduce placements and link estimates.
+// The reduce placements and link estimates, and the defaults of
+// short_phase and rack_wait.
 const (
 	PlaceAny      = "any"
 	PlaceMantri   = "mantri"
 	EstimateHyb   = "hybrid"
 	EstimateStart = "start"
 	EstimateEqual = "equal"
-)
 
-// DefaultReducePlacement is none named, with the defaults of Mantri's:
-// the hybrid estimate with phases under a minute short, and 10 s of
-// waiting for a slot in the rack.
-func DefaultReducePlacement() ReducePlacementConfig {
-	return ReducePlacementConfig{LinkEstimate: EstimateHyb,
-		ShortPhase: units.Duration(time.Minute), RackWait: units.Duration(10 * time.Second)}
-}
+	DefaultShortPhase = time.Minute
+	DefaultRackWait   = 10 * time.Second
+)
 
 // On reports whether reduces are placed by rack.
 func (p ReducePlacementConfig) On() bool { return p.Name == PlaceMantri }
@@ -72,14 +71,38 @@ func (p ReducePlacementConfig) Named() bool { return p.Name != "" }
 // configuration's hash leaves out.
 func (p ReducePlacementConfig) IsZero() bool { return !p.Named() }
 
+// Estimate is the link estimate, "hybrid" when left out.
+func (p ReducePlacementConfig) Estimate() string {
+	if p.LinkEstimate == "" {
+		return EstimateHyb
+	}
+	return p.LinkEstimate
+}
+
+// Short is short_phase, its default when left out.
+func (p ReducePlacementConfig) Short() time.Duration {
+	return orDefault(p.ShortPhase, DefaultShortPhase)
+}
+
+// Wait is rack_wait, its default when left out.
+func (p ReducePlacementConfig) Wait() time.Duration { return orDefault(p.RackWait, DefaultRackWait) }
+
+func orDefault(d *units.Duration, def time.Duration) time.Duration {
+	if d == nil {
+		return def
+	}
+	return d.Std()
+}
+
 // Validate checks the placement keys of [tasks].
 func (p *ReducePlacementConfig) Validate(errs *Checks) {
 	errs.Check(p.Named() && p.Name != PlaceAny && p.Name != PlaceMantri, "tasks.reduce_placement", p.Name,
 		fmt.Sprintf("must be %q or %q", PlaceAny, PlaceMantri))
-	errs.Check(p.LinkEstimate != EstimateHyb && p.LinkEstimate != EstimateStart && p.LinkEstimate != EstimateEqual,
+	est := p.Estimate()
+	errs.Check(est != EstimateHyb && est != EstimateStart && est != EstimateEqual,
 		"tasks.link_estimate", p.LinkEstimate, fmt.Sprintf("must be %q, %q or %q", EstimateHyb, EstimateStart, EstimateEqual))
-	errs.Check(p.ShortPhase < 0, "tasks.short_phase", p.ShortPhase, "must be ≥ 0s")
-	errs.Check(p.RackWait < 0, "tasks.rack_wait", p.RackWait, "must be ≥ 0s")
+	errs.Check(p.Short() < 0, "tasks.short_phase", p.Short(), "must be ≥ 0s")
+	errs.Check(p.Wait() < 0, "tasks.rack_wait", p.Wait(), "must be ≥ 0s")
 }
 
 // reducePlacement is a job manager's view of the placement: the rules,
@@ -113,8 +136,8 @@ func (p *reducePlacement) plan(reduces []int32, outs []mapOutput, links *RackLin
 	if err != nil {
 		return nil, err
 	}
-	equal := p.cfg.LinkEstimate == EstimateEqual ||
-		p.cfg.LinkEstimate == EstimateHyb && secs > p.cfg.ShortPhase.Std().Seconds()
+	equal := p.cfg.Estimate() == EstimateEqual ||
+		p.cfg.Estimate() == EstimateHyb && secs > p.cfg.Short().Seconds()
 	if equal {
 		ones := make([]float64, len(data))
 		for i := range ones {

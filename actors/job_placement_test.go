@@ -31,8 +31,8 @@ func TestReducePlacementPlanByEstimate(t *testing.T) {
 		{EstimateHyb, 3 * time.Second, []sched.RackID{0, 0, 0, 1, 1, 2}},
 		{EstimateHyb, 3*time.Second - 1, []sched.RackID{0, 0, 1, 1, 2, 2}},
 	} {
-		cfg := DefaultReducePlacement()
-		cfg.Name, cfg.LinkEstimate, cfg.ShortPhase = PlaceMantri, tc.estimate, units.Duration(tc.short)
+		short := units.Duration(tc.short)
+		cfg := ReducePlacementConfig{Name: PlaceMantri, LinkEstimate: tc.estimate, ShortPhase: &short}
 		p := &reducePlacement{cfg: cfg, rackOf: []sched.RackID{0, 1, 2}, racks: 3}
 		racks, err := p.plan(reduces, outs, links, 0)
 		require.NoError(t, err)
@@ -42,13 +42,17 @@ func TestReducePlacementPlanByEstimate(t *testing.T) {
 
 func TestReducePlacementConfigValidate(t *testing.T) {
 	var errs Checks
-	cfg := DefaultReducePlacement()
+	var cfg ReducePlacementConfig
 	cfg.Validate(&errs)
 	assert.Empty(t, errs, "the defaults")
+	assert.Equal(t, EstimateHyb, cfg.Estimate())
+	assert.Equal(t, time.Minute, cfg.Short())
+	assert.Equal(t, 10*time.Second, cfg.Wait())
 	assert.True(t, cfg.IsZero(), "no placement named is left out of the hash")
 	cfg.Name = PlaceAny
 	assert.False(t, cfg.IsZero(), "any, named, is compared with mantri")
-	cfg.Name, cfg.RackWait = "rack", -1
+	negative := units.Duration(-1)
+	cfg.Name, cfg.RackWait = "rack", &negative
 	cfg.Validate(&errs)
 	require.Len(t, errs, 2)
 	assert.Contains(t, errs[0].Error(), "tasks.reduce_placement = rack")

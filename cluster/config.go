@@ -148,8 +148,7 @@ func DefaultConfig() Config {
 		},
 		Scheduler: SchedulerConfig{Name: "fifo", Tick: units.Duration(time.Second)},
 		Tasks: actors.TasksConfig{SlowStart: 0.05, MaxAttempts: 4, ParallelCopies: 5,
-			FetchFailures: 3, FetchTimeout: units.Duration(3 * time.Minute), FetchRetry: units.Duration(10 * time.Second),
-			ReducePlacementConfig: actors.DefaultReducePlacement()},
+			FetchFailures: 3, FetchTimeout: units.Duration(3 * time.Minute), FetchRetry: units.Duration(10 * time.Second)},
 	}
 }
 
