@@ -248,6 +248,10 @@ type TasksConfig struct {
 	// follows ("start the waiting task that has the largest data to
 	// read"), instead of in task order.
 	LargestFirst bool `toml:"largest_first" json:",omitzero"`
+	// ReducePlacementConfig is where released reduces run
+	// (job_placement.go): its keys sit in [tasks] itself, and the
+	// configuration's hash leaves it out unless it places reduces.
+	ReducePlacementConfig `json:"ReducePlacement,omitzero"`
 }
 
 // Reducers is the reduce attempts a node with reduceSlots runs at once:
@@ -356,6 +360,7 @@ func (t *TasksConfig) Validate(errs *Checks, reduceSlots int) {
 	errs.Check(t.MaxReducers != 0 && (t.MaxReducers < reduceSlots || t.MaxReducers > MaxSlotsPerNode), "tasks.max_reducers", t.MaxReducers,
 		fmt.Sprintf("must be 0 (3 × reduce_slots) or cluster.reduce_slots = %d … %d", reduceSlots, MaxSlotsPerNode))
 	errs.Check(t.ComputeAware && !t.CopyCompute, "tasks.compute_aware", t.ComputeAware, "needs tasks.copy_compute = true")
+	t.ReducePlacementConfig.Validate(errs)
 	errs.Check(t.ProgressInterval != 0 && t.ProgressInterval < 10*MinPeriod, "tasks.progress_interval", t.ProgressInterval,
 		fmt.Sprintf("must be 0 (no reports) or at least %v: reports come at least a tenth of it apart", 10*MinPeriod))
 }

@@ -114,6 +114,7 @@ func (c *Coordinator) Receive(ctx actor.Context) {
 
 // handle turns a message into the core's event.
 func (c *Coordinator) handle(ctx actor.Context, now time.Duration, m any) {
+	c.core.table.now = now
 	switch msg := m.(type) {
 	case *actor.Started:
 		c.handleStarted(ctx)
@@ -279,6 +280,10 @@ func (c *Coordinator) spawnJobManager(ctx actor.Context, e *spawnJobManager) {
 		jm.sent = &[2]float64{}
 	}
 	jm.state.fetchLimit = c.cfg.Tasks.FetchFailures
+	if pl := c.cfg.Tasks.ReducePlacementConfig; pl.On() {
+		jm.placement = &reducePlacement{cfg: pl, rackOf: c.cfg.RackOf, racks: c.cfg.Cluster.Racks}
+		jm.fabric = c.cfg.Fabric
+	}
 	if c.cfg.Heartbeat.Reliable {
 		jm.ended = make(map[sched.Attempt]bool)
 	}

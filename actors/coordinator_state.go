@@ -372,12 +372,34 @@ func (s *coordState) requeue(msg *RequeueTasks) {
 	for _, m := range mapsIn {
 		s.table.addMap(msg.Job, m)
 	}
-	for _, r := range reducesIn {
-		s.table.addReduce(msg.Job, r)
-	}
+	s.addReduces(msg, reducesIn)
 	if s.clones != nil {
 		s.cloneRelease(msg.Job, sched.Map, msg.Maps)
 		s.cloneRelease(msg.Job, sched.Reduce, msg.Reduces)
+	}
+}
+
+// addReduces makes reduces pending, each in the rack msg names for it
+// when it names one (Mantri's placement), in the order given.
+func (s *coordState) addReduces(msg *RequeueTasks, reduces []int32) {
+	if msg.Racks == nil {
+		for _, r := range reduces {
+			s.table.addReduce(msg.Job, r)
+		}
+		return
+	}
+	rackOf := make(map[int32]sched.RackID, len(msg.Reduces))
+	for i, r := range msg.Reduces {
+		if i < len(msg.Racks) {
+			rackOf[r] = msg.Racks[i]
+		}
+	}
+	for _, r := range reduces {
+		if rack, ok := rackOf[r]; ok {
+			s.table.addReduceIn(msg.Job, r, rack, s.cfg.Tasks.Wait())
+		} else {
+			s.table.addReduce(msg.Job, r)
+		}
 	}
 }
 

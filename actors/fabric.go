@@ -162,6 +162,9 @@ func (f *Fabric) Receive(ctx actor.Context) {
 	case *QueryDelivered:
 		f.completeDue(ctx)
 		f.handleQueryDelivered(ctx, msg)
+	case *MeasureRackLinks:
+		f.completeDue(ctx)
+		f.handleMeasureRackLinks(ctx, msg)
 	case *settle:
 		f.stale = false
 		f.rearm()
@@ -422,6 +425,45 @@ func (f *Fabric) handleQueryDelivered(ctx actor.Context, msg *QueryDelivered) {
 		}
 	}
 	ctx.Send(msg.Owner, &FlowsDelivered{Attempt: msg.Attempt, Keys: msg.Keys, Bytes: bytes})
+}
+
+// handleMeasureRackLinks tells the sender each rack link's capacity
+// left: its capacity less its load, at least a tenth of the capacity. A
+// rack without an uplink (no oversubscription) is not limited there.
+func (f *Fabric) handleMeasureRackLinks(ctx actor.Context, msg *MeasureRackLinks) {
+	racks := f.topo.Racks()
+	out := &RackLinksMeasured{Up: make([]float64, racks), Down: make([]float64, racks)}
+	for r := range racks {
+		up, down, err := f.topo.RackLinks(r)
+		if err == nil {
+			out.Up[r], err = f.left(up)
+		}
+		if err == nil {
+			out.Down[r], err = f.left(down)
+		}
+		if err != nil {
+			f.deps.Fail(fmt.Errorf("fabric: rack %d's links: %w", r, err))
+			return
+		}
+	}
+	ctx.Send(msg.Owner, out)
+}
+
+// unlimited is the capacity left on a link the topology leaves out.
+const unlimited = 1e18
+
+// left is a link's capacity less its load, at least a tenth of the
+// capacity; unlimited for no link.
+func (f *Fabric) left(l netmodel.LinkID) (float64, error) {
+	if l < 0 {
+		return unlimited, nil
+	}
+	capacity, err := f.net.Capacity(l)
+	if err != nil {
+		return 0, err
+	}
+	load, err := f.net.Load(l)
+	return max(capacity-load, capacity/10), err
 }
 
 // abortNode aborts every flow to or from the node and every flow an

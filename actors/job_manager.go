@@ -52,6 +52,10 @@ type JobManager struct {
 	// waves measures the job's wave-width for the cache directory, nil
 	// without a cache.
 	waves *waveWidth
+	// placement places the job's reduces by rack (job_placement.go),
+	// asking the fabric for its links; nil when reduces go anywhere.
+	placement *reducePlacement
+	fabric    *actor.PID
 }
 
 // waveWidth is a job's wave-width over its map phase, PACMan's Σ w·t(w):
@@ -143,6 +147,8 @@ func (m *JobManager) Receive(ctx actor.Context) {
 		m.handleNodeLost(ctx, msg)
 	case *ClonesAdmitted:
 		m.clonesAdmitted(msg)
+	case *RackLinksMeasured:
+		m.handleRackLinks(ctx, msg)
 	case *EvictOutputs:
 		fx, lost := m.state.evicted()
 		m.evictions++
@@ -321,6 +327,11 @@ func (m *JobManager) apply(ctx actor.Context, fx effects) {
 	over := m.state.outcome != nil && fx.ended == nil
 	if !over && fx.mapsFinished && m.reportMaps {
 		ctx.Send(m.coordinator, &MapsFinished{Job: m.id})
+	}
+	if !over && fx.release && m.placement != nil {
+		// The reduces wait for the links' measure to be placed.
+		m.placement.held, fx.requeueReduces = fx.requeueReduces, nil
+		ctx.Send(m.fabric, &MeasureRackLinks{Owner: ctx.Self()})
 	}
 	if !over && (len(fx.requeueMaps) > 0 || len(fx.requeueReduces) > 0) {
 		ctx.Send(m.coordinator, &RequeueTasks{Job: m.id, Maps: fx.requeueMaps, Reduces: fx.requeueReduces})

@@ -55,6 +55,7 @@ type jobOutcome struct {
 type effects struct {
 	requeueMaps    []int32      // maps to make pending again at the coordinator
 	requeueReduces []int32      // reduces to make pending (first release included)
+	release        bool         // requeueReduces is the first release
 	announce       []mapOutput  // map outputs to tell running reducers about
 	reducers       []attemptRef // the reduce attempts to tell
 	lost           []int32      // map outputs the reducers must forget
@@ -100,6 +101,7 @@ func (j *jobState) start() effects {
 		fx.requeueMaps[i] = int32(i)
 	}
 	fx.requeueReduces = j.maybeRelease()
+	fx.release = len(fx.requeueReduces) > 0
 	return fx
 }
 
@@ -216,6 +218,7 @@ func (j *jobState) succeeded(a sched.Attempt, outBytes int64) (effects, error) {
 		fx.announce = []mapOutput{{a.Task, node, outBytes}}
 		fx.reducers = j.runningReducers()
 		fx.requeueReduces = j.maybeRelease()
+		fx.release = len(fx.requeueReduces) > 0
 	} else {
 		j.reducesDone++
 	}

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"time"
 
 	"clusteremu/policies/sched"
 )
@@ -28,6 +29,9 @@ import (
 // failMap and failReduce put it; the entries of its earlier queuing are
 // stale for good, so whether a query dropped them already changes nothing
 // a later pick sees: a policy's questions never change which task runs.
+// A reduce Mantri's placement named a rack for is listed under that rack
+// too, and a node elsewhere takes it only once its wait there has ended
+// (bestReduce).
 type jobTable struct {
 	rackOf []sched.RackID // by node
 	jobs   map[sched.JobID]*tableJob
@@ -40,6 +44,9 @@ type jobTable struct {
 	mem      memoryIndex
 	memFirst bool
 	readers  map[*file][]*tableJob // the jobs reading each input, with a cache
+	// now is the emulated time of the event the coordinator handles: a
+	// reduce placed in a rack waits there until its wait ends.
+	now time.Duration
 	// version moves with every call that may change a job's status or the
 	// jobs listed, so a policy may keep what it made of them while it
 	// stands (sched.Versioned). Only the methods of this file write a
@@ -76,6 +83,19 @@ type tableJob struct {
 	byMemory map[sched.NodeID]*taskList
 	anyMap   taskList
 	reduces  taskList
+	// placed are the reduces Mantri's placement named a rack for, by
+	// task, and reducesIn lists them by rack; both nil until one is.
+	placed    []rackPlace
+	reducesIn map[sched.RackID]*taskList
+}
+
+// rackPlace is the rack a reduce was queued for and when it may leave
+// it; gen is the queuing it was named at (0: never), so a reduce queued
+// again without a rack is no longer held there.
+type rackPlace struct {
+	rack  sched.RackID
+	until time.Duration
+	gen   int32
 }
 
 // queued lists a pending task: the task and which of its queuings this is.
@@ -244,6 +264,22 @@ func (t *jobTable) addReduce(id sched.JobID, task int32) {
 	j.status.PendingReduces++
 }
 
+// addReduceIn makes a reduce task pending in a rack, which it leaves for
+// any other after wait.
+func (t *jobTable) addReduceIn(id sched.JobID, task int32, rack sched.RackID, wait time.Duration) {
+	t.addReduce(id, task)
+	j, e := t.entry(id, sched.Reduce, task)
+	if e == nil || !e.pending {
+		return
+	}
+	if j.placed == nil {
+		j.placed = make([]rackPlace, len(j.tasks[sched.Reduce]))
+		j.reducesIn = make(map[sched.RackID]*taskList)
+	}
+	j.placed[task] = rackPlace{rack: rack, until: t.now + wait, gen: e.gen}
+	listAt(j.reducesIn, rack).add(queued{task, e.gen}, e.gen > 1)
+}
+
 // take removes the best-placed pending task of the kind for the node, no
 // worse than max, and reports it with its locality.
 func (t *jobTable) take(id sched.JobID, kind sched.TaskKind, node sched.NodeID, max sched.Locality) (int32, sched.Locality, bool) {
@@ -253,13 +289,12 @@ func (t *jobTable) take(id sched.JobID, kind sched.TaskKind, node sched.NodeID, 
 		return 0, 0, false
 	}
 	if kind == sched.Reduce {
-		task, ok := j.reduces.first(j.tasks[sched.Reduce].listed)
-		if !ok {
-			return 0, 0, false
+		task, loc, ok := t.bestReduce(j, node)
+		if ok {
+			j.tasks[sched.Reduce][task].pending = false
+			j.status.PendingReduces--
 		}
-		j.tasks[sched.Reduce][task].pending = false
-		j.status.PendingReduces--
-		return task, sched.OffRack, true
+		return task, loc, ok
 	}
 	task, loc, ok := t.bestMap(j, node, max)
 	if ok {
@@ -277,10 +312,30 @@ func (t *jobTable) bestLocality(id sched.JobID, kind sched.TaskKind, node sched.
 		return 0, false
 	}
 	if kind == sched.Reduce {
-		return sched.OffRack, true
+		_, loc, ok := t.bestReduce(j, node)
+		return loc, ok
 	}
 	_, loc, ok := t.bestMap(j, node, sched.OffRack)
 	return loc, ok
+}
+
+// bestReduce finds the pending reduce a node may take: one placed in the
+// node's rack (rack-local), else the first one placed nowhere or done
+// waiting for its rack (off-rack). A reduce reads from every map, so a
+// locality bound does not apply to it: the rack is the placement's.
+func (t *jobTable) bestReduce(j *tableJob, node sched.NodeID) (int32, sched.Locality, bool) {
+	listed := j.tasks[sched.Reduce].listed
+	if j.placed == nil {
+		task, ok := j.reduces.first(listed)
+		return task, sched.OffRack, ok
+	}
+	placedNow := func(q queued) bool { return listed(q) && j.placed[q.task].gen == q.gen }
+	if task, ok := firstIn(j.reducesIn, t.rackOf[node], placedNow); ok {
+		return task, sched.RackLocal, true
+	}
+	free := func(q queued) bool { return !placedNow(q) || j.placed[q.task].until <= t.now }
+	task, ok := j.reduces.firstWhere(listed, free)
+	return task, sched.OffRack, ok
 }
 
 // bestMap finds the best-placed pending map, dropping taken tasks and
@@ -439,6 +494,26 @@ func (l *taskList) first(valid func(queued) bool) (int32, bool) {
 	}
 	if len(l.fresh) > 0 {
 		return l.fresh[0].task, true
+	}
+	return 0, false
+}
+
+// firstWhere returns the first valid task that pick accepts, dropping the
+// invalid ones before the first valid one; it scans the list past tasks
+// pick refuses, O(tasks listed).
+func (l *taskList) firstWhere(valid, pick func(queued) bool) (int32, bool) {
+	if _, ok := l.first(valid); !ok {
+		return 0, false
+	}
+	for i := len(l.again) - 1; i >= 0; i-- {
+		if q := l.again[i]; valid(q) && pick(q) {
+			return q.task, true
+		}
+	}
+	for _, q := range l.fresh {
+		if valid(q) && pick(q) {
+			return q.task, true
+		}
 	}
 	return 0, false
 }

@@ -254,3 +254,54 @@ func TestJobTableVersionMovesWithEveryStatusChange(t *testing.T) {
 	}
 	assert.Greater(t, changes, 5000)
 }
+
+// Reduces placed by rack (Mantri's placement): a node takes one placed in
+// its rack, rack-local; one placed in another rack only once its wait
+// has ended; one queued again without a rack anywhere.
+func TestJobTableHoldsPlacedReducesInTheirRack(t *testing.T) {
+	tab := twoRacks()
+	tab.add(sched.Job{ID: 1, Reduces: 3}, inputOn())
+	tab.now = 5 * time.Second
+	tab.addReduceIn(1, 0, 0, 10*time.Second)
+	tab.addReduceIn(1, 1, 0, 10*time.Second)
+	tab.addReduceIn(1, 2, 1, 10*time.Second)
+
+	loc, ok := tab.bestLocality(1, sched.Reduce, 3)
+	require.True(t, ok)
+	assert.Equal(t, sched.RackLocal, loc, "node 3 is in rack 1, where reduce 2 is placed")
+	task, loc, ok := tab.take(1, sched.Reduce, 3, sched.OffRack)
+	require.True(t, ok)
+	assert.Equal(t, int32(2), task)
+	assert.Equal(t, sched.RackLocal, loc)
+
+	// Rack 1 has none left and rack 0's wait until 15 s.
+	_, ok = tab.bestLocality(1, sched.Reduce, 4)
+	assert.False(t, ok, "at 5 s rack 0's reduces are held there")
+	tab.now = 15*time.Second - 1
+	_, _, ok = tab.take(1, sched.Reduce, 4, sched.OffRack)
+	assert.False(t, ok, "a nanosecond before the wait ends")
+	tab.now = 15 * time.Second
+	loc, ok = tab.bestLocality(1, sched.Reduce, 4)
+	require.True(t, ok)
+	assert.Equal(t, sched.OffRack, loc)
+	task, loc, ok = tab.take(1, sched.Reduce, 4, sched.OffRack)
+	require.True(t, ok)
+	assert.Equal(t, int32(0), task)
+	assert.Equal(t, sched.OffRack, loc)
+
+	// Reduce 2 ends without succeeding and is queued again with no rack:
+	// it goes anywhere, ahead of reduce 1 that still waits for rack 0.
+	tab.launched(sched.Attempt{Job: 1, Kind: sched.Reduce, Task: 2})
+	tab.ended(sched.Attempt{Job: 1, Kind: sched.Reduce, Task: 2}, false)
+	tab.now = 6 * time.Second
+	tab.addReduce(1, 2)
+	task, loc, ok = tab.take(1, sched.Reduce, 5, sched.OffRack)
+	require.True(t, ok)
+	assert.Equal(t, int32(2), task)
+	assert.Equal(t, sched.OffRack, loc)
+	task, loc, ok = tab.take(1, sched.Reduce, 1, sched.OffRack)
+	require.True(t, ok)
+	assert.Equal(t, int32(1), task)
+	assert.Equal(t, sched.RackLocal, loc)
+	assert.Equal(t, 0, status(tab, 1).PendingReduces)
+}

@@ -329,11 +329,15 @@ type JobProgressed struct {
 }
 
 // RequeueTasks makes tasks of a job pending again at the coordinator:
-// the initial tasks, released reduces and re-runs after failures.
+// the initial tasks, released reduces and re-runs after failures. Racks,
+// when not nil, names the rack each of Reduces is to run in (Mantri's
+// reduce placement): it takes a slot elsewhere only after
+// tasks.rack_wait.
 type RequeueTasks struct {
 	Job     sched.JobID
 	Maps    []int32
 	Reduces []int32
+	Racks   []sched.RackID
 }
 
 // ClonesAdmitted tells a job manager that Dolly cloned a phase of its
@@ -519,6 +523,21 @@ type FlowsDelivered struct {
 	Attempt sched.Attempt
 	Keys    []FlowKey
 	Bytes   []int64
+}
+
+// MeasureRackLinks asks the fabric how much of each rack's uplink and
+// downlink is left now; it answers RackLinksMeasured to Owner. A job
+// manager placing its reduces by rack sends it (job_placement.go).
+type MeasureRackLinks struct {
+	Owner *actor.PID
+}
+
+// RackLinksMeasured answers MeasureRackLinks: Up[r] and Down[r] are the
+// capacity of rack r's uplink and downlink less the rate its flows use,
+// in bytes/s, and never under a tenth of the capacity: max-min gives a
+// new flow a share of even a full link.
+type RackLinksMeasured struct {
+	Up, Down []float64
 }
 
 // CancelFlow aborts a flow; the fabric accounts for what it carried.

@@ -140,6 +140,7 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	}
 	if cfg.MeasuresStragglers() {
 		c.rec.phases = newPhaseTally()
+		c.rec.phases.byKind = cfg.Tasks.ReducePlacementConfig.Named()
 	}
 	if cfg.Replication != nil {
 		c.rec.countReplication()

@@ -153,13 +153,14 @@ func DefaultConfig() Config {
 }
 
 // MeasuresStragglers reports whether the run has stragglers, busy
-// periods, data skew, largest-first queuing, speculation or a
-// blacklist: then it measures its
+// periods, data skew, largest-first queuing, speculation, a blacklist,
+// cloning or a named reduce placement: then it measures its
 // phases (Records.Phases) and the metrics of speculation, which a run
 // without them leaves out, so its outputs stay what they were before
 // those tables existed.
 func (c *Config) MeasuresStragglers() bool {
-	if !c.Stragglers.IsZero() || c.Tasks.LargestFirst || c.Speculation.On() || c.Blacklist.On() || c.Cloning.On() {
+	if !c.Stragglers.IsZero() || c.Tasks.LargestFirst || c.Speculation.On() || c.Blacklist.On() || c.Cloning.On() ||
+		c.Tasks.ReducePlacementConfig.Named() {
 		return true
 	}
 	for _, jobs := range append(slices.Clone(c.Workload), c.Closed...) {
@@ -230,6 +231,8 @@ func (c *Config) Validate() error {
 	c.Stragglers.Validate(&checks)
 	c.Blacklist.Validate(&checks)
 	c.Cloning.Validate(&checks)
+	check(c.Tasks.ReducePlacementConfig.On() && !c.Cluster.RackAware, "tasks.reduce_placement", c.Tasks.Name,
+		"needs cluster.rack_awareness = true: reduces are placed by the racks Hadoop is told")
 	_, known := straggler.NewParams(c.Speculation.Name)
 	check(c.Speculation.On() && known == nil && c.Tasks.ProgressInterval <= 0, "speculation.name", c.Speculation.Name,
 		`needs tasks.progress_interval > 0: a policy judges attempts by their progress reports (Mantri's are "10s")`)

@@ -19,6 +19,7 @@ type flowProbe struct {
 	fabric *actor.PID
 	done   map[int32]time.Duration
 	failed map[int32]int64 // delivered bytes of flows that failed, by part
+	links  []*actors.RackLinksMeasured
 }
 
 type startAt struct{ flow *actors.StartFlow }
@@ -32,7 +33,12 @@ func (p *flowProbe) Receive(ctx actor.Context) {
 		m.flow.Owner = ctx.Self()
 		ctx.Send(p.fabric, m.flow)
 	case *sendAt:
+		if q, ok := m.msg.(*actors.MeasureRackLinks); ok {
+			q.Owner = ctx.Self()
+		}
 		ctx.Send(p.fabric, m.msg)
+	case *actors.RackLinksMeasured:
+		p.links = append(p.links, m)
 	case *actors.FlowDone:
 		p.done[m.Key.Part] = p.clock.Now()
 	case *actors.FlowFailed:
@@ -129,6 +135,32 @@ func TestAChangeToAnUnknownLinkFailsTheRun(t *testing.T) {
 		time.Second: {&actors.SetLinkCapacity{Link: netmodel.LinkRef{Kind: netmodel.RackUp, Rack: 4}, Capacity: 1e6}},
 	})
 	assert.ErrorContains(t, err, "fabric: set rack 4 uplink to 1MB/s: rack 4 uplink: netmodel: unknown host: rack = 4: topology has 1 racks")
+}
+
+// The fabric tells a job manager placing its reduces what each rack link
+// has left: capacity less load, never under a tenth of the capacity.
+// Rack links of 2 × 125 MB/s / 2.5 = 100 MB/s; a read from rack 0 to rack
+// 1 bounded at 30 MB/s leaves 70 MB/s on rack 0's uplink and rack 1's
+// downlink at 1 s; an unbounded one from 2 s takes those 70, so at 3 s
+// they are full and report their floor, 10 MB/s.
+func TestRackLinksMeasuredAreTheCapacityLeft(t *testing.T) {
+	spec := netmodel.TopologySpec{Racks: 2, HostsPerRack: 2, DiskRead: 1e9, DiskWrite: 1e9,
+		NICUp: 125e6, NICDown: 125e6, Oversubscription: 2.5}
+	bounded := flow(1, 0, 2, actors.DiskRead, 1e9)
+	bounded.MaxRate = 30e6
+	probe, _, err := fabricRunWith(t, spec, actors.ByteCPU{}, map[time.Duration][]*actors.StartFlow{
+		0:               {bounded},
+		2 * time.Second: {flow(2, 1, 3, actors.DiskRead, 1e9)},
+	}, map[time.Duration][]any{
+		time.Second:     {&actors.MeasureRackLinks{}},
+		3 * time.Second: {&actors.MeasureRackLinks{}},
+	})
+	require.NoError(t, err)
+	require.Len(t, probe.links, 2)
+	assert.InDeltaSlice(t, []float64{70e6, 100e6}, probe.links[0].Up, 1)
+	assert.InDeltaSlice(t, []float64{100e6, 70e6}, probe.links[0].Down, 1)
+	assert.InDeltaSlice(t, []float64{10e6, 100e6}, probe.links[1].Up, 1)
+	assert.InDeltaSlice(t, []float64{100e6, 10e6}, probe.links[1].Down, 1)
 }
 
 func flow(part int32, src, dst sched.NodeID, t actors.Transfer, bytes int64) *actors.StartFlow {

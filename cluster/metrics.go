@@ -94,6 +94,9 @@ type Records struct {
 	// maps first, when the run measures them (Config.MeasuresStragglers);
 	// nil otherwise.
 	Phases []PhaseResult
+	// ReducePhases: the summary gives the reduce phases' metrics apart
+	// too (phases.reduce.*), in a run that names a reduce placement.
+	ReducePhases bool
 	// QoSJobs are the QoS clients' jobs that ended, by class, client and
 	// job; empty without QoS clients.
 	QoSJobs []actors.QoSJobRecord
@@ -602,6 +605,7 @@ func (r *recorder) results(end time.Duration) (*Records, error) {
 	}
 	if r.phases != nil {
 		res.Phases = slices.Clone(r.phases.results)
+		res.ReducePhases = r.phases.byKind
 		slices.SortFunc(res.Phases, func(a, b PhaseResult) int { return cmp.Or(cmp.Compare(a.Job, b.Job), cmp.Compare(a.Kind, b.Kind)) })
 		if res.Phases == nil {
 			res.Phases = []PhaseResult{}

@@ -39,6 +39,7 @@ const OutlierHeavy = 0.15
 type phaseTally struct {
 	jobs    map[sched.JobID]*[2]map[int32]*taskSpan
 	results []PhaseResult
+	byKind  bool // Records.ReducePhases
 }
 
 // taskSpan is one task: its first launch, and the end and input bytes of
@@ -149,6 +150,25 @@ func median(sorted []float64) float64 {
 // median phase, which in a workload of mostly small jobs is a phase of a
 // task or two that no speculation sees in time.
 func summarizePhases(s Summary, phases []PhaseResult) {
+	summarizePhasesAs(s, "phases.", phases)
+}
+
+// summarizeReducePhases sets the phase metrics of the reduce phases of
+// two tasks or more under phases.reduce., as Mantri's placement is judged
+// (Fig. 3.7): a phase of one task has no slowest task against its median
+// one, nor a placement of its tasks against each other.
+func summarizeReducePhases(s Summary, phases []PhaseResult) {
+	var reduces []PhaseResult
+	for _, p := range phases {
+		if p.Kind == sched.Reduce && p.Tasks >= 2 {
+			reduces = append(reduces, p)
+		}
+	}
+	summarizePhasesAs(s, "phases.reduce.", reduces)
+}
+
+// summarizePhasesAs sets the phase metrics under the prefix.
+func summarizePhasesAs(s Summary, prefix string, phases []PhaseResult) {
 	if len(phases) == 0 {
 		return
 	}
@@ -164,10 +184,10 @@ func summarizePhases(s Summary, phases []PhaseResult) {
 			heavy++
 		}
 	}
-	s.weightedQuantiles("phases.duration", durations)
-	s.quantiles("phases.slowest_over_median", slowest)
-	s.quantiles("phases.median_over_min_rate", rates)
-	s["phases.outlier_heavy"] = float64(heavy) / float64(len(phases))
+	s.weightedQuantiles(prefix+"duration", durations)
+	s.quantiles(prefix+"slowest_over_median", slowest)
+	s.quantiles(prefix+"median_over_min_rate", rates)
+	s[prefix+"outlier_heavy"] = float64(heavy) / float64(len(phases))
 }
 
 // weightedQuantiles sets the 50th, 75th and 95th percentiles of xs

@@ -51,6 +51,11 @@ var MetricNames = []string{
 	"phases.slowest_over_median.p50", "phases.slowest_over_median.p75", "phases.slowest_over_median.p95",
 	"phases.median_over_min_rate.p50", "phases.median_over_min_rate.p75", "phases.median_over_min_rate.p95",
 	"phases.outlier_heavy", "tasks.slot_seconds", "tasks.speculative.per_task", "tasks.speculative.success",
+	// With tasks.reduce_placement named, "any" too.
+	"phases.reduce.duration.p50", "phases.reduce.duration.p75", "phases.reduce.duration.p95",
+	"phases.reduce.slowest_over_median.p50", "phases.reduce.slowest_over_median.p75", "phases.reduce.slowest_over_median.p95",
+	"phases.reduce.median_over_min_rate.p50", "phases.reduce.median_over_min_rate.p75", "phases.reduce.median_over_min_rate.p95",
+	"phases.reduce.outlier_heavy",
 	actors.MetricNodesBlacklisted,
 	// With [cloning].
 	actors.MetricClonedPhases, actors.MetricClonesLaunched, "clones.budget.peak",
@@ -290,10 +295,10 @@ func MetricUnit(name string) string {
 		return UnitFraction
 	case strings.HasPrefix(name, "jobs.response_time.") || strings.HasSuffix(name, ".response_time.mean") ||
 		name == "jobs.makespan" || name == "run.end" || strings.HasSuffix(name, ".slot_seconds") ||
-		strings.HasPrefix(name, "phases.duration."):
+		strings.HasPrefix(name, "phases.duration.") || strings.HasPrefix(name, "phases.reduce.duration."):
 		return UnitSeconds
 	case strings.HasPrefix(name, "tasks.locality.") || strings.HasPrefix(name, "slots.utilisation.") ||
-		name == "phases.outlier_heavy" || name == "tasks.speculative.success":
+		strings.HasSuffix(name, "outlier_heavy") || name == "tasks.speculative.success":
 		return UnitFraction
 	case strings.HasPrefix(name, "jobs.slowdown.") || strings.HasPrefix(name, "phases.") || name == "tasks.speculative.per_task":
 		return UnitRatio
@@ -522,6 +527,9 @@ func slotSeconds(res *Records) float64 {
 // attempt held, and what speculation launched and won.
 func summarizeStragglers(s Summary, res *Records) {
 	summarizePhases(s, res.Phases)
+	if res.ReducePhases {
+		summarizeReducePhases(s, res.Phases)
+	}
 	s["tasks.slot_seconds"] = slotSeconds(res)
 	tasks := 0
 	for _, j := range res.Jobs {

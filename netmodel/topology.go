@@ -167,6 +167,9 @@ func (s TopologySpec) rackCapacities() (up, down float64) {
 // NumHosts returns Racks × HostsPerRack.
 func (t *Topology) NumHosts() int { return len(t.hosts) }
 
+// Racks returns the number of racks.
+func (t *Topology) Racks() int { return t.spec.Racks }
+
 // Host returns host i of rack r.
 func (t *Topology) Host(r, i int) (HostID, error) {
 	if r < 0 || r >= t.spec.Racks || i < 0 || i >= t.spec.HostsPerRack {

@@ -279,6 +279,28 @@ job = [{name = "a", input_bytes = "1GiB"}]
 `, []string{
 			`s.toml:2:1: replication.budget = -0.1: must be in [0, 1]`,
 		}},
+		{"reduce placement: unknown names and negative waits", `[tasks]
+reduce_placement = "nearest"
+link_estimate = "oracle"
+short_phase = "-1s"
+rack_wait = "-10s"
+[[workload.jobs]]
+job = [{name = "a", input_bytes = "1GiB"}]
+`, []string{
+			`s.toml:2:1: tasks.reduce_placement = "nearest": must be "any" or "mantri"`,
+			`s.toml:3:1: tasks.link_estimate = "oracle": must be "hybrid", "start" or "equal"`,
+			`s.toml:4:1: tasks.short_phase = "-1s": must be ≥ 0`,
+			`s.toml:5:1: tasks.rack_wait = "-10s": must be ≥ 0`,
+		}},
+		{"reduce placement on racks Hadoop is not told", `[cluster]
+rack_awareness = false
+[tasks]
+reduce_placement = "mantri"
+[[workload.jobs]]
+job = [{name = "a", input_bytes = "1GiB"}]
+`, []string{
+			`s.toml:4:1: tasks.reduce_placement = "mantri": needs cluster.rack_awareness = true`,
+		}},
 		{"a cache without memory bandwidth", `[cache]
 capacity = "20GB"
 [[workload.jobs]]

@@ -1,4 +1,5 @@
-// Package placement decides where the replicas of a block go. It is pure:
+// Package placement decides where the replicas of a block go, and which
+// racks a reduce phase runs in. It is pure:
 // randomness comes from the *rand.Rand the caller passes, which the caller
 // derives from the run's workload seed.
 //
@@ -11,4 +12,15 @@
 //
 //	topo := placement.Topology{RackOf: []int32{0, 0, 1, 1}} // 4 nodes, 2 racks
 //	nodes, err := placement.RackAware(rng, topo, placement.NoWriter, 3)
+//
+// MantriShares is Mantri's network-aware placement of a reduce phase: the
+// share of its reduces each rack runs so that the slowest rack link ends
+// the shuffle soonest, and LargestRemainder turns shares into task
+// counts. Three racks holding 3 bytes each behind 1 B/s links spread
+// their reduces evenly, and the shuffle takes 2 s where two of three
+// reduces in one rack take 4 s:
+//
+//	shares, secs, err := placement.MantriShares(
+//		[]float64{3, 3, 3}, []float64{1, 1, 1}, []float64{1, 1, 1}) // ⅓ each, 2
+//	counts := placement.LargestRemainder(shares, 3, 0)             // 1, 1, 1
 package placement
