@@ -45,6 +45,9 @@ func workerCommand(args []string, stdout, stderr io.Writer) int {
 		Ready: func(addr string) {
 			fmt.Fprintf(stdout, "worker listening on %s (clusteremu %s, %d at once)\n", addr, version, *parallel)
 		},
+		Unhandled: func(msg any) {
+			fmt.Fprintf(stderr, "clusteremu worker: ignoring what no coordinator sends: %.200v\n", msg)
+		},
 	}, stop)
 	if err != nil {
 		fmt.Fprintln(stderr, "clusteremu:", err)

@@ -11,8 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"clusteremu/internal/ownprocess"
 )
@@ -34,7 +36,8 @@ func serveForTest(spec string) int {
 		}
 	}
 	err := Serve(WorkerOptions{Listen: "127.0.0.1:0", Version: parts[0], Parallel: parallel, Run: run,
-		Ready: func(addr string) { fmt.Printf("ready %s\n", addr) }}, nil)
+		Ready:     func(addr string) { fmt.Printf("ready %s\n", addr) },
+		Unhandled: func(msg any) { fmt.Printf("unhandled %v\n", msg) }}, nil)
 	fmt.Fprintln(os.Stderr, err)
 	return 2
 }
@@ -200,4 +203,26 @@ func TestRunStopsWhenAsked(t *testing.T) {
 	}()
 	err = p.Run(seedUnits(3, "v1"), func(int, json.RawMessage) { t.Error("no unit finishes") }, nil, stop)
 	assert.ErrorIs(t, err, ErrInterrupted)
+}
+
+// A message that is not of the protocol is reported, and the worker goes
+// on serving.
+func TestWorkerReportsWhatItDoesNotHandle(t *testing.T) {
+	if !ownprocess.Child(t) {
+		return
+	}
+	a := startWorker(t, "v1", 1, false)
+	p, err := Connect([]string{a.addr}, "v1", 5*time.Second)
+	require.NoError(t, err)
+	defer p.Close()
+	pid := actor.NewPID(a.addr, WorkerName)
+	p.system.Root.Send(pid, wrapperspb.String("hello"))
+	require.True(t, a.lines.Scan())
+	assert.Equal(t, `unhandled value:"hello"`, strings.ReplaceAll(a.lines.Text(), "  ", " "))
+	p.system.Root.Send(pid, wrapperspb.Bytes([]byte("{")))
+	require.True(t, a.lines.Scan())
+	assert.Contains(t, a.lines.Text(), "unhandled a sweep message that does not decode")
+	var got []int
+	require.NoError(t, p.Run(seedUnits(2, "v1"), func(i int, _ json.RawMessage) { got = append(got, i) }, nil, nil))
+	assert.Equal(t, []int{0, 1}, got)
 }

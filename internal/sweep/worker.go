@@ -29,6 +29,10 @@ type WorkerOptions struct {
 	// Ready, when not nil, is told the address the worker listens on,
 	// once it does.
 	Ready func(addr string)
+	// Unhandled, when not nil, is told of a message the worker ignores:
+	// one that is not of the protocol, from something that is not a
+	// coordinator.
+	Unhandled func(msg any)
 }
 
 // Serve runs a worker until stop is closed: an actor named WorkerName,
@@ -56,7 +60,7 @@ func Serve(o WorkerOptions, stop <-chan struct{}) error {
 			}
 		})
 	}
-	w := &workerActor{version: o.Version, parallel: max(1, o.Parallel), queue: queue}
+	w := &workerActor{version: o.Version, parallel: max(1, o.Parallel), queue: queue, unhandled: o.Unhandled}
 	pid, err := system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return w }), WorkerName)
 	if err == nil && o.Ready != nil {
 		o.Ready(system.Address())
@@ -110,9 +114,10 @@ type job struct {
 // queues units for the worker's goroutines, refusing a coordinator of
 // another version.
 type workerActor struct {
-	version  string
-	parallel int
-	queue    chan<- job
+	version   string
+	parallel  int
+	queue     chan<- job
+	unhandled func(msg any)
 }
 
 // Receive is the worker's message switch.
@@ -122,20 +127,28 @@ func (w *workerActor) Receive(ctx actor.Context) {
 		w.handleMessage(ctx, msg)
 	case actor.SystemMessage, actor.AutoReceiveMessage:
 	default:
-		// Not a clusteremu coordinator: nothing to answer it with.
+		w.report(msg) // not a clusteremu coordinator: nothing to answer it with
+	}
+}
+
+// report tells of a message the worker ignores.
+func (w *workerActor) report(msg any) {
+	if w.unhandled != nil {
+		w.unhandled(msg)
 	}
 }
 
 func (w *workerActor) handleMessage(ctx actor.Context, msg *wrapperspb.BytesValue) {
 	e, err := unwrap(msg)
-	if err != nil {
-		return // not a coordinator of any version: nothing to answer
-	}
 	switch {
+	case err != nil:
+		w.report(err) // not a coordinator of any version: nothing to answer
 	case e.Hello != nil:
 		ctx.Respond(wrap(envelope{HelloAnswered: &HelloAnswered{Version: w.version, Parallel: w.parallel, Refused: w.refuse(e.Hello.Version)}}))
 	case e.RunUnit != nil:
 		w.handleRunUnit(ctx, e.RunUnit)
+	default:
+		w.report(msg)
 	}
 }
 
