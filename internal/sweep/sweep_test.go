@@ -73,6 +73,20 @@ func startWorker(t *testing.T, version string, parallel int, hold bool) *testWor
 	return w
 }
 
+// connect joins the workers as a coordinator of version v1, closed when
+// the test ends.
+func connect(t *testing.T, workers ...*testWorker) *Pool {
+	t.Helper()
+	addrs := make([]string, len(workers))
+	for i, w := range workers {
+		addrs[i] = w.addr
+	}
+	p, err := Connect(addrs, "v1", 5*time.Second)
+	require.NoError(t, err)
+	t.Cleanup(p.Close)
+	return p
+}
+
 func seedUnits(n int, version string) []RunUnit {
 	units := make([]RunUnit, n)
 	for i := range units {
@@ -87,12 +101,10 @@ func TestRunGivesResultsInIndexOrder(t *testing.T) {
 	}
 	a := startWorker(t, "v1", 2, false)
 	b := startWorker(t, "v1", 1, false)
-	p, err := Connect([]string{a.addr, b.addr}, "v1", 5*time.Second)
-	require.NoError(t, err)
-	defer p.Close()
+	p := connect(t, a, b)
 	assert.Equal(t, 3, p.Parallel())
 	var got []string
-	err = p.Run(seedUnits(20, "v1"), func(i int, r json.RawMessage) { got = append(got, fmt.Sprintf("%d:%s", i, r)) }, nil, nil)
+	err := p.Run(seedUnits(20, "v1"), func(i int, r json.RawMessage) { got = append(got, fmt.Sprintf("%d:%s", i, r)) }, nil, nil)
 	require.NoError(t, err)
 	var want []string
 	for i := range 20 {
@@ -119,10 +131,8 @@ func TestRunEndsWithAWorkersRefusal(t *testing.T) {
 		return
 	}
 	a := startWorker(t, "v1", 1, false)
-	p, err := Connect([]string{a.addr}, "v1", 5*time.Second)
-	require.NoError(t, err)
-	defer p.Close()
-	err = p.Run(seedUnits(3, "v0"), func(int, json.RawMessage) {}, nil, nil)
+	p := connect(t, a)
+	err := p.Run(seedUnits(3, "v0"), func(int, json.RawMessage) {}, nil, nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "a worker refused unit 0")
 	assert.Contains(t, err.Error(), "this worker runs clusteremu v1, the coordinator v0")
@@ -148,9 +158,7 @@ func TestRunReRunsTheUnitsOfALostWorker(t *testing.T) {
 	}
 	b := startWorker(t, "v1", 1, true)
 	a := startWorker(t, "v1", 1, false)
-	p, err := Connect([]string{b.addr, a.addr}, "v1", 5*time.Second)
-	require.NoError(t, err)
-	defer p.Close()
+	p := connect(t, b, a)
 	killed := make(chan error, 1)
 	go func() {
 		if !b.lines.Scan() || b.lines.Text() != "took 0" {
@@ -161,7 +169,7 @@ func TestRunReRunsTheUnitsOfALostWorker(t *testing.T) {
 	}()
 	var got []int
 	var lost []string
-	err = p.Run(seedUnits(6, "v1"), func(i int, r json.RawMessage) { got = append(got, i) },
+	err := p.Run(seedUnits(6, "v1"), func(i int, r json.RawMessage) { got = append(got, i) },
 		func(addr string, held []int) { lost = append(lost, fmt.Sprint(addr, held)) }, nil)
 	require.NoError(t, <-killed)
 	require.NoError(t, err)
@@ -175,15 +183,13 @@ func TestRunEndsWhenEveryWorkerIsLost(t *testing.T) {
 		return
 	}
 	b := startWorker(t, "v1", 2, true)
-	p, err := Connect([]string{b.addr}, "v1", 5*time.Second)
-	require.NoError(t, err)
-	defer p.Close()
+	p := connect(t, b)
 	go func() {
 		if b.lines.Scan() {
 			b.cmd.Process.Kill()
 		}
 	}()
-	err = p.Run(seedUnits(3, "v1"), func(int, json.RawMessage) { t.Error("no unit finishes") }, nil, nil)
+	err := p.Run(seedUnits(3, "v1"), func(int, json.RawMessage) { t.Error("no unit finishes") }, nil, nil)
 	assert.ErrorContains(t, err, "every worker was lost: 3 of 3 units not run")
 }
 
@@ -192,16 +198,14 @@ func TestRunStopsWhenAsked(t *testing.T) {
 		return
 	}
 	b := startWorker(t, "v1", 1, true)
-	p, err := Connect([]string{b.addr}, "v1", 5*time.Second)
-	require.NoError(t, err)
-	defer p.Close()
+	p := connect(t, b)
 	stop := make(chan struct{})
 	go func() {
 		if b.lines.Scan() {
 			close(stop)
 		}
 	}()
-	err = p.Run(seedUnits(3, "v1"), func(int, json.RawMessage) { t.Error("no unit finishes") }, nil, stop)
+	err := p.Run(seedUnits(3, "v1"), func(int, json.RawMessage) { t.Error("no unit finishes") }, nil, stop)
 	assert.ErrorIs(t, err, ErrInterrupted)
 }
 
@@ -212,9 +216,7 @@ func TestWorkerReportsWhatItDoesNotHandle(t *testing.T) {
 		return
 	}
 	a := startWorker(t, "v1", 1, false)
-	p, err := Connect([]string{a.addr}, "v1", 5*time.Second)
-	require.NoError(t, err)
-	defer p.Close()
+	p := connect(t, a)
 	pid := actor.NewPID(a.addr, WorkerName)
 	p.system.Root.Send(pid, wrapperspb.String("hello"))
 	require.True(t, a.lines.Scan())
