@@ -58,7 +58,7 @@ func exploreCommand(args []string, stdout, stderr io.Writer) int {
 	start := time.Now()
 	var printing sync.Mutex
 	runs, endWatch := watchedRunSet(stderr)
-	failed := func(seed uint64, o explore.Outcome) {
+	report := func(seed uint64, o explore.Outcome) {
 		// Each failure as it is found: a long exploration shows what it
 		// has, and an interrupted one loses nothing.
 		printing.Lock()
@@ -68,11 +68,11 @@ func exploreCommand(args []string, stdout, stderr io.Writer) int {
 	var outcomes []explore.Outcome
 	atOnce := max(1, min(*workers, *seeds))
 	if pool != nil {
-		outcomes, err = exploreOn(pool, sc, *first, *seeds, runs, stderr, failed)
+		outcomes, err = exploreOn(pool, sc, *first, *seeds, runs, stderr, report)
 		atOnce = pool.Parallel()
 		pool.Close()
 	} else {
-		outcomes = explore.Seeds(sc, *first, *seeds, *workers, runs, failed)
+		outcomes = explore.Seeds(sc, *first, *seeds, *workers, runs, report)
 	}
 	endWatch()
 	if err != nil {
@@ -80,29 +80,29 @@ func exploreCommand(args []string, stdout, stderr io.Writer) int {
 		return exitFailed
 	}
 	wall := time.Since(start)
-	nfailed, explored := 0, 0
+	failed, explored := 0, 0
 	for _, o := range outcomes {
 		if o.Skipped {
 			continue
 		}
 		explored++
 		if o.Err != nil {
-			nfailed++
+			failed++
 		}
 	}
 	earliest := explore.Earliest(outcomes)
 	if runs.Stopped() {
 		fmt.Fprintf(stdout, "interrupted: explored %d of %d schedule seeds (%d–%d) of %s: %d failed, in %v wall\n",
-			explored, *seeds, *first, *first+uint64(*seeds)-1, sc.Name, nfailed, wall.Round(time.Millisecond))
+			explored, *seeds, *first, *first+uint64(*seeds)-1, sc.Name, failed, wall.Round(time.Millisecond))
 	} else {
 		fmt.Fprintf(stdout, "explored %d schedule seeds (%d–%d) of %s: %d failed, in %v wall (%.1f seeds/s, %d at once)\n",
-			*seeds, *first, *first+uint64(*seeds)-1, sc.Name, nfailed, wall.Round(time.Millisecond), float64(*seeds)/wall.Seconds(), atOnce)
+			*seeds, *first, *first+uint64(*seeds)-1, sc.Name, failed, wall.Round(time.Millisecond), float64(*seeds)/wall.Seconds(), atOnce)
 	}
 	code := 0
 	switch {
-	case nfailed == 0 && runs.Stopped():
+	case failed == 0 && runs.Stopped():
 		return exitInterrupted
-	case nfailed == 0:
+	case failed == 0:
 		return 0
 	case runs.Stopped():
 		code = exitInterrupted

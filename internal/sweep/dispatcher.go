@@ -79,8 +79,12 @@ func (d *dispatcher) handleAnswer(ctx actor.Context, msg *wrapperspb.BytesValue)
 		return
 	}
 	f := e.UnitFinished
-	if f.Refused != "" {
+	switch {
+	case f.Refused != "":
 		d.end(fmt.Errorf("a worker refused %s: %s", d.describe(f.Index), f.Refused))
+		return
+	case len(f.Result) == 0:
+		d.end(fmt.Errorf("a worker answered %s with neither a result nor a refusal", d.describe(f.Index)))
 		return
 	}
 	if d.ledger.finish(f.Index) && !d.ended {
