@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"strings"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -212,13 +211,4 @@ func newSystem() *actor.ActorSystem {
 		}),
 		actor.WithDeadLetterThrottleInterval(time.Millisecond),
 	)
-}
-
-// joinUnits lists unit indexes for a message.
-func joinUnits(units []int) string {
-	parts := make([]string, len(units))
-	for i, u := range units {
-		parts[i] = fmt.Sprint(u)
-	}
-	return strings.Join(parts, ", ")
 }
