@@ -1,14 +1,17 @@
 package main
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"clusteremu/cluster"
@@ -21,6 +24,30 @@ import (
 // connectDeadline is how long a worker address may take to answer at
 // connect time; once connected, a worker is lost by its connection only.
 const connectDeadline = 5 * time.Second
+
+// buildID is what a worker and its coordinator compare: the version
+// stamped at build time (make build's git describe), or, in a build
+// without one ("dev"), that and a hash of the executable, so that two
+// unstamped builds of different code never share a sweep.
+var buildID = sync.OnceValue(func() string {
+	if version != "dev" {
+		return version
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return version
+	}
+	f, err := os.Open(exe)
+	if err != nil {
+		return version
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return version
+	}
+	return fmt.Sprintf("%s+%x", version, h.Sum(nil)[:6])
+})
 
 // workersFlag is explore's, compare's and reproduce's --workers.
 func workersFlag(fs *flags) *string {
@@ -37,7 +64,7 @@ func connectWorkers(list string) (*sweep.Pool, error) {
 	for i := range addrs {
 		addrs[i] = strings.TrimSpace(addrs[i])
 	}
-	pool, err := sweep.Connect(addrs, version, connectDeadline)
+	pool, err := sweep.Connect(addrs, buildID(), connectDeadline)
 	if err != nil {
 		return nil, fmt.Errorf("--workers: %w", err)
 	}
@@ -51,7 +78,7 @@ func newUnit(kind string, sc *scenarios.Scenario) (sweep.RunUnit, error) {
 	if err != nil {
 		return sweep.RunUnit{}, err
 	}
-	return sweep.RunUnit{Kind: kind, Name: sc.Name, Scenario: string(text), Hash: configHash(sc.Config), Version: version}, nil
+	return sweep.RunUnit{Kind: kind, Name: sc.Name, Scenario: string(text), Hash: configHash(sc.Config), Version: buildID()}, nil
 }
 
 // runUnits runs units on the pool until done or until runs is

@@ -41,9 +41,9 @@ func workerCommand(args []string, stdout, stderr io.Writer) int {
 	defer endWatch()
 	w := &unitRunner{runs: runs, exitOn: int64(*exitOn)}
 	err = sweep.Serve(sweep.WorkerOptions{
-		Listen: *listen, Version: version, Parallel: *parallel, Run: w.run,
+		Listen: *listen, Version: buildID(), Parallel: *parallel, Run: w.run,
 		Ready: func(addr string) {
-			fmt.Fprintf(stdout, "worker listening on %s (clusteremu %s, %d at once)\n", addr, version, *parallel)
+			fmt.Fprintf(stdout, "worker listening on %s (clusteremu %s, %d at once)\n", addr, buildID(), *parallel)
 		},
 		Unhandled: func(msg any) {
 			fmt.Fprintf(stderr, "clusteremu worker: ignoring what no coordinator sends: %.200v\n", msg)
