@@ -81,8 +81,10 @@ fuzz:
 	done
 
 ## validate: the paper reproductions at full size, one row per result
+## (WORKERS=host:port,... runs them on clusteremu worker processes)
+WORKERS ?=
 validate: build
-	./bin/clusteremu reproduce scenarios/papers/*/*.toml
+	./bin/clusteremu reproduce $(if $(WORKERS),--workers $(WORKERS)) scenarios/papers/*/*.toml
 
 clean:
 	rm -rf bin .bin

@@ -13,10 +13,13 @@ type Runs struct {
 	mu      sync.Mutex
 	running map[*cluster.Cluster]bool
 	stop    bool
+	done    chan struct{} // closed at the interrupt
 }
 
 // NewRuns returns an empty set of runs, not interrupted.
-func NewRuns() *Runs { return &Runs{running: map[*cluster.Cluster]bool{}} }
+func NewRuns() *Runs {
+	return &Runs{running: map[*cluster.Cluster]bool{}, done: make(chan struct{})}
+}
 
 // Run runs c as one of the set. Once the set is interrupted c still runs,
 // stopping at its first step, so its actors are released.
@@ -48,6 +51,9 @@ func (s *Runs) remove(c *cluster.Cluster) {
 func (s *Runs) Interrupt() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if !s.stop {
+		close(s.done)
+	}
 	s.stop = true
 	for c := range s.running {
 		c.Interrupt()
@@ -60,3 +66,7 @@ func (s *Runs) Stopped() bool {
 	defer s.mu.Unlock()
 	return s.stop
 }
+
+// Done returns a channel closed when the set is interrupted: how work
+// that is not a run here (a sweep over worker processes) hears of it.
+func (s *Runs) Done() <-chan struct{} { return s.done }

@@ -11,6 +11,7 @@ import (
 
 	"clusteremu/actors"
 	"clusteremu/cluster"
+	"clusteremu/explore"
 	"clusteremu/scenarios"
 )
 
@@ -46,11 +47,15 @@ func compareCommand(args []string, stdout, stderr io.Writer) int {
 	var sets setFlags
 	fs.Var(&sets, "set", "key=v1,v2,... sweeps a key over values (one --set sweeps; more fix other keys)")
 	out := fs.String("out", "", "also write the comparison as comparison.csv and comparison.json into this directory")
+	workerList := workersFlag(fs)
 	positional, err := fs.parse(args)
 	if err != nil {
 		return exitCode(err)
 	}
 	variants, err := compareVariants(positional, sets)
+	if err == nil && fs.set("out") && *workerList != "" {
+		err = errors.New("compare --out with --workers: the report needs every run's records, which stay on the workers; compare without --workers to write it")
+	}
 	if err == nil && fs.set("out") {
 		err = prepareDir(*out)
 	}
@@ -58,25 +63,42 @@ func compareCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return exitUsage
 	}
+	pool, err := connectWorkers(*workerList)
+	if err != nil {
+		fmt.Fprintln(stderr, "clusteremu:", err)
+		return exitUsage
+	}
 	runs, endWatch := watchedRunSet(stderr)
 	defer endWatch()
 	var reports []*cluster.Report
 	slots := make([]slotLog, len(variants))
-	code := exitOK
-	for i, v := range variants {
-		cfg := v.Config
-		cfg.Run.OnProgress = func(actors.AttemptProgress) {} // no output shows progress reports
+	next := func(i int) (*cluster.Report, error) {
+		var slotsOf *slotLog
 		if fs.set("out") {
-			cfg.Run.OnAttemptEnded = slots[i].add // the report's busy slots
-		} else {
-			cfg.Run.TallyAttempts = true // nothing reads the records but the summary
+			slotsOf = &slots[i]
 		}
-		c, err := cluster.Build(cfg)
+		return runConfig(compareConfig(variants[i], slotsOf), runs)
+	}
+	if pool != nil {
+		sw := sweeper{pool: pool, runs: runs, stderr: stderr}
+		sums, errs, err := sw.summaries(unitCompareVariant, len(variants), func(i int) (*scenarios.Scenario, error) { return variants[i], nil })
+		pool.Close()
 		if err != nil {
 			fmt.Fprintln(stderr, "clusteremu:", err)
 			return exitFailed
 		}
-		rep, err := runs.Run(c)
+		next = func(i int) (*cluster.Report, error) {
+			return &cluster.Report{Summary: sums[i], Records: &cluster.Records{}}, errs[i]
+		}
+	}
+	code := exitOK
+	for i, v := range variants {
+		rep, err := next(i)
+		var notBuilt *buildError
+		if errors.As(err, &notBuilt) {
+			fmt.Fprintln(stderr, "clusteremu:", notBuilt.err)
+			return exitFailed
+		}
 		if errors.Is(err, cluster.ErrInterrupted) {
 			fmt.Fprintf(stderr, "clusteremu: interrupted in %s: compared the %d variant(s) that finished\n", v.Name, len(reports))
 			code = exitInterrupted
@@ -103,6 +125,37 @@ func compareCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	printComparison(stdout, variants, reports)
 	return code
+}
+
+// compareConfig is the configuration compare runs a variant in: without
+// progress reports, which no output shows, and with the attempts' records
+// going to slots for the report, or, when slots is nil, only tallied for
+// the summary.
+func compareConfig(v *scenarios.Scenario, slots *slotLog) cluster.Config {
+	cfg := v.Config
+	cfg.Run.OnProgress = func(actors.AttemptProgress) {}
+	if slots != nil {
+		cfg.Run.OnAttemptEnded = slots.add
+	} else {
+		cfg.Run.TallyAttempts = true
+	}
+	return cfg
+}
+
+// buildError is a variant's configuration that did not build, which
+// compare reports apart from a run that failed.
+type buildError struct{ err error }
+
+func (e *buildError) Error() string { return e.err.Error() }
+
+// runConfig builds and runs a configuration as one of runs; a
+// configuration that does not build is a *buildError.
+func runConfig(cfg cluster.Config, runs *explore.Runs) (*cluster.Report, error) {
+	c, err := cluster.Build(cfg)
+	if err != nil {
+		return nil, &buildError{err}
+	}
+	return runs.Run(c)
 }
 
 // writeComparison writes the compared metrics as comparison.csv (a row

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -10,6 +11,8 @@ import (
 
 	"clusteremu/explore"
 	"clusteremu/internal/parallel"
+	"clusteremu/internal/sweep"
+	"clusteremu/scenarios"
 )
 
 // exploreCommand runs one scenario under many schedule seeds, the same
@@ -23,6 +26,7 @@ func exploreCommand(args []string, stdout, stderr io.Writer) int {
 	workers := fs.Int("parallel", runtime.GOMAXPROCS(0), "runs at once")
 	shrinkFirst := fs.Bool("shrink", false, "shrink the first failing seed to a minimal set of decisions")
 	strategy := fs.String("strategy", "random", `how each seed orders same-instant messages: "random" (a uniform draw at each choice) or "pct" (probabilistic concurrency testing: run.strategy)`)
+	workerList := workersFlag(fs)
 	depth := fs.Int("depth", 3, "with --strategy pct, the orderings a bug needs: d − 1 priority changes a run (run.pct_depth)")
 	sc, err := parseDeterministic(fs, args)
 	if err == nil {
@@ -46,17 +50,35 @@ func exploreCommand(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	*workers = parallel.Workers(*workers)
+	pool, err := connectWorkers(*workerList)
+	if err != nil {
+		fmt.Fprintln(stderr, "clusteremu:", err)
+		return exitUsage
+	}
 	start := time.Now()
 	var printing sync.Mutex
 	runs, endWatch := watchedRunSet(stderr)
-	outcomes := explore.Seeds(sc, *first, *seeds, *workers, runs, func(seed uint64, o explore.Outcome) {
+	report := func(seed uint64, o explore.Outcome) {
 		// Each failure as it is found: a long exploration shows what it
 		// has, and an interrupted one loses nothing.
 		printing.Lock()
 		fmt.Fprintf(stdout, "seed %d: FAIL %v\n", seed, o.Err)
 		printing.Unlock()
-	})
+	}
+	var outcomes []explore.Outcome
+	atOnce := max(1, min(*workers, *seeds))
+	if pool != nil {
+		outcomes, err = exploreOn(pool, sc, *first, *seeds, runs, stderr, report)
+		atOnce = pool.Parallel()
+		pool.Close()
+	} else {
+		outcomes = explore.Seeds(sc, *first, *seeds, *workers, runs, report)
+	}
 	endWatch()
+	if err != nil {
+		fmt.Fprintln(stderr, "clusteremu:", err)
+		return exitFailed
+	}
 	wall := time.Since(start)
 	failed, explored := 0, 0
 	for _, o := range outcomes {
@@ -74,7 +96,7 @@ func exploreCommand(args []string, stdout, stderr io.Writer) int {
 			explored, *seeds, *first, *first+uint64(*seeds)-1, sc.Name, failed, wall.Round(time.Millisecond))
 	} else {
 		fmt.Fprintf(stdout, "explored %d schedule seeds (%d–%d) of %s: %d failed, in %v wall (%.1f seeds/s, %d at once)\n",
-			*seeds, *first, *first+uint64(*seeds)-1, sc.Name, failed, wall.Round(time.Millisecond), float64(*seeds)/wall.Seconds(), max(1, min(*workers, *seeds)))
+			*seeds, *first, *first+uint64(*seeds)-1, sc.Name, failed, wall.Round(time.Millisecond), float64(*seeds)/wall.Seconds(), atOnce)
 	}
 	code := 0
 	switch {
@@ -99,6 +121,36 @@ func exploreCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "shrink it with:  clusteremu shrink %s --schedule-seed %d\n", sc.Name, seed)
 	}
 	return code
+}
+
+// exploreOn runs the n schedule seeds from first on the pool's workers,
+// each as explore.Seed runs it here, and returns their outcomes in seed
+// order, calling failed with each failing seed in seed order; a seed an
+// interrupt kept from finishing is Skipped.
+func exploreOn(pool *sweep.Pool, sc *scenarios.Scenario, first uint64, n int, runs *explore.Runs, stderr io.Writer, failed func(uint64, explore.Outcome)) ([]explore.Outcome, error) {
+	unit, err := newUnit(unitExploreSeed, sc)
+	if err != nil {
+		return nil, err
+	}
+	units := make([]sweep.RunUnit, n)
+	outcomes := make([]explore.Outcome, n)
+	for i := range units {
+		units[i] = unit
+		units[i].Seed = first + uint64(i)
+		outcomes[i].Skipped = true
+	}
+	err = runUnits(pool, units, runs, stderr, func(i int, result json.RawMessage) error {
+		var r seedResult
+		if err := json.Unmarshal(result, &r); err != nil {
+			return err
+		}
+		outcomes[i] = r.outcome()
+		if o := outcomes[i]; o.Err != nil && !o.Skipped {
+			failed(units[i].Seed, o)
+		}
+		return nil
+	})
+	return outcomes, err
 }
 
 // watchedRunSet is a run set that the first interrupt stops; end ends the

@@ -39,7 +39,7 @@ side by side with ratios`, compareCommand},
 		{"config", "[scenario.toml] [--seed N] [--until D] [--set key=value]",
 			`print the scenario as it would run: every key with its default,
 overrides applied (what run --out saves as scenario.toml)`, configCommand},
-		{"explore", "[scenario.toml] [--seeds N] [--first S] [--parallel P] [--shrink]",
+		{"explore", "[scenario.toml] [--seeds N] [--first S] [--parallel P | --workers HOST:PORT,...] [--shrink]",
 			`run the scenario under N schedule seeds and print every seed that
 breaks an invariant or an [[expect]] block`, exploreCommand},
 		{"shrink", "[scenario.toml] --schedule-seed S [--out FILE]",
@@ -48,6 +48,10 @@ that still fail; run --decisions FILE replays them`, shrinkCommand},
 		{"reproduce", "[--reduced] scenario.toml ...",
 			`run a paper reproduction's variants and print paper value, emulator
 value and verdict per [[expect]] block`, reproduceCommand},
+		{"worker", "[--listen HOST:PORT] [--parallel P]",
+			`take the units of explore, compare and reproduce sweeps started with
+--workers (schedule seeds, variants) and run them here, until
+interrupted; every worker of a sweep runs the coordinator's version`, workerCommand},
 		{"bench", "[--runs N] [--only NAME] [--set key=value] [scenario.toml ...]",
 			`run each case of the benchmark table (or each scenario given) N times,
 each in a process of its own, and print one table of medians: size,

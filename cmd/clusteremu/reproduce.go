@@ -13,7 +13,6 @@ import (
 
 	"clusteremu/cluster"
 	"clusteremu/explore"
-	"clusteremu/internal/parallel"
 	"clusteremu/scenarios"
 )
 
@@ -29,6 +28,7 @@ func reproduceCommand(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("reproduce", stdout, stderr)
 	reduced := fs.Bool("reduced", false, "apply each scenario's [reproduce] reduced overrides (the CI form)")
 	workers := fs.Int("parallel", runtime.GOMAXPROCS(0), "runs at once")
+	workerList := workersFlag(fs)
 	positional, err := fs.parse(args)
 	if err != nil {
 		return exitCode(err)
@@ -55,11 +55,24 @@ func reproduceCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return exitUsage
 	}
+	pool, err := connectWorkers(*workerList)
+	if err != nil {
+		fmt.Fprintln(stderr, "clusteremu:", err)
+		return exitUsage
+	}
+	if pool != nil {
+		defer pool.Close()
+	}
 	runs, endWatch := watchedRunSet(stderr)
 	defer endWatch()
 	code := exitOK
 	for _, sc := range scs {
-		if !reproduce(stdout, sc, *reduced, *workers, runs) {
+		ok, err := reproduce(stdout, sc, *reduced, sweeper{parallel: *workers, pool: pool, runs: runs, stderr: stderr})
+		if err != nil {
+			fmt.Fprintln(stderr, "clusteremu:", err)
+			return exitFailed
+		}
+		if !ok {
 			code = exitFailed
 		}
 		if runs.Stopped() {
@@ -120,9 +133,10 @@ func variantKey(sets []string) string {
 }
 
 // reproduce runs a scenario's variants and prints its rows; it reports
-// whether every expectation held. In the reduced form a row may be
-// skipped or checked otherwise, as it says.
-func reproduce(w io.Writer, sc *scenarios.Scenario, reduced bool, workers int, runs *explore.Runs) bool {
+// whether every expectation held, or the error of a sweep over workers
+// that could not finish. In the reduced form a row may be skipped or
+// checked otherwise, as it says.
+func reproduce(w io.Writer, sc *scenarios.Scenario, reduced bool, sw sweeper) (bool, error) {
 	checked := rows(sc, reduced)
 	variants := map[string][]string{}
 	for _, e := range checked {
@@ -142,18 +156,20 @@ func reproduce(w io.Writer, sc *scenarios.Scenario, reduced bool, workers int, r
 	// Every variant under every seed, seed-major: the variants of one
 	// seed share one workload and, under a shared reference scheduler,
 	// their reference runs.
-	sums := make([]cluster.Summary, len(keys)*len(seeds))
-	runErrs := make([]error, len(sums))
-	parallel.For(len(sums), workers, func(i int) {
+	variant := func(i int) (*scenarios.Scenario, error) {
 		seeded, err := sc, error(nil)
 		if len(sc.Reproduce.Seeds) > 0 {
 			seeded, err = sc.WithSeed(seeds[i/len(keys)])
 		}
-		if err == nil {
-			sums[i], err = runVariant(seeded, variants[keys[i%len(keys)]], runs)
+		if err != nil {
+			return nil, err
 		}
-		runErrs[i] = err
-	})
+		return applySets(seeded, variants[keys[i%len(keys)]])
+	}
+	sums, runErrs, err := sw.summaries(unitReproduceVariant, len(keys)*len(seeds), variant)
+	if err != nil {
+		return false, err
+	}
 	summaries := make(map[string]cluster.Summary, len(keys))
 	errs := make(map[string]error, len(keys))
 	for v, k := range keys {
@@ -238,7 +254,7 @@ func reproduce(w io.Writer, sc *scenarios.Scenario, reduced bool, workers int, r
 	for _, n := range known {
 		fmt.Fprintf(w, "  - %s\n", n)
 	}
-	return ok
+	return ok, nil
 }
 
 // meanSummary is the metrics every summary holds, each the mean of its
@@ -280,17 +296,9 @@ func tolerance(e scenarios.Expectation) string {
 	return fmt.Sprintf(" ± %g", e.Tolerance)
 }
 
-// runVariant runs the scenario with overrides and returns its summary.
-func runVariant(sc *scenarios.Scenario, sets []string, runs *explore.Runs) (cluster.Summary, error) {
-	v, err := applySets(sc, sets)
-	if err != nil {
-		return nil, err
-	}
-	c, err := cluster.Build(v.Config)
-	if err != nil {
-		return nil, err
-	}
-	rep, err := runs.Run(c)
+// runVariant runs the scenario and returns its summary.
+func runVariant(sc *scenarios.Scenario, runs *explore.Runs) (cluster.Summary, error) {
+	rep, err := runConfig(sc.Config, runs)
 	if err != nil {
 		return nil, err
 	}
