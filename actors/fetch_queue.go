@@ -79,6 +79,19 @@ func (l *outputLog) join() (uint8, bool) {
 	return 0, false
 }
 
+// append logs an output. The list grows by a quarter rather than
+// doubling as append would: a log keeps a list per source node, each
+// short, and doubling's slack would cost about what sharing saves.
+func (hl *hostLog) append(o loggedOutput) {
+	if n := len(hl.out); n == cap(hl.out) {
+		c := n + n/4 + 2
+		hl.out = append(make([]loggedOutput, 0, c), hl.out...)
+		hl.mask = append(make([]uint8, 0, c), hl.mask...)
+	}
+	hl.out = append(hl.out, o)
+	hl.mask = append(hl.mask, 0)
+}
+
 // trim drops the outputs at the front of node h's list that no reducer
 // has queued, and the list when none is left.
 func (l *outputLog) trim(h int32) {
@@ -139,8 +152,7 @@ func (q *fetchQueue) push(m int32, src sched.NodeID, bytes int64) {
 	if !ok {
 		q.log.seq++
 		i = len(hl.out)
-		hl.out = append(hl.out, loggedOutput{bytes: bytes, seq: q.log.seq, m: m})
-		hl.mask = append(hl.mask, 0)
+		hl.append(loggedOutput{bytes: bytes, seq: q.log.seq, m: m})
 	}
 	hl.mask[i] |= q.bit
 	q.last = hl.out[i].seq
