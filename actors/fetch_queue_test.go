@@ -11,48 +11,96 @@ import (
 	"clusteremu/policies/sched"
 )
 
-// TestFetchQueueServesLikeOneQueue drives the per-node queue and a single
-// queue in announcement order (what a reducer kept before) with the same
-// random announcements, losses and fetches, and checks every fetch takes
-// the same node, maps and bytes from both.
+// TestFetchQueueServesLikeOneQueue drives reducers sharing one log and,
+// for each, a single queue in announcement order (what a reducer kept
+// before the log) with the same random operations: announcements on
+// their way to every reducer, some lost or delivered out of turn, retries,
+// losses, fetches, reducers ending and new ones joining. Every fetch must
+// take the same node, maps and bytes from both, and a log whose reducers
+// have fetched everything must hold nothing.
 func TestFetchQueueServesLikeOneQueue(t *testing.T) {
-	for seed := uint64(0); seed < 200; seed++ {
+	for seed := uint64(0); seed < 300; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		perHost := seed%2 == 0
-		var q fetchQueue
-		var ref []MapOutput
+		readers := 1 + rng.IntN(4)
+		log := &outputLog{}
+		qs := make([]fetchQueue, readers)
+		refs := make([][]MapOutput, readers)
+		inbox := make([][]MapOutput, readers)
+		for i := range qs {
+			bit, ok := log.join()
+			require.True(t, ok)
+			qs[i] = newFetchQueue(log, bit)
+		}
 		next := int32(0)
-		for step := 0; step < 400; step++ {
-			switch op := rng.IntN(10); {
-			case op < 5:
+		for step := 0; step < 600; step++ {
+			i := rng.IntN(readers)
+			switch op := rng.IntN(20); {
+			case op < 6: // an announcement, on its way to each reducer but some
 				out := MapOutput{Map: next, Node: sched.NodeID(rng.IntN(6)), Bytes: rng.Int64N(1000)}
 				next++
-				q.push(out.Map, out.Node, out.Bytes)
-				ref = append(ref, out)
-			case op < 6 && next > 0:
+				for j := range qs {
+					if rng.IntN(8) > 0 {
+						inbox[j] = append(inbox[j], out)
+					}
+				}
+			case op < 8 && len(inbox[i]) > 0: // news arrives, now and then out of its order
+				k := 0
+				if rng.IntN(4) == 0 {
+					k = rng.IntN(len(inbox[i]))
+				}
+				out := inbox[i][k]
+				inbox[i] = slices.Delete(inbox[i], k, k+1)
+				if !slices.ContainsFunc(refs[i], func(o MapOutput) bool { return o.Map == out.Map }) {
+					qs[i].push(out.Map, out.Node, out.Bytes)
+					refs[i] = append(refs[i], out)
+				}
+			case op < 10 && next > 0: // news one reducer alone hears: a retry
+				out := MapOutput{Map: rng.Int32N(next), Node: sched.NodeID(rng.IntN(6)), Bytes: rng.Int64N(1000)}
+				if !slices.ContainsFunc(refs[i], func(o MapOutput) bool { return o.Map == out.Map }) {
+					qs[i].push(out.Map, out.Node, out.Bytes)
+					refs[i] = append(refs[i], out)
+				}
+			case op < 11 && next > 0:
 				m := rng.Int32N(next)
-				queued := slices.ContainsFunc(ref, func(o MapOutput) bool { return o.Map == m })
-				require.Equal(t, queued, q.remove(m), "seed %d: remove %d", seed, m)
-				ref = slices.DeleteFunc(ref, func(o MapOutput) bool { return o.Map == m })
-			case len(ref) > 0:
-				wantSrc, wantMaps, wantBytes := refPop(&ref, perHost)
-				src, items, bytes := q.pop(perHost, nil)
-				maps := mapsOf(items)
+				queued := slices.ContainsFunc(refs[i], func(o MapOutput) bool { return o.Map == m })
+				require.Equal(t, queued, qs[i].remove(m), "seed %d: remove %d", seed, m)
+				refs[i] = slices.DeleteFunc(refs[i], func(o MapOutput) bool { return o.Map == m })
+			case op < 12: // the reducer ends; another takes its place
+				qs[i].leave()
+				bit, ok := log.join()
+				require.True(t, ok)
+				qs[i], refs[i], inbox[i] = newFetchQueue(log, bit), nil, nil
+			case len(refs[i]) > 0:
+				wantSrc, wantMaps, wantBytes := refPop(&refs[i], perHost)
+				src, items := qs[i].pop(perHost, nil)
+				maps, bytes := mapsOf(items)
 				require.Equal(t, wantSrc, src, "seed %d step %d", seed, step)
 				require.Equal(t, wantMaps, maps, "seed %d step %d", seed, step)
 				require.Equal(t, wantBytes, bytes, "seed %d step %d", seed, step)
 			}
-			require.Equal(t, len(ref), q.len(), "seed %d step %d", seed, step)
+			for j := range qs {
+				require.Equal(t, len(refs[j]), qs[j].len(), "seed %d step %d reducer %d", seed, step, j)
+			}
+		}
+		for i := range qs {
+			for qs[i].len() > 0 {
+				qs[i].pop(perHost, nil)
+			}
+		}
+		for h, hl := range log.hosts {
+			assert.Nil(t, hl, "seed %d: node %d's list after every fetch", seed, log.nodes[h])
 		}
 	}
 }
 
-func mapsOf(items []fetchItem) []int32 {
+func mapsOf(items []fetchItem) ([]int32, int64) {
 	var maps []int32
+	var bytes int64
 	for _, it := range items {
-		maps = append(maps, it.m)
+		maps, bytes = append(maps, it.m), bytes+it.whole
 	}
-	return maps
+	return maps, bytes
 }
 
 // refPop is the single queue's fetch: the oldest output and, per host,
@@ -79,19 +127,47 @@ func refPop(ref *[]MapOutput, perHost bool) (sched.NodeID, []int32, int64) {
 func TestFetchQueueRemoveOfANodesOldestKeepsItsPlace(t *testing.T) {
 	// Node 1's oldest output (map 0) is lost: node 1 now ranks by map 2,
 	// after node 2's map 1.
-	var q fetchQueue
+	log := &outputLog{}
+	bit, _ := log.join()
+	q := newFetchQueue(log, bit)
 	q.push(0, 1, 10)
 	q.push(1, 2, 20)
 	q.push(2, 1, 30)
 	assert.True(t, q.remove(0))
 	assert.False(t, q.remove(0), "already gone")
-	src, items, bytes := q.pop(true, nil)
+	src, items := q.pop(true, nil)
 	assert.Equal(t, sched.NodeID(2), src)
-	assert.Equal(t, []fetchItem{{1, 20}}, items)
-	assert.Equal(t, int64(20), bytes)
-	src, items, bytes = q.pop(true, nil)
+	assert.Equal(t, []fetchItem{{m: 1, whole: 20}}, items)
+	src, items = q.pop(true, nil)
 	assert.Equal(t, sched.NodeID(1), src)
-	assert.Equal(t, []fetchItem{{2, 30}}, items)
-	assert.Equal(t, int64(30), bytes)
+	assert.Equal(t, []fetchItem{{m: 2, whole: 30}}, items)
 	assert.Zero(t, q.len())
+}
+
+func TestFetchQueueSharesTheLogOfOneAnnouncement(t *testing.T) {
+	// Two reducers hear the same news in turn: each output is logged
+	// once. A third hears it in another order (its launch's list): its
+	// outputs are logged anew where the order would part.
+	log := &outputLog{}
+	var qs [3]fetchQueue
+	for i := range qs {
+		bit, _ := log.join()
+		qs[i] = newFetchQueue(log, bit)
+	}
+	for m := range int32(4) {
+		qs[0].push(m, 1, 10)
+		qs[1].push(m, 1, 10)
+	}
+	assert.Len(t, log.hosts[0].out, 4, "shared")
+	qs[2].push(3, 1, 10)
+	qs[2].push(2, 1, 10)
+	assert.Len(t, log.hosts[0].out, 5, "map 2 after map 3 is logged again")
+	src, items := qs[2].pop(true, nil)
+	assert.Equal(t, sched.NodeID(1), src)
+	maps, _ := mapsOf(items)
+	assert.Equal(t, []int32{3, 2}, maps)
+	qs[0].leave()
+	qs[1].pop(true, nil)
+	assert.Nil(t, log.hosts[0], "nothing left queued")
+	assert.Zero(t, log.readers&^qs[1].bit&^qs[2].bit, "the first reducer's bit is free")
 }

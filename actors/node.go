@@ -70,6 +70,10 @@ type Node struct {
 	awaiting     []*run
 	copying      map[sched.JobID]int
 
+	// logs are the map outputs announced to each job's reducers here and
+	// not yet fetched by all of them; each reducer's queue reads one.
+	logs map[sched.JobID][]*outputLog
+
 	// Intermediate space: spill reserved by running maps, and each job's
 	// stored map outputs.
 	reserved int64
@@ -101,6 +105,7 @@ func NewNode(cfg NodeConfig, deps Deps) *Node {
 		computeSlots: cfg.Tasks.ComputeSlots(cfg.Cluster.ReduceSlots),
 		runs:         make(map[sched.Attempt]*run),
 		copying:      make(map[sched.JobID]int),
+		logs:         make(map[sched.JobID][]*outputLog),
 		stored:       make(map[sched.JobID]int64),
 		qos:          newNodeQoS(cfg.QoSWeights),
 	}
@@ -254,6 +259,7 @@ func (n *Node) start(ctx actor.Context, msg *LaunchTask) {
 		n.startMap(ctx, r)
 	} else {
 		n.copying[msg.Attempt.Job]++
+		n.joinLog(r)
 	}
 	n.advance(ctx, r) // a reduce of a job whose maps output nothing, an empty map
 }
@@ -528,6 +534,7 @@ func (n *Node) finish(ctx actor.Context, r *run, o sched.Outcome, reason string)
 		n.deps.Clock.Cancel(r.progressTimer)
 	}
 	if a.Kind == sched.Reduce {
+		n.leaveLog(r)
 		n.releaseReducer(ctx, r)
 	}
 	if spill := n.spill(r.launch); spill > 0 {
@@ -583,6 +590,37 @@ func (n *Node) releaseReducer(ctx actor.Context, r *run) {
 	default:
 		n.computing--
 		n.admitReducers(ctx)
+	}
+}
+
+// joinLog gives a reduce attempt its queue on one of the node's logs for
+// its job, with a reader's place free.
+func (n *Node) joinLog(r *run) {
+	job := r.launch.Attempt.Job
+	for _, l := range n.logs[job] {
+		if bit, ok := l.join(); ok {
+			r.queue = newFetchQueue(l, bit)
+			return
+		}
+	}
+	l := &outputLog{}
+	bit, _ := l.join()
+	n.logs[job] = append(n.logs[job], l)
+	r.queue = newFetchQueue(l, bit)
+}
+
+// leaveLog gives up an ended reduce attempt's queue, and its log when no
+// other reducer reads it.
+func (n *Node) leaveLog(r *run) {
+	l, job := r.queue.log, r.launch.Attempt.Job
+	r.queue.leave()
+	if l == nil || l.readers != 0 {
+		return
+	}
+	if logs := slices.DeleteFunc(n.logs[job], func(o *outputLog) bool { return o == l }); len(logs) > 0 {
+		n.logs[job] = logs
+	} else {
+		delete(n.logs, job)
 	}
 }
 

@@ -56,6 +56,7 @@ func (n *Node) dropAll() {
 	}
 	n.ended, n.unacked, n.awaiting, n.computing, n.reserved = nil, nil, nil, 0, 0
 	clear(n.copying)
+	clear(n.logs)
 	clear(n.stored)
 	clear(n.replicas)
 }

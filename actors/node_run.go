@@ -78,7 +78,8 @@ type run struct {
 	remoteBytes int64
 
 	// Reduces only: every map's fetch state, the announced outputs not
-	// yet fetched, and the fetched bytes, which the compute phase reads.
+	// yet fetched (read from the node's log for the job), and the fetched
+	// bytes, which the compute phase reads.
 	state    []fetchState
 	queue    fetchQueue
 	fetching int
@@ -178,12 +179,12 @@ func (r *run) account(self sched.NodeID, part int32, f flowInfo) {
 }
 
 // learn queues the reduce's part of a newly announced map output, unless
-// it is already fetched or on its way.
+// it is already fetched or on its way. The queue keeps the map's whole
+// output bytes, as its node's other reducers of the job share them.
 func (r *run) learn(out MapOutput) {
 	if out.Map < 0 || int(out.Map) >= len(r.state) {
 		return
 	}
-	out.Bytes = r.launch.Task.partition(out.Bytes, int(r.launch.Attempt.Task))
 	if st := r.state[out.Map]; st == fetchRunning || st == fetchRetry {
 		if r.moved == nil {
 			r.moved = make(map[int32]MapOutput)
@@ -194,13 +195,18 @@ func (r *run) learn(out MapOutput) {
 	if r.state[out.Map] != fetchUnknown {
 		return
 	}
-	if out.Bytes == 0 {
+	if r.share(out.Bytes) == 0 {
 		r.state[out.Map] = fetchDone
 		r.done++
 		return
 	}
 	r.state[out.Map] = fetchQueued
 	r.queue.push(out.Map, out.Node, out.Bytes)
+}
+
+// share is the reduce's partition of a map output of bytes.
+func (r *run) share(bytes int64) int64 {
+	return r.launch.Task.partition(bytes, int(r.launch.Attempt.Task))
 }
 
 // forget drops a queued output, or one waiting to retry, that was lost
@@ -225,9 +231,11 @@ func (r *run) forget(m int32) {
 // output, with, when perHost, every other queued output on its node. It
 // returns the flow's part, source and bytes.
 func (r *run) nextFetch(perHost bool) (part int32, src sched.NodeID, bytes int64) {
-	src, items, bytes := r.queue.pop(perHost, nil)
-	for _, it := range items {
-		r.state[it.m] = fetchRunning
+	src, items := r.queue.pop(perHost, nil)
+	for i := range items {
+		items[i].bytes = r.share(items[i].whole)
+		bytes += items[i].bytes
+		r.state[items[i].m] = fetchRunning
 	}
 	part = partFetch + items[0].m
 	r.batches[part] = items
@@ -273,7 +281,7 @@ func (r *run) retry(src sched.NodeID, items []fetchItem) {
 			r.queue.push(it.m, out.Node, out.Bytes)
 			continue
 		}
-		r.queue.push(it.m, src, it.bytes)
+		r.queue.push(it.m, src, it.whole)
 	}
 }
 

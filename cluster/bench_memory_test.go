@@ -62,9 +62,10 @@ func perItem(b *testing.B, n int, heap func(n int) uint64) float64 {
 }
 
 // BenchmarkMemory reports the live heap a run holds per idle node, per
-// pending task and per finished attempt: each the difference between two
-// runs, one with twice the items of the other, measured mid-run after a
-// full collection (go test -run '^$' -bench Memory -benchtime 1x ./cluster).
+// pending task, per finished attempt and per map output a reducer has
+// queued: each the difference between two runs, one with twice the items
+// of the other, measured mid-run after a full collection (go test -run
+// '^$' -bench Memory -benchtime 1x ./cluster).
 func BenchmarkMemory(b *testing.B) {
 	b.Run("idle-node", func(b *testing.B) {
 		for range b.N {
@@ -105,6 +106,25 @@ func BenchmarkMemory(b *testing.B) {
 				}}
 				return heapAt(b, cfg, time.Hour)
 			}), "B/finished-attempt")
+		}
+	})
+	b.Run("queued-output", func(b *testing.B) {
+		const reduces = 80
+		for range b.N {
+			b.ReportMetric(perItem(b, 2500, func(n int) uint64 {
+				cfg := DefaultConfig()
+				cfg.Cluster.Racks, cfg.Cluster.NodesPerRack = 2, 20
+				cfg.Cluster.NIC = units.Rate(10e6 / 8)
+				cfg.HDFS.BlockSize = 1 << 20
+				cfg.Tasks.FetchPerHost, cfg.Tasks.ParallelCopies = false, 1
+				// n maps of 1 MiB, done in two minutes, each with 1 MiB
+				// for each of the 80 reducers, which fetch one at a time
+				// over 10 Mbps links, a second or more a fetch: at ten
+				// minutes the reducers hold nearly every output queued.
+				cfg.Workload = [][]workload.JobSpec{{{InputBytes: int64(n) << 20, Reduces: reduces,
+					ShuffleBytes: int64(n) * reduces << 20, MapCPU: workload.PerMiB(100 * time.Millisecond)}}}
+				return heapAt(b, cfg, 10*time.Minute)
+			})/reduces, "B/queued-output")
 		}
 	})
 }
