@@ -295,13 +295,10 @@ func (s *SyntheticStream) drawMaps(r *rand.Rand) int {
 		}
 		u -= b.Fraction
 	}
-	if s.Sizes == "bing" {
-		return max(min(logUniform(r, bin.Lo, bin.Hi), s.MaxMaps), s.MinMaps)
-	}
 	if bin.Hi == 0 {
 		bin.Hi = s.MaxMaps
 	}
-	return logUniform(r, bin.Lo, bin.Hi)
+	return max(min(logUniform(r, bin.Lo, bin.Hi), s.MaxMaps), s.MinMaps)
 }
 
 // logUniform draws an integer in [lo, hi] whose logarithm is uniform.

@@ -272,3 +272,22 @@ func TestSyntheticSkew(t *testing.T) {
 		t.Errorf("input CoVs: p50 %.3f (want 0.34), p90 %.2f (want 3.1)", p50, p90)
 	}
 }
+
+// max_maps and min_maps bound every size distribution's draws, the
+// Facebook bins' as much as the others'.
+func TestSyntheticMapBoundsHoldForEverySize(t *testing.T) {
+	for _, sizes := range []string{"facebook", "bing", "pacman-fb", "pacman-bing", "pareto", "lognormal"} {
+		s := DefaultSyntheticStream()
+		s.Jobs, s.Interarrival, s.Sizes, s.MinMaps, s.MaxMaps = 3000, Duration(time.Second), sizes, 3, 600
+		most := 0
+		for _, j := range generate(t, s, 7) {
+			if j.Maps < 3 || j.Maps > 600 {
+				t.Fatalf("sizes = %q: %s has %d maps, outside [3, 600]", sizes, j.Name, j.Maps)
+			}
+			most = max(most, j.Maps)
+		}
+		if most < 400 {
+			t.Errorf("sizes = %q: the widest of 3000 jobs has %d maps; the bound should be reached", sizes, most)
+		}
+	}
+}
