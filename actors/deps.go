@@ -51,6 +51,11 @@ const (
 	PerturbHeartbeat Perturbation = "heartbeat"
 )
 
+// Progressing is a timer message whose pending delivery is work moving
+// forward, such as a flow due to complete: the stall watchdog does not
+// call a run stalled while one is pending.
+type Progressing interface{ Progressing() }
+
 // progressed tells the stall watchdog that work moved forward.
 func (d Deps) progressed() {
 	if d.Progress != nil {

@@ -90,6 +90,11 @@ type settle struct{}
 // flowsDue fires when the earliest flow is due to complete.
 type flowsDue struct{}
 
+// Progressing marks flowsDue as work moving forward: while it is pending,
+// data flows at a positive rate and will complete, so the stall watchdog
+// takes a flow longer than its limit for progress, not a stall.
+func (*flowsDue) Progressing() {}
+
 // NewFabric returns the fabric actor's state for a topology, with the CPU
 // work a node spends per byte it sends and receives over the network.
 func NewFabric(topo *netmodel.Topology, net *netmodel.Network, cpu ByteCPU, deps Deps) *Fabric {

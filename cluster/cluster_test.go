@@ -342,6 +342,21 @@ func TestWaitingForWorkIsNoStall(t *testing.T) {
 	}
 }
 
+// A flow longer than the watchdog's limit is work moving, not a stall: a
+// map reading one 400 GB block at 100 MB/s takes 4,000 s under a one-hour
+// watchdog and ends, on either runtime.
+func TestALongFlowIsNoStall(t *testing.T) {
+	for _, concurrent := range []bool{false, true} {
+		cfg := smallCluster()
+		cfg.Run.Deterministic = new(!concurrent)
+		cfg.HDFS.BlockSize = 400e9
+		cfg.Workload = [][]workload.JobSpec{{{Name: "long", InputBytes: 400e9}}}
+		rep := run(t, cfg)
+		assert.Equal(t, 1.0, rep.Summary["jobs.succeeded"], "concurrent %v", concurrent)
+		assert.Greater(t, rep.End.At, 4000*time.Second)
+	}
+}
+
 // A watchdog shorter than two heartbeats would call every wait for a
 // heartbeat a stall; a heartbeat past it could never come in time.
 func TestStallAfterMustOutlastHeartbeats(t *testing.T) {

@@ -146,8 +146,8 @@ func (r *deterministicRuntime) stalled() bool {
 	if r.opts.StallAfter <= 0 || !ok || next-r.progress <= r.opts.StallAfter.Std() {
 		return false
 	}
-	if r.idle() {
-		r.progress = next // waiting for work is not a stall
+	if r.idle() || r.ex.timers.progressing() {
+		r.progress = next // waiting for work, or for a flow to end, is not a stall
 		return false
 	}
 	r.ex.failed = &StallError{Since: r.progress, Next: next, Timers: r.ex.timers.pending()}

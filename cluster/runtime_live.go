@@ -153,8 +153,11 @@ func (r *liveRuntime) stalled() bool {
 	if !ok || next-timeOf(progress) <= r.opts.StallAfter.Std() {
 		return false
 	}
-	if r.idle() {
-		r.progress.Store(int64(next)) // waiting for work is not a stall
+	r.clock.mu.Lock()
+	moving := r.clock.timers.progressing()
+	r.clock.mu.Unlock()
+	if r.idle() || moving {
+		r.progress.Store(int64(next)) // waiting for work, or for a flow to end, is not a stall
 		return false
 	}
 	r.clock.mu.Lock()

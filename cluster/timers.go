@@ -171,6 +171,18 @@ func (ts *timers) recycle(t *timer) {
 	ts.free = append(ts.free, t)
 }
 
+// progressing reports whether a pending timer's message is work moving
+// forward (actors.Progressing). The cost is O(timers); the watchdog asks
+// only when no progress was reported for its whole limit.
+func (ts *timers) progressing() bool {
+	for _, t := range ts.heap {
+		if _, ok := t.msg.(actors.Progressing); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // pending counts the pending timers by message type, for a stall report.
 func (ts *timers) pending() map[string]int {
 	out := make(map[string]int)
