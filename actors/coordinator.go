@@ -57,6 +57,9 @@ type CoordinatorConfig struct {
 	CacheFuture map[string][]FutureRead
 	// Replication is [replication], Scarlett; nil: none.
 	Replication *ReplicationConfig
+	// IntermediateLoss is [intermediate_loss]; nil: no output is lost,
+	// and job managers report no loss (coordinator_recompute.go).
+	IntermediateLoss *IntermediateLossConfig
 }
 
 // Coordinator is the cluster master (JobTracker/ResourceManager and
@@ -77,6 +80,9 @@ type Coordinator struct {
 	// managers sent meanwhile (coordinator_recovery.go).
 	down  bool
 	stash []any
+	// suspect holds the nodes' recent output losses
+	// (coordinator_recompute.go); nil before the first.
+	suspect *suspicions
 }
 
 // livenessTick checks for nodes that stopped heartbeating.
@@ -173,6 +179,8 @@ func (c *Coordinator) handle(ctx actor.Context, now time.Duration, m any) {
 		c.core.copyDone(msg.Key.ID, msg.Bytes)
 	case *FlowFailed:
 		c.core.copyFailed(msg.Key.ID)
+	case *OutputLost:
+		c.handleOutputLost(ctx, now, msg)
 	case *CrashCoordinator:
 		c.down = true
 	case *RestartCoordinator:
@@ -280,6 +288,7 @@ func (c *Coordinator) spawnJobManager(ctx actor.Context, e *spawnJobManager) {
 		jm.sent = &[2]float64{}
 	}
 	jm.state.fetchLimit = c.cfg.Tasks.FetchFailures
+	jm.reportLosses = c.cfg.IntermediateLoss != nil
 	if pl := c.cfg.Tasks.ReducePlacementConfig; pl.On() {
 		jm.placement = &reducePlacement{cfg: pl, rackOf: c.cfg.RackOf, racks: c.cfg.Cluster.Racks}
 		jm.fabric = c.cfg.Fabric

@@ -56,6 +56,10 @@ type JobManager struct {
 	// asking the fabric for its links; nil when reduces go anywhere.
 	placement *reducePlacement
 	fabric    *actor.PID
+	// reportLosses: tell the coordinator of the outputs re-run because
+	// they could not be fetched, under [intermediate_loss]
+	// (job_recompute.go).
+	reportLosses bool
 }
 
 // waveWidth is a job's wave-width over its map phase, PACMan's Σ w·t(w):
@@ -160,7 +164,10 @@ func (m *JobManager) Receive(ctx actor.Context) {
 	case *FetchFailed:
 		fx, rerun := m.state.fetchFailed(msg.Node, msg.Maps)
 		m.deps.Metrics.Count(MetricMapsRerunFetch, int64(rerun))
+		m.reportLost(ctx, msg.Node, rerun)
 		m.apply(ctx, fx)
+	case *NodeSuspected:
+		m.handleNodeSuspected(ctx, msg)
 	case *ResyncJob:
 		if m.state.outcome == nil {
 			ctx.Send(m.coordinator, m.state.resynced())

@@ -23,6 +23,7 @@ type task struct {
 	running  map[int32]sched.NodeID // live attempts and their nodes
 	output   sched.NodeID           // maps: the node holding the output
 	outBytes int64                  // maps: output bytes
+	outAtt   int32                  // maps: the attempt that wrote the output
 }
 
 // jobState is a job manager's bookkeeping, kept apart from the actor so it
@@ -67,9 +68,10 @@ type effects struct {
 
 // mapOutput says where a finished map's output lives.
 type mapOutput struct {
-	Map   int32
-	Node  sched.NodeID
-	Bytes int64
+	Map     int32
+	Node    sched.NodeID
+	Bytes   int64
+	Attempt int32
 }
 
 // attemptRef is a running attempt and its node: a reduce to tell of map
@@ -184,7 +186,7 @@ func (j *jobState) outputs() []mapOutput {
 	var out []mapOutput
 	for i := range j.maps {
 		if j.maps[i].state == taskDone {
-			out = append(out, mapOutput{int32(i), j.maps[i].output, j.maps[i].outBytes})
+			out = append(out, mapOutput{int32(i), j.maps[i].output, j.maps[i].outBytes, j.maps[i].outAtt})
 		}
 	}
 	return out
@@ -212,10 +214,10 @@ func (j *jobState) succeeded(a sched.Attempt, outBytes int64) (effects, error) {
 		fx.kill = append(fx.kill, attemptRef{sched.Attempt{Job: a.Job, Kind: a.Kind, Task: a.Task, Attempt: att}, tk.running[att]})
 	}
 	if a.Kind == sched.Map {
-		tk.output, tk.outBytes = node, outBytes
+		tk.output, tk.outBytes, tk.outAtt = node, outBytes, a.Attempt
 		j.mapsDone++
 		fx.mapsFinished = j.mapsDone == len(j.maps)
-		fx.announce = []mapOutput{{a.Task, node, outBytes}}
+		fx.announce = []mapOutput{{a.Task, node, outBytes, a.Attempt}}
 		fx.reducers = j.runningReducers()
 		fx.requeueReduces = j.maybeRelease()
 		fx.release = len(fx.requeueReduces) > 0
@@ -398,6 +400,13 @@ func (j *jobState) nodeLost(node sched.NodeID) (effects, []sched.Attempt) {
 // attempts go on; reducers keep the outputs they fetched already.
 func (j *jobState) evicted() (fx effects, lost int) {
 	j.loseOutputs(&fx, func(sched.NodeID) bool { return true })
+	return fx, len(fx.lost)
+}
+
+// suspected re-queues, while any reduce still needs them, the finished
+// maps whose outputs are on a suspected node; it returns how many.
+func (j *jobState) suspected(node sched.NodeID) (fx effects, n int) {
+	j.loseOutputs(&fx, func(n sched.NodeID) bool { return n == node })
 	return fx, len(fx.lost)
 }
 

@@ -295,10 +295,12 @@ type MapOutputs struct {
 }
 
 // MapOutput is where one finished map's output lives.
+// Attempt is the map's attempt that wrote it.
 type MapOutput struct {
-	Map   int32
-	Node  sched.NodeID
-	Bytes int64
+	Map     int32
+	Node    sched.NodeID
+	Bytes   int64
+	Attempt int32
 }
 
 // FetchFailed tells a job manager that a reduce attempt could not fetch
@@ -472,6 +474,16 @@ type StartFlow struct {
 	// StallTimeout, when positive, fails the flow (FlowFailed) when it
 	// delivers no byte for that long: a shuffle fetch's read timeout.
 	StallTimeout time.Duration
+	// Outputs are the map outputs a shuffle fetch reads from Src, of the
+	// job of Key.Attempt, under [intermediate_loss] (fabric_loss.go); nil
+	// otherwise.
+	Outputs []OutputRef
+}
+
+// OutputRef names one map output of a job: the map and the attempt that
+// wrote it.
+type OutputRef struct {
+	Map, Attempt int32
 }
 
 // AbortFlows aborts at once every flow to or from Node and every flow an
@@ -717,6 +729,23 @@ type BlockReplicated struct {
 type ReplicationFailed struct {
 	Copy   int64
 	Reason string
+}
+
+// ---- Recompute avoidance (Mantri; recompute_config.go).
+
+// OutputLost tells the coordinator that a job ran Maps maps again because
+// reducers could not fetch their outputs from Node.
+type OutputLost struct {
+	Job  sched.JobID
+	Node sched.NodeID
+	Maps int
+}
+
+// NodeSuspected tells every job manager that Node lost
+// tasks.recompute_trigger outputs within tasks.recompute_window: each runs
+// again, elsewhere, the maps whose outputs there a reduce still needs.
+type NodeSuspected struct {
+	Node sched.NodeID
 }
 
 // ---- Rack switch.

@@ -31,6 +31,9 @@ type NodeConfig struct {
 	// QoSWeights are the QoS classes' WRR weights, highest class first;
 	// nil when the run has no QoS clients (node_qos.go).
 	QoSWeights []int
+	// NameOutputs has shuffle fetches name the map outputs they read
+	// (StartFlow.Outputs), for [intermediate_loss].
+	NameOutputs bool
 }
 
 // Node runs attempts in its map and reduce slots. An attempt moves through
@@ -245,6 +248,9 @@ func (n *Node) start(ctx actor.Context, msg *LaunchTask) {
 	}
 	n.slots[kind][msg.Slot] = true
 	r := newRun(msg, n.deps.Clock.Now())
+	if n.cfg.NameOutputs && r.state != nil {
+		r.wrote = make([]int32, len(r.state))
+	}
 	n.runs[msg.Attempt] = r
 	n.scheduleProgress(r)
 	n.deps.Metrics.AttemptStarted(AttemptRecord{
@@ -400,6 +406,9 @@ func (n *Node) startFlow(ctx actor.Context, r *run, part int32, src, dst sched.N
 	switch {
 	case part >= partFetch:
 		msg.StallTimeout = n.cfg.Tasks.FetchTimeout.Std()
+		if n.cfg.NameOutputs {
+			msg.Outputs = r.outputRefs(part)
+		}
 	case part >= partPipeline:
 		msg.StallTimeout = n.cfg.HDFS.WriteTimeout.Std()
 	}

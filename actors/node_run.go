@@ -90,6 +90,9 @@ type run struct {
 	// moved holds the outputs announced again, at a new node, while
 	// their fetch ran or waited to retry: a retry fetches from there.
 	moved map[int32]MapOutput
+	// wrote is the attempt that wrote each map's output as last
+	// announced, for StartFlow.Outputs (node_recompute.go).
+	wrote []int32
 }
 
 func newRun(l *LaunchTask, now time.Duration) *run {
@@ -184,6 +187,9 @@ func (r *run) learn(out MapOutput) {
 		return
 	}
 	out.Bytes = r.launch.Task.partition(out.Bytes, int(r.launch.Attempt.Task))
+	if r.wrote != nil {
+		r.wrote[out.Map] = out.Attempt
+	}
 	if st := r.state[out.Map]; st == fetchRunning || st == fetchRetry {
 		if r.moved == nil {
 			r.moved = make(map[int32]MapOutput)
