@@ -149,6 +149,7 @@ func (c *Coordinator) handle(ctx actor.Context, now time.Duration, m any) {
 		c.core.endBlacklistWindow()
 	case *Heartbeat:
 		c.core.heartbeat(now, msg)
+		c.noteProduced(msg)
 	case *JobEnded:
 		c.handleJobEnded(ctx, msg)
 	case *livenessTick:
@@ -249,7 +250,8 @@ func (c *Coordinator) apply(ctx actor.Context, out coordOut) {
 		case *launchAttempt:
 			jm := c.jms[e.attempt.Job]
 			c.cfg.Directory.relay(ctx, e.node, &LaunchTask{Attempt: e.attempt, Slot: e.slot, JobManager: jm, Task: e.spec})
-			ctx.Send(jm, &TaskLaunched{Attempt: e.attempt, Node: e.node, Locality: e.locality, Bytes: e.bytes, Copy: e.copied})
+			ctx.Send(jm, &TaskLaunched{Attempt: e.attempt, Node: e.node, Locality: e.locality, Bytes: e.bytes, Copy: e.copied,
+				LossRate: c.lossRate(e.node)})
 		case *killAttempt:
 			c.cfg.Directory.relay(ctx, e.node, &KillTask{Attempt: e.attempt, Reason: e.reason})
 		case *tellJob:
@@ -289,6 +291,10 @@ func (c *Coordinator) spawnJobManager(ctx actor.Context, e *spawnJobManager) {
 	}
 	jm.state.fetchLimit = c.cfg.Tasks.FetchFailures
 	jm.reportLosses = c.cfg.IntermediateLoss != nil
+	if r := c.cfg.Tasks.RecomputeConfig; r.ProtectOutputs {
+		jm.protect = &outputProtection{nic: float64(c.cfg.Cluster.NIC), budget: r.Budget(), perRack: c.cfg.Cluster.NodesPerRack,
+			lossRate: make(map[sched.NodeID]float64)}
+	}
 	if pl := c.cfg.Tasks.ReducePlacementConfig; pl.On() {
 		jm.placement = &reducePlacement{cfg: pl, rackOf: c.cfg.RackOf, racks: c.cfg.Cluster.Racks}
 		jm.fabric = c.cfg.Fabric

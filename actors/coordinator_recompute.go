@@ -26,6 +26,9 @@ import (
 type suspicions struct {
 	trigger int
 	window  time.Duration
+	// rate is each node's r_m, its share of outputs lost
+	// (straggler.LossEWMA), for TaskLaunched.
+	rate map[sched.NodeID]float64
 	// losses are each node's losses within the last window; open the
 	// suspicions not yet found right, by when they were made.
 	losses map[sched.NodeID][]time.Duration
@@ -36,7 +39,17 @@ func newSuspicions(r RecomputeConfig) *suspicions {
 	return &suspicions{
 		trigger: r.Trigger(), window: r.Window(),
 		losses: make(map[sched.NodeID][]time.Duration), open: make(map[sched.NodeID]time.Duration),
+		rate: make(map[sched.NodeID]float64),
 	}
+}
+
+// moveRate moves a node's loss estimate by one output, lost or produced.
+func (s *suspicions) moveRate(node sched.NodeID, lost bool) {
+	r, ok := s.rate[node]
+	if !ok {
+		r = straggler.PriorLoss
+	}
+	s.rate[node] = straggler.LossEWMA(r, lost)
 }
 
 // lost books n outputs node lost at now. It reports whether an open
@@ -50,6 +63,7 @@ func (s *suspicions) lost(node sched.NodeID, n int, now time.Duration) (right, s
 	}
 	for range n {
 		s.losses[node] = straggler.RecentLosses(s.losses[node], now, s.window)
+		s.moveRate(node, true)
 	}
 	if !straggler.Suspected(s.losses[node], now, s.window, s.trigger) {
 		return right, false
@@ -62,10 +76,7 @@ func (s *suspicions) lost(node sched.NodeID, n int, now time.Duration) (right, s
 // handleOutputLost books a job's lost outputs and, when their node turns
 // suspected under protection, tells every job manager, in job order.
 func (c *Coordinator) handleOutputLost(ctx actor.Context, now time.Duration, msg *OutputLost) {
-	if c.suspect == nil {
-		c.suspect = newSuspicions(c.cfg.Tasks.RecomputeConfig)
-	}
-	right, suspect := c.suspect.lost(msg.Node, msg.Maps, now)
+	right, suspect := c.suspicions().lost(msg.Node, msg.Maps, now)
 	if right {
 		c.deps.Metrics.Count(MetricSuspicionsRight, 1)
 	}
@@ -79,4 +90,35 @@ func (c *Coordinator) handleOutputLost(ctx actor.Context, now time.Duration, msg
 	for _, job := range slices.Sorted(maps.Keys(c.jms)) {
 		ctx.Send(c.jms[job], &NodeSuspected{Node: msg.Node})
 	}
+}
+
+func (c *Coordinator) suspicions() *suspicions {
+	if c.suspect == nil {
+		c.suspect = newSuspicions(c.cfg.Tasks.RecomputeConfig)
+	}
+	return c.suspect
+}
+
+// noteProduced moves the loss estimates of the nodes whose maps a
+// heartbeat reports finished, under tasks.protect_outputs.
+func (c *Coordinator) noteProduced(msg *Heartbeat) {
+	if !c.cfg.Tasks.ProtectOutputs {
+		return
+	}
+	for _, e := range msg.Ended {
+		if e.Attempt.Kind == sched.Map && e.Outcome == sched.Succeeded {
+			c.suspicions().moveRate(msg.Node, false)
+		}
+	}
+}
+
+// lossRate is a node's r_m for TaskLaunched: 0 without protection.
+func (c *Coordinator) lossRate(node sched.NodeID) float64 {
+	if !c.cfg.Tasks.ProtectOutputs {
+		return 0
+	}
+	if r, ok := c.suspicions().rate[node]; ok {
+		return r
+	}
+	return straggler.PriorLoss
 }

@@ -60,6 +60,9 @@ type JobManager struct {
 	// they could not be fetched, under [intermediate_loss]
 	// (job_recompute.go).
 	reportLosses bool
+	// protect copies outputs to rack-mates (job_recompute.go); nil
+	// without tasks.protect_outputs.
+	protect *outputProtection
 }
 
 // waveWidth is a job's wave-width over its map phase, PACMan's Σ w·t(w):
@@ -168,6 +171,8 @@ func (m *JobManager) Receive(ctx actor.Context) {
 		m.apply(ctx, fx)
 	case *NodeSuspected:
 		m.handleNodeSuspected(ctx, msg)
+	case *OutputReplicated:
+		m.handleOutputReplicated(ctx, msg)
 	case *ResyncJob:
 		if m.state.outcome == nil {
 			ctx.Send(m.coordinator, m.state.resynced())
@@ -188,6 +193,9 @@ func (m *JobManager) handleLaunched(ctx actor.Context, msg *TaskLaunched) {
 	}
 	fx, err := m.state.launched(msg.Attempt, msg.Node)
 	m.check(err)
+	if m.protect != nil {
+		m.protect.lossRate[msg.Node] = msg.LossRate
+	}
 	m.speculationLaunched(msg)
 	m.apply(ctx, fx)
 }
@@ -289,6 +297,9 @@ func (m *JobManager) handleFinished(ctx actor.Context, msg *TaskFinished) {
 	m.mapEnded(msg.Attempt)
 	m.speculationEnded(ctx, msg, finished && err == nil)
 	m.apply(ctx, fx)
+	if finished && err == nil {
+		m.maybeProtect(ctx, msg)
+	}
 	m.decide(ctx)
 	m.maybeSendProgress(ctx, msg.Attempt.Kind)
 }

@@ -24,6 +24,7 @@ type task struct {
 	output   sched.NodeID           // maps: the node holding the output
 	outBytes int64                  // maps: output bytes
 	outAtt   int32                  // maps: the attempt that wrote the output
+	replicas []sched.NodeID         // maps: the output's copies (job_recompute.go)
 }
 
 // jobState is a job manager's bookkeeping, kept apart from the actor so it
@@ -68,10 +69,11 @@ type effects struct {
 
 // mapOutput says where a finished map's output lives.
 type mapOutput struct {
-	Map     int32
-	Node    sched.NodeID
-	Bytes   int64
-	Attempt int32
+	Map      int32
+	Node     sched.NodeID
+	Bytes    int64
+	Attempt  int32
+	Replicas []sched.NodeID
 }
 
 // attemptRef is a running attempt and its node: a reduce to tell of map
@@ -186,7 +188,7 @@ func (j *jobState) outputs() []mapOutput {
 	var out []mapOutput
 	for i := range j.maps {
 		if j.maps[i].state == taskDone {
-			out = append(out, mapOutput{int32(i), j.maps[i].output, j.maps[i].outBytes, j.maps[i].outAtt})
+			out = append(out, mapOutput{int32(i), j.maps[i].output, j.maps[i].outBytes, j.maps[i].outAtt, j.maps[i].replicas})
 		}
 	}
 	return out
@@ -214,10 +216,10 @@ func (j *jobState) succeeded(a sched.Attempt, outBytes int64) (effects, error) {
 		fx.kill = append(fx.kill, attemptRef{sched.Attempt{Job: a.Job, Kind: a.Kind, Task: a.Task, Attempt: att}, tk.running[att]})
 	}
 	if a.Kind == sched.Map {
-		tk.output, tk.outBytes, tk.outAtt = node, outBytes, a.Attempt
+		tk.output, tk.outBytes, tk.outAtt, tk.replicas = node, outBytes, a.Attempt, nil
 		j.mapsDone++
 		fx.mapsFinished = j.mapsDone == len(j.maps)
-		fx.announce = []mapOutput{{a.Task, node, outBytes, a.Attempt}}
+		fx.announce = []mapOutput{{a.Task, node, outBytes, a.Attempt, nil}}
 		fx.reducers = j.runningReducers()
 		fx.requeueReduces = j.maybeRelease()
 		fx.release = len(fx.requeueReduces) > 0
@@ -320,7 +322,7 @@ func (j *jobState) fetchFailed(node sched.NodeID, maps []int32) (effects, int) {
 		return fx, 0
 	}
 	for _, m := range maps {
-		if m < 0 || int(m) >= len(j.maps) || j.maps[m].state != taskDone || j.maps[m].output != node {
+		if m < 0 || int(m) >= len(j.maps) || j.maps[m].state != taskDone || !j.maps[m].holds(node) {
 			continue // run again already, or announced elsewhere since
 		}
 		if j.fetchFailures == nil {

@@ -91,8 +91,11 @@ type run struct {
 	// their fetch ran or waited to retry: a retry fetches from there.
 	moved map[int32]MapOutput
 	// wrote is the attempt that wrote each map's output as last
-	// announced, for StartFlow.Outputs (node_recompute.go).
-	wrote []int32
+	// announced, for StartFlow.Outputs, and replicas its copies, tried
+	// when a fetch fails (node_recompute.go); nil without
+	// NodeConfig.NameOutputs.
+	wrote    []int32
+	replicas [][]sched.NodeID
 }
 
 func newRun(l *LaunchTask, now time.Duration) *run {
@@ -188,7 +191,7 @@ func (r *run) learn(out MapOutput) {
 	}
 	out.Bytes = r.launch.Task.partition(out.Bytes, int(r.launch.Attempt.Task))
 	if r.wrote != nil {
-		r.wrote[out.Map] = out.Attempt
+		r.wrote[out.Map], r.replicas[out.Map] = out.Attempt, out.Replicas
 	}
 	if st := r.state[out.Map]; st == fetchRunning || st == fetchRetry {
 		if r.moved == nil {

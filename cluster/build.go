@@ -129,7 +129,7 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	c.rec.configure(&cfg.Run)
 	c.rec.admission = cfg.Scheduler.MaxRunning > 0
 	c.rec.cloning = cfg.Cloning.On()
-	if cfg.IntermediateLoss != nil {
+	if cfg.IntermediateLoss != nil || cfg.Tasks.ProtectOutputs {
 		c.rec.countRecomputes()
 	}
 	if e, ok := cfg.Scheduler.Params.(sched.Evicting); ok {
@@ -204,7 +204,7 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 		nc := actors.NodeConfig{
 			ID: sched.NodeID(i), Rack: rackOf[i], Cluster: cfg.Cluster, HDFS: cfg.HDFS, Heartbeat: cfg.Heartbeat, Tasks: cfg.Tasks,
 			Switch: dir.Switches[i], Coordinator: coordinator, Fabric: fabric, QoSWeights: cfg.QoS.weights(),
-			NameOutputs: cfg.IntermediateLoss != nil,
+			NameOutputs: cfg.IntermediateLoss != nil || cfg.Tasks.ProtectOutputs,
 		}
 		if dir.Caches != nil {
 			nc.Cache = dir.Caches[i]

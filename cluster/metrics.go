@@ -103,7 +103,7 @@ type Records struct {
 	// Replication is what the replica copies moved beside the tasks, nil
 	// for a run without [replication].
 	Replication *ReplicationTotals
-	// Recompute: the run has [intermediate_loss].
+	// Recompute: the run has [intermediate_loss] or protects outputs.
 	Recompute bool
 	// Warmup is run.warmup: Summarize leaves out the jobs submitted
 	// before it, and the recorder tallied none of their attempts.
@@ -233,7 +233,8 @@ type recorder struct {
 	// repl keeps the spans of copies and of tasks' network flows, nil
 	// without [replication].
 	repl *replTally
-	// recompute: the run has [intermediate_loss] (recompute.go).
+	// recompute: the run has [intermediate_loss] or protects outputs
+	// (recompute.go).
 	recompute bool
 	errs      []error
 }

@@ -8,7 +8,8 @@ import (
 )
 
 // RecomputeMetricNames are the metrics of a run with an
-// [intermediate_loss] table; a run without one has none of them.
+// [intermediate_loss] table or tasks.protect_outputs; a run with neither
+// has none of them.
 // recompute.precision is the share of suspicions proved right (a loss on
 // the node within tasks.recompute_window after); flows.protect_share the
 // bytes copied to protect outputs over the shuffle's bytes.
@@ -24,7 +25,7 @@ func init() {
 }
 
 // countRecomputes has the recorder keep the shuffle's bytes, for a run
-// with [intermediate_loss].
+// with [intermediate_loss] or tasks.protect_outputs.
 func (r *recorder) countRecomputes() { r.recompute = true }
 
 // recomputeFlow counts what a reduce's fetch delivered: a reduce reads
@@ -35,7 +36,8 @@ func (r *recorder) recomputeFlow(rec actors.FlowRecord) {
 	}
 }
 
-// summarizeRecomputes sets the metrics of a run with [intermediate_loss].
+// summarizeRecomputes sets the metrics of a run with [intermediate_loss]
+// or tasks.protect_outputs.
 func summarizeRecomputes(s Summary, res *Records) {
 	for _, name := range RecomputeMetricNames {
 		s[name] = float64(res.Counters[name])

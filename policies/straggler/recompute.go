@@ -80,3 +80,42 @@ func RecentLosses(losses []time.Duration, now, window time.Duration) []time.Dura
 	losses = slices.DeleteFunc(losses, func(at time.Duration) bool { return at <= now-window })
 	return append(losses, now)
 }
+
+// LossWeight is the weight of each output in a node's loss estimate
+// (LossEWMA): about the last hundred outputs count. PriorLoss is the
+// estimate before a node has produced any.
+const (
+	LossWeight = 0.01
+	PriorLoss  = 0.01
+)
+
+// LossEWMA moves a node's estimate r_m of the share of its outputs lost
+// by one output: towards 1 for an output lost, towards 0 for one
+// produced. A node that produces n outputs and loses k of them ends near
+// k/n; the notes' "estimated for a machine over a long period of time".
+func LossEWMA(r float64, lost bool) float64 {
+	x := 0.0
+	if lost {
+		x = 1
+	}
+	return (1-LossWeight)*r + LossWeight*x
+}
+
+// ShouldReplicate is Mantri's rule for copying a finished task's output
+// of bytes to a rack-mate (the thesis's text, erratum 7: the expected
+// cost to recompute against the cost to copy): the copy's time at the
+// rack-local rate nic (bytes/s) is below r · tRedo, the output's loss
+// probability times the time to make it again, and the job's tokens (in
+// bytes) cover it.
+func ShouldReplicate(bytes int64, nic, r float64, tRedo time.Duration, tokens float64) bool {
+	if bytes <= 0 || nic <= 0 || float64(bytes) > tokens {
+		return false
+	}
+	tRep := float64(bytes) / nic
+	return tRep < r*tRedo.Seconds()
+}
+
+// ReplicaLoss is the chance that an output and its replica are both lost
+// when each node loses with r1 and r2: both must be (erratum 6: the text's
+// product, not the figure's minimum).
+func ReplicaLoss(r1, r2 float64) float64 { return r1 * r2 }

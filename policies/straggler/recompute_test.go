@@ -77,3 +77,36 @@ func TestRecentLossesKeepOneWindow(t *testing.T) {
 	got := RecentLosses([]time.Duration{s(1), s(30), s(61)}, s(90), time.Minute)
 	assert.Equal(t, []time.Duration{s(61), s(90)}, got, "30 s is at 90 − 60 and falls out")
 }
+
+func TestShouldReplicateAsTheNotesRule(t *testing.T) {
+	// A 100 MB output on a 125 MB/s NIC copies in 0.8 s. A map of 60 s
+	// on a node losing 2% of its outputs costs 1.2 s expected to redo:
+	// copy. At 1% it costs 0.6 s: do not. The tokens must cover it.
+	mb := int64(100e6)
+	for _, tc := range []struct {
+		name   string
+		r      float64
+		tRedo  time.Duration
+		tokens float64
+		want   bool
+	}{
+		{"worth it", 0.02, time.Minute, 200e6, true},
+		{"cheaper to redo", 0.01, time.Minute, 200e6, false},
+		{"no tokens", 0.02, time.Minute, 99e6, false},
+		{"exactly the cost", 0.8 / 60, time.Minute, 200e6, false},
+		{"a long task on a safe node", 0.001, time.Hour, 200e6, true},
+	} {
+		assert.Equal(t, tc.want, ShouldReplicate(mb, 125e6, tc.r, tc.tRedo, tc.tokens), tc.name)
+	}
+	assert.False(t, ShouldReplicate(0, 125e6, 1, time.Hour, 1e9), "nothing to copy")
+}
+
+func TestLossEWMAAndReplicaLoss(t *testing.T) {
+	r := PriorLoss
+	for range 1000 {
+		r = LossEWMA(r, false)
+	}
+	assert.Less(t, r, 1e-6, "a node that loses nothing drifts to 0")
+	assert.InDelta(t, 0.99*0.5+0.01, LossEWMA(0.5, true), 1e-12)
+	assert.InDelta(t, 0.0004, ReplicaLoss(0.02, 0.02), 1e-12, "both copies lost: the product")
+}
