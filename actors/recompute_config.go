@@ -17,7 +17,7 @@ type IntermediateLossConfig struct {
 	// Probability is the mean chance that an output is lost.
 	Probability float64 `toml:"probability"`
 	// HotNodes is the share of nodes that take half the losses (the
-	// thesis: "Half of them happen on 5% of the machines"); 0: none.
+	// thesis's 5%); 0: none.
 	HotNodes float64 `toml:"hot_nodes"`
 	// Burst makes a node that lost an output lose the next ones 20 times
 	// as often for a minute.

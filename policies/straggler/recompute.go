@@ -14,8 +14,8 @@ import (
 
 // The loss model's constants: the hot nodes take HotShare of the losses,
 // and a node that lost an output loses the next ones BurstFactor times as
-// often for BurstWindow (notes §1.4, §5.1: "Half of them happen on 5% of
-// the machines", losses clustered in time).
+// often for BurstWindow (notes §1.4, §5.1: half the losses on 5% of the
+// nodes, clustered in time).
 const (
 	HotShare    = 0.5
 	BurstFactor = 20
@@ -61,8 +61,8 @@ func HotNodes(nodes int, share float64, seed uint64) []bool {
 // Suspected reports whether a node whose outputs were lost at the given
 // instants (any order) is suspected at now: trigger of them fall within
 // the window that ends at now, (now − window, now]. Mantri's trigger is
-// 2 within a minute ("93% when we wait for two recomputes in the last
-// minute window"; 1 is right 76% of the time).
+// 2 within a minute, which the thesis finds right 93% of the time against
+// 76% for 1.
 func Suspected(losses []time.Duration, now, window time.Duration, trigger int) bool {
 	n := 0
 	for _, at := range losses {
@@ -92,7 +92,7 @@ const (
 // LossEWMA moves a node's estimate r_m of the share of its outputs lost
 // by one output: towards 1 for an output lost, towards 0 for one
 // produced. A node that produces n outputs and loses k of them ends near
-// k/n; the notes' "estimated for a machine over a long period of time".
+// k/n: a node's loss probability estimated over a long period.
 func LossEWMA(r float64, lost bool) float64 {
 	x := 0.0
 	if lost {
