@@ -68,8 +68,9 @@ func (p *outputProtection) rackMate(node sched.NodeID) (sched.NodeID, bool) {
 // output.
 func (m *JobManager) maybeProtect(ctx actor.Context, msg *TaskFinished) {
 	p := m.protect
-	if p == nil || msg.Attempt.Kind != sched.Map || msg.Outcome != sched.Succeeded {
-		return
+	if p == nil || msg.Attempt.Kind != sched.Map || msg.Outcome != sched.Succeeded || m.state.outcome != nil ||
+		len(m.state.reduces) == 0 {
+		return // no reduce will read the output
 	}
 	tk := &m.state.maps[msg.Attempt.Task]
 	if tk.state != taskDone || tk.outAtt != msg.Attempt.Attempt {

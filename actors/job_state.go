@@ -393,7 +393,7 @@ func (j *jobState) nodeLost(node sched.NodeID) (effects, []sched.Attempt) {
 		fx.requeueMaps = append(fx.requeueMaps, sub.requeueMaps...)
 		fx.requeueReduces = append(fx.requeueReduces, sub.requeueReduces...)
 	}
-	j.loseOutputs(&fx, func(n sched.NodeID) bool { return n == node })
+	j.loseOutputs(&fx, func(t *task) bool { return t.output == node })
 	return fx, gone
 }
 
@@ -401,26 +401,28 @@ func (j *jobState) nodeLost(node sched.NodeID) (effects, []sched.Attempt) {
 // free intermediate space, while any reduce still needs them. Running
 // attempts go on; reducers keep the outputs they fetched already.
 func (j *jobState) evicted() (fx effects, lost int) {
-	j.loseOutputs(&fx, func(sched.NodeID) bool { return true })
+	j.loseOutputs(&fx, func(*task) bool { return true })
 	return fx, len(fx.lost)
 }
 
 // suspected re-queues, while any reduce still needs them, the finished
-// maps whose outputs are on a suspected node; it returns how many.
+// maps whose outputs are on a suspected node and nowhere else; it
+// returns how many. An output copied to another node is read from there
+// if the suspicion proves right.
 func (j *jobState) suspected(node sched.NodeID) (fx effects, n int) {
-	j.loseOutputs(&fx, func(n sched.NodeID) bool { return n == node })
+	j.loseOutputs(&fx, func(t *task) bool { return t.output == node && len(t.replicas) == 0 })
 	return fx, len(fx.lost)
 }
 
-// loseOutputs makes the finished maps whose output was on a node that
-// lost pending again, while any reduce still needs them, and tells the
-// running reducers to forget them.
-func (j *jobState) loseOutputs(fx *effects, lost func(sched.NodeID) bool) {
+// loseOutputs makes the finished maps whose output is lost pending again,
+// while any reduce still needs them, and tells the running reducers to
+// forget them.
+func (j *jobState) loseOutputs(fx *effects, lost func(*task) bool) {
 	if j.reducesDone == len(j.reduces) {
 		return
 	}
 	for i := range j.maps {
-		if m := &j.maps[i]; m.state == taskDone && lost(m.output) {
+		if m := &j.maps[i]; m.state == taskDone && lost(m) {
 			delete(j.fetchFailures, int32(i))
 			m.state = taskPending
 			j.mapsDone--
