@@ -252,6 +252,10 @@ type TasksConfig struct {
 	// (job_placement.go): its keys sit in [tasks] itself, and the
 	// configuration's hash leaves it out unless it places reduces.
 	ReducePlacementConfig `json:"ReducePlacement,omitzero"`
+	// RecomputeConfig is Mantri's recompute avoidance
+	// (recompute_config.go), its keys in [tasks] itself; left out of the
+	// hash unless named.
+	RecomputeConfig `json:"Recompute,omitzero"`
 }
 
 // Reducers is the reduce attempts a node with reduceSlots runs at once:
@@ -361,6 +365,7 @@ func (t *TasksConfig) Validate(errs *Checks, reduceSlots int) {
 		fmt.Sprintf("must be 0 (3 × reduce_slots) or cluster.reduce_slots = %d … %d", reduceSlots, MaxSlotsPerNode))
 	errs.Check(t.ComputeAware && !t.CopyCompute, "tasks.compute_aware", t.ComputeAware, "needs tasks.copy_compute = true")
 	t.ReducePlacementConfig.Validate(errs)
+	t.RecomputeConfig.Validate(errs)
 	errs.Check(t.ProgressInterval != 0 && t.ProgressInterval < 10*MinPeriod, "tasks.progress_interval", t.ProgressInterval,
 		fmt.Sprintf("must be 0 (no reports) or at least %v: reports come at least a tenth of it apart", 10*MinPeriod))
 }

@@ -57,6 +57,9 @@ type CoordinatorConfig struct {
 	CacheFuture map[string][]FutureRead
 	// Replication is [replication], Scarlett; nil: none.
 	Replication *ReplicationConfig
+	// IntermediateLoss is [intermediate_loss]; nil: no output is lost,
+	// and job managers report no loss (coordinator_recompute.go).
+	IntermediateLoss *IntermediateLossConfig
 }
 
 // Coordinator is the cluster master (JobTracker/ResourceManager and
@@ -77,6 +80,9 @@ type Coordinator struct {
 	// managers sent meanwhile (coordinator_recovery.go).
 	down  bool
 	stash []any
+	// suspect holds the nodes' recent output losses
+	// (coordinator_recompute.go); nil before the first.
+	suspect *suspicions
 }
 
 // livenessTick checks for nodes that stopped heartbeating.
@@ -143,6 +149,7 @@ func (c *Coordinator) handle(ctx actor.Context, now time.Duration, m any) {
 		c.core.endBlacklistWindow()
 	case *Heartbeat:
 		c.core.heartbeat(now, msg)
+		c.noteProduced(msg)
 	case *JobEnded:
 		c.handleJobEnded(ctx, msg)
 	case *livenessTick:
@@ -173,6 +180,8 @@ func (c *Coordinator) handle(ctx actor.Context, now time.Duration, m any) {
 		c.core.copyDone(msg.Key.ID, msg.Bytes)
 	case *FlowFailed:
 		c.core.copyFailed(msg.Key.ID)
+	case *OutputLost:
+		c.handleOutputLost(ctx, now, msg)
 	case *CrashCoordinator:
 		c.down = true
 	case *RestartCoordinator:
@@ -241,7 +250,8 @@ func (c *Coordinator) apply(ctx actor.Context, out coordOut) {
 		case *launchAttempt:
 			jm := c.jms[e.attempt.Job]
 			c.cfg.Directory.relay(ctx, e.node, &LaunchTask{Attempt: e.attempt, Slot: e.slot, JobManager: jm, Task: e.spec})
-			ctx.Send(jm, &TaskLaunched{Attempt: e.attempt, Node: e.node, Locality: e.locality, Bytes: e.bytes, Copy: e.copied})
+			ctx.Send(jm, &TaskLaunched{Attempt: e.attempt, Node: e.node, Locality: e.locality, Bytes: e.bytes, Copy: e.copied,
+				LossRate: c.lossRate(e.node)})
 		case *killAttempt:
 			c.cfg.Directory.relay(ctx, e.node, &KillTask{Attempt: e.attempt, Reason: e.reason})
 		case *tellJob:
@@ -280,6 +290,11 @@ func (c *Coordinator) spawnJobManager(ctx actor.Context, e *spawnJobManager) {
 		jm.sent = &[2]float64{}
 	}
 	jm.state.fetchLimit = c.cfg.Tasks.FetchFailures
+	jm.reportLosses = c.cfg.IntermediateLoss != nil
+	if r := c.cfg.Tasks.RecomputeConfig; r.ProtectOutputs {
+		jm.protect = &outputProtection{nic: float64(c.cfg.Cluster.NIC), budget: r.Budget(), perRack: c.cfg.Cluster.NodesPerRack,
+			lossRate: make(map[sched.NodeID]float64)}
+	}
 	if pl := c.cfg.Tasks.ReducePlacementConfig; pl.On() {
 		jm.placement = &reducePlacement{cfg: pl, rackOf: c.cfg.RackOf, racks: c.cfg.Cluster.Racks}
 		jm.fabric = c.cfg.Fabric

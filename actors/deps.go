@@ -119,6 +119,23 @@ const (
 	// run again because reducers could not fetch their output.
 	MetricMapsRerunNodeLost = "maps.rerun.node_lost"
 	MetricMapsRerunFetch    = "maps.rerun.fetch_failures"
+	// MetricOutputsLost counts the copies of map outputs
+	// [intermediate_loss] lost at their first fetch; MetricRecomputed the
+	// maps run again because reducers could not fetch their output, under
+	// it; MetricRecomputedSuspected those run again, before any fetch of
+	// them failed, because their node was suspected; MetricRecomputeAvoided
+	// the fetches that failed on a lost copy and read a replica instead.
+	MetricOutputsLost         = "outputs.lost"
+	MetricRecomputed          = "tasks.recomputed"
+	MetricRecomputedSuspected = "tasks.recomputed.suspected"
+	MetricRecomputeAvoided    = "tasks.recompute_avoided"
+	// MetricNodesSuspected counts the times a node was suspected of losing
+	// outputs, MetricSuspicionsRight those after which it lost another
+	// within tasks.recompute_window.
+	MetricNodesSuspected  = "nodes.suspected"
+	MetricSuspicionsRight = "nodes.suspected.right"
+	// MetricProtectBytes counts the bytes copied to protect map outputs.
+	MetricProtectBytes = "flows.bytes.protect"
 	// MetricDroppedByRule and MetricDelayedByRule count control messages
 	// a message rule dropped or delayed.
 	MetricDroppedByRule = "messages.dropped"

@@ -67,6 +67,8 @@ type Fabric struct {
 	stallArmed bool
 	path       []netmodel.LinkID // scratch
 	use        []float64         // scratch
+	// loss is [intermediate_loss] (fabric_loss.go); nil: none.
+	loss *lossModel
 
 	// Link sampling (SampleLinks): the window, its start, and what each
 	// topology link had carried then.
@@ -140,7 +142,7 @@ func (f *Fabric) Receive(ctx actor.Context) {
 		f.self = ctx.Self()
 	case *StartFlow:
 		f.completeDue(ctx)
-		if !f.refuse(ctx, msg) {
+		if !f.refuse(ctx, msg) && !f.lose(ctx, msg) {
 			f.handleStart(msg)
 		}
 	case *CancelFlow:

@@ -47,15 +47,20 @@ func (f *Fabric) refuse(ctx actor.Context, msg *StartFlow) bool {
 	if !f.down[node] {
 		return false
 	}
+	f.failAtOnce(ctx, msg, fmt.Sprintf("node %d is down", node))
+	return true
+}
+
+// failAtOnce fails a flow as it starts, accounted as aborted with
+// nothing delivered.
+func (f *Fabric) failAtOnce(ctx actor.Context, msg *StartFlow, reason string) {
 	now := f.deps.Clock.Now()
-	reason := fmt.Sprintf("node %d is down", node)
 	f.deps.Metrics.Count(MetricBytesRequested, msg.Bytes)
 	f.deps.Metrics.FlowEnded(FlowRecord{
 		Key: msg.Key, Src: msg.Src, Dst: msg.Dst, Transfer: msg.Transfer, Bytes: msg.Bytes,
 		Start: now, End: now, MaxRate: msg.MaxRate, CPUPerByte: msg.CPUPerByte,
 	})
 	ctx.Send(msg.Owner, &FlowFailed{Key: msg.Key, Reason: reason})
-	return true
 }
 
 // nodeDown books a crashed node; its flows were aborted.

@@ -56,6 +56,13 @@ type JobManager struct {
 	// asking the fabric for its links; nil when reduces go anywhere.
 	placement *reducePlacement
 	fabric    *actor.PID
+	// reportLosses: tell the coordinator of the outputs re-run because
+	// they could not be fetched, under [intermediate_loss]
+	// (job_recompute.go).
+	reportLosses bool
+	// protect copies outputs to rack-mates (job_recompute.go); nil
+	// without tasks.protect_outputs.
+	protect *outputProtection
 }
 
 // waveWidth is a job's wave-width over its map phase, PACMan's Σ w·t(w):
@@ -160,7 +167,12 @@ func (m *JobManager) Receive(ctx actor.Context) {
 	case *FetchFailed:
 		fx, rerun := m.state.fetchFailed(msg.Node, msg.Maps)
 		m.deps.Metrics.Count(MetricMapsRerunFetch, int64(rerun))
+		m.reportLost(ctx, msg.Node, rerun)
 		m.apply(ctx, fx)
+	case *NodeSuspected:
+		m.handleNodeSuspected(ctx, msg)
+	case *OutputReplicated:
+		m.handleOutputReplicated(ctx, msg)
 	case *ResyncJob:
 		if m.state.outcome == nil {
 			ctx.Send(m.coordinator, m.state.resynced())
@@ -181,6 +193,9 @@ func (m *JobManager) handleLaunched(ctx actor.Context, msg *TaskLaunched) {
 	}
 	fx, err := m.state.launched(msg.Attempt, msg.Node)
 	m.check(err)
+	if m.protect != nil {
+		m.protect.lossRate[msg.Node] = msg.LossRate
+	}
 	m.speculationLaunched(msg)
 	m.apply(ctx, fx)
 }
@@ -282,6 +297,9 @@ func (m *JobManager) handleFinished(ctx actor.Context, msg *TaskFinished) {
 	m.mapEnded(msg.Attempt)
 	m.speculationEnded(ctx, msg, finished && err == nil)
 	m.apply(ctx, fx)
+	if finished && err == nil {
+		m.maybeProtect(ctx, msg)
+	}
 	m.decide(ctx)
 	m.maybeSendProgress(ctx, msg.Attempt.Kind)
 }

@@ -18,7 +18,7 @@ import (
 // Under the equal estimate every link is alike: 2, 2, 2. Hybrid keeps
 // the start estimate while its 3 s is a short phase.
 func TestReducePlacementPlanByEstimate(t *testing.T) {
-	outs := []mapOutput{{0, 0, 1}, {1, 0, 2}, {2, 1, 3}, {3, 2, 3}}
+	outs := []mapOutput{{0, 0, 1, 0, nil}, {1, 0, 2, 0, nil}, {2, 1, 3, 0, nil}, {3, 2, 3, 0, nil}}
 	links := &RackLinksMeasured{Up: []float64{0.5, 1, 1}, Down: []float64{1, 1, 1}}
 	reduces := []int32{0, 1, 2, 3, 4, 5}
 	for _, tc := range []struct {

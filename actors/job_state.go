@@ -23,6 +23,8 @@ type task struct {
 	running  map[int32]sched.NodeID // live attempts and their nodes
 	output   sched.NodeID           // maps: the node holding the output
 	outBytes int64                  // maps: output bytes
+	outAtt   int32                  // maps: the attempt that wrote the output
+	replicas []sched.NodeID         // maps: the output's copies (job_recompute.go)
 }
 
 // jobState is a job manager's bookkeeping, kept apart from the actor so it
@@ -67,9 +69,11 @@ type effects struct {
 
 // mapOutput says where a finished map's output lives.
 type mapOutput struct {
-	Map   int32
-	Node  sched.NodeID
-	Bytes int64
+	Map      int32
+	Node     sched.NodeID
+	Bytes    int64
+	Attempt  int32
+	Replicas []sched.NodeID
 }
 
 // attemptRef is a running attempt and its node: a reduce to tell of map
@@ -184,7 +188,7 @@ func (j *jobState) outputs() []mapOutput {
 	var out []mapOutput
 	for i := range j.maps {
 		if j.maps[i].state == taskDone {
-			out = append(out, mapOutput{int32(i), j.maps[i].output, j.maps[i].outBytes})
+			out = append(out, mapOutput{int32(i), j.maps[i].output, j.maps[i].outBytes, j.maps[i].outAtt, j.maps[i].replicas})
 		}
 	}
 	return out
@@ -212,10 +216,10 @@ func (j *jobState) succeeded(a sched.Attempt, outBytes int64) (effects, error) {
 		fx.kill = append(fx.kill, attemptRef{sched.Attempt{Job: a.Job, Kind: a.Kind, Task: a.Task, Attempt: att}, tk.running[att]})
 	}
 	if a.Kind == sched.Map {
-		tk.output, tk.outBytes = node, outBytes
+		tk.output, tk.outBytes, tk.outAtt, tk.replicas = node, outBytes, a.Attempt, nil
 		j.mapsDone++
 		fx.mapsFinished = j.mapsDone == len(j.maps)
-		fx.announce = []mapOutput{{a.Task, node, outBytes}}
+		fx.announce = []mapOutput{{a.Task, node, outBytes, a.Attempt, nil}}
 		fx.reducers = j.runningReducers()
 		fx.requeueReduces = j.maybeRelease()
 		fx.release = len(fx.requeueReduces) > 0
@@ -318,7 +322,7 @@ func (j *jobState) fetchFailed(node sched.NodeID, maps []int32) (effects, int) {
 		return fx, 0
 	}
 	for _, m := range maps {
-		if m < 0 || int(m) >= len(j.maps) || j.maps[m].state != taskDone || j.maps[m].output != node {
+		if m < 0 || int(m) >= len(j.maps) || j.maps[m].state != taskDone || !j.maps[m].holds(node) {
 			continue // run again already, or announced elsewhere since
 		}
 		if j.fetchFailures == nil {
@@ -389,7 +393,7 @@ func (j *jobState) nodeLost(node sched.NodeID) (effects, []sched.Attempt) {
 		fx.requeueMaps = append(fx.requeueMaps, sub.requeueMaps...)
 		fx.requeueReduces = append(fx.requeueReduces, sub.requeueReduces...)
 	}
-	j.loseOutputs(&fx, func(n sched.NodeID) bool { return n == node })
+	j.loseOutputs(&fx, func(t *task) bool { return t.output == node })
 	return fx, gone
 }
 
@@ -397,19 +401,28 @@ func (j *jobState) nodeLost(node sched.NodeID) (effects, []sched.Attempt) {
 // free intermediate space, while any reduce still needs them. Running
 // attempts go on; reducers keep the outputs they fetched already.
 func (j *jobState) evicted() (fx effects, lost int) {
-	j.loseOutputs(&fx, func(sched.NodeID) bool { return true })
+	j.loseOutputs(&fx, func(*task) bool { return true })
 	return fx, len(fx.lost)
 }
 
-// loseOutputs makes the finished maps whose output was on a node that
-// lost pending again, while any reduce still needs them, and tells the
-// running reducers to forget them.
-func (j *jobState) loseOutputs(fx *effects, lost func(sched.NodeID) bool) {
+// suspected re-queues, while any reduce still needs them, the finished
+// maps whose outputs are on a suspected node and nowhere else; it
+// returns how many. An output copied to another node is read from there
+// if the suspicion proves right.
+func (j *jobState) suspected(node sched.NodeID) (fx effects, n int) {
+	j.loseOutputs(&fx, func(t *task) bool { return t.output == node && len(t.replicas) == 0 })
+	return fx, len(fx.lost)
+}
+
+// loseOutputs makes the finished maps whose output is lost pending again,
+// while any reduce still needs them, and tells the running reducers to
+// forget them.
+func (j *jobState) loseOutputs(fx *effects, lost func(*task) bool) {
 	if j.reducesDone == len(j.reduces) {
 		return
 	}
 	for i := range j.maps {
-		if m := &j.maps[i]; m.state == taskDone && lost(m.output) {
+		if m := &j.maps[i]; m.state == taskDone && lost(m) {
 			delete(j.fetchFailures, int32(i))
 			m.state = taskPending
 			j.mapsDone--

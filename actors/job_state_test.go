@@ -70,11 +70,11 @@ func TestJobStateReducersHearOfOutputs(t *testing.T) {
 	r := nextAttempt(j, sched.Reduce, 1)
 	fx, err := j.launched(r, 9)
 	require.NoError(t, err)
-	assert.Equal(t, []mapOutput{{0, 4, 100}}, fx.announce, "a new reducer learns the outputs so far")
+	assert.Equal(t, []mapOutput{{0, 4, 100, 0, nil}}, fx.announce, "a new reducer learns the outputs so far")
 	assert.Equal(t, []attemptRef{{r, 9}}, fx.reducers)
 
 	fx = runMap(t, j, 2, 6)
-	assert.Equal(t, []mapOutput{{2, 6, 100}}, fx.announce)
+	assert.Equal(t, []mapOutput{{2, 6, 100, 0, nil}}, fx.announce)
 	assert.Equal(t, []attemptRef{{r, 9}}, fx.reducers)
 
 	runMap(t, j, 1, 6)
@@ -137,7 +137,7 @@ func TestJobStateFirstSuccessFinishesTheTaskAndKillsItsSiblings(t *testing.T) {
 	_, _ = j.launched(a2, 3)
 	fx, err := j.succeeded(a1, 50)
 	require.NoError(t, err)
-	assert.Equal(t, []mapOutput{{0, 2, 50}}, fx.announce)
+	assert.Equal(t, []mapOutput{{0, 2, 50, a1.Attempt, nil}}, fx.announce)
 	assert.Equal(t, []attemptRef{{a0, 1}, {a2, 3}}, fx.kill)
 	fx, err = j.succeeded(a0, 50)
 	require.NoError(t, err)

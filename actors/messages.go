@@ -230,12 +230,16 @@ type FailJob struct {
 // TaskLaunched tells a job manager one of its attempts was launched:
 // Bytes is its task's input (a map's block, a reduce's partition of the
 // shuffle), Copy that it is a copy of a running task (QueueCopy).
+//
+// LossRate is r_m, the coordinator's estimate of the share of the node's
+// outputs lost, under tasks.protect_outputs (coordinator_recompute.go).
 type TaskLaunched struct {
 	Attempt  sched.Attempt
 	Node     sched.NodeID
 	Locality sched.Locality
 	Bytes    int64
 	Copy     bool
+	LossRate float64
 }
 
 // TaskFinished reports an attempt's end to its job manager. Start is its
@@ -295,10 +299,15 @@ type MapOutputs struct {
 }
 
 // MapOutput is where one finished map's output lives.
+// Attempt is the map's attempt that wrote it; Replicas the nodes that
+// hold a copy of it besides (tasks.protect_outputs), tried in order when
+// a fetch from Node fails.
 type MapOutput struct {
-	Map   int32
-	Node  sched.NodeID
-	Bytes int64
+	Map      int32
+	Node     sched.NodeID
+	Bytes    int64
+	Attempt  int32
+	Replicas []sched.NodeID
 }
 
 // FetchFailed tells a job manager that a reduce attempt could not fetch
@@ -433,6 +442,7 @@ const (
 	OwnerReReplication                   // restoring a lost replica
 	OwnerCacheFill                       // filling a cache
 	OwnerBackgroundCopy                  // any other background copy
+	OwnerProtect                         // copying a map output to a rack-mate (ReplicateOutput)
 )
 
 // FlowKey names a flow uniquely within a run: what it serves (an attempt
@@ -472,6 +482,16 @@ type StartFlow struct {
 	// StallTimeout, when positive, fails the flow (FlowFailed) when it
 	// delivers no byte for that long: a shuffle fetch's read timeout.
 	StallTimeout time.Duration
+	// Outputs are the map outputs a shuffle fetch reads from Src, of the
+	// job of Key.Attempt, under [intermediate_loss] (fabric_loss.go); nil
+	// otherwise.
+	Outputs []OutputRef
+}
+
+// OutputRef names one map output of a job: the map and the attempt that
+// wrote it.
+type OutputRef struct {
+	Map, Attempt int32
 }
 
 // AbortFlows aborts at once every flow to or from Node and every flow an
@@ -719,6 +739,44 @@ type ReplicationFailed struct {
 	Reason string
 }
 
+// ---- Recompute avoidance (Mantri; recompute_config.go).
+
+// OutputLost tells the coordinator that a job ran Maps maps again because
+// reducers could not fetch their outputs from Node.
+type OutputLost struct {
+	Job  sched.JobID
+	Node sched.NodeID
+	Maps int
+}
+
+// NodeSuspected tells every job manager that Node lost
+// tasks.recompute_trigger outputs within tasks.recompute_window: each runs
+// again, elsewhere, the maps whose outputs there a reduce still needs.
+type NodeSuspected struct {
+	Node sched.NodeID
+}
+
+// ReplicateOutput asks the node holding a map's output to copy it to
+// node To of its rack, as a flow of the fabric; the node answers
+// OutputReplicated to the job manager once the copy landed, and nothing
+// if it failed.
+type ReplicateOutput struct {
+	Job        sched.JobID
+	Map        int32
+	Attempt    int32
+	Bytes      int64
+	To         sched.NodeID
+	JobManager *actor.PID
+}
+
+// OutputReplicated tells a job manager that node To holds a copy of the
+// output of the map's attempt.
+type OutputReplicated struct {
+	Map     int32
+	Attempt int32
+	To      sched.NodeID
+}
+
 // ---- Rack switch.
 
 // ControlMessages are the types of the messages that cross a rack switch
@@ -728,7 +786,7 @@ var ControlMessages = []string{
 	"RegisterNode", "Heartbeat", "TaskFinished", "TaskProgress", "FetchFailed",
 	"LaunchTask", "KillTask", "MapOutputs", "DropJobData", "ReinitNode", "ResyncNode", "HeartbeatAck",
 	"PickEviction", "EvictFile", "BlockCached", "BlockEvicted", "CacheReported", "CacheReportAcked",
-	"ReplicateBlock", "BlockReplicated", "ReplicationFailed",
+	"ReplicateBlock", "BlockReplicated", "ReplicationFailed", "ReplicateOutput", "OutputReplicated",
 }
 
 // Relay asks a rack switch to deliver Msg to To after the hop's latency;

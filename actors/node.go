@@ -31,6 +31,9 @@ type NodeConfig struct {
 	// QoSWeights are the QoS classes' WRR weights, highest class first;
 	// nil when the run has no QoS clients (node_qos.go).
 	QoSWeights []int
+	// NameOutputs has shuffle fetches name the map outputs they read
+	// (StartFlow.Outputs), for [intermediate_loss].
+	NameOutputs bool
 }
 
 // Node runs attempts in its map and reduce slots. An attempt moves through
@@ -84,6 +87,10 @@ type Node struct {
 	// replicas are the replica copies the node runs as their source
 	// (node_replicate.go), by copy; nil until the first.
 	replicas map[int64]*replicaCopy
+	// protecting are the map outputs the node copies to a rack-mate
+	// (node_recompute.go), by copy; nil until the first.
+	protecting map[int64]*ReplicateOutput
+	protectSeq int64
 }
 
 // heartbeatTick fires the node's periodic heartbeat.
@@ -141,19 +148,27 @@ func (n *Node) Receive(ctx actor.Context) {
 	case *SetAttemptSpeed:
 		n.handleSetAttemptSpeed(ctx, msg)
 	case *FlowDone:
-		if msg.Key.Owner == OwnerReplication {
+		switch msg.Key.Owner {
+		case OwnerReplication:
 			n.copyStageDone(ctx, msg.Key)
-			return
+		case OwnerProtect:
+			n.protectDone(ctx, msg.Key)
+		default:
+			n.handleFlowDone(ctx, msg)
 		}
-		n.handleFlowDone(ctx, msg)
 	case *FlowFailed:
-		if msg.Key.Owner == OwnerReplication {
+		switch msg.Key.Owner {
+		case OwnerReplication:
 			n.copyStageFailed(ctx, msg.Key, msg.Reason)
-			return
+		case OwnerProtect:
+			delete(n.protecting, msg.Key.ID)
+		default:
+			n.handleFlowFailed(ctx, msg)
 		}
-		n.handleFlowFailed(ctx, msg)
 	case *ReplicateBlock:
 		n.handleReplicateBlock(ctx, msg)
+	case *ReplicateOutput:
+		n.handleReplicateOutput(ctx, msg)
 	case *fetchRetryDue:
 		n.handleFetchRetry(ctx, msg)
 	case *CrashNode:
@@ -250,6 +265,9 @@ func (n *Node) start(ctx actor.Context, msg *LaunchTask) {
 	}
 	n.slots[kind][msg.Slot] = true
 	r := newRun(msg, n.deps.Clock.Now())
+	if n.cfg.NameOutputs && r.state != nil {
+		r.wrote, r.replicas = make([]int32, len(r.state)), make([][]sched.NodeID, len(r.state))
+	}
 	n.runs[msg.Attempt] = r
 	n.scheduleProgress(r)
 	n.deps.Metrics.AttemptStarted(AttemptRecord{
@@ -406,6 +424,9 @@ func (n *Node) startFlow(ctx actor.Context, r *run, part int32, src, dst sched.N
 	switch {
 	case part >= partFetch:
 		msg.StallTimeout = n.cfg.Tasks.FetchTimeout.Std()
+		if n.cfg.NameOutputs {
+			msg.Outputs = r.outputRefs(part)
+		}
 	case part >= partPipeline:
 		msg.StallTimeout = n.cfg.HDFS.WriteTimeout.Std()
 	}
@@ -709,7 +730,11 @@ type fetchRetryDue struct {
 // the map when enough reducers cannot fetch its output, and fetches the
 // outputs again after tasks.fetch_retry, from wherever they are then.
 func (n *Node) fetchFailed(ctx actor.Context, r *run, part int32, src sched.NodeID) {
-	items := r.fetchFailed(part)
+	items := n.tryReplicas(r, r.fetchFailed(part), src)
+	if len(items) == 0 {
+		n.fetchMore(ctx, r)
+		return
+	}
 	maps := make([]int32, len(items))
 	for i, it := range items {
 		maps[i] = it.m

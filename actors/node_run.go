@@ -91,6 +91,12 @@ type run struct {
 	// moved holds the outputs announced again, at a new node, while
 	// their fetch ran or waited to retry: a retry fetches from there.
 	moved map[int32]MapOutput
+	// wrote is the attempt that wrote each map's output as last
+	// announced, for StartFlow.Outputs, and replicas its copies, tried
+	// when a fetch fails (node_recompute.go); nil without
+	// NodeConfig.NameOutputs.
+	wrote    []int32
+	replicas [][]sched.NodeID
 }
 
 func newRun(l *LaunchTask, now time.Duration) *run {
@@ -184,6 +190,9 @@ func (r *run) account(self sched.NodeID, part int32, f flowInfo) {
 func (r *run) learn(out MapOutput) {
 	if out.Map < 0 || int(out.Map) >= len(r.state) {
 		return
+	}
+	if r.wrote != nil {
+		r.wrote[out.Map], r.replicas[out.Map] = out.Attempt, out.Replicas
 	}
 	if st := r.state[out.Map]; st == fetchRunning || st == fetchRetry {
 		if r.moved == nil {

@@ -129,6 +129,9 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	c.rec.configure(&cfg.Run)
 	c.rec.admission = cfg.Scheduler.MaxRunning > 0
 	c.rec.cloning = cfg.Cloning.On()
+	if cfg.IntermediateLoss != nil || cfg.Tasks.ProtectOutputs {
+		c.rec.countRecomputes()
+	}
 	if e, ok := cfg.Scheduler.Params.(sched.Evicting); ok {
 		c.rec.evicting = e.EvictsForLocality()
 	}
@@ -149,6 +152,9 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	if every := cfg.Run.LinkSamples; every > 0 {
 		f.SampleLinks(every)
 		c.rec.links = linkNames(topo, c.network)
+	}
+	if l := cfg.IntermediateLoss; l != nil {
+		f.LoseOutputs(*l, cfg.Run.Seed, cfg.Nodes())
 	}
 	fabric, err := c.spawnActor("fabric", f)
 	if err != nil {
@@ -182,6 +188,7 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 		Fabric:  fabric, Directory: dir, Explain: cfg.Run.Explain,
 		NewPolicy: func() (sched.Policy, error) { return sched.New(cfg.Scheduler.Name, cfg.Scheduler.Params, cfg.Shape()) },
 		Cache:     cfg.Cache, Preloaded: preloaded, CacheFuture: cfg.futureReads(), Replication: cfg.Replication,
+		IntermediateLoss: cfg.IntermediateLoss,
 	}, policy, c.deps("coordinator"))
 	coordinator, err := c.spawnActor("coordinator", c.coordinator)
 	if err != nil {
@@ -197,6 +204,7 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 		nc := actors.NodeConfig{
 			ID: sched.NodeID(i), Rack: rackOf[i], Cluster: cfg.Cluster, HDFS: cfg.HDFS, Heartbeat: cfg.Heartbeat, Tasks: cfg.Tasks,
 			Switch: dir.Switches[i], Coordinator: coordinator, Fabric: fabric, QoSWeights: cfg.QoS.weights(),
+			NameOutputs: cfg.IntermediateLoss != nil || cfg.Tasks.ProtectOutputs,
 		}
 		if dir.Caches != nil {
 			nc.Cache = dir.Caches[i]

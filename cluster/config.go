@@ -48,6 +48,9 @@ type Config struct {
 	// Replication is [replication], Scarlett's replicas by popularity;
 	// nil, none.
 	Replication *actors.ReplicationConfig `json:",omitempty"`
+	// IntermediateLoss is [intermediate_loss], map outputs lost at their
+	// first fetch; nil, none.
+	IntermediateLoss *actors.IntermediateLossConfig `json:",omitempty"`
 
 	// Workload holds one job list per client stream, each sorted by
 	// submission time.
@@ -291,6 +294,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Replication != nil {
 		c.Replication.Validate(&checks)
+	}
+	if c.IntermediateLoss != nil {
+		c.IntermediateLoss.Validate(&checks)
 	}
 	actors.ValidateFaults(c.Faults, &c.Cluster, &checks)
 	checks = append(checks, c.faultLinks()...)

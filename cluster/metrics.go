@@ -103,6 +103,8 @@ type Records struct {
 	// Replication is what the replica copies moved beside the tasks, nil
 	// for a run without [replication].
 	Replication *ReplicationTotals
+	// Recompute: the run has [intermediate_loss] or protects outputs.
+	Recompute bool
 	// Warmup is run.warmup: Summarize leaves out the jobs submitted
 	// before it, and the recorder tallied none of their attempts.
 	Warmup time.Duration
@@ -231,7 +233,10 @@ type recorder struct {
 	// repl keeps the spans of copies and of tasks' network flows, nil
 	// without [replication].
 	repl *replTally
-	errs []error
+	// recompute: the run has [intermediate_loss] or protects outputs
+	// (recompute.go).
+	recompute bool
+	errs      []error
 }
 
 // hooks are RunOptions' streaming hooks, each nil when unset.
@@ -479,6 +484,9 @@ func (r *recorder) FlowEnded(rec actors.FlowRecord) {
 	if r.repl != nil {
 		r.repl.flow(rec)
 	}
+	if r.recompute {
+		r.recomputeFlow(rec)
+	}
 	if rec.CutOff {
 		r.flows.CutOff++
 		r.flows.CutOffBytes += rec.Delivered
@@ -549,7 +557,7 @@ func (r *recorder) results(end time.Duration) (*Records, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	res := &Records{Flows: r.flows, Tally: r.tally, PartitionSlots: slices.Clone(r.partSlots), Admission: r.admission, Evicting: r.evicting, Cloning: r.cloning,
-		Warmup: r.warmup}
+		Warmup: r.warmup, Recompute: r.recompute}
 	res.Tally.Partitions = slices.Clone(r.tally.Partitions)
 	if r.repl != nil {
 		res.Replication = r.repl.totals()

@@ -302,7 +302,9 @@ func MetricUnit(name string) string {
 		return UnitFraction
 	case strings.HasPrefix(name, "jobs.slowdown.") || strings.HasPrefix(name, "phases.") || name == "tasks.speculative.per_task":
 		return UnitRatio
-	case name == "flows.bytes" || strings.HasSuffix(name, "_bytes"):
+	case name == "recompute.precision" || name == "flows.protect_share":
+		return UnitFraction
+	case name == "flows.bytes" || strings.HasSuffix(name, "_bytes") || strings.HasPrefix(name, "flows.bytes."):
 		return UnitBytes
 	case name == "jobs.throughput":
 		return UnitPerHour
@@ -384,6 +386,9 @@ func Summarize(res *Records, slots [2]int, end time.Duration) Summary {
 	summarizeQoS(s, res)
 	if res.Replication != nil {
 		summarizeReplication(s, res)
+	}
+	if res.Recompute {
+		summarizeRecomputes(s, res)
 	}
 	return s
 }

@@ -292,6 +292,25 @@ job = [{name = "a", input_bytes = "1GiB"}]
 			`s.toml:4:1: tasks.short_phase = "-1s": must be ≥ 0`,
 			`s.toml:5:1: tasks.rack_wait = "-10s": must be ≥ 0`,
 		}},
+		{"recompute avoidance: a trigger under 1, shares and probabilities out of range, an unknown mode", `[tasks]
+protect_outputs = true
+replicate_budget = 1.5
+recompute_trigger = 0
+recompute_window = "0s"
+[intermediate_loss]
+probability = -0.1
+hot_nodes = 2
+mode = "gone"
+[[workload.jobs]]
+job = [{name = "a", input_bytes = "1GiB"}]
+`, []string{
+			`s.toml:3:1: tasks.replicate_budget = 1.5: must be a share of the bytes processed in [0, 1]`,
+			`s.toml:4:1: tasks.recompute_trigger = 0: must be ≥ 1 loss`,
+			`s.toml:5:1: tasks.recompute_window = "0s": must be at least 1ms`,
+			`s.toml:7:1: intermediate_loss.probability = -0.1: must be a probability in [0, 1]`,
+			`s.toml:8:1: intermediate_loss.hot_nodes = 2: must be a share of the nodes in [0, 1]`,
+			`s.toml:9:1: intermediate_loss.mode = "gone": must be "lost" or "unresponsive"`,
+		}},
 		{"reduce placement on racks Hadoop is not told", `[cluster]
 rack_awareness = false
 [tasks]

@@ -42,6 +42,9 @@ type File struct {
 	Cache *actors.CacheConfig `toml:"cache"`
 	// Replication is [replication], nil when the file has none.
 	Replication *actors.ReplicationConfig `toml:"replication"`
+	// IntermediateLoss is [intermediate_loss], nil when the file has
+	// none.
+	IntermediateLoss *actors.IntermediateLossConfig `toml:"intermediate_loss"`
 	// QoS is [qos], nil when the file has none.
 	QoS *QoSTable `toml:"qos"`
 	// Stragglers are per-attempt slowdowns and busy periods.
@@ -136,6 +139,10 @@ func Load(name string, data []byte, dir string) (*Scenario, error) {
 		r := actors.DefaultReplicationConfig()
 		f.Replication = &r
 	}
+	if _, ok := doc.tree["intermediate_loss"].(map[string]any); ok {
+		l := actors.DefaultIntermediateLoss()
+		f.IntermediateLoss = &l
+	}
 	var found ErrorList
 	if err := doc.Decode(&f); err != nil && !errors.As(err, &found) {
 		return nil, err
@@ -201,7 +208,7 @@ func (f *File) config(dir string) (cluster.Config, []error) {
 	var errs []error
 	c := cluster.DefaultConfig()
 	c.Run, c.Cluster, c.HDFS, c.Heartbeat, c.Chaos, c.Tasks = f.Run, f.Cluster, f.HDFS, f.Heartbeat, f.Chaos, f.Tasks
-	c.Cache, c.Replication = f.Cache, f.Replication
+	c.Cache, c.Replication, c.IntermediateLoss = f.Cache, f.Replication, f.IntermediateLoss
 	c.QoS = f.qosConfig()
 	c.Stragglers, c.Blacklist, c.Cloning = f.Stragglers, f.Blacklist, f.Cloning
 	bad := errors.Join(f.scheduler(&c), f.speculation(&c))

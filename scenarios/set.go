@@ -126,6 +126,10 @@ func cloneFile(f File) File {
 		r := *f.Replication
 		f.Replication = &r
 	}
+	if f.IntermediateLoss != nil {
+		l := *f.IntermediateLoss
+		f.IntermediateLoss = &l
+	}
 	return f
 }
 

@@ -1,0 +1,105 @@
+package actors
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"clusteremu/policies/sched"
+	"clusteremu/policies/straggler"
+)
+
+// Intermediate-data loss ([intermediate_loss]): the fabric serves every
+// shuffle fetch, so it decides, at an output's first fetch from a node,
+// whether that copy is lost, and fails at once each fetch that reads a
+// lost copy, as the fetch of a crashed node's output fails. The draw is
+// the copy's own, keyed by the workload seed, the job, the map, the
+// attempt that wrote it and the node that holds it, so every run compared
+// meets the same losses on the same copies whatever ran before; the
+// probability is the node's (straggler.LossProbability: a hot node's, and
+// twenty times it within a minute of the node's last loss).
+
+// lossModel is the fabric's state of [intermediate_loss].
+type lossModel struct {
+	cfg  IntermediateLossConfig
+	seed uint64
+	hot  []bool
+	// fate is when each copy drawn so far was lost, or -1: kept.
+	fate map[copyKey]time.Duration
+	// last is each node's latest loss, for bursts.
+	last map[sched.NodeID]time.Duration
+}
+
+// copyKey names one copy of a map output: the map's attempt's output on
+// a node (a replica is another copy).
+type copyKey struct {
+	job        sched.JobID
+	m, attempt int32
+	node       sched.NodeID
+}
+
+// LoseOutputs has the fabric lose map outputs at their first fetch, as
+// cfg says, drawing from seed on a cluster of nodes. Call it before the
+// run.
+func (f *Fabric) LoseOutputs(cfg IntermediateLossConfig, seed uint64, nodes int) {
+	f.loss = &lossModel{
+		cfg: cfg, seed: seed, hot: straggler.HotNodes(nodes, cfg.HotNodes, seed),
+		fate: make(map[copyKey]time.Duration), last: make(map[sched.NodeID]time.Duration),
+	}
+}
+
+// lose reports whether a fetch reads a lost copy and, if so, fails it at
+// once, accounted as aborted with nothing delivered.
+func (f *Fabric) lose(ctx actor.Context, msg *StartFlow) bool {
+	if f.loss == nil || len(msg.Outputs) == 0 {
+		return false
+	}
+	now := f.deps.Clock.Now()
+	lost := int32(-1)
+	for _, o := range msg.Outputs {
+		k := copyKey{msg.Key.Attempt.Job, o.Map, o.Attempt, msg.Src}
+		if f.loss.failing(k, now, f.deps.Metrics) && lost < 0 {
+			lost = o.Map
+		}
+	}
+	if lost < 0 {
+		return false
+	}
+	f.failAtOnce(ctx, msg, fmt.Sprintf("the output of map %d on node %d is lost", lost, msg.Src))
+	return true
+}
+
+// failing draws a copy's fate at its first fetch and reports whether a
+// fetch of it fails now: a lost copy's always, an unresponsive node's
+// for straggler.BurstWindow after the loss.
+func (l *lossModel) failing(k copyKey, now time.Duration, m Recorder) bool {
+	at, drawn := l.fate[k]
+	if !drawn {
+		at = l.draw(k, now)
+		l.fate[k] = at
+		if at >= 0 {
+			l.last[k.node] = now
+			m.Count(MetricOutputsLost, 1)
+		}
+	}
+	if at < 0 {
+		return false
+	}
+	return l.cfg.Mode == LossLost || now < at+straggler.BurstWindow
+}
+
+// draw decides a copy's fate: now when it is lost, -1 when kept.
+func (l *lossModel) draw(k copyKey, now time.Duration) time.Duration {
+	last, lostBefore := l.last[k.node]
+	burst := l.cfg.Burst && lostBefore && now-last < straggler.BurstWindow
+	hot := int(k.node) < len(l.hot) && l.hot[k.node]
+	p := straggler.LossProbability(l.cfg.Probability, l.cfg.HotNodes, hot, burst)
+	key := uint64(k.job)<<32 | uint64(uint32(k.m))
+	u := rand.New(rand.NewPCG(l.seed^0x4c4f5353^attemptKey(sched.Attempt{Attempt: k.attempt}), key^uint64(k.node)<<20)).Float64()
+	if u < p {
+		return now
+	}
+	return -1
+}
