@@ -19,7 +19,9 @@ import (
 // attempt that wrote it and the node that holds it, so every run compared
 // meets the same losses on the same copies whatever ran before; the
 // probability is the node's (straggler.LossProbability: a hot node's, and
-// twenty times it within a minute of the node's last loss).
+// twenty times it within a minute of the node's last loss). The draws of
+// an output and of its copy are independent, so both are lost with the
+// product of their nodes' probabilities (the thesis's text, erratum 6).
 
 // lossModel is the fabric's state of [intermediate_loss].
 type lossModel struct {

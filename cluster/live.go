@@ -239,6 +239,14 @@ func (c *liveClock) waitFor(next time.Duration) bool {
 // would call real time.
 const lateTolerance = 5 * time.Millisecond
 
+// progressing reports whether a pending timer is work moving forward
+// (timers.progressing).
+func (c *liveClock) progressing() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.timers.progressing()
+}
+
 // fire posts every timer due at next whose actor is still there; emulated
 // time runs on from next.
 func (c *liveClock) fire(next time.Duration) {

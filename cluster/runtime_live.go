@@ -153,10 +153,7 @@ func (r *liveRuntime) stalled() bool {
 	if !ok || next-timeOf(progress) <= r.opts.StallAfter.Std() {
 		return false
 	}
-	r.clock.mu.Lock()
-	moving := r.clock.timers.progressing()
-	r.clock.mu.Unlock()
-	if r.idle() || moving {
+	if r.idle() || r.clock.progressing() {
 		r.progress.Store(int64(next)) // waiting for work, or for a flow to end, is not a stall
 		return false
 	}

@@ -114,8 +114,3 @@ func ShouldReplicate(bytes int64, nic, r float64, tRedo time.Duration, tokens fl
 	tRep := float64(bytes) / nic
 	return tRep < r*tRedo.Seconds()
 }
-
-// ReplicaLoss is the chance that an output and its replica are both lost
-// when each node loses with r1 and r2: both must be (erratum 6: the text's
-// product, not the figure's minimum).
-func ReplicaLoss(r1, r2 float64) float64 { return r1 * r2 }

@@ -101,12 +101,11 @@ func TestShouldReplicateAsTheNotesRule(t *testing.T) {
 	assert.False(t, ShouldReplicate(0, 125e6, 1, time.Hour, 1e9), "nothing to copy")
 }
 
-func TestLossEWMAAndReplicaLoss(t *testing.T) {
+func TestLossEWMA(t *testing.T) {
 	r := PriorLoss
 	for range 1000 {
 		r = LossEWMA(r, false)
 	}
 	assert.Less(t, r, 1e-6, "a node that loses nothing drifts to 0")
 	assert.InDelta(t, 0.99*0.5+0.01, LossEWMA(0.5, true), 1e-12)
-	assert.InDelta(t, 0.0004, ReplicaLoss(0.02, 0.02), 1e-12, "both copies lost: the product")
 }
