@@ -46,6 +46,7 @@ var outFiles = []string{"summary.json", "run.json", "jobs.csv", "tasks.csv", "tr
 type outputs struct {
 	dir             string
 	cfg             cluster.Config
+	projected       bool // tasks.csv has projected_end (cfg.MeasuresStragglers, asked once)
 	events, choices *jsonlFile
 	tasks           *csvFile
 	offers          *jsonlFile
@@ -67,7 +68,7 @@ func openOutputs(dir string, cfg cluster.Config, events, flows bool) (*outputs, 
 			return nil, fmt.Errorf("--out %s: clearing an earlier run's %s: %w", dir, name, err)
 		}
 	}
-	o := &outputs{dir: dir, cfg: cfg}
+	o := &outputs{dir: dir, cfg: cfg, projected: cfg.MeasuresStragglers()}
 	if err := o.create(events, flows); err != nil {
 		o.abandon()
 		return nil, fmt.Errorf("--out %s: %w", dir, err)
@@ -180,7 +181,7 @@ func (o *outputs) record(opts *cluster.RunOptions) {
 func (o *outputs) begin(links cluster.LinkSeries) { o.links.name(links) }
 
 func (o *outputs) attemptEnded(a actors.AttemptRecord) {
-	o.tasks.put(taskRow(a, false, o.cfg.MeasuresStragglers()))
+	o.tasks.put(taskRow(a, false, o.projected))
 	o.trace.attemptEnded(a)
 	o.slots.add(a)
 }
@@ -247,7 +248,7 @@ func (o *outputs) write(sc *scenarios.Scenario, cfg cluster.Config, rep *cluster
 // and links.csv.
 func (o *outputs) finish(res *cluster.Records) []error {
 	for _, a := range res.CutOff {
-		o.tasks.put(taskRow(a, true, o.cfg.MeasuresStragglers()))
+		o.tasks.put(taskRow(a, true, o.projected))
 		o.slots.add(a)
 	}
 	o.trace.cutOff(res.CutOff)
