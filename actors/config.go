@@ -39,6 +39,10 @@ type ClusterConfig struct {
 	// CompletionWindow lets flows finishing within it of each other
 	// complete together (netmodel.Config); 0 is exact.
 	CompletionWindow units.Duration `toml:"completion_window"`
+	// SolveInterval lets the rate changes made within it of a re-solve
+	// wait for one re-solve at its end, starting flows meanwhile on the
+	// capacity their paths have left (netmodel.Config); 0 is exact.
+	SolveInterval units.Duration `toml:"solve_interval,omitzero" json:",omitempty"`
 	// IntermediateSpace, when > 0, is each node's disk space for map
 	// outputs (Zaharia et al. §5.4). A running map reserves its spill; a
 	// finished map's output stays until its job ends or is evicted. Evict
@@ -318,6 +322,7 @@ func (c *ClusterConfig) Validate(errs *Checks) {
 	errs.Check(!nonNegative(c.Oversubscription), "cluster.oversubscription", c.Oversubscription, "must be ≥ 0")
 	errs.Check(!nonNegative(float64(c.Core)), "cluster.core", c.Core, "must be ≥ 0 (0: no core link)")
 	errs.Check(c.CompletionWindow < 0, "cluster.completion_window", c.CompletionWindow, "must be ≥ 0")
+	errs.Check(c.SolveInterval < 0, "cluster.solve_interval", c.SolveInterval, "must be ≥ 0")
 	errs.Check(c.IntermediateSpace < 0, "cluster.intermediate_space", c.IntermediateSpace, "must be ≥ 0 (0: unlimited)")
 	errs.Check(c.Cores < 0 || c.Cores > MaxSlotsPerNode, "cluster.cores", c.Cores, fmt.Sprintf("must be 0 (one per slot) … %d", MaxSlotsPerNode))
 	errs.Check(!(c.Speed > 0 && c.Speed <= MaxSpeed), "cluster.speed", c.Speed, fmt.Sprintf("must be > 0 and at most %v (1: the speed the jobs' CPU costs are for)", MaxSpeed))

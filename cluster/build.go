@@ -86,7 +86,10 @@ func Build(cfg Config) (*Cluster, error) {
 		}
 	}
 	shape := &cfg.Cluster
-	net, err := netmodel.NewNetwork(netmodel.Config{CompletionWindow: shape.CompletionWindow.Std()})
+	net, err := netmodel.NewNetwork(netmodel.Config{
+		CompletionWindow: shape.CompletionWindow.Std(),
+		SolveInterval:    shape.SolveInterval.Std(),
+	})
 	if err != nil {
 		return nil, err
 	}

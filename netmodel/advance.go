@@ -13,8 +13,7 @@ import (
 // amortised plus the re-solve.
 func (n *Network) NextCompletion() (time.Duration, bool) {
 	n.solve()
-	_, at, ok := n.firstFinish()
-	return at, ok
+	return n.nextEvent()
 }
 
 // AdvanceTo moves the network to instant t (≥ Now()) and returns the flows
@@ -34,10 +33,12 @@ func (n *Network) AdvanceTo(t time.Duration) ([]Completed, error) {
 		return nil, fmt.Errorf("%w: t = %v, network is at %v", ErrTimeBackwards, t, n.now)
 	}
 	n.completed = n.completed[:0]
-	if t == n.now && len(n.dirty) > 0 {
+	if t == n.now && len(n.dirty) > 0 && !n.deferred() {
 		// No time passes, so no byte moves: the changes made at this
 		// instant wait for one re-solve at the next query, and a flow
-		// due now under its rates completes then.
+		// due now under its rates completes then. (While the re-solve
+		// waits for the solve interval, the rates are kept and a flow
+		// due now completes now.)
 		return n.completed, nil
 	}
 	for {

@@ -75,6 +75,11 @@ func runRandomCase(t *testing.T, seed int64) Stats {
 	if r.Intn(4) == 0 {
 		cfg.CompletionWindow = time.Duration(r.Intn(1e6))
 	}
+	return runCase(t, seed, r, cfg, caps).n.Stats()
+}
+
+// runCase drives one network through the seed's random events.
+func runCase(t *testing.T, seed int64, r *rand.Rand, cfg Config, caps []float64) *driver {
 	d, err := newDriver(cfg, caps)
 	require.NoError(t, err)
 	classes := 1 + int(seed%3) // one class in a third of the cases: the threshold rule applies there
@@ -99,7 +104,7 @@ func runRandomCase(t *testing.T, seed int64) Stats {
 		}
 		require.NoError(t, d.advance(0), "seed %d draining", seed)
 	}
-	return d.n.Stats()
+	return d
 }
 
 // TestDifferential runs the incremental solver against referenceRates on

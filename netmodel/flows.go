@@ -61,6 +61,8 @@ func (n *Network) Start(now time.Duration, spec FlowSpec) (FlowID, error) {
 		n.attachClock(slot, bn)
 	} else if direct {
 		n.schedule(slot)
+	} else if n.deferred() {
+		n.startProvisional(slot)
 	}
 	return id, nil
 }

@@ -92,15 +92,23 @@ type Config struct {
 	// together with it, so they share one re-solve. 0 is exact. See the
 	// package documentation for the error it introduces.
 	CompletionWindow time.Duration
+	// SolveInterval, when positive, lets the changes made within it of a
+	// re-solve wait for one re-solve at its end; a flow that starts
+	// meanwhile takes the capacity its path has left. 0 is exact. See
+	// interval.go for the error it introduces.
+	SolveInterval time.Duration
 }
 
 // DefaultConfig returns the exact model: no completion window.
 func DefaultConfig() Config { return Config{} }
 
-// Validate reports a negative completion window.
+// Validate reports a negative completion window or solve interval.
 func (c Config) Validate() error {
 	if c.CompletionWindow < 0 {
 		return fmt.Errorf("%w: Config.CompletionWindow = %v: must be ≥ 0", ErrInvalid, c.CompletionWindow)
+	}
+	if c.SolveInterval < 0 {
+		return fmt.Errorf("%w: Config.SolveInterval = %v: must be ≥ 0", ErrInvalid, c.SolveInterval)
 	}
 	return nil
 }
@@ -254,6 +262,9 @@ type Network struct {
 	completed    []Completed
 	stats        Stats
 	bs           structure // the bottleneck structure (structure.go)
+
+	nextSolve   time.Duration // with a solve interval, when a deferred re-solve is due (interval.go)
+	provisional []provisional // flows started while a re-solve was deferred
 }
 
 // NewNetwork returns an empty network with the given options.
@@ -340,6 +351,7 @@ func (n *Network) SetCapacity(now time.Duration, l LinkID, capacity float64) err
 	}
 	n.threshold = 0
 	n.markDirty(l)
+	n.nextSolve = n.now // a capacity change is never deferred
 	return nil
 }
 
@@ -354,8 +366,8 @@ func (n *Network) moveTo(now time.Duration) error {
 		return nil
 	}
 	n.solve()
-	if _, at, ok := n.firstFinish(); ok && at < now {
-		return fmt.Errorf("%w: now = %v, a flow finishes at %v: call AdvanceTo first", ErrPendingFinish, now, at)
+	if at, ok := n.nextEvent(); ok && at < now {
+		return fmt.Errorf("%w: now = %v, a flow finishes or a deferred re-solve is due at %v: call AdvanceTo first", ErrPendingFinish, now, at)
 	}
 	n.now = now
 	return nil

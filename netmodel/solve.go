@@ -21,9 +21,11 @@ func (n *Network) Solve() { n.solve() }
 // solve recomputes the rates of the connected components of the dirty
 // links: progressive filling, class by class in priority order.
 func (n *Network) solve() {
-	if len(n.dirty) == 0 {
+	if len(n.dirty) == 0 || n.deferred() {
 		return
 	}
+	n.promote()
+	n.solved()
 	rebuild := n.bs.broken && len(n.bs.classes) <= 1
 	if rebuild {
 		n.invalidateAll()

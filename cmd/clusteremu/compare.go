@@ -5,13 +5,16 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"clusteremu/actors"
 	"clusteremu/cluster"
 	"clusteremu/explore"
+	"clusteremu/policies/sched"
 	"clusteremu/scenarios"
 )
 
@@ -262,6 +265,83 @@ func printComparison(w io.Writer, variants []*scenarios.Scenario, reports []*clu
 	}
 	tw.Flush()
 	printSizeBins(w, variants, reports)
+	printJobErrors(w, variants, reports)
+}
+
+// jobError is how far one variant moved each job's response time from
+// the first variant's, over the jobs that succeeded in both.
+type jobError struct {
+	jobs               int
+	p50, p99, max      float64       // relative: |r − r₀| / r₀
+	maxAbs             time.Duration // the largest |r − r₀|
+	earlier, later     int           // jobs that ended earlier, later
+	onlyFirst, onlyHer int           // jobs that succeeded in one only
+}
+
+// jobErrors compares b's jobs with a's, by job ID.
+func jobErrors(a, b []cluster.JobResult) jobError {
+	var e jobError
+	ok := func(j *cluster.JobResult) bool { return j.Outcome == cluster.JobSucceeded }
+	first := make(map[sched.JobID]*cluster.JobResult, len(a))
+	for i := range a {
+		if ok(&a[i]) {
+			first[a[i].ID] = &a[i]
+		}
+	}
+	var rel []float64
+	for i := range b {
+		j := &b[i]
+		ref := first[j.ID]
+		switch {
+		case ref == nil && ok(j):
+			e.onlyHer++
+		case ref == nil:
+		case !ok(j):
+			e.onlyFirst++
+		default:
+			r0, r := ref.Finish-ref.Submit, j.Finish-j.Submit
+			d := r - r0
+			switch {
+			case d < 0:
+				e.earlier++
+				d = -d
+			case d > 0:
+				e.later++
+			}
+			e.maxAbs = max(e.maxAbs, d)
+			if r0 > 0 {
+				rel = append(rel, float64(d)/float64(r0))
+			}
+			e.jobs++
+		}
+	}
+	e.onlyFirst += len(first) - e.jobs - e.onlyFirst
+	if len(rel) > 0 {
+		slices.Sort(rel)
+		e.p50 = rel[(len(rel)-1)/2]
+		e.p99 = rel[(len(rel)-1)*99/100]
+		e.max = rel[len(rel)-1]
+	}
+	return e
+}
+
+// printJobErrors prints, for each variant after the first that ran the
+// same jobs, how far it moved each job's response time from the first
+// variant's: what an approximation (cluster.completion_window,
+// cluster.solve_interval) costs against the exact run, job by job.
+func printJobErrors(w io.Writer, variants []*scenarios.Scenario, reports []*cluster.Report) {
+	if len(reports) < 2 || len(reports[0].Records.Jobs) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nresponse time against %s, per job that succeeded in both (|r − r₀| / r₀):\n", shortName(variants[0].Name))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "variant\tjobs\tp50\tp99\tmax\tmax |r − r₀|\tearlier\tlater\tsucceeded in one only\t")
+	for i := 1; i < len(reports); i++ {
+		e := jobErrors(reports[0].Records.Jobs, reports[i].Records.Jobs)
+		fmt.Fprintf(tw, "%s\t%d\t%.4f\t%.4f\t%.4f\t%v\t%d\t%d\t%d\t\n", shortName(variants[i].Name), e.jobs,
+			e.p50, e.p99, e.max, e.maxAbs, e.earlier, e.later, e.onlyFirst+e.onlyHer)
+	}
+	tw.Flush()
 }
 
 // printSizeBins prints, when the runs measured job sizes, the mean
