@@ -12,6 +12,9 @@ import (
 // the order they were set (a periodic timer takes a new seq each period).
 type timer struct {
 	id     actors.TimerID
+	slot   uint32 // its place in timers.slab
+	gen    uint32 // how many times the record was used
+	live   bool   // set and not yet ended or cancelled
 	at     time.Duration
 	seq    uint64
 	period time.Duration // 0: one-shot
@@ -91,42 +94,59 @@ func (h *timerHeap) remove(i int) *timer {
 
 // timers is the clock's set of pending timers. Cancel removes a timer from
 // the heap at once (O(log n)), so cancelled timers cost nothing later.
+//
+// A timer's ID names its record's place in slab (the low 32 bits, plus
+// one) and the record's generation (the high bits), which grows each time
+// the record is reused, so an ID of a timer that ended names no live
+// timer: cancelling it finds another generation and does nothing. A run
+// sets millions of timers (the fabric's next completion, every delay) and
+// a map from ID to record was a tenth of a large run's CPU.
 type timers struct {
-	heap   timerHeap
-	byID   map[actors.TimerID]*timer
-	nextID actors.TimerID
-	seq    uint64
-	// free are ended one-shot timers kept for reuse: a run sets millions
-	// (the fabric's next completion, every delay), and each was a
-	// fresh allocation.
+	heap timerHeap
+	slab []*timer // every record made, by place
+	seq  uint64
+	// free are ended one-shot timers kept for reuse.
 	free []*timer
 }
 
-func newTimers() *timers {
-	return &timers{byID: make(map[actors.TimerID]*timer)}
-}
+func newTimers() *timers { return &timers{} }
 
 func (ts *timers) add(at, period time.Duration, to *actor.PID, msg any) actors.TimerID {
-	ts.nextID++
 	ts.seq++
 	var t *timer
 	if n := len(ts.free); n > 0 {
 		t, ts.free = ts.free[n-1], ts.free[:n-1]
 	} else {
-		t = new(timer)
+		t = &timer{slot: uint32(len(ts.slab))}
+		ts.slab = append(ts.slab, t)
 	}
-	*t = timer{id: ts.nextID, at: at, seq: ts.seq, period: period, to: to, msg: msg}
+	*t = timer{id: t.next(), slot: t.slot, gen: t.gen + 1, live: true, at: at, seq: ts.seq, period: period, to: to, msg: msg}
 	ts.heap.push(t)
-	ts.byID[t.id] = t
 	return t.id
 }
 
+// next is the ID the record's next use takes.
+func (t *timer) next() actors.TimerID {
+	return actors.TimerID(uint64(t.gen+1)<<32 | uint64(t.slot+1))
+}
+
+// lookup returns the live timer an ID names.
+func (ts *timers) lookup(id actors.TimerID) *timer {
+	slot := int64(uint32(id)) - 1
+	if slot < 0 || slot >= int64(len(ts.slab)) {
+		return nil
+	}
+	if t := ts.slab[slot]; t.id == id && t.live {
+		return t
+	}
+	return nil
+}
+
 func (ts *timers) cancel(id actors.TimerID) bool {
-	t, ok := ts.byID[id]
-	if !ok {
+	t := ts.lookup(id)
+	if t == nil {
 		return false
 	}
-	delete(ts.byID, id)
 	if t.index >= 0 {
 		ts.heap.remove(t.index)
 	}
@@ -158,7 +178,7 @@ func (ts *timers) popDue(at time.Duration, fire func(*timer)) {
 			continue
 		}
 		ts.heap.remove(0)
-		delete(ts.byID, t.id)
+		t.live = false // ended: a cancel from fire finds nothing
 		fire(t)
 		ts.recycle(t)
 	}
@@ -167,7 +187,7 @@ func (ts *timers) popDue(at time.Duration, fire func(*timer)) {
 // recycle keeps an ended one-shot timer for the next add; fire must not
 // keep it.
 func (ts *timers) recycle(t *timer) {
-	*t = timer{index: -1}
+	*t = timer{id: t.id, slot: t.slot, gen: t.gen, index: -1}
 	ts.free = append(ts.free, t)
 }
 
@@ -193,6 +213,8 @@ func (ts *timers) pending() map[string]int {
 }
 
 func (ts *timers) clear() {
+	for _, t := range ts.heap {
+		t.live = false
+	}
 	ts.heap = nil
-	ts.byID = make(map[actors.TimerID]*timer)
 }
