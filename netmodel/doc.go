@@ -189,6 +189,17 @@
 // With w = 0 (the default) completion instants are exact to the
 // nanosecond for whole answers and at most 1 ns late otherwise.
 //
+// # Solve interval
+//
+// Config.SolveInterval Δ > 0 is the other approximation: the changes made
+// within Δ of a re-solve wait for one re-solve at its end. Meanwhile the
+// solved flows keep their rates and complete at the instants those give,
+// and a flow that starts takes what its path has left, so the allocation
+// always fits the links and is the max-min one at each re-solve; a start
+// on a full path waits for it, at most Δ (interval.go). Where every event
+// re-solves a component of thousands of flows this turns millions of
+// re-solves into one per Δ.
+//
 // # Cost
 //
 // With F flows, L links and P the mean path length, for a component of F'
