@@ -13,6 +13,7 @@ import (
 
 	"clusteremu/actors"
 	"clusteremu/policies/sched"
+	"clusteremu/workload"
 )
 
 // Summary is a run's headline metrics by name, the names that scenario
@@ -96,17 +97,10 @@ func init() {
 const BinMetrics = "bins."
 
 // SizeBins are Table 2.1's bins: the most maps of each, the last open.
-var SizeBins = []int{10, 50, 150, 500, math.MaxInt}
+var SizeBins = workload.SizeBins
 
 // binOf is the Table 2.1 bin (from 1) of a job with maps maps.
-func binOf(maps int) int {
-	for i, top := range SizeBins {
-		if maps <= top {
-			return i + 1
-		}
-	}
-	return len(SizeBins)
-}
+func binOf(maps int) int { return workload.SizeBin(maps) }
 
 // PoolMetrics prefixes the job metrics a Summary also holds for each pool
 // its jobs name: "pools.scan.jobs.succeeded" is jobs.succeeded over the
