@@ -130,8 +130,9 @@ func (c *CloningConfig) Validate(errs *Checks) {
 		fmt.Sprintf("must be %q (c·n, Pseudocode 6) or %q ((c − 1)·n)", straggler.ChargeAll, straggler.ChargeExtra))
 	errs.Check(c.PPeriod < MinPeriod, "cloning.p_period", c.PPeriod, fmt.Sprintf("must be at least %v (the thesis's 1h)", MinPeriod))
 	errs.Check(!(c.PInitial >= 0 && c.PInitial <= 1), "cloning.p_initial", c.PInitial, "must be a probability in [0, 1]")
-	errs.Check(c.Admission != AdmitControl && c.Admission != AdmitFCFS, "cloning.admission", c.Admission,
-		fmt.Sprintf("must be %q or %q (%q, withdrawing the newest admitted job's clones, is not built)", AdmitControl, AdmitFCFS, "preempt"))
+	errs.Check(c.Admission != AdmitControl && c.Admission != AdmitFCFS && c.Admission != AdmitPreempt, "cloning.admission", c.Admission,
+		fmt.Sprintf("must be %q (within the budget), %q (withdrawing the newest admitted jobs' queued clones to fit) or %q (any job)",
+			AdmitControl, AdmitPreempt, AdmitFCFS))
 	errs.Check(!slices.Contains([]straggler.Access{straggler.AccessDelay, straggler.AccessCAC, straggler.AccessCC}, straggler.Access(c.Access)),
 		"cloning.access", c.Access, fmt.Sprintf("must be %q (delay assignment), %q (contention avoidance) or %q (contention)",
 			straggler.AccessDelay, straggler.AccessCAC, straggler.AccessCC))
@@ -154,6 +155,8 @@ type cloning struct {
 	charged             [2]int                     // B_U: the budget charged and not released, by kind
 	chargeOf            map[taskRef]int            // what each cloned task holds of it
 	peakShare           float64                    // B_U's peak over the kind's live slots
+	peakUse             float64                    // B_U's peak over β·C
+	admitted            []sched.JobID              // the jobs cloned, in admission order
 	nodesOf             map[taskRef][]sched.NodeID // the nodes each cloned task's attempts run on
 	// omega is ω by job bin (workload.SizeBins) under "auto", samples
 	// what the bin's cloned jobs measured this period.
@@ -227,21 +230,15 @@ func (s *coordState) cloneRelease(job sched.JobID, kind sched.TaskKind, tasks []
 			}
 		}()
 	}
-	used := 0
-	for i := range s.nodes {
-		used += countTrue(s.nodes[i].busy[kind])
-	}
 	cost := cl.budget.Cost(n, c)
-	admit := c >= 2 && cl.budget.Admit(n, c, s.liveSlots[kind], used, cl.charged[kind])
-	if cl.cfg.Admission == AdmitFCFS {
-		admit = c >= 2
-	}
-	if !admit {
+	if !s.admitClones(job, kind, n, c) {
 		return
 	}
 	if copies == nil {
 		copies = &[2]int{}
 		cl.copiesOf[job] = copies
+		cl.admitted = append(cl.admitted, job)
+		s.out.counts = append(s.out.counts, count{MetricClonedJobs, 1})
 	}
 	copies[kind] = c
 	per := cost / n
@@ -251,11 +248,89 @@ func (s *coordState) cloneRelease(job sched.JobID, kind sched.TaskKind, tasks []
 		cl.chargeOf[ref] = per
 	}
 	cl.charged[kind] += per * n
+	if j := s.jobs[job]; j != nil {
+		s.out.counts = append(s.out.counts, count{fmt.Sprintf("%s%d", MetricClonesChargedBin, workload.SizeBin(j.maps)), int64(per * n)})
+	}
+	s.checkBudget(kind, true)
 	s.emit(&tellJob{job, &ClonesAdmitted{Job: job, Kind: kind, Copies: c, Omega: cl.omegaFor(s.jobs[job])}})
 	s.out.counts = append(s.out.counts, count{MetricClonedPhases, 1})
 	if share := float64(cl.charged[kind]) / float64(max(1, s.liveSlots[kind])); share > cl.peakShare {
 		s.out.counts = append(s.out.counts, count{MetricCloneBudgetPeak, int64(1e6*share) - int64(1e6*cl.peakShare)})
 		cl.peakShare = share
+	}
+}
+
+// admitClones decides a phase of n tasks cloned c times: within the
+// budget ("control"), within it after withdrawing the newest admitted
+// jobs' queued clones ("preempt"), or whenever c ≥ 2 ("fcfs").
+func (s *coordState) admitClones(job sched.JobID, kind sched.TaskKind, n, c int) bool {
+	cl := s.clones
+	if c < 2 {
+		return false
+	}
+	if cl.cfg.Admission == AdmitFCFS {
+		return true
+	}
+	fits := func() bool {
+		return cl.budget.Admit(n, c, s.liveSlots[kind], s.slotsUsed(kind), cl.charged[kind])
+	}
+	if fits() || cl.cfg.Admission != AdmitPreempt ||
+		float64(s.slotsUsed(kind)+c*n) > cl.budget.Tau*float64(s.liveSlots[kind]) {
+		return fits() // withdrawing queued clones frees no slot in use
+	}
+	for i := len(cl.admitted) - 1; i >= 0 && !fits(); i-- {
+		if cl.admitted[i] != job {
+			s.withdrawClones(cl.admitted[i], kind)
+		}
+	}
+	return fits()
+}
+
+// slotsUsed is U: the slots of the kind in use.
+func (s *coordState) slotsUsed(kind sched.TaskKind) int {
+	used := 0
+	for i := range s.nodes {
+		used += countTrue(s.nodes[i].busy[kind])
+	}
+	return used
+}
+
+// withdrawClones takes back a job's clones of the kind not yet launched
+// and the budget they held (admission "preempt"), lowest task first.
+func (s *coordState) withdrawClones(job sched.JobID, kind sched.TaskKind) {
+	cl := s.clones
+	var refs []taskRef
+	for ref, left := range cl.left {
+		if ref.job == job && ref.kind == kind && left > 0 {
+			refs = append(refs, ref)
+		}
+	}
+	slices.SortFunc(refs, func(a, b taskRef) int { return int(a.task) - int(b.task) })
+	for _, ref := range refs {
+		left := cl.left[ref]
+		cl.left[ref] = 0
+		cl.chargeOf[ref] -= left
+		cl.charged[kind] -= left
+		s.out.counts = append(s.out.counts, count{MetricClonesPreempted, int64(left)})
+	}
+}
+
+// checkBudget fails the run if B_U, the budget charged, went negative,
+// or, just after an admission (admitted) not "fcfs", passed β·C; it books
+// the budget's peak use. (A node lost later shrinks C under a B_U
+// admitted within it: only admissions are held to the bound.)
+func (s *coordState) checkBudget(kind sched.TaskKind, admitted bool) {
+	cl := s.clones
+	limit := cl.cfg.Budget * float64(s.liveSlots[kind])
+	charged := cl.charged[kind]
+	if charged < 0 || admitted && cl.cfg.Admission != AdmitFCFS && float64(charged) > limit+1e-9 {
+		s.fail("cloning: B_U = %d %v slots, outside [0, β·C = %g]", charged, kind, limit)
+	}
+	if admitted && limit > 0 {
+		if use := float64(cl.charged[kind]) / limit; use > cl.peakUse {
+			s.out.counts = append(s.out.counts, count{MetricCloneBudgetMax, int64(1e6*use) - int64(1e6*cl.peakUse)})
+			cl.peakUse = use
+		}
 	}
 }
 
@@ -327,6 +402,7 @@ func (s *coordState) cloneTaskEnded(a sched.Attempt, node sched.NodeID) {
 	cl.charged[a.Kind] -= cl.chargeOf[ref]
 	delete(cl.chargeOf, ref)
 	delete(cl.left, ref)
+	s.checkBudget(a.Kind, false)
 }
 
 // cloneJobEnded forgets a job's clones and releases what it held.
@@ -342,6 +418,11 @@ func (s *coordState) cloneJobEnded(job sched.JobID) {
 	}
 	delete(cl.released, job)
 	delete(cl.copiesOf, job)
+	if i := slices.Index(cl.admitted, job); i >= 0 {
+		cl.admitted = slices.Delete(cl.admitted, i, i+1)
+	}
+	s.checkBudget(sched.Map, false)
+	s.checkBudget(sched.Reduce, false)
 }
 
 // omegaFor is the ω a job's map phase waits under delay assignment: the

@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
@@ -33,6 +34,10 @@ type jobAccess struct {
 	omega        time.Duration
 	maps         map[int32]*mapCopies
 	slotOf       map[sched.Attempt]int
+	// readOf is, for each reduce attempt told of a copy, the attempt of
+	// each map whose copy it reads, plus one (0: none yet), to check
+	// that no reduce clone reads two copies of a map.
+	readOf map[sched.Attempt][]int32
 }
 
 // mapCopies is a cloned map's binding and its finished copies' outputs,
@@ -49,7 +54,8 @@ type told struct {
 }
 
 func newJobAccess(mode straggler.Access) *jobAccess {
-	return &jobAccess{mode: mode, maps: make(map[int32]*mapCopies), slotOf: make(map[sched.Attempt]int)}
+	return &jobAccess{mode: mode, maps: make(map[int32]*mapCopies), slotOf: make(map[sched.Attempt]int),
+		readOf: make(map[sched.Attempt][]int32)}
 }
 
 // tracks reports whether the job's map copies are bound one by one: its
@@ -148,6 +154,9 @@ func (j *jobState) copySucceeded(a sched.Attempt, tk *task, node sched.NodeID, o
 	mc := j.access.binding(a.Task)
 	mc.outs = append(mc.outs, mapOutput{a.Task, node, outBytes, a.Attempt, nil})
 	j.tell(&fx, a.Task, mc.Finished(j.access.mode))
+	if len(tk.running) == 0 {
+		j.tell(&fx, a.Task, mc.Expire()) // no copy is left to wait for
+	}
 	j.maybeCloseCopies(&fx, a.Task, tk)
 	if first {
 		fx.ended = j.maybeEnd()
@@ -189,6 +198,7 @@ func (j *jobState) maybeCloseCopies(fx *effects, m int32, tk *task) {
 func (j *jobState) copyEnded(fx *effects, a sched.Attempt, tk *task) {
 	if a.Kind == sched.Reduce {
 		delete(j.access.slotOf, a)
+		delete(j.access.readOf, a)
 		return
 	}
 	if mc := j.access.maps[a.Task]; mc != nil && tk.state == taskDone && len(tk.running) == 0 {
@@ -322,4 +332,33 @@ func (m *JobManager) sendClonesMeasured(ctx actor.Context) {
 		msg.Gaps = append(msg.Gaps, gap)
 	}
 	ctx.Send(m.coordinator, msg)
+}
+
+// checkReads books the copies an effect tells reduce attempts to read,
+// after the outputs it says were lost, and fails if it would have a
+// reduce attempt read a second copy of a map.
+func (j *jobState) checkReads(fx *effects) error {
+	ac := j.access
+	if ac == nil || len(fx.told) == 0 && len(fx.lost) == 0 {
+		return nil
+	}
+	for _, reads := range ac.readOf {
+		for _, m := range fx.lost {
+			reads[m] = 0
+		}
+	}
+	for _, t := range fx.told {
+		reads := ac.readOf[t.ref.Attempt]
+		if reads == nil {
+			reads = make([]int32, len(j.maps))
+			ac.readOf[t.ref.Attempt] = reads
+		}
+		for _, o := range t.outs {
+			if was := reads[o.Map]; was != 0 && was != o.Attempt+1 {
+				return fmt.Errorf("reduce %v reads map %d's copy %d after its copy %d", t.ref.Attempt, o.Map, o.Attempt, was-1)
+			}
+			reads[o.Map] = o.Attempt + 1
+		}
+	}
+	return nil
 }

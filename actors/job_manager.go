@@ -354,6 +354,7 @@ func (m *JobManager) check(err error) {
 // apply carries out a state change's effects as messages. Once the job is
 // over, re-runs are no longer asked for.
 func (m *JobManager) apply(ctx actor.Context, fx effects) {
+	m.check(m.state.checkReads(&fx))
 	over := m.state.outcome != nil && fx.ended == nil
 	if !over && fx.mapsFinished && m.reportMaps {
 		ctx.Send(m.coordinator, &MapsFinished{Job: m.id})
