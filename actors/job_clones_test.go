@@ -20,14 +20,22 @@ func clonedJob(mode straggler.Access) *jobState {
 	return j
 }
 
-func TestCACBindsTheSecondCopyToTheClone(t *testing.T) {
-	j := clonedJob(straggler.AccessCAC)
+// launchCopies launches the map's original on node 0 and its clone on
+// node 1.
+func launchCopies(t *testing.T, j *jobState) (sched.Attempt, sched.Attempt) {
+	t.Helper()
 	m0, m1 := attempt(1, sched.Map, 0, 0), attempt(1, sched.Map, 0, 1)
-	r0, r1 := attempt(1, sched.Reduce, 0, 0), attempt(1, sched.Reduce, 0, 1)
 	for i, a := range []sched.Attempt{m0, m1} {
 		_, err := j.launched(a, sched.NodeID(i))
 		require.NoError(t, err)
 	}
+	return m0, m1
+}
+
+func TestCACBindsTheSecondCopyToTheClone(t *testing.T) {
+	j := clonedJob(straggler.AccessCAC)
+	m0, m1 := launchCopies(t, j)
+	r0, r1 := attempt(1, sched.Reduce, 0, 0), attempt(1, sched.Reduce, 0, 1)
 	// The clone's copy finishes first: the map is done and the reduce
 	// released, but the original runs on for slot 1.
 	fx, err := j.succeeded(m1, 100)
@@ -59,12 +67,8 @@ func TestCACBindsTheSecondCopyToTheClone(t *testing.T) {
 
 func TestDelayBindsTheRestAtOmegaAndKillsTheLosers(t *testing.T) {
 	j := clonedJob(straggler.AccessDelay)
-	m0, m1 := attempt(1, sched.Map, 0, 0), attempt(1, sched.Map, 0, 1)
+	m0, m1 := launchCopies(t, j)
 	r1 := attempt(1, sched.Reduce, 0, 1)
-	for i, a := range []sched.Attempt{m0, m1} {
-		_, err := j.launched(a, sched.NodeID(i))
-		require.NoError(t, err)
-	}
 	fx, err := j.succeeded(m1, 100)
 	require.NoError(t, err)
 	assert.Equal(t, []int32{0}, fx.omega, "ω starts at the first copy")
@@ -87,11 +91,7 @@ func TestReduceClonesKnownCloseTheBindings(t *testing.T) {
 	// The reduce phase was not cloned: one slot, bound by the first copy,
 	// so the map's other copy is killed at once.
 	j := clonedJob(straggler.AccessCAC)
-	m0, m1 := attempt(1, sched.Map, 0, 0), attempt(1, sched.Map, 0, 1)
-	for i, a := range []sched.Attempt{m0, m1} {
-		_, err := j.launched(a, sched.NodeID(i))
-		require.NoError(t, err)
-	}
+	m0, m1 := launchCopies(t, j)
 	fx, err := j.succeeded(m0, 100)
 	require.NoError(t, err)
 	assert.Empty(t, fx.unbound)

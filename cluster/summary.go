@@ -298,8 +298,11 @@ func MetricUnit(name string) string {
 		return UnitFraction
 	case strings.HasPrefix(name, "jobs.slowdown.") || strings.HasPrefix(name, "phases.") || name == "tasks.speculative.per_task":
 		return UnitRatio
-	case name == "recompute.precision" || name == "flows.protect_share":
+	case name == "recompute.precision" || name == "flows.protect_share" || strings.HasSuffix(name, "clones.share") ||
+		name == "clones.budget.peak":
 		return UnitFraction
+	case name == "clones.budget.max":
+		return UnitRatio // B_U over β·C: past 1 only under admission "fcfs"
 	case name == "flows.bytes" || strings.HasSuffix(name, "_bytes") || strings.HasPrefix(name, "flows.bytes."):
 		return UnitBytes
 	case name == "jobs.throughput":

@@ -174,3 +174,20 @@ func TestSearchOmegaWaitsForTheSecondCopy(t *testing.T) {
 	// Nothing measured: the default.
 	assert.Equal(t, time.Second, SearchOmega(nil, time.Second))
 }
+
+// BenchmarkSearchOmega is one bin's ω search over an hour's samples: 64
+// from each of 20 cloned jobs.
+func BenchmarkSearchOmega(b *testing.B) {
+	samples := make([]OmegaSample, 20*64)
+	for i := range samples {
+		samples[i] = OmegaSample{
+			Gap: time.Duration(i%7) * time.Second, Read: time.Duration(2+i%5) * time.Second,
+			Compute: time.Duration(5+(i%11)*(i%3)) * time.Second,
+		}
+	}
+	for range b.N {
+		if SearchOmega(samples, time.Second) < 0 {
+			b.Fatal("negative ω")
+		}
+	}
+}
