@@ -2,10 +2,12 @@ package actors
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 
 	"clusteremu/policies/sched"
+	"clusteremu/units"
 )
 
 // cloningCore is testCore's cluster (8 map slots) cloning with the given
@@ -81,4 +83,36 @@ func TestBudgetPastBetaFailsTheRun(t *testing.T) {
 	s.clones.charged[sched.Map] = -1
 	s.checkBudget(sched.Map, false)
 	assert.ErrorContains(t, s.take().err, "B_U = -1")
+}
+
+func TestAutoOmegaIsSearchedPerBinEachPeriod(t *testing.T) {
+	// A bin-1 job (2 maps) measured that its maps' second copies came 3 s
+	// after the first and its reduces read 10 MiB (10 s at the NIC's
+	// 1 MiB/s) with 5 s and 50 s of compute: waiting 3 s for the second
+	// copy is the search's answer (as policies/straggler's TestSearchOmegaWaitsForTheSecondCopy).
+	s := cloningCore(AdmitControl)
+	submitMaps(t, s, 0, 1, 0, []sched.NodeID{0, 1}, []sched.NodeID{0, 1})
+	s.take()
+	cl := s.clones
+	assert.Equal(t, OmegaInitial, cl.omegaFor(s.jobs[1]), "before any period ends")
+	const mib = 1 << 20
+	msg := &ClonesMeasured{Job: 1, Maps: 2, Gaps: []time.Duration{3 * time.Second}}
+	for i := range 10 {
+		held := 15 * time.Second
+		if i%2 == 1 {
+			held = 60 * time.Second
+		}
+		msg.Reduces = append(msg.Reduces, ReduceMeasured{Bytes: 10 * mib, Held: held})
+	}
+	s.clonesMeasured(time.Minute, msg, mib)
+	assert.Equal(t, OmegaInitial, cl.omegaFor(s.jobs[1]), "the period has not ended")
+	assert.Len(t, cl.samples[0], 10)
+	cl.roll(time.Hour)
+	assert.Equal(t, 3*time.Second, cl.omegaFor(s.jobs[1]), "bin 1's ω after the hour")
+	assert.Equal(t, OmegaInitial, cl.omega[1], "bin 2 measured nothing")
+	assert.Empty(t, cl.samples[0], "a period's samples serve it only")
+
+	// A fixed ω is the job's whatever its bin measured.
+	cl.cfg.Omega = Omega{Wait: units.Duration(time.Second)}
+	assert.Equal(t, time.Second, cl.omegaFor(s.jobs[1]))
 }
