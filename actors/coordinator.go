@@ -145,6 +145,10 @@ func (c *Coordinator) handle(ctx actor.Context, now time.Duration, m any) {
 		c.core.withdrawCopy(msg)
 	case *AttemptMeasured:
 		c.core.measured(now, msg)
+	case *ClonesMeasured:
+		if c.core.clones != nil {
+			c.core.clonesMeasured(now, msg, float64(c.cfg.Cluster.NIC))
+		}
 	case *blacklistTick:
 		c.core.endBlacklistWindow()
 	case *Heartbeat:
@@ -301,6 +305,10 @@ func (c *Coordinator) spawnJobManager(ctx actor.Context, e *spawnJobManager) {
 	}
 	if c.cfg.Heartbeat.Reliable {
 		jm.ended = make(map[sched.Attempt]bool)
+	}
+	if cl := c.cfg.Cloning; cl.On() {
+		jm.state.access = newJobAccess(straggler.Access(cl.Access))
+		jm.measureClones = cl.Access == string(straggler.AccessDelay) && cl.Omega.Auto
 	}
 	if c.cfg.Speculation.On || c.cfg.MeasureNodes {
 		var policy straggler.Policy

@@ -8,6 +8,7 @@ import (
 	"clusteremu/policies/sched"
 	"clusteremu/policies/straggler"
 	"clusteremu/units"
+	"clusteremu/workload"
 )
 
 // Dolly's budgeted cloning (Ananthanarayanan's thesis, §4.3) as a role of
@@ -23,11 +24,16 @@ import (
 // (never on a node running the task), ahead of the job's pending tasks;
 // the first copy to succeed ends the task and the others are killed, as
 // for speculative copies. A reduce phase gets at most its maps' copies.
-// The budget charged for a task is released when the task ends. Every
-// clone of a map writes its own output but the first to succeed is the
-// one reducers read: all of a phase's reduce clones read that copy, the
-// thesis's contention cloning (CC); its contention-avoidance and delay
-// assignment need each copy's output kept (not built).
+// The budget charged for a task is released when the task has finished
+// and none of its copies runs. Every clone of a map writes its own
+// output, and access says which copy each reduce clone reads
+// (job_clones.go): "cc", all read the first; "cac", the k-th copy to
+// finish is read by each reduce's k-th clone; "delay" (the default),
+// exclusively as CAC until ω after the map's first copy, then the
+// clones still unbound read the least-read copy and the unfinished
+// copies are killed. ω is a duration, or "auto": per job bin (Table
+// 2.1), searched each p_period over what the bin's cloned jobs measured
+// (ClonesMeasured, straggler.SearchOmega).
 
 // CloningConfig is the [cloning] table.
 type CloningConfig struct {
@@ -39,24 +45,70 @@ type CloningConfig struct {
 	PPeriod        units.Duration `toml:"p_period"`        // how often p is measured again
 	PInitial       float64        `toml:"p_initial"`       // p before the first period ends
 	Admission      string         `toml:"admission"`       // "control" (within the budget) or "fcfs" (any job)
-	Access         string         `toml:"access"`          // how reduce clones read map outputs: "cc"
+	Access         string         `toml:"access"`          // how reduce clones read map outputs: "delay", "cac" or "cc"
+	Omega          Omega          `toml:"omega"`           // delay assignment's wait: a duration or "auto"
+}
+
+// Omega is delay assignment's ω: a fixed wait, or "auto", searched per
+// job bin from measured samples.
+type Omega struct {
+	Auto bool
+	Wait units.Duration
+}
+
+// UnmarshalTOML reads "auto" or a duration.
+func (o *Omega) UnmarshalTOML(v any) error {
+	if s, ok := v.(string); ok && s == OmegaAuto {
+		*o = Omega{Auto: true}
+		return nil
+	}
+	var d units.Duration
+	if err := d.UnmarshalTOML(v); err != nil {
+		return fmt.Errorf("%w, or %q", err, OmegaAuto)
+	}
+	*o = Omega{Wait: d}
+	return nil
+}
+
+// MarshalTOML writes ω as a scenario does.
+func (o Omega) MarshalTOML() ([]byte, error) {
+	if o.Auto {
+		return []byte(`"auto"`), nil
+	}
+	return o.Wait.MarshalTOML()
+}
+
+// String is ω as a scenario writes it.
+func (o Omega) String() string {
+	if o.Auto {
+		return OmegaAuto
+	}
+	return o.Wait.String()
 }
 
 // Cloning names and choices.
 const (
-	CloningNone     = "none"
-	CloningDolly    = "dolly"
-	AdmitControl    = "control"
-	AdmitFCFS       = "fcfs"
-	AccessContended = "cc"
+	CloningNone  = "none"
+	CloningDolly = "dolly"
+	AdmitControl = "control"
+	AdmitFCFS    = "fcfs"
+	AdmitPreempt = "preempt"
+	OmegaAuto    = "auto"
 )
 
+// OmegaInitial is ω under "auto" before a bin's first period measured
+// any sample: within the 2.5 s to 5.2 s the thesis reports for its
+// smallest bins.
+const OmegaInitial = 3 * time.Second
+
 // DefaultCloning is no cloning, with the thesis's parameters when named:
-// ε 5%, β 5%, τ 80%, p measured every hour and 5% before the first.
+// ε 5%, β 5%, τ 80%, p measured every hour and 5% before the first,
+// delay assignment with ω searched per bin.
 func DefaultCloning() CloningConfig {
 	return CloningConfig{
 		Name: CloningNone, Epsilon: 0.05, Budget: 0.05, UtilisationCap: 0.8, Charge: string(straggler.ChargeAll),
-		PPeriod: units.Duration(time.Hour), PInitial: 0.05, Admission: AdmitControl, Access: AccessContended,
+		PPeriod: units.Duration(time.Hour), PInitial: 0.05, Admission: AdmitControl, Access: string(straggler.AccessDelay),
+		Omega: Omega{Auto: true},
 	}
 }
 
@@ -78,10 +130,14 @@ func (c *CloningConfig) Validate(errs *Checks) {
 		fmt.Sprintf("must be %q (c·n, Pseudocode 6) or %q ((c − 1)·n)", straggler.ChargeAll, straggler.ChargeExtra))
 	errs.Check(c.PPeriod < MinPeriod, "cloning.p_period", c.PPeriod, fmt.Sprintf("must be at least %v (the thesis's 1h)", MinPeriod))
 	errs.Check(!(c.PInitial >= 0 && c.PInitial <= 1), "cloning.p_initial", c.PInitial, "must be a probability in [0, 1]")
-	errs.Check(c.Admission != AdmitControl && c.Admission != AdmitFCFS, "cloning.admission", c.Admission,
-		fmt.Sprintf("must be %q or %q (%q, withdrawing the newest admitted job's clones, is not built)", AdmitControl, AdmitFCFS, "preempt"))
-	errs.Check(c.Access != AccessContended, "cloning.access", c.Access,
-		fmt.Sprintf("must be %q: contention-avoidance (cac) and delay assignment need each map copy's output kept, which is not built", AccessContended))
+	errs.Check(c.Admission != AdmitControl && c.Admission != AdmitFCFS && c.Admission != AdmitPreempt, "cloning.admission", c.Admission,
+		fmt.Sprintf("must be %q (within the budget), %q (withdrawing the newest admitted jobs' queued clones to fit) or %q (any job)",
+			AdmitControl, AdmitPreempt, AdmitFCFS))
+	errs.Check(!slices.Contains([]straggler.Access{straggler.AccessDelay, straggler.AccessCAC, straggler.AccessCC}, straggler.Access(c.Access)),
+		"cloning.access", c.Access, fmt.Sprintf("must be %q (delay assignment), %q (contention avoidance) or %q (contention)",
+			straggler.AccessDelay, straggler.AccessCAC, straggler.AccessCC))
+	errs.Check(!c.Omega.Auto && c.Omega.Wait.Std() > straggler.OmegaMax, "cloning.omega", c.Omega.String(),
+		fmt.Sprintf("must be %q or a wait of at most %v", OmegaAuto, straggler.OmegaMax))
 }
 
 // cloning is the coordinator's state of it.
@@ -99,7 +155,13 @@ type cloning struct {
 	charged             [2]int                     // B_U: the budget charged and not released, by kind
 	chargeOf            map[taskRef]int            // what each cloned task holds of it
 	peakShare           float64                    // B_U's peak over the kind's live slots
+	peakUse             float64                    // B_U's peak over β·C
+	admitted            []sched.JobID              // the jobs cloned, in admission order
 	nodesOf             map[taskRef][]sched.NodeID // the nodes each cloned task's attempts run on
+	// omega is ω by job bin (workload.SizeBins) under "auto", samples
+	// what the bin's cloned jobs measured this period.
+	omega   []time.Duration
+	samples [][]straggler.OmegaSample
 }
 
 func newCloning(cfg CloningConfig) *cloning {
@@ -108,6 +170,8 @@ func newCloning(cfg CloningConfig) *cloning {
 		p: cfg.PInitial, periodEnds: cfg.PPeriod.Std(),
 		released: map[sched.JobID]*[2]bool{}, copiesOf: map[sched.JobID]*[2]int{},
 		left: map[taskRef]int{}, chargeOf: map[taskRef]int{}, nodesOf: map[taskRef][]sched.NodeID{},
+		omega:   slices.Repeat([]time.Duration{OmegaInitial}, len(workload.SizeBins)),
+		samples: make([][]straggler.OmegaSample, len(workload.SizeBins)),
 	}
 }
 
@@ -129,6 +193,10 @@ func (cl *cloning) roll(now time.Duration) {
 			cl.p = float64(cl.straggled) / float64(cl.measured)
 		}
 		cl.measured, cl.straggled = 0, 0
+		for b := range cl.omega {
+			cl.omega[b] = straggler.SearchOmega(cl.samples[b], cl.omega[b])
+			cl.samples[b] = nil
+		}
 		cl.periodEnds += cl.cfg.PPeriod.Std()
 	}
 }
@@ -154,22 +222,23 @@ func (s *coordState) cloneRelease(job sched.JobID, kind sched.TaskKind, tasks []
 			return // reduces get at most their maps' copies
 		}
 		c = min(c, copies[sched.Map])
-	}
-	used := 0
-	for i := range s.nodes {
-		used += countTrue(s.nodes[i].busy[kind])
+		// The job manager learns the reduce clones its maps' copies
+		// serve, cloned or not.
+		defer func() {
+			if copies[sched.Reduce] < 2 {
+				s.emit(&tellJob{job, &ClonesAdmitted{Job: job, Kind: kind, Copies: 1}})
+			}
+		}()
 	}
 	cost := cl.budget.Cost(n, c)
-	admit := c >= 2 && cl.budget.Admit(n, c, s.liveSlots[kind], used, cl.charged[kind])
-	if cl.cfg.Admission == AdmitFCFS {
-		admit = c >= 2
-	}
-	if !admit {
+	if !s.admitClones(job, kind, n, c) {
 		return
 	}
 	if copies == nil {
 		copies = &[2]int{}
 		cl.copiesOf[job] = copies
+		cl.admitted = append(cl.admitted, job)
+		s.out.counts = append(s.out.counts, count{MetricClonedJobs, 1})
 	}
 	copies[kind] = c
 	per := cost / n
@@ -179,11 +248,89 @@ func (s *coordState) cloneRelease(job sched.JobID, kind sched.TaskKind, tasks []
 		cl.chargeOf[ref] = per
 	}
 	cl.charged[kind] += per * n
-	s.emit(&tellJob{job, &ClonesAdmitted{Job: job, Kind: kind, Copies: c}})
+	if j := s.jobs[job]; j != nil {
+		s.out.counts = append(s.out.counts, count{fmt.Sprintf("%s%d", MetricClonesChargedBin, workload.SizeBin(j.maps)), int64(per * n)})
+	}
+	s.checkBudget(kind, true)
+	s.emit(&tellJob{job, &ClonesAdmitted{Job: job, Kind: kind, Copies: c, Omega: cl.omegaFor(s.jobs[job])}})
 	s.out.counts = append(s.out.counts, count{MetricClonedPhases, 1})
 	if share := float64(cl.charged[kind]) / float64(max(1, s.liveSlots[kind])); share > cl.peakShare {
 		s.out.counts = append(s.out.counts, count{MetricCloneBudgetPeak, int64(1e6*share) - int64(1e6*cl.peakShare)})
 		cl.peakShare = share
+	}
+}
+
+// admitClones decides a phase of n tasks cloned c times: within the
+// budget ("control"), within it after withdrawing the newest admitted
+// jobs' queued clones ("preempt"), or whenever c ≥ 2 ("fcfs").
+func (s *coordState) admitClones(job sched.JobID, kind sched.TaskKind, n, c int) bool {
+	cl := s.clones
+	if c < 2 {
+		return false
+	}
+	if cl.cfg.Admission == AdmitFCFS {
+		return true
+	}
+	fits := func() bool {
+		return cl.budget.Admit(n, c, s.liveSlots[kind], s.slotsUsed(kind), cl.charged[kind])
+	}
+	if fits() || cl.cfg.Admission != AdmitPreempt ||
+		float64(s.slotsUsed(kind)+c*n) > cl.budget.Tau*float64(s.liveSlots[kind]) {
+		return fits() // withdrawing queued clones frees no slot in use
+	}
+	for i := len(cl.admitted) - 1; i >= 0 && !fits(); i-- {
+		if cl.admitted[i] != job {
+			s.withdrawClones(cl.admitted[i], kind)
+		}
+	}
+	return fits()
+}
+
+// slotsUsed is U: the slots of the kind in use.
+func (s *coordState) slotsUsed(kind sched.TaskKind) int {
+	used := 0
+	for i := range s.nodes {
+		used += countTrue(s.nodes[i].busy[kind])
+	}
+	return used
+}
+
+// withdrawClones takes back a job's clones of the kind not yet launched
+// and the budget they held (admission "preempt"), lowest task first.
+func (s *coordState) withdrawClones(job sched.JobID, kind sched.TaskKind) {
+	cl := s.clones
+	var refs []taskRef
+	for ref, left := range cl.left {
+		if ref.job == job && ref.kind == kind && left > 0 {
+			refs = append(refs, ref)
+		}
+	}
+	slices.SortFunc(refs, func(a, b taskRef) int { return int(a.task) - int(b.task) })
+	for _, ref := range refs {
+		left := cl.left[ref]
+		cl.left[ref] = 0
+		cl.chargeOf[ref] -= left
+		cl.charged[kind] -= left
+		s.out.counts = append(s.out.counts, count{MetricClonesPreempted, int64(left)})
+	}
+}
+
+// checkBudget fails the run if B_U, the budget charged, went negative,
+// or, just after an admission (admitted) not "fcfs", passed β·C; it books
+// the budget's peak use. (A node lost later shrinks C under a B_U
+// admitted within it: only admissions are held to the bound.)
+func (s *coordState) checkBudget(kind sched.TaskKind, admitted bool) {
+	cl := s.clones
+	limit := cl.cfg.Budget * float64(s.liveSlots[kind])
+	charged := cl.charged[kind]
+	if charged < 0 || admitted && cl.cfg.Admission != AdmitFCFS && float64(charged) > limit+1e-9 {
+		s.fail("cloning: B_U = %d %v slots, outside [0, β·C = %g]", charged, kind, limit)
+	}
+	if admitted && limit > 0 {
+		if use := float64(cl.charged[kind]) / limit; use > cl.peakUse {
+			s.out.counts = append(s.out.counts, count{MetricCloneBudgetMax, int64(1e6*use) - int64(1e6*cl.peakUse)})
+			cl.peakUse = use
+		}
 	}
 }
 
@@ -248,13 +395,14 @@ func (s *coordState) cloneTaskEnded(a sched.Attempt, node sched.NodeID) {
 			cl.nodesOf[ref] = slices.Delete(nodes, i, i+1)
 		}
 	}
-	if _, ok := cl.chargeOf[ref]; !ok || !s.table.taskDone(a.Job, a.Kind, a.Task) {
-		return
+	if _, ok := cl.chargeOf[ref]; !ok || !s.table.taskDone(a.Job, a.Kind, a.Task) || len(cl.nodesOf[ref]) > 0 {
+		return // charged while any copy runs
 	}
 	delete(cl.nodesOf, ref)
 	cl.charged[a.Kind] -= cl.chargeOf[ref]
 	delete(cl.chargeOf, ref)
 	delete(cl.left, ref)
+	s.checkBudget(a.Kind, false)
 }
 
 // cloneJobEnded forgets a job's clones and releases what it held.
@@ -270,4 +418,42 @@ func (s *coordState) cloneJobEnded(job sched.JobID) {
 	}
 	delete(cl.released, job)
 	delete(cl.copiesOf, job)
+	if i := slices.Index(cl.admitted, job); i >= 0 {
+		cl.admitted = slices.Delete(cl.admitted, i, i+1)
+	}
+	s.checkBudget(sched.Map, false)
+	s.checkBudget(sched.Reduce, false)
+}
+
+// omegaFor is the ω a job's map phase waits under delay assignment: the
+// configured wait, or under "auto" its bin's.
+func (cl *cloning) omegaFor(j *coordJob) time.Duration {
+	if !cl.cfg.Omega.Auto {
+		return cl.cfg.Omega.Wait.Std()
+	}
+	if j == nil {
+		return OmegaInitial
+	}
+	return cl.omega[workload.SizeBin(j.maps)-1]
+}
+
+// maxOmegaSamples bounds the samples one job adds to its bin's period.
+const maxOmegaSamples = 64
+
+// clonesMeasured books a cloned job's samples for its bin's next ω: each
+// reduce's read at the NIC's rate and the rest of its time, paired with
+// its maps' gaps between their first and second copies in turn.
+func (s *coordState) clonesMeasured(now time.Duration, msg *ClonesMeasured, nic float64) {
+	cl := s.clones
+	cl.roll(now)
+	if !cl.cfg.Omega.Auto || len(msg.Gaps) == 0 || nic <= 0 {
+		return
+	}
+	b := workload.SizeBin(msg.Maps) - 1
+	for i, r := range msg.Reduces[:min(len(msg.Reduces), maxOmegaSamples)] {
+		read := time.Duration(float64(r.Bytes) / nic * float64(time.Second))
+		cl.samples[b] = append(cl.samples[b], straggler.OmegaSample{
+			Gap: msg.Gaps[i%len(msg.Gaps)], Read: read, Compute: max(r.Held-read, 0),
+		})
+	}
 }

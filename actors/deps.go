@@ -164,7 +164,17 @@ const (
 	MetricClonedPhases    = "clones.phases"
 	MetricClonesLaunched  = "clones.launched"
 	MetricCloneBudgetPeak = "clones.budget_peak_micro"
-	MetricDelayedByRule   = "messages.delayed"
+	// MetricClonedJobs counts the jobs with a cloned phase,
+	// MetricCloneBudgetMax the budget's peak use in millionths of β·C
+	// (as MetricCloneBudgetPeak), MetricClonesPreempted the queued clones
+	// admission "preempt" withdrew, and MetricClonesChargedBin (a prefix,
+	// followed by the Table 2.1 bin from 1) the budget charged to each
+	// bin's admitted phases, in slots.
+	MetricClonedJobs       = "clones.jobs"
+	MetricCloneBudgetMax   = "clones.budget_max_micro"
+	MetricClonesPreempted  = "clones.preempted"
+	MetricClonesChargedBin = "clones.charged.bin"
+	MetricDelayedByRule    = "messages.delayed"
 )
 
 // The counters of a run with [replication] (Scarlett).

@@ -63,6 +63,10 @@ type JobManager struct {
 	// protect copies outputs to rack-mates (job_recompute.go); nil
 	// without tasks.protect_outputs.
 	protect *outputProtection
+	// measureClones: measure the job's cloned maps and its reduces for
+	// delay assignment's ω (ClonesMeasured).
+	measureClones bool
+	clonesSeen    *cloneSamples
 }
 
 // waveWidth is a job's wave-width over its map phase, PACMan's Σ w·t(w):
@@ -154,6 +158,11 @@ func (m *JobManager) Receive(ctx actor.Context) {
 		m.handleNodeLost(ctx, msg)
 	case *ClonesAdmitted:
 		m.clonesAdmitted(msg)
+		m.apply(ctx, m.accessAdmitted(msg))
+	case *omegaDue:
+		if m.state.outcome == nil {
+			m.apply(ctx, m.state.omegaExpired(msg.Map))
+		}
 	case *RackLinksMeasured:
 		m.handleRackLinks(ctx, msg)
 	case *EvictOutputs:
@@ -294,6 +303,9 @@ func (m *JobManager) handleFinished(ctx actor.Context, msg *TaskFinished) {
 		fx, err = m.state.ended(msg.Attempt, msg.Outcome, msg.Reason)
 	}
 	m.check(err)
+	if err == nil && msg.Outcome == sched.Succeeded {
+		m.sampleClones(msg, finished)
+	}
 	m.mapEnded(msg.Attempt)
 	m.speculationEnded(ctx, msg, finished && err == nil)
 	m.apply(ctx, fx)
@@ -342,6 +354,7 @@ func (m *JobManager) check(err error) {
 // apply carries out a state change's effects as messages. Once the job is
 // over, re-runs are no longer asked for.
 func (m *JobManager) apply(ctx actor.Context, fx effects) {
+	m.check(m.state.checkReads(&fx))
 	over := m.state.outcome != nil && fx.ended == nil
 	if !over && fx.mapsFinished && m.reportMaps {
 		ctx.Send(m.coordinator, &MapsFinished{Job: m.id})
@@ -362,8 +375,19 @@ func (m *JobManager) apply(ctx actor.Context, fx effects) {
 			m.dir.relay(ctx, r.Node, &MapOutputs{Reduce: r.Attempt, Outputs: outs, Lost: fx.lost})
 		}
 	}
+	if !over {
+		for _, t := range fx.told {
+			m.dir.relay(ctx, t.ref.Node, &MapOutputs{Reduce: t.ref.Attempt, Outputs: toMessages(t.outs)})
+		}
+		for _, mp := range fx.omega {
+			m.deps.Clock.After(m.state.access.omega, ctx.Self(), &omegaDue{Map: mp})
+		}
+	}
 	for _, r := range fx.kill {
 		m.dir.relay(ctx, r.Node, &KillTask{Attempt: r.Attempt, Reason: "another attempt of the task succeeded"})
+	}
+	for _, r := range fx.unbound {
+		m.dir.relay(ctx, r.Node, &KillTask{Attempt: r.Attempt, Reason: ReasonCopyUnbound})
 	}
 	for _, r := range fx.waste {
 		m.dir.relay(ctx, r.Node, &KillTask{Attempt: r.Attempt, Reason: "a copy launched after its task ended"})
@@ -412,5 +436,6 @@ func (m *JobManager) end(ctx actor.Context, o *jobOutcome) {
 			ctx.Send(m.coordinator, &WaveWidthMeasured{File: m.waves.file, Width: w})
 		}
 	}
+	m.sendClonesMeasured(ctx)
 	ctx.Send(m.coordinator, &JobEnded{Job: m.id, Succeeded: o.Succeeded, Reason: o.Reason})
 }

@@ -108,10 +108,18 @@ func (j *jobState) replicated(m, attempt int32, to sched.NodeID) effects {
 		return effects{} // run again since, or copied there already
 	}
 	tk.replicas = append(tk.replicas, to)
-	return effects{
-		announce: []mapOutput{{m, tk.output, tk.outBytes, attempt, slices.Clone(tk.replicas)}},
-		reducers: j.runningReducers(),
+	out := mapOutput{m, tk.output, tk.outBytes, attempt, slices.Clone(tk.replicas)}
+	if j.tracks() {
+		// Only the reduce clones bound to this copy read it.
+		var fx effects
+		for _, r := range j.runningReducers() {
+			if o, ok := j.outputFor(m, j.access.slotOf[r.Attempt]); ok && o.Attempt == attempt {
+				fx.told = append(fx.told, told{r, []mapOutput{out}})
+			}
+		}
+		return fx
 	}
+	return effects{announce: []mapOutput{out}, reducers: j.runningReducers()}
 }
 
 // holds reports whether a map's output, or a copy of it, is on node.

@@ -64,7 +64,7 @@ func (m *JobManager) armDecide(ctx actor.Context) {
 // clonesAdmitted marks a phase Dolly cloned: the policy's actions on its
 // tasks are passed over, and its clones are no speculative copies.
 func (m *JobManager) clonesAdmitted(msg *ClonesAdmitted) {
-	if sp := m.speculation; sp != nil {
+	if sp := m.speculation; sp != nil && msg.Copies >= 2 {
 		sp.cloned[msg.Kind] = true
 	}
 }

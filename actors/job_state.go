@@ -45,6 +45,9 @@ type jobState struct {
 	fetchFailures map[int32]int
 	fetchLimit    int
 	outcome       *jobOutcome
+	// access binds cloned maps' copies to reduce clones (job_clones.go);
+	// nil without [cloning].
+	access *jobAccess
 }
 
 // jobOutcome is how a job ended.
@@ -65,6 +68,9 @@ type effects struct {
 	mapsFinished   bool         // the last map finished
 	kill           []attemptRef // attempts to kill: a sibling finished their task
 	waste          []attemptRef // copies to kill: they launched after their task ended
+	told           []told       // map outputs bound to some reducers' slots (job_clones.go)
+	unbound        []attemptRef // map copies to kill: every reduce clone reads another copy
+	omega          []int32      // maps whose delay assignment's ω starts
 }
 
 // mapOutput says where a finished map's output lives.
@@ -134,6 +140,9 @@ func (j *jobState) launched(a sched.Attempt, node sched.NodeID) (effects, error)
 	}
 	tk.state = taskRunning
 	var fx effects
+	if a.Kind == sched.Reduce && j.tracks() {
+		return j.reduceLaunched(a, node, tk), nil
+	}
 	if a.Kind == sched.Reduce {
 		fx.announce = j.outputs()
 		fx.reducers = []attemptRef{{a, node}}
@@ -207,6 +216,9 @@ func (j *jobState) succeeded(a sched.Attempt, outBytes int64) (effects, error) {
 		return effects{}, fmt.Errorf("attempt %v finished but is not running", a)
 	}
 	delete(tk.running, a.Attempt)
+	if a.Kind == sched.Map && j.tracks() {
+		return j.copySucceeded(a, tk, node, outBytes), nil
+	}
 	if tk.state == taskDone {
 		return effects{}, nil
 	}
@@ -301,6 +313,9 @@ func (j *jobState) ended(a sched.Attempt, o sched.Outcome, reason string) (effec
 		tk.state = taskPending
 		j.requeue(&fx, a.Kind, a.Task)
 	}
+	if j.tracks() {
+		j.copyEnded(&fx, a, tk)
+	}
 	return fx, nil
 }
 
@@ -322,7 +337,7 @@ func (j *jobState) fetchFailed(node sched.NodeID, maps []int32) (effects, int) {
 		return fx, 0
 	}
 	for _, m := range maps {
-		if m < 0 || int(m) >= len(j.maps) || j.maps[m].state != taskDone || !j.maps[m].holds(node) {
+		if m < 0 || int(m) >= len(j.maps) || j.maps[m].state != taskDone || !j.maps[m].holds(node) && !j.copyOn(m, node) {
 			continue // run again already, or announced elsewhere since
 		}
 		if j.fetchFailures == nil {
@@ -393,7 +408,7 @@ func (j *jobState) nodeLost(node sched.NodeID) (effects, []sched.Attempt) {
 		fx.requeueMaps = append(fx.requeueMaps, sub.requeueMaps...)
 		fx.requeueReduces = append(fx.requeueReduces, sub.requeueReduces...)
 	}
-	j.loseOutputs(&fx, func(t *task) bool { return t.output == node })
+	j.loseOutputs(&fx, func(m int32, t *task) bool { return t.output == node || j.copyOn(m, node) })
 	return fx, gone
 }
 
@@ -401,7 +416,7 @@ func (j *jobState) nodeLost(node sched.NodeID) (effects, []sched.Attempt) {
 // free intermediate space, while any reduce still needs them. Running
 // attempts go on; reducers keep the outputs they fetched already.
 func (j *jobState) evicted() (fx effects, lost int) {
-	j.loseOutputs(&fx, func(*task) bool { return true })
+	j.loseOutputs(&fx, func(int32, *task) bool { return true })
 	return fx, len(fx.lost)
 }
 
@@ -410,24 +425,31 @@ func (j *jobState) evicted() (fx effects, lost int) {
 // returns how many. An output copied to another node is read from there
 // if the suspicion proves right.
 func (j *jobState) suspected(node sched.NodeID) (fx effects, n int) {
-	j.loseOutputs(&fx, func(t *task) bool { return t.output == node && len(t.replicas) == 0 })
+	j.loseOutputs(&fx, func(_ int32, t *task) bool { return t.output == node && len(t.replicas) == 0 })
 	return fx, len(fx.lost)
 }
 
 // loseOutputs makes the finished maps whose output is lost pending again,
 // while any reduce still needs them, and tells the running reducers to
 // forget them.
-func (j *jobState) loseOutputs(fx *effects, lost func(*task) bool) {
+func (j *jobState) loseOutputs(fx *effects, lost func(int32, *task) bool) {
 	if j.reducesDone == len(j.reduces) {
 		return
 	}
 	for i := range j.maps {
-		if m := &j.maps[i]; m.state == taskDone && lost(m) {
+		if m := &j.maps[i]; m.state == taskDone && lost(int32(i), m) {
 			delete(j.fetchFailures, int32(i))
-			m.state = taskPending
 			j.mapsDone--
-			fx.requeueMaps = append(fx.requeueMaps, int32(i))
 			fx.lost = append(fx.lost, int32(i))
+			if j.access != nil {
+				delete(j.access.maps, int32(i))
+			}
+			if len(m.running) > 0 && j.tracks() {
+				m.state = taskRunning // a copy still running makes it again
+				continue
+			}
+			m.state = taskPending
+			fx.requeueMaps = append(fx.requeueMaps, int32(i))
 		}
 	}
 	if len(fx.lost) > 0 {

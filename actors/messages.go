@@ -352,10 +352,33 @@ type RequeueTasks struct {
 // ClonesAdmitted tells a job manager that Dolly cloned a phase of its
 // job: each task of the kind has Copies attempts in all. Speculation
 // passes over a cloned phase, and its clones are not speculative copies.
+// A reduce phase whose maps were cloned is answered even when it is not
+// (Copies 1), so the job manager knows how many reduce clones its maps'
+// copies serve. Omega is delay assignment's wait for a map phase
+// (cloning.access "delay").
 type ClonesAdmitted struct {
 	Job    sched.JobID
 	Kind   sched.TaskKind
 	Copies int
+	Omega  time.Duration
+}
+
+// ClonesMeasured tells the coordinator, at a job's end, what its cloned
+// maps and its reduces measured for delay assignment's ω ("auto"): Maps,
+// its map count (its bin); Gaps, for each cloned map, how long after its
+// first copy its second succeeded (-1 when none did); Reduces, each
+// finished reduce's input bytes and time held.
+type ClonesMeasured struct {
+	Job     sched.JobID
+	Maps    int
+	Gaps    []time.Duration
+	Reduces []ReduceMeasured
+}
+
+// ReduceMeasured is one finished reduce's input and time held.
+type ReduceMeasured struct {
+	Bytes int64
+	Held  time.Duration
 }
 
 // EvictOutputs tells a job manager that its job's map outputs were

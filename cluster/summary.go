@@ -13,6 +13,7 @@ import (
 
 	"clusteremu/actors"
 	"clusteremu/policies/sched"
+	"clusteremu/workload"
 )
 
 // Summary is a run's headline metrics by name, the names that scenario
@@ -59,6 +60,7 @@ var MetricNames = []string{
 	actors.MetricNodesBlacklisted,
 	// With [cloning].
 	actors.MetricClonedPhases, actors.MetricClonesLaunched, "clones.budget.peak",
+	actors.MetricClonedJobs, "clones.budget.max", actors.MetricClonesPreempted,
 }
 
 // CounterNames are the metrics counted as the run goes (Records.Counters):
@@ -92,21 +94,15 @@ func init() {
 // cache, for each job-size bin of the thesis's Table 2.1, by map count:
 // bins.1 (1–10 maps), bins.2 (11–50), bins.3 (51–150), bins.4 (151–500)
 // and bins.5 (over 500). "bins.1.jobs.response_time.mean" is bin-1's mean
-// response time.
+// response time. A run with [cloning] holds them too, and each bin's
+// share of the cloning budget charged, "bins.1.clones.share".
 const BinMetrics = "bins."
 
 // SizeBins are Table 2.1's bins: the most maps of each, the last open.
-var SizeBins = []int{10, 50, 150, 500, math.MaxInt}
+var SizeBins = workload.SizeBins
 
 // binOf is the Table 2.1 bin (from 1) of a job with maps maps.
-func binOf(maps int) int {
-	for i, top := range SizeBins {
-		if maps <= top {
-			return i + 1
-		}
-	}
-	return len(SizeBins)
-}
+func binOf(maps int) int { return workload.SizeBin(maps) }
 
 // PoolMetrics prefixes the job metrics a Summary also holds for each pool
 // its jobs name: "pools.scan.jobs.succeeded" is jobs.succeeded over the
@@ -207,8 +203,8 @@ func MetricError(name string) error {
 		if n, err := strconv.Atoi(bin); err != nil || n < 1 || n > len(SizeBins) || strconv.Itoa(n) != bin {
 			return fmt.Errorf("bins.%s: the bins of maps per job are numbered 1 to %d", bin, len(SizeBins))
 		}
-		if !strings.HasPrefix(metric, "jobs.") || !slices.Contains(MetricNames, metric) {
-			return fmt.Errorf("%s: a bin holds the jobs metrics (%sjobs.response_time.mean)", name, BinMetrics+bin+".")
+		if metric != "clones.share" && (!strings.HasPrefix(metric, "jobs.") || !slices.Contains(MetricNames, metric)) {
+			return fmt.Errorf("%s: a bin holds the jobs metrics (%sjobs.response_time.mean) and, cloning, clones.share", name, BinMetrics+bin+".")
 		}
 		return nil
 	}
@@ -302,8 +298,11 @@ func MetricUnit(name string) string {
 		return UnitFraction
 	case strings.HasPrefix(name, "jobs.slowdown.") || strings.HasPrefix(name, "phases.") || name == "tasks.speculative.per_task":
 		return UnitRatio
-	case name == "recompute.precision" || name == "flows.protect_share":
+	case name == "recompute.precision" || name == "flows.protect_share" || strings.HasSuffix(name, "clones.share") ||
+		name == "clones.budget.peak":
 		return UnitFraction
+	case name == "clones.budget.max":
+		return UnitRatio // B_U over β·C: past 1 only under admission "fcfs"
 	case name == "flows.bytes" || strings.HasSuffix(name, "_bytes") || strings.HasPrefix(name, "flows.bytes."):
 		return UnitBytes
 	case name == "jobs.throughput":
@@ -446,8 +445,14 @@ func summarizeCache(s Summary, res *Records) {
 	for _, name := range []string{actors.MetricCacheRequests, actors.MetricCachePeak, actors.MetricCacheEvictions} {
 		s[name] = float64(res.Counters[name])
 	}
+	summarizeBins(s, res.Jobs)
+	summarizePopularity(s, res.Jobs)
+}
+
+// summarizeBins sets the job metrics of each Table 2.1 bin with a job.
+func summarizeBins(s Summary, all []JobResult) {
 	bins := make([][]JobResult, len(SizeBins))
-	for _, j := range res.Jobs {
+	for _, j := range all {
 		b := binOf(j.Maps)
 		bins[b-1] = append(bins[b-1], j)
 	}
@@ -456,7 +461,29 @@ func summarizeCache(s Summary, res *Records) {
 			summarizeJobs(s, fmt.Sprintf("%s%d.", BinMetrics, i+1), jobs)
 		}
 	}
-	summarizePopularity(s, res.Jobs)
+}
+
+// summarizeClones sets the metrics of a run with [cloning]: what it
+// cloned, the budget's peak use over the slots and over β·C, and each
+// bin's share of the budget charged (bins.<k>.clones.share, in slots).
+func summarizeClones(s Summary, res *Records) {
+	s[actors.MetricClonedPhases] = float64(res.Counters[actors.MetricClonedPhases])
+	s[actors.MetricClonesLaunched] = float64(res.Counters[actors.MetricClonesLaunched])
+	s[actors.MetricClonedJobs] = float64(res.Counters[actors.MetricClonedJobs])
+	s[actors.MetricClonesPreempted] = float64(res.Counters[actors.MetricClonesPreempted])
+	s["clones.budget.peak"] = float64(res.Counters[actors.MetricCloneBudgetPeak]) / 1e6
+	s["clones.budget.max"] = float64(res.Counters[actors.MetricCloneBudgetMax]) / 1e6
+	total := int64(0)
+	for b := range SizeBins {
+		total += res.Counters[fmt.Sprintf("%s%d", actors.MetricClonesChargedBin, b+1)]
+	}
+	for b := range SizeBins {
+		if total > 0 {
+			s[fmt.Sprintf("%s%d.clones.share", BinMetrics, b+1)] =
+				float64(res.Counters[fmt.Sprintf("%s%d", actors.MetricClonesChargedBin, b+1)]) / float64(total)
+		}
+	}
+	summarizeBins(s, res.Jobs)
 }
 
 // summarizePopularity measures how the jobs' reads spread over files and
@@ -542,9 +569,7 @@ func summarizeStragglers(s Summary, res *Records) {
 	}
 	s[actors.MetricNodesBlacklisted] = float64(res.Counters[actors.MetricNodesBlacklisted])
 	if res.Cloning {
-		s[actors.MetricClonedPhases] = float64(res.Counters[actors.MetricClonedPhases])
-		s[actors.MetricClonesLaunched] = float64(res.Counters[actors.MetricClonesLaunched])
-		s["clones.budget.peak"] = float64(res.Counters[actors.MetricCloneBudgetPeak]) / 1e6
+		summarizeClones(s, res)
 	}
 	launched := res.Counters[actors.MetricSpeculated]
 	if tasks > 0 {

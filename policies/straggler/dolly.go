@@ -1,6 +1,10 @@
 package straggler
 
-import "math"
+import (
+	"math"
+	"slices"
+	"time"
+)
 
 // Dolly's budgeted cloning (Ananthanarayanan's thesis, §4.3, Pseudocode 6;
 // the notes' §3): a small job's tasks all start at once, so speculation
@@ -121,4 +125,181 @@ func (b Budget) Admit(n, c, capacity, used, charged int) bool {
 	}
 	return float64(charged+b.Cost(n, c)) <= b.Beta*float64(capacity) &&
 		float64(used+c*n)/float64(capacity) <= b.Tau
+}
+
+// Access is how a phase's reduce clones read the copies of a cloned map's
+// output (§4.3.3, the notes' §3.4).
+type Access string
+
+// The access modes: contention cloning binds every reduce clone to the
+// first copy to finish; contention-avoidance cloning binds the k-th
+// finished copy to the k-th clone of each reduce; delay assignment binds
+// exclusively as CAC does, then ω after the first copy binds the clones
+// still unbound to the least-read copy.
+const (
+	AccessCC    Access = "cc"
+	AccessCAC   Access = "cac"
+	AccessDelay Access = "delay"
+)
+
+// Binding is one cloned map's finished copies as its reduces' clones
+// read them. Every reduce task has the same slots, one per clone (slot 0
+// for the original), and slot s of every reduce reads the same copy, so
+// a copy is read by one clone of each reduce, as many readers as an
+// uncloned map has: Bound[s] is the copy slot s reads (in finish order, -1
+// while unbound), Readers[k] how many slots read copy k. Closed is set
+// once every slot is bound: the map's unfinished copies are no longer
+// needed. Bindings never change, so no clone reads two copies of a map.
+type Binding struct {
+	Bound   []int
+	Readers []int
+	Closed  bool
+}
+
+// NewBinding is a map's binding before any copy finished, for slots
+// reduce clones; none when the map has no reduce to read it (closed).
+func NewBinding(slots int) Binding {
+	b := Binding{Bound: make([]int, max(slots, 0)), Closed: slots <= 0}
+	for i := range b.Bound {
+		b.Bound[i] = -1
+	}
+	return b
+}
+
+// Finished books the next copy to finish, copy len(Readers), and returns
+// the slots it binds: under CC the first copy binds them all; under CAC
+// and delay each copy binds the lowest slot still unbound, exclusively.
+// A copy finishing after the binding closed binds nothing.
+func (b *Binding) Finished(mode Access) []int {
+	k := len(b.Readers)
+	b.Readers = append(b.Readers, 0)
+	if b.Closed {
+		return nil
+	}
+	var slots []int
+	for s, c := range b.Bound {
+		if c < 0 {
+			b.bind(s, k)
+			slots = append(slots, s)
+			if mode != AccessCC {
+				break
+			}
+		}
+	}
+	b.maybeClose()
+	return slots
+}
+
+func (b *Binding) bind(slot, copy int) {
+	b.Bound[slot] = copy
+	b.Readers[copy]++
+}
+
+func (b *Binding) maybeClose() {
+	b.Closed = !slices.Contains(b.Bound, -1)
+}
+
+// Expire binds every unbound slot to the least-read finished copy (the
+// earliest on a tie) and closes the binding: delay assignment's ω has
+// passed, or no copy is left running to finish. It returns the slots
+// bound; none before any copy finished.
+func (b *Binding) Expire() []int {
+	if b.Closed || len(b.Readers) == 0 {
+		return nil
+	}
+	var slots []int
+	for s, c := range b.Bound {
+		if c < 0 {
+			least := 0
+			for k, r := range b.Readers {
+				if r < b.Readers[least] {
+					least = k
+				}
+			}
+			b.bind(s, least)
+			slots = append(slots, s)
+		}
+	}
+	b.Closed = true
+	return slots
+}
+
+// Need lowers the slots to n, the reduce phase's clones once its
+// admission is known (a reduce phase gets at most its maps' copies), and
+// closes the binding if those are all bound.
+func (b *Binding) Need(n int) {
+	if n < 0 || n >= len(b.Bound) {
+		return
+	}
+	for _, c := range b.Bound[n:] {
+		if c >= 0 {
+			b.Readers[c]--
+		}
+	}
+	b.Bound = b.Bound[:n]
+	b.maybeClose()
+}
+
+// OmegaSample is what a cloned job measured for delay assignment's ω:
+// Gap, how long after a map's first copy its second finished (negative
+// when none did before it was killed), paired with a reduce's Read, the
+// time to read its input alone, and Compute, its time after reading.
+type OmegaSample struct {
+	Gap, Read, Compute time.Duration
+}
+
+// Omega grid: the notes' search, 0 to 20 s by 0.5 s.
+const (
+	OmegaStep = 500 * time.Millisecond
+	OmegaMax  = 20 * time.Second
+)
+
+// contendedShare is α, the share of a copy's read rate each of two
+// clones reading it at once gets: they split its disk and NIC.
+const contendedShare = 0.5
+
+// SearchOmega is delay assignment's ω for a bin of jobs: the grid value
+// (0 to 20 s by 0.5 s) that minimises the mean time for a reduce's two
+// clones' first to finish (§4.3.3's Step 3, the notes' Monte Carlo over
+// the bin's samples). Clone A reads the first copy alone and computes for
+// sample i's Compute; clone B reads the second copy alone if it comes
+// within ω (after its gap), else reads the first copy from ω, sharing it
+// at α = ½ while both read (the notes' T_C), and computes for the next
+// sample's Compute, so a straggling compute of one clone is covered by
+// the other. Ties go to the smaller ω. With no sample it returns def.
+// The complexity is O(41 × samples).
+func SearchOmega(samples []OmegaSample, def time.Duration) time.Duration {
+	if len(samples) == 0 {
+		return def
+	}
+	best, bestCost := time.Duration(0), math.Inf(1)
+	for w := time.Duration(0); w <= OmegaMax; w += OmegaStep {
+		cost := 0.0
+		for i, s := range samples {
+			cost += groupTime(s, samples[(i+1)%len(samples)].Compute, w)
+		}
+		if cost < bestCost-1e-9 {
+			best, bestCost = w, cost
+		}
+	}
+	return best
+}
+
+// groupTime is the seconds until the first of two clones ends, for
+// sample s, clone B's compute b and wait w.
+func groupTime(s OmegaSample, b, w time.Duration) float64 {
+	read, wait := s.Read.Seconds(), w.Seconds()
+	a := read
+	var bRead float64
+	switch {
+	case s.Gap >= 0 && s.Gap <= w:
+		bRead = s.Gap.Seconds() + read
+	case read <= wait:
+		bRead = wait + read // A has read all: B reads alone after it
+	default:
+		shared := (read - wait) / contendedShare
+		a = wait + shared
+		bRead = 2*wait + shared
+	}
+	return min(a+s.Compute.Seconds(), bRead+b.Seconds())
 }

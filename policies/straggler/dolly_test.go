@@ -2,6 +2,7 @@ package straggler
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 )
@@ -100,5 +101,93 @@ func BenchmarkDollyAdmission(b *testing.B) {
 	}
 	if admitted == 0 {
 		b.Fatal("no job admitted")
+	}
+}
+
+func TestBindingPerAccessMode(t *testing.T) {
+	// Three reduce clones per reduce (slots 0–2) reading one map's copies.
+	cc := NewBinding(3)
+	assert.Equal(t, []int{0, 1, 2}, cc.Finished(AccessCC), "CC: the first copy binds every clone")
+	assert.True(t, cc.Closed)
+	assert.Empty(t, cc.Finished(AccessCC))
+
+	cac := NewBinding(3)
+	for k := range 3 {
+		assert.False(t, cac.Closed, "copy %d: a slot is still unbound", k)
+		assert.Equal(t, []int{k}, cac.Finished(AccessCAC), "CAC: the k-th copy binds one clone per reduce")
+	}
+	assert.True(t, cac.Closed)
+	assert.Equal(t, []int{0, 1, 2}, cac.Bound)
+	assert.Equal(t, []int{1, 1, 1}, cac.Readers, "one reader a copy")
+
+	// Delay: two copies bind exclusively, ω binds the third clone to the
+	// least-read copy, the earlier on a tie.
+	d := NewBinding(3)
+	assert.Equal(t, []int{0}, d.Finished(AccessDelay))
+	assert.Equal(t, []int{1}, d.Finished(AccessDelay))
+	assert.Equal(t, []int{2}, d.Expire())
+	assert.Equal(t, []int{0, 1, 0}, d.Bound)
+	assert.Equal(t, []int{2, 1}, d.Readers)
+	assert.True(t, d.Closed)
+	assert.Empty(t, d.Expire())
+
+	// Before any copy finished, ω has nothing to bind.
+	none := NewBinding(2)
+	assert.Empty(t, none.Expire())
+	assert.False(t, none.Closed)
+
+	// The reduce phase got fewer clones than the maps: the binding closes
+	// once those are bound.
+	need := NewBinding(3)
+	need.Finished(AccessDelay)
+	need.Finished(AccessDelay)
+	need.Need(2)
+	assert.True(t, need.Closed)
+	assert.Equal(t, []int{0, 1}, need.Bound)
+	assert.True(t, NewBinding(0).Closed, "no reduce reads the map")
+}
+
+func TestSearchOmegaWaitsForTheSecondCopy(t *testing.T) {
+	// Second copies come 3 s after the first; reads take 10 s alone. For
+	// ω < 3 both clones share the first copy from ω: A ends its read at
+	// ω + 2(10 − ω) = 20 − ω, B at 20; for ω ≥ 3 B reads the second copy
+	// alone and A ends at 10. Computes alternate 5 s and 50 s, so each
+	// pair has one straggler: ω ≥ 3 gives min(15, 63) and min(60, 18), a
+	// mean of 16.5 s, against ≥ 23.5 s below; the least such ω is 3 s.
+	var samples []OmegaSample
+	for i := range 10 {
+		c := 5 * time.Second
+		if i%2 == 1 {
+			c = 50 * time.Second
+		}
+		samples = append(samples, OmegaSample{Gap: 3 * time.Second, Read: 10 * time.Second, Compute: c})
+	}
+	assert.Equal(t, 3*time.Second, SearchOmega(samples, time.Second))
+
+	// No second copy ever comes: waiting the whole read lets A read alone
+	// (10 s) and B after it, rather than both at half rate (20 s).
+	for i := range samples {
+		samples[i].Gap = -1
+	}
+	assert.Equal(t, 10*time.Second, SearchOmega(samples, time.Second))
+
+	// Nothing measured: the default.
+	assert.Equal(t, time.Second, SearchOmega(nil, time.Second))
+}
+
+// BenchmarkSearchOmega is one bin's ω search over an hour's samples: 64
+// from each of 20 cloned jobs.
+func BenchmarkSearchOmega(b *testing.B) {
+	samples := make([]OmegaSample, 20*64)
+	for i := range samples {
+		samples[i] = OmegaSample{
+			Gap: time.Duration(i%7) * time.Second, Read: time.Duration(2+i%5) * time.Second,
+			Compute: time.Duration(5+(i%11)*(i%3)) * time.Second,
+		}
+	}
+	for range b.N {
+		if SearchOmega(samples, time.Second) < 0 {
+			b.Fatal("negative ω")
+		}
 	}
 }

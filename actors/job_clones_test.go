@@ -1,0 +1,100 @@
+package actors
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"clusteremu/policies/sched"
+	"clusteremu/policies/straggler"
+)
+
+// clonedJob is a job of one map and one reduce under the barrier whose
+// map phase Dolly cloned twice, reading under the access mode.
+func clonedJob(mode straggler.Access) *jobState {
+	j := newJobState(1, 1, 1, 1, 4)
+	j.access = newJobAccess(mode)
+	j.access.copies = 2
+	j.start()
+	return j
+}
+
+// launchCopies launches the map's original on node 0 and its clone on
+// node 1.
+func launchCopies(t *testing.T, j *jobState) (sched.Attempt, sched.Attempt) {
+	t.Helper()
+	m0, m1 := attempt(1, sched.Map, 0, 0), attempt(1, sched.Map, 0, 1)
+	for i, a := range []sched.Attempt{m0, m1} {
+		_, err := j.launched(a, sched.NodeID(i))
+		require.NoError(t, err)
+	}
+	return m0, m1
+}
+
+func TestCACBindsTheSecondCopyToTheClone(t *testing.T) {
+	j := clonedJob(straggler.AccessCAC)
+	m0, m1 := launchCopies(t, j)
+	r0, r1 := attempt(1, sched.Reduce, 0, 0), attempt(1, sched.Reduce, 0, 1)
+	// The clone's copy finishes first: the map is done and the reduce
+	// released, but the original runs on for slot 1.
+	fx, err := j.succeeded(m1, 100)
+	require.NoError(t, err)
+	assert.Equal(t, []int32{0}, fx.requeueReduces)
+	assert.Empty(t, fx.kill)
+	assert.Empty(t, fx.unbound)
+	// The reduce's original (slot 0) reads the clone's copy; its clone
+	// (slot 1) has nothing to read yet.
+	fx, err = j.launched(r0, 2)
+	require.NoError(t, err)
+	require.Len(t, fx.told, 1)
+	assert.Equal(t, []mapOutput{{0, 1, 100, 1, nil}}, fx.told[0].outs)
+	require.NoError(t, j.checkReads(&fx))
+	fx, err = j.launched(r1, 3)
+	require.NoError(t, err)
+	assert.Empty(t, fx.told)
+	// The original's copy binds slot 1: the reduce's clone reads it.
+	fx, err = j.succeeded(m0, 100)
+	require.NoError(t, err)
+	require.Len(t, fx.told, 1)
+	assert.Equal(t, attemptRef{r1, 3}, fx.told[0].ref)
+	assert.Equal(t, []mapOutput{{0, 0, 100, 0, nil}}, fx.told[0].outs)
+	require.NoError(t, j.checkReads(&fx))
+	// Telling the clone of the other copy now is a broken invariant.
+	bad := effects{told: []told{{attemptRef{r1, 3}, []mapOutput{{0, 1, 100, 1, nil}}}}}
+	assert.ErrorContains(t, j.checkReads(&bad), "reads map 0's copy 1 after its copy 0")
+}
+
+func TestDelayBindsTheRestAtOmegaAndKillsTheLosers(t *testing.T) {
+	j := clonedJob(straggler.AccessDelay)
+	m0, m1 := launchCopies(t, j)
+	r1 := attempt(1, sched.Reduce, 0, 1)
+	fx, err := j.succeeded(m1, 100)
+	require.NoError(t, err)
+	assert.Equal(t, []int32{0}, fx.omega, "ω starts at the first copy")
+	_, err = j.launched(attempt(1, sched.Reduce, 0, 0), 2)
+	require.NoError(t, err)
+	_, err = j.launched(r1, 3)
+	require.NoError(t, err)
+	// ω passes with the original unfinished: the clone reads the only
+	// finished copy, and the original is killed.
+	fx = j.omegaExpired(0)
+	require.Len(t, fx.told, 1)
+	assert.Equal(t, attemptRef{r1, 3}, fx.told[0].ref)
+	assert.Equal(t, int32(1), fx.told[0].outs[0].Attempt)
+	assert.Equal(t, []attemptRef{{m0, 0}}, fx.unbound)
+	// A second expiry changes nothing.
+	assert.Empty(t, j.omegaExpired(0).told)
+}
+
+func TestReduceClonesKnownCloseTheBindings(t *testing.T) {
+	// The reduce phase was not cloned: one slot, bound by the first copy,
+	// so the map's other copy is killed at once.
+	j := clonedJob(straggler.AccessCAC)
+	m0, m1 := launchCopies(t, j)
+	fx, err := j.succeeded(m0, 100)
+	require.NoError(t, err)
+	assert.Empty(t, fx.unbound)
+	fx = j.reduceCopiesKnown(1)
+	assert.Equal(t, []attemptRef{{m1, 1}}, fx.unbound)
+}
