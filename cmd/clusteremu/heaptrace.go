@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -22,11 +21,9 @@ import (
 // is the same with it as without.
 type heapWatch struct {
 	every, profileAt time.Duration
-	profile          string // --memprofile's file, written at profileAt
-	file             *os.File
-	w                *bufio.Writer
+	profile          string   // --memprofile's file, written at profileAt
+	file             *os.File // written line by line, to follow a long run
 	err              error
-	nextLine         time.Duration
 }
 
 // heapTraceHeader names the columns of --heap-trace.
@@ -53,8 +50,8 @@ func newHeapWatch(sc *scenarios.Scenario, trace string, every, profileAt units.D
 		if err != nil {
 			return nil, err
 		}
-		h.file, h.w, h.nextLine = f, bufio.NewWriter(f), h.every
-		_, h.err = fmt.Fprintln(h.w, heapTraceHeader)
+		h.file = f
+		_, h.err = fmt.Fprintln(f, heapTraceHeader)
 	}
 	return h, nil
 }
@@ -89,7 +86,7 @@ func (h *heapWatch) sample(s cluster.Sample) time.Duration {
 		runtime.GC()
 		var m runtime.MemStats
 		runtime.ReadMemStats(&m)
-		_, h.err = fmt.Fprintf(h.w, "%s,%d,%d,%d,%d,%d,%d,%d\n", strconv.FormatFloat(s.At.Seconds(), 'f', 0, 64),
+		_, h.err = fmt.Fprintf(h.file, "%s,%d,%d,%d,%d,%d,%d,%d\n", strconv.FormatFloat(s.At.Seconds(), 'f', 0, 64),
 			m.HeapAlloc, m.HeapInuse, s.Jobs, s.Ended, s.Attempts, s.Flows, s.Actors)
 	}
 	return h.next(s.At)
@@ -103,5 +100,5 @@ func (h *heapWatch) close() error {
 	if h.file == nil {
 		return h.err
 	}
-	return errors.Join(h.err, h.w.Flush(), h.file.Close())
+	return errors.Join(h.err, h.file.Close())
 }
