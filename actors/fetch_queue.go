@@ -170,6 +170,7 @@ func (q *fetchQueue) push(m int32, src sched.NodeID, bytes int64) {
 	q.last = hl.out[i].seq
 	q.count = growTo(q.count, int(h)+1)
 	if q.count[h] == 0 {
+		q.order = growTo(q.order, len(q.order)+1)[:len(q.order)] // by a quarter, not double
 		heap.Push(&q.order, hostHead{seq: q.last, host: h})
 	}
 	q.count[h]++

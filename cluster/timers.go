@@ -164,11 +164,18 @@ func (ts *timers) popDue(at time.Duration, fire func(*timer)) {
 	}
 }
 
-// recycle keeps an ended one-shot timer for the next add; fire must not
-// keep it.
+// maxFree bounds the ended timers kept for reuse: a big shuffle has
+// hundreds of thousands pending at once, and the free list would keep
+// them all for the rest of the run.
+const maxFree = 1 << 12
+
+// recycle keeps an ended one-shot timer for the next add, up to maxFree;
+// fire must not keep it.
 func (ts *timers) recycle(t *timer) {
 	*t = timer{index: -1}
-	ts.free = append(ts.free, t)
+	if len(ts.free) < maxFree {
+		ts.free = append(ts.free, t)
+	}
 }
 
 // progressing reports whether a pending timer's message is work moving

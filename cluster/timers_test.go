@@ -72,3 +72,18 @@ func TestTimerHeapMatchesASortedList(t *testing.T) {
 		}
 	}
 }
+
+// A burst of timers leaves at most maxFree of them kept for reuse once
+// they have fired, and those are reused.
+func TestTimersKeepFewEndedForReuse(t *testing.T) {
+	ts := newTimers()
+	for i := range 3 * maxFree {
+		ts.add(time.Duration(i), 0, nil, nil)
+	}
+	fired := 0
+	ts.popDue(time.Hour, func(*timer) { fired++ })
+	assert.Equal(t, 3*maxFree, fired)
+	assert.Len(t, ts.free, maxFree)
+	ts.add(time.Hour, 0, nil, nil)
+	assert.Len(t, ts.free, maxFree-1)
+}
