@@ -12,7 +12,8 @@ import (
 
 // A run watched every 5 emulated seconds is the same run, delivery for
 // delivery, and its samples count the jobs and their job managers coming
-// and going: once every job has ended only the fixed actors are left.
+// and going: once every job has ended only the fixed actors are left,
+// and the records keep no job's last update.
 func TestWatchedSizesLeaveTheRunAlone(t *testing.T) {
 	cfg := smallCluster()
 	var jobs []workload.JobSpec
@@ -36,6 +37,7 @@ func TestWatchedSizesLeaveTheRunAlone(t *testing.T) {
 	watched, err := c.Run()
 	require.NoError(t, err)
 	assert.Equal(t, plain.End.Events, watched.End.Events)
+	assert.Empty(t, c.rec.updated, "an ended job's last update is dropped")
 
 	require.NotEmpty(t, samples)
 	busiest := samples[0]
