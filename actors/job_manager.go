@@ -356,9 +356,12 @@ func (m *JobManager) apply(ctx actor.Context, fx effects) {
 	}
 	if !over && (len(fx.announce) > 0 || len(fx.lost) > 0) {
 		// Each reduce attempt gets its news after its LaunchTask: see
-		// MapOutputs.
+		// MapOutputs. The messages share one list of outputs, as no
+		// message changes once sent: a job of a thousand reducers made a
+		// thousand copies of each.
+		outs := toMessages(fx.announce)
 		for _, r := range fx.reducers {
-			m.dir.relay(ctx, r.Node, &MapOutputs{Reduce: r.Attempt, Outputs: toMessages(fx.announce), Lost: fx.lost})
+			m.dir.relay(ctx, r.Node, &MapOutputs{Reduce: r.Attempt, Outputs: outs, Lost: fx.lost})
 		}
 	}
 	for _, r := range fx.kill {
