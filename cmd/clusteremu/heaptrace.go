@@ -44,6 +44,12 @@ func newHeapWatch(sc *scenarios.Scenario, trace string, every, profileAt units.D
 	if every <= 0 {
 		return nil, fmt.Errorf("--heap-every must be positive, got %v", every)
 	}
+	if profileAt > 0 {
+		// A profile of one instant is read for its parts: sample every
+		// 16 KiB allocated rather than Go's 512 KiB, whose estimates of a
+		// part of a few MB vary by a fifth from run to run.
+		runtime.MemProfileRate = 16 << 10
+	}
 	h := &heapWatch{every: every.Std(), profileAt: profileAt.Std(), profile: profile}
 	if trace != "" {
 		f, err := os.Create(trace)

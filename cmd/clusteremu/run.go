@@ -44,7 +44,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof reads it)")
 	memProfile := fs.String("memprofile", "", "write a heap profile at the run's end (or at --memprofile-at) to this file (go tool pprof reads it)")
 	var memProfileAt, heapEvery units.Duration = 0, units.Duration(10 * time.Minute)
-	fs.Var(durationFlag{&memProfileAt}, "memprofile-at", "write --memprofile's heap profile when the emulated clock reaches this instant (7h20m) instead of at the end")
+	fs.Var(durationFlag{&memProfileAt}, "memprofile-at", "write --memprofile's heap profile when the emulated clock reaches this instant (7h20m) instead of at the end, sampled every 16 KiB allocated")
 	heapTrace := fs.String("heap-trace", "", "write the live heap (after a full collection) and the jobs, attempts, flows and actors alive, every --heap-every of emulated time, to this file as CSV")
 	fs.Var(durationFlag{&heapEvery}, "heap-every", "the emulated time between --heap-trace's lines")
 	stats := fs.String("stats", "", "write the run's size and work counters to this file as JSON (what clusteremu bench reads)")
