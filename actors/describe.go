@@ -55,7 +55,7 @@ func (n *Node) Describe() []string {
 		r := n.runs[a]
 		line := fmt.Sprintf("%v in slot %d: %s since %v, %d flows", a, r.launch.Slot, r.recordPhase(), r.phaseStart, len(r.flows))
 		if a.Kind == sched.Reduce {
-			line += fmt.Sprintf(", map outputs %d of %d fetched, %d queued, %d fetching", r.done, len(r.state), r.queue.len(), r.fetching)
+			line += fmt.Sprintf(", map outputs %d of %d fetched, %d queued, %d fetching", r.done, r.state.len(), r.queue.len(), r.fetching)
 		}
 		lines = append(lines, line)
 	}

@@ -20,32 +20,49 @@ import (
 // holds what the slowest of the node's reducers has yet to fetch. A log
 // takes up to logReaders reducers; a node runs a job's further reducers
 // on another log.
+//
+// The source nodes' lists are kept by node id, up to the highest id
+// logged: a list costs 24 bytes, where a map from node ids to lists
+// cost about as much again for each node (a job's big shuffle has a log
+// on each of hundreds of nodes, each with every node as a source).
 type outputLog struct {
 	seq     uint32
-	readers uint8 // the reducers' bits in use
-	index   map[sched.NodeID]int32
-	nodes   []sched.NodeID
-	hosts   []*hostLog // by index; nil while a node has nothing logged
+	readers uint8     // the reducers' bits in use
+	hosts   []hostLog // by source node id
 }
 
-// logReaders is the number of reducers one outputLog serves.
-const logReaders = 8
+// logReaders is the number of reducers one outputLog serves: their bits
+// share a word with the map's index, below it.
+const logReaders = 7
 
-// hostLog is one source node's logged outputs, oldest first, and for
-// each its reducers' bits.
+// A map's index takes the word's other bits: every job has fewer maps
+// than that (this fails to compile otherwise).
+const _ uint = 1<<(32-logReaders) - MaxTasks
+
+// hostLog is one source node's logged outputs, oldest first; out is nil
+// while the node has nothing logged.
 type hostLog struct {
-	out  []loggedOutput
-	mask []uint8
+	out []loggedOutput
 }
 
-// loggedOutput is one announced output: its map, the map's whole output
-// bytes (each reducer takes its partition) and its announcement's
-// sequence number in the log.
+// loggedOutput is one announced output: the map's whole output bytes
+// (each reducer takes its partition), its announcement's sequence number
+// in the log, and its map with the bits of the reducers that have it
+// queued (the map above logReaders bits), 16 bytes in all.
 type loggedOutput struct {
 	bytes int64
 	seq   uint32
-	m     int32
+	mbits uint32
 }
+
+// m is the output's map.
+func (o *loggedOutput) m() int32 { return int32(o.mbits >> logReaders) }
+
+// queued reports whether the reducer of bit has the output queued.
+func (o *loggedOutput) queued(bit uint8) bool { return o.mbits&uint32(bit) != 0 }
+
+// unqueued reports whether no reducer has the output queued.
+func (o *loggedOutput) unqueued() bool { return o.mbits&(1<<logReaders-1) == 0 }
 
 // matchWindow bounds how far back a reducer looks in a node's list for
 // the output another reducer logged from the same announcement. Reducers
@@ -53,19 +70,22 @@ type loggedOutput struct {
 // output is logged anew, which costs memory but never changes an order.
 const matchWindow = 4
 
-// host returns the log's index of src, adding it.
-func (l *outputLog) host(src sched.NodeID) int32 {
-	if h, ok := l.index[src]; ok {
-		return h
+// host returns src's list, making room for it.
+func (l *outputLog) host(src sched.NodeID) *hostLog {
+	l.hosts = growTo(l.hosts, int(src)+1)
+	return &l.hosts[src]
+}
+
+// growTo lengthens s to at least n, by a quarter or more at a time, as
+// hostLog.append does.
+func growTo[T any](s []T, n int) []T {
+	if n <= len(s) {
+		return s
 	}
-	if l.index == nil {
-		l.index = make(map[sched.NodeID]int32)
+	if n > cap(s) {
+		s = append(make([]T, 0, max(n, len(s)+len(s)/4+8)), s...)
 	}
-	h := int32(len(l.hosts))
-	l.index[src] = h
-	l.nodes = append(l.nodes, src)
-	l.hosts = append(l.hosts, nil)
-	return h
+	return s[:n]
 }
 
 // join takes a reducer's bit; false when the log has none free.
@@ -84,27 +104,24 @@ func (l *outputLog) join() (uint8, bool) {
 // short, and doubling's slack would cost about what sharing saves.
 func (hl *hostLog) append(o loggedOutput) {
 	if n := len(hl.out); n == cap(hl.out) {
-		c := n + n/4 + 2
-		hl.out = append(make([]loggedOutput, 0, c), hl.out...)
-		hl.mask = append(make([]uint8, 0, c), hl.mask...)
+		hl.out = append(make([]loggedOutput, 0, n+n/4+2), hl.out...)
 	}
 	hl.out = append(hl.out, o)
-	hl.mask = append(hl.mask, 0)
 }
 
 // trim drops the outputs at the front of node h's list that no reducer
 // has queued, and the list when none is left.
 func (l *outputLog) trim(h int32) {
-	hl := l.hosts[h]
+	hl := &l.hosts[h]
 	k := 0
-	for k < len(hl.mask) && hl.mask[k] == 0 {
+	for k < len(hl.out) && hl.out[k].unqueued() {
 		k++
 	}
 	switch {
 	case k == len(hl.out):
-		l.hosts[h] = nil
+		hl.out = nil
 	case k > 0:
-		hl.out, hl.mask = hl.out[k:], hl.mask[k:]
+		hl.out = hl.out[k:]
 	}
 }
 
@@ -120,13 +137,13 @@ func (l *outputLog) trim(h int32) {
 // the nodes are ordered by their oldest output in a heap whose stale
 // entries (a node emptied, or its oldest output taken by remove) are
 // dropped when they reach the top. A queued output costs the reducer a
-// bit, and its node's reducers of the job share its 17 bytes; a node the
-// log knows costs each reducer 4 bytes.
+// bit, and its node's reducers of the job share its 16 bytes; a source
+// node costs each reducer 4 bytes, up to the highest id it queued from.
 type fetchQueue struct {
 	log   *outputLog
 	bit   uint8
 	last  uint32  // the sequence number of the latest output queued
-	count []int32 // outputs queued, by the log's host index
+	count []int32 // outputs queued, by source node id
 	order hostOrder
 	n     int
 }
@@ -142,24 +159,18 @@ func (q *fetchQueue) len() int { return q.n }
 // push queues map m's output on node src, of bytes in all (before the
 // reducer's partition).
 func (q *fetchQueue) push(m int32, src sched.NodeID, bytes int64) {
-	h := q.log.host(src)
-	hl := q.log.hosts[h]
-	if hl == nil {
-		hl = &hostLog{}
-		q.log.hosts[h] = hl
-	}
+	hl, h := q.log.host(src), int32(src)
 	i, ok := q.match(hl, m, bytes)
 	if !ok {
 		q.log.seq++
 		i = len(hl.out)
-		hl.append(loggedOutput{bytes: bytes, seq: q.log.seq, m: m})
+		hl.append(loggedOutput{bytes: bytes, seq: q.log.seq, mbits: uint32(m) << logReaders})
 	}
-	hl.mask[i] |= q.bit
+	hl.out[i].mbits |= uint32(q.bit)
 	q.last = hl.out[i].seq
-	for int(h) >= len(q.count) {
-		q.count = append(q.count, 0)
-	}
+	q.count = growTo(q.count, int(h)+1)
 	if q.count[h] == 0 {
+		q.order = growTo(q.order, len(q.order)+1)[:len(q.order)] // by a quarter, not double
 		heap.Push(&q.order, hostHead{seq: q.last, host: h})
 	}
 	q.count[h]++
@@ -171,7 +182,7 @@ func (q *fetchQueue) push(m int32, src sched.NodeID, bytes int64) {
 // keeps the most of the log to match later.
 func (q *fetchQueue) match(hl *hostLog, m int32, bytes int64) (at int, ok bool) {
 	for i, k := len(hl.out)-1, 0; i >= 0 && k < matchWindow && hl.out[i].seq > q.last; i, k = i-1, k+1 {
-		if o := hl.out[i]; o.m == m && o.bytes == bytes {
+		if o := &hl.out[i]; o.m() == m && o.bytes == bytes {
 			at, ok = i, true
 		}
 	}
@@ -182,7 +193,7 @@ func (q *fetchQueue) match(hl *hostLog, m int32, bytes int64) (at int, ok bool) 
 // from; there must be one.
 func (q *fetchQueue) next(hl *hostLog, from int) int {
 	for i := from; ; i++ {
-		if hl.mask[i]&q.bit != 0 {
+		if hl.out[i].queued(q.bit) {
 			return i
 		}
 	}
@@ -195,13 +206,13 @@ func (q *fetchQueue) remove(m int32) bool {
 		if c == 0 {
 			continue
 		}
-		hl := q.log.hosts[h]
+		hl := &q.log.hosts[h]
 		head := q.next(hl, 0)
 		for i := head; i < len(hl.out); i++ {
-			if hl.out[i].m != m || hl.mask[i]&q.bit == 0 {
+			if hl.out[i].m() != m || !hl.out[i].queued(q.bit) {
 				continue
 			}
-			hl.mask[i] &^= q.bit
+			hl.out[i].mbits &^= uint32(q.bit)
 			q.count[h]--
 			q.n--
 			if i == head && q.count[h] > 0 {
@@ -227,17 +238,17 @@ type fetchItem struct {
 // set (the caller partitions them). The queue must not be empty.
 func (q *fetchQueue) pop(perHost bool, items []fetchItem) (sched.NodeID, []fetchItem) {
 	h, i := q.top()
-	hl := q.log.hosts[h]
+	hl := &q.log.hosts[h]
 	take := int32(1)
 	if perHost {
 		take = q.count[h]
 	}
 	for taken := int32(0); taken < take; i++ {
-		if hl.mask[i]&q.bit == 0 {
+		if !hl.out[i].queued(q.bit) {
 			continue
 		}
-		hl.mask[i] &^= q.bit
-		items = append(items, fetchItem{m: hl.out[i].m, whole: hl.out[i].bytes})
+		hl.out[i].mbits &^= uint32(q.bit)
+		items = append(items, fetchItem{m: hl.out[i].m(), whole: hl.out[i].bytes})
 		taken++
 	}
 	q.count[h] -= take
@@ -247,17 +258,17 @@ func (q *fetchQueue) pop(perHost bool, items []fetchItem) (sched.NodeID, []fetch
 		heap.Push(&q.order, hostHead{seq: hl.out[q.next(hl, i)].seq, host: h})
 	}
 	q.log.trim(h)
-	return q.log.nodes[h], items
+	return sched.NodeID(h), items
 }
 
-// top returns the log's index of the node holding the oldest output and
-// that output's place in the node's list, dropping stale heap entries on
-// the way.
+// top returns the id of the node holding the oldest output and that
+// output's place in the node's list, dropping stale heap entries on the
+// way.
 func (q *fetchQueue) top() (int32, int) {
 	for {
 		t := q.order[0]
 		if q.count[t.host] > 0 {
-			hl := q.log.hosts[t.host]
+			hl := &q.log.hosts[t.host]
 			if i := q.next(hl, 0); hl.out[i].seq == t.seq {
 				return t.host, i
 			}
@@ -275,9 +286,9 @@ func (q *fetchQueue) leave() {
 		if c == 0 {
 			continue
 		}
-		hl := q.log.hosts[h]
-		for i := range hl.mask {
-			hl.mask[i] &^= q.bit
+		hl := &q.log.hosts[h]
+		for i := range hl.out {
+			hl.out[i].mbits &^= uint32(q.bit)
 		}
 		q.log.trim(int32(h))
 	}
@@ -287,7 +298,7 @@ func (q *fetchQueue) leave() {
 
 // hostHead is a node's place in the order: the sequence number of the
 // reducer's oldest output there when the entry was made, and the node's
-// index in the log.
+// id.
 type hostHead struct {
 	seq  uint32
 	host int32

@@ -22,7 +22,7 @@ func TestFetchQueueServesLikeOneQueue(t *testing.T) {
 	for seed := uint64(0); seed < 300; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		perHost := seed%2 == 0
-		readers := 1 + rng.IntN(4)
+		readers := 1 + rng.IntN(logReaders)
 		log := &outputLog{}
 		qs := make([]fetchQueue, readers)
 		refs := make([][]MapOutput, readers)
@@ -89,7 +89,7 @@ func TestFetchQueueServesLikeOneQueue(t *testing.T) {
 			}
 		}
 		for h, hl := range log.hosts {
-			assert.Nil(t, hl, "seed %d: node %d's list after every fetch", seed, log.nodes[h])
+			assert.Nil(t, hl.out, "seed %d: node %d's list after every fetch", seed, h)
 		}
 	}
 }
@@ -158,16 +158,32 @@ func TestFetchQueueSharesTheLogOfOneAnnouncement(t *testing.T) {
 		qs[0].push(m, 1, 10)
 		qs[1].push(m, 1, 10)
 	}
-	assert.Len(t, log.hosts[0].out, 4, "shared")
+	assert.Len(t, log.hosts[1].out, 4, "shared")
 	qs[2].push(3, 1, 10)
 	qs[2].push(2, 1, 10)
-	assert.Len(t, log.hosts[0].out, 5, "map 2 after map 3 is logged again")
+	assert.Len(t, log.hosts[1].out, 5, "map 2 after map 3 is logged again")
 	src, items := qs[2].pop(true, nil)
 	assert.Equal(t, sched.NodeID(1), src)
 	maps, _ := mapsOf(items)
 	assert.Equal(t, []int32{3, 2}, maps)
 	qs[0].leave()
 	qs[1].pop(true, nil)
-	assert.Nil(t, log.hosts[0], "nothing left queued")
+	assert.Nil(t, log.hosts[1].out, "nothing left queued")
 	assert.Zero(t, log.readers&^qs[1].bit&^qs[2].bit, "the first reducer's bit is free")
+}
+
+// Two maps share a byte of fetch states: setting one leaves the other.
+func TestFetchStatesKeepEachMapsOwn(t *testing.T) {
+	s := newFetchStates(5)
+	assert.Equal(t, 5, s.len())
+	want := make([]fetchState, 5)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 200 {
+		m, st := rng.Int32N(5), fetchState(rng.IntN(int(fetchDone)+1))
+		s.set(m, st)
+		want[m] = st
+		for i := range want {
+			require.Equal(t, want[i], s.get(int32(i)), "map %d", i)
+		}
+	}
 }

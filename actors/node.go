@@ -265,8 +265,8 @@ func (n *Node) start(ctx actor.Context, msg *LaunchTask) {
 	}
 	n.slots[kind][msg.Slot] = true
 	r := newRun(msg, n.deps.Clock.Now())
-	if n.cfg.NameOutputs && r.state != nil {
-		r.wrote, r.replicas = make([]int32, len(r.state)), make([][]sched.NodeID, len(r.state))
+	if n.cfg.NameOutputs && msg.Attempt.Kind == sched.Reduce {
+		r.wrote, r.replicas = make([]int32, r.state.len()), make([][]sched.NodeID, r.state.len())
 	}
 	n.runs[msg.Attempt] = r
 	n.scheduleProgress(r)

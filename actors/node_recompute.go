@@ -43,7 +43,7 @@ func (n *Node) tryReplicas(r *run, items []fetchItem, src sched.NodeID) []fetchI
 			rest = append(rest, it)
 			continue
 		}
-		r.state[it.m] = fetchQueued
+		r.state.set(it.m, fetchQueued)
 		delete(r.moved, it.m)
 		r.queue.push(it.m, reps[next], it.whole)
 		n.deps.Metrics.Count(MetricRecomputeAvoided, 1)

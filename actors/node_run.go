@@ -42,6 +42,32 @@ const (
 	fetchDone
 )
 
+// fetchStates is a reduce attempt's fetch state of each map, two to a
+// byte: the state array of a reducer of a job of 56,000 maps is 28 kB,
+// and a big job's shuffle has a thousand reducers running at once.
+type fetchStates struct {
+	n    int
+	nibs []uint8
+}
+
+func newFetchStates(maps int) fetchStates {
+	return fetchStates{n: maps, nibs: make([]uint8, (maps+1)/2)}
+}
+
+// len is the number of maps.
+func (s *fetchStates) len() int { return s.n }
+
+// get is map m's state; m must be below len.
+func (s *fetchStates) get(m int32) fetchState {
+	return fetchState(s.nibs[m/2] >> (4 * (m % 2)) & 0xf)
+}
+
+// set sets map m's state; m must be below len.
+func (s *fetchStates) set(m int32, st fetchState) {
+	shift := 4 * (m % 2)
+	s.nibs[m/2] = s.nibs[m/2]&^(0xf<<shift) | uint8(st)<<shift
+}
+
 // flowInfo remembers what a live flow carries, for byte accounting. A
 // straggler's compute-carrying flow runs in two pieces split at its
 // onset: done are the bytes (or work) of the piece before this one, rest
@@ -80,7 +106,7 @@ type run struct {
 	// Reduces only: every map's fetch state, the announced outputs not
 	// yet fetched (read from the node's log for the job), and the fetched
 	// bytes, which the compute phase reads.
-	state    []fetchState
+	state    fetchStates
 	queue    fetchQueue
 	fetching int
 	done     int
@@ -102,7 +128,7 @@ type run struct {
 func newRun(l *LaunchTask, now time.Duration) *run {
 	r := &run{launch: l, start: now, phaseStart: now, flows: make(map[int32]flowInfo), speed: 1, slow: 1}
 	if l.Attempt.Kind == sched.Reduce {
-		r.state = make([]fetchState, l.Task.Maps)
+		r.state = newFetchStates(l.Task.Maps)
 		r.batches = make(map[int32][]fetchItem)
 	}
 	return r
@@ -168,7 +194,7 @@ func (r *run) waiting() bool {
 	if len(r.flows) > 0 || r.phase == phaseAwaitCompute {
 		return true
 	}
-	return r.phase == phaseInput && r.launch.Attempt.Kind == sched.Reduce && r.done < len(r.state)
+	return r.phase == phaseInput && r.launch.Attempt.Kind == sched.Reduce && r.done < r.state.len()
 }
 
 // account adds a finished input flow's bytes to the local or remote
@@ -188,28 +214,28 @@ func (r *run) account(self sched.NodeID, part int32, f flowInfo) {
 // it is already fetched or on its way. The queue keeps the map's whole
 // output bytes, as its node's other reducers of the job share them.
 func (r *run) learn(out MapOutput) {
-	if out.Map < 0 || int(out.Map) >= len(r.state) {
+	if out.Map < 0 || int(out.Map) >= r.state.len() {
 		return
 	}
 	if r.wrote != nil {
 		r.wrote[out.Map], r.replicas[out.Map] = out.Attempt, out.Replicas
 	}
-	if st := r.state[out.Map]; st == fetchRunning || st == fetchRetry {
+	if st := r.state.get(out.Map); st == fetchRunning || st == fetchRetry {
 		if r.moved == nil {
 			r.moved = make(map[int32]MapOutput)
 		}
 		r.moved[out.Map] = out
 		return
 	}
-	if r.state[out.Map] != fetchUnknown {
+	if r.state.get(out.Map) != fetchUnknown {
 		return
 	}
 	if r.share(out.Bytes) == 0 {
-		r.state[out.Map] = fetchDone
+		r.state.set(out.Map, fetchDone)
 		r.done++
 		return
 	}
-	r.state[out.Map] = fetchQueued
+	r.state.set(out.Map, fetchQueued)
 	r.queue.push(out.Map, out.Node, out.Bytes)
 }
 
@@ -222,17 +248,17 @@ func (r *run) share(bytes int64) int64 {
 // with its node; the job manager announces where it runs again. One
 // being fetched goes on: its bytes may still come.
 func (r *run) forget(m int32) {
-	if m < 0 || int(m) >= len(r.state) {
+	if m < 0 || int(m) >= r.state.len() {
 		return
 	}
-	switch r.state[m] {
+	switch r.state.get(m) {
 	case fetchQueued:
 		r.queue.remove(m)
 	case fetchRetry:
 	default:
 		return
 	}
-	r.state[m] = fetchUnknown
+	r.state.set(m, fetchUnknown)
 	delete(r.moved, m)
 }
 
@@ -244,7 +270,7 @@ func (r *run) nextFetch(perHost bool) (part int32, src sched.NodeID, bytes int64
 	for i := range items {
 		items[i].bytes = r.share(items[i].whole)
 		bytes += items[i].bytes
-		r.state[items[i].m] = fetchRunning
+		r.state.set(items[i].m, fetchRunning)
 	}
 	part = partFetch + items[0].m
 	r.batches[part] = items
@@ -255,7 +281,7 @@ func (r *run) nextFetch(perHost bool) (part int32, src sched.NodeID, bytes int64
 // fetchDone marks the maps of a completed fetch flow fetched.
 func (r *run) fetchDone(part int32, bytes int64) {
 	for _, it := range r.batches[part] {
-		r.state[it.m] = fetchDone
+		r.state.set(it.m, fetchDone)
 		r.done++
 		delete(r.moved, it.m)
 	}
@@ -270,7 +296,7 @@ func (r *run) fetchDone(part int32, bytes int64) {
 func (r *run) fetchFailed(part int32) []fetchItem {
 	items := r.batches[part]
 	for _, it := range items {
-		r.state[it.m] = fetchRetry
+		r.state.set(it.m, fetchRetry)
 	}
 	delete(r.batches, part)
 	r.fetching--
@@ -281,10 +307,10 @@ func (r *run) fetchFailed(part int32) []fetchItem {
 // from src or from where they were announced since.
 func (r *run) retry(src sched.NodeID, items []fetchItem) {
 	for _, it := range items {
-		if r.state[it.m] != fetchRetry {
+		if r.state.get(it.m) != fetchRetry {
 			continue // lost, announced elsewhere and queued, or fetched
 		}
-		r.state[it.m] = fetchQueued
+		r.state.set(it.m, fetchQueued)
 		if out, ok := r.moved[it.m]; ok {
 			delete(r.moved, it.m)
 			r.queue.push(it.m, out.Node, out.Bytes)
@@ -344,7 +370,7 @@ func (r *run) progress(delivered map[int32]int64) (ProgressPhase, float64, float
 	}
 	switch r.phase {
 	case phaseInput:
-		if len(r.state) == 0 {
+		if r.state.len() == 0 {
 			return PhaseCopy, 1, 1.0 / 3
 		}
 		copied := float64(r.done)
@@ -353,7 +379,7 @@ func (r *run) progress(delivered map[int32]int64) (ProgressPhase, float64, float
 		for _, part := range slices.Sorted(maps.Keys(r.batches)) {
 			copied += done(part) * float64(len(r.batches[part]))
 		}
-		f := copied / float64(len(r.state))
+		f := copied / float64(r.state.len())
 		return PhaseCopy, f, f / 3
 	case phaseAwaitCompute:
 		return PhaseSort, 0, 1.0 / 3

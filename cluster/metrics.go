@@ -328,6 +328,7 @@ func (r *recorder) JobEnded(rec actors.JobRecord) {
 		r.violate("job %d ended but was never submitted", rec.ID)
 	}
 	r.jobs[rec.ID] = rec
+	delete(r.updated, rec.ID) // only a job cut off reads its last update
 	if r.phases != nil {
 		r.phases.jobEnded(rec.ID, rec.Succeeded)
 	}

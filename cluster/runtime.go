@@ -287,6 +287,14 @@ type Runtime interface {
 	// pending (jobs submitted and not ended): time with none, waiting for
 	// the next arrival, is not a stall. Without it every quiet span is.
 	WatchWork(pending func() bool)
+	// WatchClock has a deterministic run call sample, on the goroutine
+	// that runs it, each time its clock is about to pass an instant: first
+	// at, then each instant sample returns, until it returns 0 or the run
+	// ends. sample sees the run as every message before the instant left
+	// it, and must change nothing (it adds no message, no timer and no
+	// draw, so the run is the same with it). A run that is not
+	// deterministic never calls it.
+	WatchClock(at time.Duration, sample func(at time.Duration) time.Duration)
 	// Interrupt ends the run after the message being delivered, as
 	// EndInterrupted; it may be called from any goroutine, before or
 	// during Run.
@@ -317,9 +325,25 @@ type system struct {
 	sub         *eventstream.Subscription
 	interrupted atomic.Bool
 	pending     func() bool // work is pending (WatchWork); nil: always
+	sampleAt    time.Duration
+	sample      func(time.Duration) time.Duration // WatchClock; nil: none
 }
 
 func (s *system) WatchWork(pending func() bool) { s.pending = pending }
+
+// liveActors counts the actors alive, protoactor's own processes among
+// them.
+func (s *system) liveActors() int {
+	n := 0
+	for _, bucket := range s.sys.ProcessRegistry.LocalPIDs.LocalPIDs {
+		n += bucket.Count()
+	}
+	return n
+}
+
+func (s *system) WatchClock(at time.Duration, sample func(time.Duration) time.Duration) {
+	s.sampleAt, s.sample = at, sample
+}
 
 // idle reports whether no work is pending, so quiet time is no stall.
 func (s *system) idle() bool { return s.pending != nil && !s.pending() }

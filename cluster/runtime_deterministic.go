@@ -128,6 +128,7 @@ func (r *deterministicRuntime) loop() EndReason {
 			}
 		case r.stalled():
 			return EndFailed
+		case r.sampled(limit):
 		case !r.ex.fireDue(limit):
 			if _, pending := r.ex.timers.next(); pending {
 				r.ex.now = limit
@@ -136,6 +137,21 @@ func (r *deterministicRuntime) loop() EndReason {
 			return EndIdle
 		}
 	}
+}
+
+// sampled calls the WatchClock sample when the clock is about to pass its
+// instant (the next timer is at or after it, and the run goes on that
+// far), and reports whether it did.
+func (r *deterministicRuntime) sampled(limit time.Duration) bool {
+	next, ok := r.ex.timers.next()
+	if r.sample == nil || r.sampleAt <= 0 || !ok || next < r.sampleAt || r.sampleAt > limit {
+		return false
+	}
+	at := r.sampleAt
+	if r.sampleAt = r.sample(at); r.sampleAt <= at {
+		r.sampleAt = 0
+	}
+	return true
 }
 
 // stalled reports, before the clock moves, whether it would move past the

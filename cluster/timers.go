@@ -13,7 +13,6 @@ import (
 type timer struct {
 	id     actors.TimerID
 	slot   uint32 // its place in timers.slab
-	gen    uint32 // how many times the record was used
 	live   bool   // set and not yet ended or cancelled
 	at     time.Duration
 	seq    uint64
@@ -96,16 +95,18 @@ func (h *timerHeap) remove(i int) *timer {
 // the heap at once (O(log n)), so cancelled timers cost nothing later.
 //
 // A timer's ID names its record's place in slab (the low 32 bits, plus
-// one) and the record's generation (the high bits), which grows each time
-// the record is reused, so an ID of a timer that ended names no live
-// timer: cancelling it finds another generation and does nothing. A run
-// sets millions of timers (the fabric's next completion, every delay) and
-// a map from ID to record was a tenth of a large run's CPU.
+// one) and the place's generation (the high bits), which grows each time
+// the place is used, so an ID of a timer that ended names no live timer:
+// cancelling it finds another generation and does nothing. A run sets
+// millions of timers (the fabric's next completion, every delay) and a
+// map from ID to record was a tenth of a large run's CPU.
 type timers struct {
 	heap timerHeap
-	slab []*timer // every record made, by place
+	slab []*timer // the records by place; nil where one was let go
+	gens []uint32 // the uses of each place
+	open []uint32 // places whose record was let go, for the next new one
 	seq  uint64
-	// free are ended one-shot timers kept for reuse.
+	// free are ended one-shot timers kept for reuse, up to maxFree.
 	free []*timer
 }
 
@@ -117,17 +118,26 @@ func (ts *timers) add(at, period time.Duration, to *actor.PID, msg any) actors.T
 	if n := len(ts.free); n > 0 {
 		t, ts.free = ts.free[n-1], ts.free[:n-1]
 	} else {
-		t = &timer{slot: uint32(len(ts.slab))}
-		ts.slab = append(ts.slab, t)
+		t = &timer{slot: ts.place()}
+		ts.slab[t.slot] = t
 	}
-	*t = timer{id: t.next(), slot: t.slot, gen: t.gen + 1, live: true, at: at, seq: ts.seq, period: period, to: to, msg: msg}
+	ts.gens[t.slot]++
+	id := actors.TimerID(uint64(ts.gens[t.slot])<<32 | uint64(t.slot+1))
+	*t = timer{id: id, slot: t.slot, live: true, at: at, seq: ts.seq, period: period, to: to, msg: msg}
 	ts.heap.push(t)
 	return t.id
 }
 
-// next is the ID the record's next use takes.
-func (t *timer) next() actors.TimerID {
-	return actors.TimerID(uint64(t.gen+1)<<32 | uint64(t.slot+1))
+// place returns a place in slab for a new record.
+func (ts *timers) place() uint32 {
+	if k := len(ts.open); k > 0 {
+		p := ts.open[k-1]
+		ts.open = ts.open[:k-1]
+		return p
+	}
+	ts.slab = append(ts.slab, nil)
+	ts.gens = append(ts.gens, 0)
+	return uint32(len(ts.slab) - 1)
 }
 
 // lookup returns the live timer an ID names.
@@ -136,7 +146,7 @@ func (ts *timers) lookup(id actors.TimerID) *timer {
 	if slot < 0 || slot >= int64(len(ts.slab)) {
 		return nil
 	}
-	if t := ts.slab[slot]; t.id == id && t.live {
+	if t := ts.slab[slot]; t != nil && t.id == id && t.live {
 		return t
 	}
 	return nil
@@ -184,11 +194,22 @@ func (ts *timers) popDue(at time.Duration, fire func(*timer)) {
 	}
 }
 
-// recycle keeps an ended one-shot timer for the next add; fire must not
-// keep it.
+// maxFree bounds the ended timers kept for reuse: a big shuffle has
+// hundreds of thousands pending at once, and the free list would keep
+// them all for the rest of the run.
+const maxFree = 1 << 12
+
+// recycle keeps an ended one-shot timer for the next add, up to maxFree,
+// and lets the others go, their places open for new records; fire must
+// not keep it.
 func (ts *timers) recycle(t *timer) {
-	*t = timer{id: t.id, slot: t.slot, gen: t.gen, index: -1}
-	ts.free = append(ts.free, t)
+	*t = timer{id: t.id, slot: t.slot, index: -1}
+	if len(ts.free) < maxFree {
+		ts.free = append(ts.free, t)
+		return
+	}
+	ts.slab[t.slot] = nil
+	ts.open = append(ts.open, t.slot)
 }
 
 // progressing reports whether a pending timer's message is work moving

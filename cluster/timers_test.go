@@ -72,3 +72,34 @@ func TestTimerHeapMatchesASortedList(t *testing.T) {
 		}
 	}
 }
+
+// A burst of timers leaves at most maxFree of them kept for reuse once
+// they have fired, and those are reused.
+func TestTimersKeepFewEndedForReuse(t *testing.T) {
+	ts := newTimers()
+	var first []actors.TimerID
+	for i := range 3 * maxFree {
+		first = append(first, ts.add(time.Duration(i), 0, nil, nil))
+	}
+	fired := 0
+	ts.popDue(time.Hour, func(*timer) { fired++ })
+	assert.Equal(t, 3*maxFree, fired)
+	assert.Len(t, ts.free, maxFree)
+	ts.add(time.Hour, 0, nil, nil)
+	assert.Len(t, ts.free, maxFree-1)
+
+	// A second burst takes the places the first let go: the slab does
+	// not grow, and no ID of the first burst names a timer of the second.
+	var second []actors.TimerID
+	for i := range 3*maxFree - 1 {
+		second = append(second, ts.add(2*time.Hour+time.Duration(i), 0, nil, nil))
+	}
+	assert.Len(t, ts.slab, 3*maxFree)
+	for _, id := range first {
+		require.False(t, ts.cancel(id), "an ended timer's ID")
+	}
+	assert.Len(t, ts.heap, 3*maxFree, "cancelling old IDs left every new timer")
+	for _, id := range second {
+		require.True(t, ts.cancel(id))
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -228,4 +229,43 @@ func readCSV(t *testing.T, path string) []map[string]string {
 		}
 	}
 	return rows
+}
+
+// --heap-trace writes a line every --heap-every of emulated time while
+// the run goes, and --memprofile-at a profile at its instant; the run
+// prints what it prints without them.
+func TestHeapTraceLinesAtEmulatedInstants(t *testing.T) {
+	dir := t.TempDir()
+	trace, prof := filepath.Join(dir, "heap.csv"), filepath.Join(dir, "heap.prof")
+	var plain, out, errs bytes.Buffer
+	args := []string{"run", "--quiet", "--until", "3m", "--set", "run.slowdown=false"}
+	code := run(args, &plain, &errs) // the expectations of a whole run fail
+	args = append(args, "--heap-trace", trace, "--heap-every", "1m", "--memprofile", prof, "--memprofile-at", "90s")
+	require.Equal(t, code, run(args, &out, &errs), errs.String())
+	assert.Equal(t, withoutWall(plain.String()), withoutWall(out.String()))
+	assert.Contains(t, out.String(), "time      3m0s emulated")
+	rows := readCSV(t, trace)
+	require.Len(t, rows, 4, "the header, 1m, 2m and 3m")
+	for i, row := range rows[1:] {
+		assert.Equal(t, strconv.Itoa(60*(i+1)), row["at_s"])
+		assert.NotEqual(t, "0", row["heap_live_bytes"])
+		assert.NotEqual(t, "0", row["jobs_running"])
+	}
+	st, err := os.Stat(prof)
+	require.NoError(t, err)
+	assert.Positive(t, st.Size())
+
+	assert.Equal(t, exitUsage, run([]string{"run", "--memprofile-at", "1m"}, &out, &errs))
+	assert.Contains(t, errs.String(), "--memprofile-at needs --memprofile FILE")
+}
+
+// withoutWall drops the summary's lines that show wall time.
+func withoutWall(summary string) string {
+	var kept []string
+	for _, line := range strings.Split(summary, "\n") {
+		if !strings.Contains(line, "wall") {
+			kept = append(kept, line)
+		}
+	}
+	return strings.Join(kept, "\n")
 }

@@ -42,7 +42,11 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	listen := fs.String("listen", "", "serve a live status page and Prometheus /metrics on this loopback address (127.0.0.1:9090) while the run goes")
 	decisions := fs.String("decisions", "", "follow these decisions (from shrink --out or decisions.jsonl) instead of the schedule seed's draws")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof reads it)")
-	memProfile := fs.String("memprofile", "", "write a heap profile at the run's end to this file (go tool pprof reads it)")
+	memProfile := fs.String("memprofile", "", "write a heap profile at the run's end (or at --memprofile-at) to this file (go tool pprof reads it)")
+	var memProfileAt, heapEvery units.Duration = 0, units.Duration(10 * time.Minute)
+	fs.Var(durationFlag{&memProfileAt}, "memprofile-at", "write --memprofile's heap profile when the emulated clock reaches this instant (7h20m) instead of at the end, sampled every 16 KiB allocated")
+	heapTrace := fs.String("heap-trace", "", "write the live heap (after a full collection) and the jobs, attempts, flows and actors alive, every --heap-every of emulated time, to this file as CSV")
+	fs.Var(durationFlag{&heapEvery}, "heap-every", "the emulated time between --heap-trace's lines")
 	stats := fs.String("stats", "", "write the run's size and work counters to this file as JSON (what clusteremu bench reads)")
 	check := fs.Bool("check-determinism", false, "run the scenario twice at once and report the first delivery where the runs part, or that they agree on every delivery and metric")
 	stopAt := fs.Uint64("stop-at-step", 0, "stop the run right after the delivery of this step (events.jsonl's step) and print every actor's state, the queued messages and the next timers")
@@ -63,8 +67,12 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg, outs, err := prepareRun(sc, *events, *traceFlows, *decisions, *out, fs.set("out"))
 	var step *stepping
+	var heap *heapWatch
 	if err == nil {
 		step, err = prepareStepping(sc, &cfg, *stopAt, *watch, stdout)
+	}
+	if err == nil {
+		heap, err = newHeapWatch(sc, *heapTrace, heapEvery, memProfileAt, *memProfile)
 	}
 	if err != nil {
 		if outs != nil {
@@ -72,6 +80,9 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintln(stderr, "clusteremu:", err)
 		return exitUsage
+	}
+	if memProfileAt > 0 {
+		*memProfile = "" // written at that instant, not at the end
 	}
 	var live *liveView
 	if fs.set("listen") {
@@ -99,6 +110,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	if outs != nil {
 		outs.begin(c.Links())
 	}
+	heap.watch(c)
 	if live != nil {
 		live.serve(c)
 		fmt.Fprintf(stderr, "live      http://%s/ (Prometheus metrics at /metrics)\n", live.addr())
@@ -116,7 +128,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	start := time.Now()
 	rep, runErr := c.Run()
 	wall := time.Since(start) - rep.ReferenceWall // the run's own
-	if err := endProfile(); err != nil {
+	if err := errors.Join(endProfile(), heap.close()); err != nil {
 		fmt.Fprintln(stderr, "clusteremu:", err)
 	}
 	endWatch()
