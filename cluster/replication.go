@@ -27,7 +27,7 @@ func init() {
 // network bytes the tasks' flows carried within them. A copy's whole life
 // counts, not its transfer's alone: a codec that shrinks the wire bytes
 // by a factor but takes minutes of CPU on each side moves its few bytes
-// over a long span, as the thesis's compressed rearrangement does.
+// over a long span, and the tasks' bytes of that span are what they add to.
 type ReplicationTotals struct {
 	// Windows are the spans when a copy ran, disjoint and in order.
 	Windows []Span
@@ -115,8 +115,9 @@ func (f taskFlow) within(windows []Span) float64 {
 // summarizeReplication adds a replicated run's metrics: the copies'
 // bytes on the network and raw, the replicas added and removed,
 // replication.overhead (the copies' network bytes over the tasks' within
-// the spans the copies ran, each from its first stage to its last) and storage.overhead (the extra replicas'
-// bytes over the bytes stored at base replication, at the last epoch).
+// the spans the copies ran, each from its first stage to its last) and
+// storage.overhead (the extra replicas' bytes over the bytes stored at
+// base replication, at the last epoch).
 func summarizeReplication(s Summary, res *Records) {
 	for _, name := range []string{actors.MetricReplicationBytes, actors.MetricReplicationBytesRaw,
 		actors.MetricReplicasAdded, actors.MetricReplicasRemoved} {
