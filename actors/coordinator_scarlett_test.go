@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -142,18 +143,26 @@ func TestReReplicationRestoresTheFilesFactor(t *testing.T) {
 		"two replicas left of r_f 3: the NameNode copies one to the node that has none")
 }
 
-// An epoch while a block's copies run leaves the block to them: the plan
-// counts its live replicas only, so its removals cannot leave it short
-// should the copies fail, and an overshoot goes at the next epoch.
-func TestAnEpochWhileCopiesRun(t *testing.T) {
+// oneReplicaToFour is a core whose job 1 reads hot's block, held on node
+// 0 alone, read by 3 jobs at once: an epoch at 1 h raises it to r_f 4, in
+// steps of 1 and 2 copies.
+func oneReplicaToFour(t *testing.T) *coordState {
+	t.Helper()
 	s, _ := scarlettCore()
 	hotJob(t, s, 0, 1, 0)
 	for j := range int64(3) {
 		s.scarlett.conc.Launch(time.Second, "hot", 10+j)
 	}
-	// One replica, on node 0, and r_f 4: steps of 1 and 2 copies.
 	pin(s.blocks, s.jobs[1].input, 0, []sched.NodeID{0})
 	s.rearrange(time.Hour)
+	return s
+}
+
+// An epoch while a block's copies run leaves the block to them: the plan
+// counts its live replicas only, so its removals cannot leave it short
+// should the copies fail, and an overshoot goes at the next epoch.
+func TestAnEpochWhileCopiesRun(t *testing.T) {
+	s := oneReplicaToFour(t)
 	assert.Equal(t, []string{"node-0 ← ReplicateBlock 0: hot block 0 to node 2"}, said(s))
 	assert.Len(t, s.scarlett.copies[0].plan.steps, 1)
 
@@ -176,4 +185,42 @@ func TestAnEpochWhileCopiesRun(t *testing.T) {
 	s.blockReplicated(&BlockReplicated{Copy: 2, To: 3})
 	s.rearrange(5 * time.Hour)
 	assert.Len(t, s.jobs[1].input.blocks[0].replicas, 2)
+}
+
+// Each replica a step starts with feeds at most one copy in it: a step
+// whose planned source did not land (its copy failed) reads from another
+// holder only if that one feeds nothing in the step, and otherwise drops
+// the copy rather than give a source two; the next epoch plans again.
+func TestASourceFeedsOneCopyAStep(t *testing.T) {
+	sources := func(effects []string) []string {
+		var out []string
+		for _, e := range effects {
+			src, _, ok := strings.Cut(e, " ← ReplicateBlock")
+			require.True(t, ok, e)
+			out = append(out, src)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name  string
+		lands bool
+		want  []string
+	}{
+		{"the first copy lands: two sources", true, []string{"node-0", "node-2"}},
+		{"the first copy fails: node 0 alone, once", false, []string{"node-0"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// A step of one copy, to node 2, then one of two, from node 0
+			// and node 2.
+			s := oneReplicaToFour(t)
+			require.Equal(t, []string{"node-0"}, sources(said(s)))
+			if tc.lands {
+				s.blockReplicated(&BlockReplicated{Copy: 0, To: 2})
+			} else {
+				s.replicationFailed(&ReplicationFailed{Copy: 0, Reason: "node lost"})
+			}
+			assert.Equal(t, tc.want, sources(said(s)))
+			assert.Len(t, s.scarlett.copies, len(tc.want))
+		})
+	}
 }

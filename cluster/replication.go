@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"time"
 
@@ -21,11 +22,14 @@ func init() {
 }
 
 // ReplicationTotals is what a run's replica copies moved beside its
-// tasks: the instants the copies' transfers were on the network, merged,
-// and the network bytes the tasks' flows carried within them.
+// tasks: the spans the copies ran, from a copy's first stage (its source's
+// disk read) to its last (the destination's write), merged, and the
+// network bytes the tasks' flows carried within them. A copy's whole life
+// counts, not its transfer's alone: a codec that shrinks the wire bytes
+// by a factor but takes minutes of CPU on each side moves its few bytes
+// over a long span, and the tasks' bytes of that span are what they add to.
 type ReplicationTotals struct {
-	// Windows are the spans when a copy's transfer ran, disjoint and in
-	// order.
+	// Windows are the spans when a copy ran, disjoint and in order.
 	Windows []Span
 	// TaskBytes are the bytes the attempts' network flows carried within
 	// the windows, each flow's bytes spread evenly over its life.
@@ -37,7 +41,7 @@ type Span struct{ From, To time.Duration }
 
 // replTally collects the flows replication.overhead is measured from.
 type replTally struct {
-	copies []Span
+	copies map[int64]Span // each copy's life, by copy ID, over its stages
 	tasks  []taskFlow
 }
 
@@ -50,23 +54,28 @@ type taskFlow struct {
 // network flows, for a run with [replication].
 func (r *recorder) countReplication() { r.repl = &replTally{} }
 
-// replFlow keeps what replication.overhead needs of an ended flow.
+// flow keeps what replication.overhead needs of an ended flow: any
+// stage of a copy widens the copy's life; a task's flow counts when it
+// crossed the network.
 func (t *replTally) flow(rec actors.FlowRecord) {
-	if rec.Src == rec.Dst || rec.Transfer == actors.Compute || rec.Delivered == 0 {
-		return
-	}
 	sp := Span{rec.Start, rec.End}
-	switch rec.Key.Owner {
-	case actors.OwnerReplication:
-		t.copies = append(t.copies, sp)
-	case actors.OwnerAttempt:
+	switch {
+	case rec.Key.Owner == actors.OwnerReplication:
+		if t.copies == nil {
+			t.copies = make(map[int64]Span)
+		}
+		if life, ok := t.copies[rec.Key.ID]; ok {
+			sp = Span{min(life.From, sp.From), max(life.To, sp.To)}
+		}
+		t.copies[rec.Key.ID] = sp
+	case rec.Key.Owner == actors.OwnerAttempt && rec.Src != rec.Dst && rec.Transfer != actors.Compute && rec.Delivered > 0:
 		t.tasks = append(t.tasks, taskFlow{sp, rec.Delivered})
 	}
 }
 
 // totals merges the copies' spans and measures the tasks' bytes within.
 func (t *replTally) totals() *ReplicationTotals {
-	spans := slices.Clone(t.copies)
+	spans := slices.Collect(maps.Values(t.copies))
 	slices.SortFunc(spans, func(a, b Span) int { return cmp.Or(cmp.Compare(a.From, b.From), cmp.Compare(a.To, b.To)) })
 	var merged []Span
 	for _, s := range spans {
@@ -106,8 +115,9 @@ func (f taskFlow) within(windows []Span) float64 {
 // summarizeReplication adds a replicated run's metrics: the copies'
 // bytes on the network and raw, the replicas added and removed,
 // replication.overhead (the copies' network bytes over the tasks' within
-// the spans the copies ran) and storage.overhead (the extra replicas'
-// bytes over the bytes stored at base replication, at the last epoch).
+// the spans the copies ran, each from its first stage to its last) and
+// storage.overhead (the extra replicas' bytes over the bytes stored at
+// base replication, at the last epoch).
 func summarizeReplication(s Summary, res *Records) {
 	for _, name := range []string{actors.MetricReplicationBytes, actors.MetricReplicationBytesRaw,
 		actors.MetricReplicasAdded, actors.MetricReplicasRemoved} {

@@ -10,27 +10,33 @@ import (
 	"clusteremu/policies/sched"
 )
 
-// replication.overhead's denominator: the copies' transfers merge into
-// windows, and each task network flow counts the share of its life
+// replication.overhead's denominator: each copy's stages, local or not,
+// make one life from its first start to its last end; the lives merge
+// into windows, and each task network flow counts the share of its life
 // inside them; local flows, computes and re-replication count nothing.
 func TestReplicationWindows(t *testing.T) {
 	s := time.Second
 	var tally replTally
-	copyFlow := func(from, to time.Duration) actors.FlowRecord {
-		return actors.FlowRecord{Key: actors.FlowKey{Owner: actors.OwnerReplication}, Src: 0, Dst: 1,
-			Transfer: actors.NetTransfer, Start: from, End: to, Delivered: 10}
+	stage := func(id int64, part int32, tr actors.Transfer, from, to time.Duration) actors.FlowRecord {
+		return actors.FlowRecord{Key: actors.FlowKey{Owner: actors.OwnerReplication, ID: id, Part: part}, Src: 0, Dst: 1,
+			Transfer: tr, Start: from, End: to, Delivered: 10}
 	}
 	task := func(from, to time.Duration, bytes int64) actors.FlowRecord {
 		return actors.FlowRecord{Key: actors.FlowKey{Attempt: sched.Attempt{Job: 1}}, Src: 2, Dst: 3,
 			Transfer: actors.DiskRead, Start: from, End: to, Delivered: bytes}
 	}
 	for _, r := range []actors.FlowRecord{
-		copyFlow(10*s, 20*s), copyFlow(15*s, 30*s), copyFlow(50*s, 60*s),
+		// Copy 1's stages, out of order: its disk read, its compression
+		// and its transfer make one life, [10, 20].
+		stage(1, 2, actors.NetTransfer, 18*s, 20*s), stage(1, 0, actors.DiskRead, 10*s, 12*s),
+		stage(1, 1, actors.Compute, 12*s, 18*s),
+		stage(2, 2, actors.NetTransfer, 15*s, 30*s), stage(3, 2, actors.NetTransfer, 50*s, 60*s),
 		task(0, 20*s, 100),    // half inside [10, 30]: 50
 		task(25*s, 55*s, 300), // 5 s of [10, 30] and 5 of [50, 60]: 100
 		task(35*s, 45*s, 999), // between the windows: 0
 		task(55*s, 55*s, 7),   // an instant inside: 7
 		{Key: actors.FlowKey{Attempt: sched.Attempt{Job: 1}}, Src: 4, Dst: 4, Transfer: actors.DiskRead, Start: 10 * s, End: 20 * s, Delivered: 1000},
+		{Key: actors.FlowKey{Attempt: sched.Attempt{Job: 1}}, Src: 4, Dst: 5, Transfer: actors.Compute, Start: 10 * s, End: 20 * s, Delivered: 1000},
 		{Key: actors.FlowKey{Owner: actors.OwnerReReplication}, Src: 0, Dst: 1, Transfer: actors.DiskCopy, Start: 10 * s, End: 20 * s, Delivered: 1000},
 	} {
 		tally.flow(r)
@@ -38,4 +44,21 @@ func TestReplicationWindows(t *testing.T) {
 	got := tally.totals()
 	assert.Equal(t, []Span{{10 * s, 30 * s}, {50 * s, 60 * s}}, got.Windows)
 	assert.InDelta(t, 50+100+7, got.TaskBytes, 1e-9)
+}
+
+// A copy whose transfer is short but whose compression is long widens
+// the window by its whole life: the task bytes beside it count too.
+func TestReplicationWindowsCoverCompression(t *testing.T) {
+	s := time.Second
+	var tally replTally
+	for part, span := range [][2]time.Duration{{0, 3 * s}, {3 * s, 70 * s}, {70 * s, 71 * s}, {71 * s, 136 * s}, {136 * s, 139 * s}} {
+		tr := []actors.Transfer{actors.DiskRead, actors.Compute, actors.NetTransfer, actors.Compute, actors.DiskWrite}[part]
+		tally.flow(actors.FlowRecord{Key: actors.FlowKey{Owner: actors.OwnerReplication, ID: 7, Part: int32(part)},
+			Transfer: tr, Start: span[0], End: span[1], Delivered: 1})
+	}
+	tally.flow(actors.FlowRecord{Key: actors.FlowKey{Attempt: sched.Attempt{Job: 1}}, Src: 2, Dst: 3,
+		Transfer: actors.NetTransfer, Start: 0, End: 139 * s, Delivered: 1390})
+	got := tally.totals()
+	assert.Equal(t, []Span{{0, 139 * s}}, got.Windows)
+	assert.InDelta(t, 1390, got.TaskBytes, 1e-9, "the task's bytes over the copy's whole life, not its 1 s transfer's 10")
 }

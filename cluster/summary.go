@@ -266,7 +266,7 @@ const (
 	UnitSeconds  = "seconds"  // emulated seconds (slot-seconds for *.slot_seconds)
 	UnitFraction = "fraction" // from 0 to 1
 	UnitCount    = "count"
-	UnitRatio    = "ratio" // a slowdown: a time over a time
+	UnitRatio    = "ratio" // a slowdown (a time over a time), a load, an overhead (bytes over bytes)
 	UnitBytes    = "bytes"
 	UnitPerHour  = "jobs per hour"
 )
@@ -283,7 +283,7 @@ func MetricUnit(name string) string {
 		return UnitRatio
 	case strings.HasPrefix(name, PartitionMetrics) || strings.HasSuffix(name, ".nonconformant_ratio"):
 		return UnitFraction
-	case strings.HasPrefix(name, "workload.load") || strings.HasSuffix(name, ".scv"):
+	case strings.HasPrefix(name, "workload.load") || strings.HasSuffix(name, ".scv") || strings.HasSuffix(name, ".overhead"):
 		return UnitRatio
 	case name == "workload.size.mean" || name == "workload.reference.sum":
 		return UnitSeconds

@@ -150,6 +150,7 @@ func TestSummaryOfPartitionsAndLoad(t *testing.T) {
 	assert.Equal(t, UnitFraction, MetricUnit("partitions.2.work"))
 	assert.Equal(t, UnitRatio, MetricUnit("sizes.32.jobs.slowdown.mean"))
 	assert.Equal(t, UnitCount, MetricUnit("sizes.32.jobs.succeeded"))
+	assert.Equal(t, UnitRatio, MetricUnit("replication.overhead"), "copies' bytes over tasks': above 1 at times")
 }
 
 func TestSummaryDescribesTheWorkload(t *testing.T) {
