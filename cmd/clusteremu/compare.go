@@ -50,6 +50,7 @@ func compareCommand(args []string, stdout, stderr io.Writer) int {
 	var sets setFlags
 	fs.Var(&sets, "set", "key=v1,v2,... sweeps a key over values (one --set sweeps; more fix other keys)")
 	out := fs.String("out", "", "also write the comparison as comparison.csv and comparison.json into this directory")
+	jobs := fs.Bool("jobs", false, "also print how far each variant moved each job's response time from the first variant's (p50, p99, max)")
 	workerList := workersFlag(fs)
 	positional, err := fs.parse(args)
 	if err != nil {
@@ -58,6 +59,9 @@ func compareCommand(args []string, stdout, stderr io.Writer) int {
 	variants, err := compareVariants(positional, sets)
 	if err == nil && fs.set("out") && *workerList != "" {
 		err = errors.New("compare --out with --workers: the report needs every run's records, which stay on the workers; compare without --workers to write it")
+	}
+	if err == nil && *jobs && *workerList != "" {
+		err = errors.New("compare --jobs with --workers: the per-job errors need every run's jobs, which stay on the workers; compare without --workers to print them")
 	}
 	if err == nil && fs.set("out") {
 		err = prepareDir(*out)
@@ -127,6 +131,9 @@ func compareCommand(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	printComparison(stdout, variants, reports)
+	if *jobs {
+		printJobErrors(stdout, variants, reports)
+	}
 	return code
 }
 
@@ -265,7 +272,6 @@ func printComparison(w io.Writer, variants []*scenarios.Scenario, reports []*clu
 	}
 	tw.Flush()
 	printSizeBins(w, variants, reports)
-	printJobErrors(w, variants, reports)
 }
 
 // jobError is how far one variant moved each job's response time from

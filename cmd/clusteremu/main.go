@@ -29,7 +29,7 @@ func init() {
 			`run a scenario (without one, the embedded default: 4 racks of 10
 nodes under FIFO) in deterministic virtual time, print its summary and
 check its [[expect]] blocks`, runCommand},
-		{"compare", "a.toml b.toml ... | [scenario.toml] --set key=v1,v2,... [--out DIR]",
+		{"compare", "a.toml b.toml ... | [scenario.toml] --set key=v1,v2,... [--out DIR] [--jobs]",
 			`run variants on the same workload and seeds and print their metrics
 side by side with ratios`, compareCommand},
 		{"explain", "RUN_DIR --task JOB/TASK | --job JOB | --at INSTANT",

@@ -254,6 +254,24 @@ func TestCompareSweepsAKey(t *testing.T) {
 	assert.Greater(t, ratio, 1.0)
 }
 
+// compare --jobs ends with each variant's per-job error against the
+// first: none for the same run, some for 30 s heartbeats.
+func TestCompareJobsPrintsPerJobErrors(t *testing.T) {
+	var out, errs bytes.Buffer
+	path := writeScenario(t, smallScenario)
+	code := run([]string{"compare", path, "--jobs", "--set", "heartbeat.interval=1s,1s,30s"}, &out, &errs)
+	require.Equal(t, 0, code, errs.String())
+	text := out.String()
+	require.Contains(t, text, "response time against heartbeat.interval=1s, per job")
+	assert.Regexp(t, `heartbeat.interval=1s\s+12\s+0\.0000\s+0\.0000\s+0\.0000\s+0s\s+0\s+0\s+0`, text)
+	m := regexp.MustCompile(`heartbeat.interval=30s\s+12\s+\S+\s+\S+\s+(\d+\.\d+)`).FindStringSubmatch(text)
+	require.Len(t, m, 2, text)
+	worst, err := strconv.ParseFloat(m[1], 64)
+	require.NoError(t, err)
+	assert.Positive(t, worst)
+	assert.Equal(t, 2, run([]string{"compare", path, "--jobs", "--workers", "127.0.0.1:1", "--set", "heartbeat.interval=1s,30s"}, &out, &errs))
+}
+
 func TestCompareNeedsVariants(t *testing.T) {
 	var out, errs bytes.Buffer
 	assert.Equal(t, 2, run([]string{"compare"}, &out, &errs))
