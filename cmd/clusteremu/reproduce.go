@@ -12,7 +12,6 @@ import (
 	"text/tabwriter"
 
 	"clusteremu/cluster"
-	"clusteremu/explore"
 	"clusteremu/scenarios"
 )
 
@@ -294,13 +293,4 @@ func tolerance(e scenarios.Expectation) string {
 		return ""
 	}
 	return fmt.Sprintf(" ± %g", e.Tolerance)
-}
-
-// runVariant runs the scenario and returns its summary.
-func runVariant(sc *scenarios.Scenario, runs *explore.Runs) (cluster.Summary, error) {
-	rep, err := runConfig(sc.Config, runs)
-	if err != nil {
-		return nil, err
-	}
-	return rep.Summary, nil
 }
