@@ -28,6 +28,8 @@ func reproduceCommand(args []string, stdout, stderr io.Writer) int {
 	reduced := fs.Bool("reduced", false, "apply each scenario's [reproduce] reduced overrides (the CI form)")
 	workers := fs.Int("parallel", runtime.GOMAXPROCS(0), "runs at once")
 	workerList := workersFlag(fs)
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of every run to this file (go tool pprof reads it)")
+	memProfile := fs.String("memprofile", "", "write a heap profile after the last run to this file (go tool pprof reads it)")
 	positional, err := fs.parse(args)
 	if err != nil {
 		return exitCode(err)
@@ -62,6 +64,16 @@ func reproduceCommand(args []string, stdout, stderr io.Writer) int {
 	if pool != nil {
 		defer pool.Close()
 	}
+	endProfile, err := startProfiles(*cpuProfile, *memProfile)
+	if err != nil {
+		fmt.Fprintln(stderr, "clusteremu:", err)
+		return exitUsage
+	}
+	defer func() {
+		if err := endProfile(); err != nil {
+			fmt.Fprintln(stderr, "clusteremu:", err)
+		}
+	}()
 	runs, endWatch := watchedRunSet(stderr)
 	defer endWatch()
 	code := exitOK
