@@ -22,7 +22,8 @@ import (
 // emulator's, the tolerance and pass or FAIL; a row with a known cause
 // of failure shows "FAIL (known)" and its cause under the table and does
 // not fail the command. --reduced applies each
-// scenario's [reproduce] reduced overrides first: the form CI runs.
+// scenario's [reproduce] reduced overrides first: the form CI runs. The
+// collector runs less often meanwhile (batchGC).
 func reproduceCommand(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("reproduce", stdout, stderr)
 	reduced := fs.Bool("reduced", false, "apply each scenario's [reproduce] reduced overrides (the CI form)")
@@ -64,6 +65,7 @@ func reproduceCommand(args []string, stdout, stderr io.Writer) int {
 	if pool != nil {
 		defer pool.Close()
 	}
+	defer batchGC()()
 	endProfile, err := startProfiles(*cpuProfile, *memProfile)
 	if err != nil {
 		fmt.Fprintln(stderr, "clusteremu:", err)
