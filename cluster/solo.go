@@ -213,10 +213,22 @@ func (m *soloMemo) do(key [sha256.Size]byte, run func() (Solo, error)) (Solo, er
 }
 
 // soloKey is what decides a solo run of cfg, hashed; a run with faults or
-// message rules, whose entries carry no stable form, is not cached.
+// message rules, whose entries carry no stable form, is not cached. The
+// scheduler's parameters are keyed as the policy is built from them: nil
+// Params are its defaults (sched.New), so a reference run under a
+// reference_scheduler (Params dropped) and one under the run's own policy
+// of that name at its defaults are one run.
 func soloKey(cfg *Config) ([sha256.Size]byte, bool) {
 	if len(cfg.Faults) > 0 || len(cfg.Rules) > 0 {
 		return [sha256.Size]byte{}, false
+	}
+	params := cfg.Scheduler.Params
+	if params == nil {
+		defaults, err := sched.NewParams(cfg.Scheduler.Name)
+		if err != nil {
+			return [sha256.Size]byte{}, false
+		}
+		params = defaults
 	}
 	data, err := json.Marshal(struct {
 		Run       RunOptions
@@ -235,7 +247,7 @@ func soloKey(cfg *Config) ([sha256.Size]byte, bool) {
 		Job       workload.JobSpec
 		ID        sched.JobID
 	}{cfg.Run, cfg.Chaos, cfg.Cluster, cfg.HDFS, cfg.Heartbeat, cfg.Tasks, cfg.Scheduler.Name, cfg.Scheduler.Tick,
-		cfg.Scheduler.Params, cfg.Cache, cfg.Stragglers, cfg.Speculation, cfg.Blacklist, cfg.Workload[0][0], cfg.firstJob})
+		params, cfg.Cache, cfg.Stragglers, cfg.Speculation, cfg.Blacklist, cfg.Workload[0][0], cfg.firstJob})
 	if err != nil {
 		return [sha256.Size]byte{}, false
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"clusteremu/policies/sched"
 	"clusteremu/workload"
 )
 
@@ -74,4 +75,34 @@ func TestWithoutSlowdownNoReferenceRuns(t *testing.T) {
 	assert.Zero(t, rep.Records.Jobs[0].Reference)
 	assert.Zero(t, rep.ReferenceWall)
 	assert.NotContains(t, rep.Summary, "jobs.slowdown.p50")
+}
+
+func TestReferenceRunsUnderDefaultParamsAreOneRun(t *testing.T) {
+	// A reference_scheduler drops the run's parameters (nil: the
+	// policy's defaults), so a variant running that policy at its
+	// defaults asks for the same runs, and makes none again; other
+	// parameters are other runs.
+	defer func(m *soloMemo) { soloCache = m }(soloCache)
+	soloCache = &soloMemo{runs: map[[32]byte]*soloEntry{}}
+	cfg := smallCluster()
+	cfg.Run.ReferenceScheduler = "fifo"
+	cfg.Workload = [][]workload.JobSpec{{{Name: "j", Submit: time.Second, InputBytes: 4 * mib, MapCPU: workload.PerMiB(time.Second)}}}
+	subs := []soloJob{{index: 0, at: time.Second}}
+	refs := map[string][]Solo{}
+	for _, name := range []string{"fbq", "fifo", "fifo with delay"} {
+		variant := cfg
+		variant.Scheduler.Name = name
+		if name != "fbq" {
+			variant.Scheduler.Name = "fifo"
+			params := sched.DefaultFIFOParams()
+			params.Delay = name != "fifo"
+			variant.Scheduler.Params = params
+		}
+		got, err := referenceRuns(variant, subs, 1)
+		require.NoError(t, err)
+		refs[name] = got
+	}
+	assert.Len(t, soloCache.runs, 2, "fbq's references (fifo's defaults) and fifo's at its defaults are one run; with delay another")
+	assert.Equal(t, refs["fbq"], refs["fifo"])
+	assert.Positive(t, refs["fifo"][0].Runtime)
 }

@@ -137,10 +137,10 @@ func compareCommand(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
-// compareConfig is the configuration compare runs a variant in: without
-// progress reports, which no output shows, and with the attempts' records
-// going to slots for the report, or, when slots is nil, only tallied for
-// the summary.
+// compareConfig is the configuration compare and reproduce run a variant
+// in: without progress reports, which no output shows, and with the
+// attempts' records going to slots for the report, or, when slots is nil,
+// only tallied for the summary (as run tallies them without --out).
 func compareConfig(v *scenarios.Scenario, slots *slotLog) cluster.Config {
 	cfg := v.Config
 	cfg.Run.OnProgress = func(actors.AttemptProgress) {}

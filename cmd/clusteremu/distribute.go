@@ -154,16 +154,15 @@ func summaryResultOf(s cluster.Summary, err error) summaryResult {
 }
 
 // runHere runs a unit's scenario as the command of its kind runs it: a
-// worker's units and a local sweep's runs take this one path.
-func runHere(kind string, sc *scenarios.Scenario, runs *explore.Runs) (cluster.Summary, error) {
-	if kind == unitCompareVariant {
-		rep, err := runConfig(compareConfig(sc, nil), runs)
-		if err != nil {
-			return nil, err
-		}
-		return rep.Summary, nil
+// worker's units and a local sweep's runs take this one path. Compare and
+// reproduce read only the summary, so both kinds run the variant in
+// compareConfig, its attempts tallied rather than kept.
+func runHere(_ string, sc *scenarios.Scenario, runs *explore.Runs) (cluster.Summary, error) {
+	rep, err := runConfig(compareConfig(sc, nil), runs)
+	if err != nil {
+		return nil, err
 	}
-	return runVariant(sc, runs)
+	return rep.Summary, nil
 }
 
 // decode is the summary and the error the worker's run returned.

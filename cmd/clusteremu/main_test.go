@@ -379,6 +379,27 @@ paper = "twice as many"
 	assert.Contains(t, out.String(), "expect    1 more need runs with other settings: clusteremu reproduce")
 }
 
+func TestReproduceWritesProfiles(t *testing.T) {
+	path := writeScenario(t, smallScenario+`
+[reproduce]
+source = "a test"
+
+[[expect]]
+metric = "jobs.succeeded"
+op = "=="
+value = 12
+`)
+	dir := t.TempDir()
+	cpu, mem := filepath.Join(dir, "cpu.prof"), filepath.Join(dir, "mem.prof")
+	var out, errs bytes.Buffer
+	require.Equal(t, 0, run([]string{"reproduce", "--cpuprofile", cpu, "--memprofile", mem, path}, &out, &errs), errs.String())
+	for _, f := range []string{cpu, mem} {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		assert.True(t, bytes.HasPrefix(data, []byte{0x1f, 0x8b}), "%s is a gzipped pprof profile", f)
+	}
+}
+
 func TestDeterministicExamplesReplayByteForByte(t *testing.T) {
 	// Every example in deterministic virtual time, run twice with the
 	// same seed, writes the same summary, jobs, tasks, event log and

@@ -12,7 +12,6 @@ import (
 	"text/tabwriter"
 
 	"clusteremu/cluster"
-	"clusteremu/explore"
 	"clusteremu/scenarios"
 )
 
@@ -23,12 +22,15 @@ import (
 // emulator's, the tolerance and pass or FAIL; a row with a known cause
 // of failure shows "FAIL (known)" and its cause under the table and does
 // not fail the command. --reduced applies each
-// scenario's [reproduce] reduced overrides first: the form CI runs.
+// scenario's [reproduce] reduced overrides first: the form CI runs. The
+// collector runs less often meanwhile (batchGC).
 func reproduceCommand(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("reproduce", stdout, stderr)
 	reduced := fs.Bool("reduced", false, "apply each scenario's [reproduce] reduced overrides (the CI form)")
 	workers := fs.Int("parallel", runtime.GOMAXPROCS(0), "runs at once")
 	workerList := workersFlag(fs)
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of every run to this file (go tool pprof reads it)")
+	memProfile := fs.String("memprofile", "", "write a heap profile after the last run to this file (go tool pprof reads it)")
 	positional, err := fs.parse(args)
 	if err != nil {
 		return exitCode(err)
@@ -63,6 +65,17 @@ func reproduceCommand(args []string, stdout, stderr io.Writer) int {
 	if pool != nil {
 		defer pool.Close()
 	}
+	defer batchGC()()
+	endProfile, err := startProfiles(*cpuProfile, *memProfile)
+	if err != nil {
+		fmt.Fprintln(stderr, "clusteremu:", err)
+		return exitUsage
+	}
+	defer func() {
+		if err := endProfile(); err != nil {
+			fmt.Fprintln(stderr, "clusteremu:", err)
+		}
+	}()
 	runs, endWatch := watchedRunSet(stderr)
 	defer endWatch()
 	code := exitOK
@@ -294,13 +307,4 @@ func tolerance(e scenarios.Expectation) string {
 		return ""
 	}
 	return fmt.Sprintf(" ± %g", e.Tolerance)
-}
-
-// runVariant runs the scenario and returns its summary.
-func runVariant(sc *scenarios.Scenario, runs *explore.Runs) (cluster.Summary, error) {
-	rep, err := runConfig(sc.Config, runs)
-	if err != nil {
-		return nil, err
-	}
-	return rep.Summary, nil
 }
