@@ -98,8 +98,8 @@ func (h *timerHeap) remove(i int) *timer {
 // one) and the place's generation (the high bits), which grows each time
 // the place is used, so an ID of a timer that ended names no live timer:
 // cancelling it finds another generation and does nothing. A run sets
-// millions of timers (the fabric's next completion, every delay) and a
-// map from ID to record was a tenth of a large run's CPU.
+// millions of timers (the fabric's next completion, every delay), and a
+// map from ID to record cost some 7% of a large run's CPU in its inserts.
 type timers struct {
 	heap timerHeap
 	slab []*timer // the records by place; nil where one was let go

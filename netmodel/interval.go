@@ -57,10 +57,7 @@ func (n *Network) startProvisional(slot int32) {
 		left := max(n.links[l].capacity-n.loads[l], 0)
 		rate = min(rate, left/u)
 	}
-	if rate <= Epsilon*rate || math.IsInf(rate, 1) {
-		rate = 0
-	}
-	n.flows[slot].rate = rate
+	n.flows[slot].rate = rate // finite: a path has a link
 	n.addLoad(slot, rate)
 	n.schedule(slot)
 	n.provisional = append(n.provisional, provisional{slot: slot, id: n.states[slot].id})

@@ -277,11 +277,11 @@ func printComparison(w io.Writer, variants []*scenarios.Scenario, reports []*clu
 // jobError is how far one variant moved each job's response time from
 // the first variant's, over the jobs that succeeded in both.
 type jobError struct {
-	jobs               int
-	p50, p99, max      float64       // relative: |r − r₀| / r₀
-	maxAbs             time.Duration // the largest |r − r₀|
-	earlier, later     int           // jobs that ended earlier, later
-	onlyFirst, onlyHer int           // jobs that succeeded in one only
+	jobs                 int
+	p50, p99, max        float64       // relative: |r − r₀| / r₀
+	maxAbs               time.Duration // the largest |r − r₀|
+	earlier, later       int           // jobs that ended earlier, later
+	onlyFirst, onlyOther int           // jobs that succeeded in one only
 }
 
 // jobErrors compares b's jobs with a's, by job ID.
@@ -300,10 +300,8 @@ func jobErrors(a, b []cluster.JobResult) jobError {
 		ref := first[j.ID]
 		switch {
 		case ref == nil && ok(j):
-			e.onlyHer++
-		case ref == nil:
-		case !ok(j):
-			e.onlyFirst++
+			e.onlyOther++
+		case ref == nil || !ok(j):
 		default:
 			r0, r := ref.Finish-ref.Submit, j.Finish-j.Submit
 			d := r - r0
@@ -321,12 +319,10 @@ func jobErrors(a, b []cluster.JobResult) jobError {
 			e.jobs++
 		}
 	}
-	e.onlyFirst += len(first) - e.jobs - e.onlyFirst
+	e.onlyFirst = len(first) - e.jobs
 	if len(rel) > 0 {
 		slices.Sort(rel)
-		e.p50 = rel[(len(rel)-1)/2]
-		e.p99 = rel[(len(rel)-1)*99/100]
-		e.max = rel[len(rel)-1]
+		e.p50, e.p99, e.max = cluster.Percentile(rel, 50), cluster.Percentile(rel, 99), rel[len(rel)-1]
 	}
 	return e
 }
@@ -345,7 +341,7 @@ func printJobErrors(w io.Writer, variants []*scenarios.Scenario, reports []*clus
 	for i := 1; i < len(reports); i++ {
 		e := jobErrors(reports[0].Records.Jobs, reports[i].Records.Jobs)
 		fmt.Fprintf(tw, "%s\t%d\t%.4f\t%.4f\t%.4f\t%v\t%d\t%d\t%d\t\n", shortName(variants[i].Name), e.jobs,
-			e.p50, e.p99, e.max, e.maxAbs, e.earlier, e.later, e.onlyFirst+e.onlyHer)
+			e.p50, e.p99, e.max, e.maxAbs, e.earlier, e.later, e.onlyFirst+e.onlyOther)
 	}
 	tw.Flush()
 }

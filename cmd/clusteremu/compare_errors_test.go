@@ -36,12 +36,12 @@ func TestJobErrors(t *testing.T) {
 	e := jobErrors(exact, approx)
 	assert.Equal(t, 3, e.jobs)
 	assert.Equal(t, 0.2, e.p50)
-	assert.Equal(t, 0.2, e.p99) // the 99th of three is the second
+	assert.Equal(t, 0.5, e.p99) // the nearest rank of the 99th of three is the third
 	assert.Equal(t, 0.5, e.max)
 	assert.Equal(t, 10*s, e.maxAbs)
 	assert.Equal(t, 1, e.earlier)
 	assert.Equal(t, 1, e.later)
 	assert.Equal(t, 1, e.onlyFirst)
-	assert.Equal(t, 1, e.onlyHer)
+	assert.Equal(t, 1, e.onlyOther)
 	assert.Zero(t, jobErrors(exact, exact).max)
 }
