@@ -221,6 +221,11 @@ type TasksConfig struct {
 	// single flow (later Hadoop's per-host shuffle fetchers) rather than a
 	// flow per map output (Hadoop 1).
 	FetchPerHost bool `toml:"fetch_per_host"`
+	// MapEventsEvery, when positive, has a job's reducers hear of its
+	// finished maps in batches, one message a node every interval, as
+	// Hadoop's reducers poll for map-completion events (job_events.go);
+	// 0 relays a map's news to each reducer as the map ends.
+	MapEventsEvery units.Duration `toml:"map_events_every" json:",omitzero"`
 	// CommitPendingRunning reproduces Hadoop's commit-pending counting
 	// (Zaharia et al. §4.1): a task that finished its work still counts as
 	// running for its job while the heartbeat that reports it offers its
@@ -365,6 +370,8 @@ func (t *TasksConfig) Validate(errs *Checks, reduceSlots int) {
 	errs.Check(t.FetchFailures < 1, "tasks.fetch_failures", t.FetchFailures, "must be ≥ 1 (Hadoop's rule is 3)")
 	errs.Check(t.FetchTimeout < MinPeriod, "tasks.fetch_timeout", t.FetchTimeout, fmt.Sprintf("must be at least %v (Hadoop's is 3m)", MinPeriod))
 	errs.Check(t.FetchRetry < 0, "tasks.fetch_retry", t.FetchRetry, "must be ≥ 0s")
+	errs.Check(t.MapEventsEvery != 0 && t.MapEventsEvery < MinPeriod, "tasks.map_events_every", t.MapEventsEvery,
+		fmt.Sprintf("must be 0 (each map's news as it ends) or at least %v (Hadoop's reducers poll once a second)", MinPeriod))
 	errs.Check(t.JobSetup < 0, "tasks.job_setup", t.JobSetup, "must be ≥ 0s")
 	errs.Check(t.MaxReducers != 0 && (t.MaxReducers < reduceSlots || t.MaxReducers > MaxSlotsPerNode), "tasks.max_reducers", t.MaxReducers,
 		fmt.Sprintf("must be 0 (3 × reduce_slots) or cluster.reduce_slots = %d … %d", reduceSlots, MaxSlotsPerNode))

@@ -294,6 +294,9 @@ func (c *Coordinator) spawnJobManager(ctx actor.Context, e *spawnJobManager) {
 		jm.sent = &[2]float64{}
 	}
 	jm.state.fetchLimit = c.cfg.Tasks.FetchFailures
+	if every := c.cfg.Tasks.MapEventsEvery; every > 0 {
+		jm.events = newMapEvents(every.Std())
+	}
 	jm.reportLosses = c.cfg.IntermediateLoss != nil
 	if r := c.cfg.Tasks.RecomputeConfig; r.ProtectOutputs {
 		jm.protect = &outputProtection{nic: float64(c.cfg.Cluster.NIC), budget: r.Budget(), perRack: c.cfg.Cluster.NodesPerRack,

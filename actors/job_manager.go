@@ -67,6 +67,9 @@ type JobManager struct {
 	// delay assignment's ω (ClonesMeasured).
 	measureClones bool
 	clonesSeen    *cloneSamples
+	// events batches the news of finished maps for the running reducers
+	// (job_events.go); nil relays each as its map ends.
+	events *mapEvents
 }
 
 // waveWidth is a job's wave-width over its map phase, PACMan's Σ w·t(w):
@@ -159,6 +162,8 @@ func (m *JobManager) Receive(ctx actor.Context) {
 	case *ClonesAdmitted:
 		m.clonesAdmitted(msg)
 		m.apply(ctx, m.accessAdmitted(msg))
+	case *mapEventsDue:
+		m.flushEvents(ctx)
 	case *omegaDue:
 		if m.state.outcome == nil {
 			m.apply(ctx, m.state.omegaExpired(msg.Map))
@@ -372,7 +377,7 @@ func (m *JobManager) apply(ctx actor.Context, fx effects) {
 		// MapOutputs. The reducers share one list, which no one writes.
 		outs := toMessages(fx.announce)
 		for _, r := range fx.reducers {
-			m.dir.relay(ctx, r.Node, &MapOutputs{Reduce: r.Attempt, Outputs: outs, Lost: fx.lost})
+			m.tell(ctx, r.Node, &MapOutputs{Reduce: r.Attempt, Outputs: outs, Lost: fx.lost}, fx.launch)
 		}
 	}
 	if !over {
@@ -427,6 +432,7 @@ func (m *JobManager) end(ctx actor.Context, o *jobOutcome) {
 	if m.speculation != nil && m.speculation.timer != 0 {
 		m.deps.Clock.Cancel(m.speculation.timer)
 	}
+	m.dropEvents()
 	rec := m.record()
 	rec.Finish = m.deps.Clock.Now()
 	rec.Succeeded, rec.Reason = o.Succeeded, o.Reason

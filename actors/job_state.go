@@ -63,6 +63,7 @@ type effects struct {
 	release        bool         // requeueReduces is the first release
 	announce       []mapOutput  // map outputs to tell running reducers about
 	reducers       []attemptRef // the reduce attempts to tell
+	launch         bool         // the news is a reducer's first, at its launch
 	lost           []int32      // map outputs the reducers must forget
 	ended          *jobOutcome  // the job is over
 	mapsFinished   bool         // the last map finished
@@ -146,6 +147,7 @@ func (j *jobState) launched(a sched.Attempt, node sched.NodeID) (effects, error)
 	if a.Kind == sched.Reduce {
 		fx.announce = j.outputs()
 		fx.reducers = []attemptRef{{a, node}}
+		fx.launch = true
 	}
 	return fx, nil
 }

@@ -807,7 +807,7 @@ type OutputReplicated struct {
 // message rule can drop or delay.
 var ControlMessages = []string{
 	"RegisterNode", "Heartbeat", "TaskFinished", "TaskProgress", "FetchFailed",
-	"LaunchTask", "KillTask", "MapOutputs", "DropJobData", "ReinitNode", "ResyncNode", "HeartbeatAck",
+	"LaunchTask", "KillTask", "MapOutputs", "MapEvents", "DropJobData", "ReinitNode", "ResyncNode", "HeartbeatAck",
 	"PickEviction", "EvictFile", "BlockCached", "BlockEvicted", "CacheReported", "CacheReportAcked",
 	"ReplicateBlock", "BlockReplicated", "ReplicationFailed", "ReplicateOutput", "OutputReplicated",
 }

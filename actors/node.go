@@ -137,6 +137,10 @@ func (n *Node) Receive(ctx actor.Context) {
 		n.handleKill(ctx, msg)
 	case *MapOutputs:
 		n.handleMapOutputs(ctx, msg)
+	case *MapEvents:
+		for _, m := range msg.Items {
+			n.handleMapOutputs(ctx, m)
+		}
 	case *DropJobData:
 		delete(n.stored, msg.Job)
 	case *progressTick:
