@@ -9,11 +9,24 @@ import (
 )
 
 // MapEvents is one node's share of a job manager's batch of map news
-// (tasks.map_events_every): the MapOutputs for the job's reduce attempts
-// on the node, in the order the job manager made them. The node handles
-// each as if it had come alone.
+// (tasks.map_events_every): for each of the job's reduce attempts on the
+// node, in the order the job manager made them, the news it would have
+// had as a MapOutputs. News is the batch's, shared by every node's message.
 type MapEvents struct {
-	Items []*MapOutputs
+	News  []MapNews
+	Items []NewsItem
+}
+
+// MapNews is one announcement of a batch: outputs to fetch, outputs lost.
+type MapNews struct {
+	Outputs []MapOutput
+	Lost    []int32
+}
+
+// NewsItem tells a reduce attempt the batch's News[News].
+type NewsItem struct {
+	Reduce sched.Attempt
+	News   int32
 }
 
 // mapEventsDue is the end of a batch's interval.
@@ -35,6 +48,7 @@ type mapEventsDue struct{}
 // interval.
 type mapEvents struct {
 	every time.Duration
+	news  []MapNews
 	// nodes are the nodes with news since the last flush, in the order
 	// they first had some, and at their index in the node table.
 	nodes []nodeEvents
@@ -44,28 +58,38 @@ type mapEvents struct {
 
 type nodeEvents struct {
 	node  sched.NodeID
-	items []*MapOutputs
+	items []NewsItem
 }
 
 func newMapEvents(every time.Duration) *mapEvents {
 	return &mapEvents{every: every, at: make(map[sched.NodeID]int)}
 }
 
-// tell relays a reduce attempt's news now, or adds it to the batch and
-// arms the flush when the job batches and the news is not a launch's.
-func (m *JobManager) tell(ctx actor.Context, node sched.NodeID, msg *MapOutputs, now bool) {
+// announce tells reducers of outputs and losses: each relayed now, or one
+// announcement of the batch with an item a reducer, arming the flush, when
+// the job batches and the news is not a launch's.
+func (m *JobManager) announce(ctx actor.Context, reducers []attemptRef, outs []MapOutput, lost []int32, launch bool) {
 	ev := m.events
-	if ev == nil || now {
-		m.dir.relay(ctx, node, msg)
+	if ev == nil || launch {
+		for _, r := range reducers {
+			m.dir.relay(ctx, r.Node, &MapOutputs{Reduce: r.Attempt, Outputs: outs, Lost: lost})
+		}
 		return
 	}
-	i, ok := ev.at[node]
-	if !ok {
-		i = len(ev.nodes)
-		ev.at[node] = i
-		ev.nodes = append(ev.nodes, nodeEvents{node: node})
+	if len(reducers) == 0 {
+		return
 	}
-	ev.nodes[i].items = append(ev.nodes[i].items, msg)
+	news := int32(len(ev.news))
+	ev.news = append(ev.news, MapNews{Outputs: outs, Lost: lost})
+	for _, r := range reducers {
+		i, ok := ev.at[r.Node]
+		if !ok {
+			i = len(ev.nodes)
+			ev.at[r.Node] = i
+			ev.nodes = append(ev.nodes, nodeEvents{node: r.Node})
+		}
+		ev.nodes[i].items = append(ev.nodes[i].items, NewsItem{Reduce: r.Attempt, News: news})
+	}
 	if ev.timer == 0 {
 		ev.timer = m.deps.Clock.After(ev.every, ctx.Self(), &mapEventsDue{})
 	}
@@ -76,10 +100,11 @@ func (m *JobManager) flushEvents(ctx actor.Context) {
 	ev := m.events
 	ev.timer = 0
 	for _, n := range ev.nodes {
-		m.dir.relay(ctx, n.node, &MapEvents{Items: n.items})
+		m.dir.relay(ctx, n.node, &MapEvents{News: ev.news, Items: n.items})
 	}
 	clear(ev.at)
 	ev.nodes = ev.nodes[:0]
+	ev.news = nil // the messages share it
 }
 
 // dropEvents forgets the batch when the job ends: its reducers are gone.
@@ -93,5 +118,5 @@ func (m *JobManager) dropEvents() {
 		ev.timer = 0
 	}
 	clear(ev.at)
-	ev.nodes = nil
+	ev.nodes, ev.news = nil, nil
 }

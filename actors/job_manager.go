@@ -375,10 +375,7 @@ func (m *JobManager) apply(ctx actor.Context, fx effects) {
 	if !over && (len(fx.announce) > 0 || len(fx.lost) > 0) {
 		// Each reduce attempt gets its news after its LaunchTask: see
 		// MapOutputs. The reducers share one list, which no one writes.
-		outs := toMessages(fx.announce)
-		for _, r := range fx.reducers {
-			m.tell(ctx, r.Node, &MapOutputs{Reduce: r.Attempt, Outputs: outs, Lost: fx.lost}, fx.launch)
-		}
+		m.announce(ctx, fx.reducers, toMessages(fx.announce), fx.lost, fx.launch)
 	}
 	if !over {
 		for _, t := range fx.told {

@@ -138,8 +138,9 @@ func (n *Node) Receive(ctx actor.Context) {
 	case *MapOutputs:
 		n.handleMapOutputs(ctx, msg)
 	case *MapEvents:
-		for _, m := range msg.Items {
-			n.handleMapOutputs(ctx, m)
+		for _, it := range msg.Items {
+			news := &msg.News[it.News]
+			n.learn(ctx, it.Reduce, news.Outputs, news.Lost)
 		}
 	case *DropJobData:
 		delete(n.stored, msg.Job)
@@ -688,14 +689,19 @@ func (n *Node) freeSpace() int64 {
 }
 
 func (n *Node) handleMapOutputs(ctx actor.Context, msg *MapOutputs) {
-	r := n.runs[msg.Reduce]
+	n.learn(ctx, msg.Reduce, msg.Outputs, msg.Lost)
+}
+
+// learn tells a reduce attempt of outputs to fetch and outputs lost.
+func (n *Node) learn(ctx actor.Context, reduce sched.Attempt, outs []MapOutput, lost []int32) {
+	r := n.runs[reduce]
 	if r == nil {
 		return // the reduce ended before the news arrived
 	}
-	for _, m := range msg.Lost {
+	for _, m := range lost {
 		r.forget(m)
 	}
-	for _, out := range msg.Outputs {
+	for _, out := range outs {
 		r.learn(out)
 	}
 	n.fetchMore(ctx, r)
