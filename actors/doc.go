@@ -13,7 +13,7 @@
 //	JobManager  --RequeueTasks, MapsFinished, JobProgressed, JobEnded--> Coordinator
 //	JobManager  --QueueCopy, WithdrawCopy, AttemptMeasured-->       Coordinator
 //	Node        --TaskFinished (via RackSwitch)-->                  JobManager
-//	JobManager  --MapOutputs, KillTask (via RackSwitch)-->          Node
+//	JobManager  --MapOutputs, MapEvents, KillTask (via RackSwitch)--> Node
 //	Coordinator --NodeLost-->                                       Fabric
 //	Node        --StartFlow, CancelFlow-->                          Fabric
 //	Fabric      --FlowDone, FlowFailed-->                           Node
@@ -30,7 +30,8 @@
 // task of the job the policy picks, or a copy of a running task, in the
 // slot it offered. The node reads the map's block (locally or from the
 // replica the coordinator chose), computes and spills; the job manager
-// tells the running reduces where outputs are; reduces fetch, compute and
+// tells the running reduces where outputs are (as each map ends, or a node
+// at a time every tasks.map_events_every); reduces fetch, compute and
 // write through a replication pipeline. The first attempt of a task to
 // succeed finishes it and the job manager kills the others. The job
 // manager reports the job's end; the coordinator ends the run when every
