@@ -2,6 +2,7 @@ package actors
 
 import (
 	"container/heap"
+	"iter"
 
 	"clusteremu/policies/sched"
 )
@@ -21,14 +22,53 @@ import (
 // takes up to logReaders reducers; a node runs a job's further reducers
 // on another log.
 //
-// The source nodes' lists are kept by node id, up to the highest id
-// logged: a list costs 24 bytes, where a map from node ids to lists
-// cost about as much again for each node (a job's big shuffle has a log
-// on each of hundreds of nodes, each with every node as a source).
+// The source nodes' lists are kept by node id in pages (byNode): a list
+// costs 24 bytes, where a map from node ids to lists cost about as much
+// again for each node (a job's big shuffle has a log on each of hundreds
+// of nodes, each with every node as a source), and a slice up to the
+// highest id cost every node's 24 bytes for a job whose maps ran on a few
+// of 10,000 nodes.
 type outputLog struct {
 	seq     uint32
-	readers uint8     // the reducers' bits in use
-	hosts   []hostLog // by source node id
+	readers uint8           // the reducers' bits in use
+	hosts   byNode[hostLog] // by source node id
+}
+
+// byNode is a table by node id made of pages of pageNodes entries, each
+// page made when an id in it is first used.
+type byNode[T any] struct {
+	pages []*[pageNodes]T
+}
+
+// pageNodes is the nodes a page of byNode holds: a job's reducers touch
+// the nodes its maps ran on, all of them for a wide job, a few scattered
+// ones for a small job on a large cluster.
+const pageNodes = 32
+
+// at returns id's entry, making its page.
+func (b *byNode[T]) at(id int32) *T {
+	pg := int(id) / pageNodes
+	b.pages = growTo(b.pages, pg+1)
+	if b.pages[pg] == nil {
+		b.pages[pg] = new([pageNodes]T)
+	}
+	return &b.pages[pg][int(id)%pageNodes]
+}
+
+// all yields every entry of the pages made, by id.
+func (b *byNode[T]) all() iter.Seq2[int32, *T] {
+	return func(yield func(int32, *T) bool) {
+		for pg, page := range b.pages {
+			if page == nil {
+				continue
+			}
+			for k := range page {
+				if !yield(int32(pg*pageNodes+k), &page[k]) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // logReaders is the number of reducers one outputLog serves: their bits
@@ -72,8 +112,7 @@ const matchWindow = 4
 
 // host returns src's list, making room for it.
 func (l *outputLog) host(src sched.NodeID) *hostLog {
-	l.hosts = growTo(l.hosts, int(src)+1)
-	return &l.hosts[src]
+	return l.hosts.at(int32(src))
 }
 
 // growTo lengthens s to at least n, by a quarter or more at a time, as
@@ -112,7 +151,7 @@ func (hl *hostLog) append(o loggedOutput) {
 // trim drops the outputs at the front of node h's list that no reducer
 // has queued, and the list when none is left.
 func (l *outputLog) trim(h int32) {
-	hl := &l.hosts[h]
+	hl := l.hosts.at(h)
 	k := 0
 	for k < len(hl.out) && hl.out[k].unqueued() {
 		k++
@@ -138,12 +177,12 @@ func (l *outputLog) trim(h int32) {
 // entries (a node emptied, or its oldest output taken by remove) are
 // dropped when they reach the top. A queued output costs the reducer a
 // bit, and its node's reducers of the job share its 16 bytes; a source
-// node costs each reducer 4 bytes, up to the highest id it queued from.
+// node costs each reducer 4 bytes, in pages of the nodes it queued from.
 type fetchQueue struct {
 	log   *outputLog
 	bit   uint8
-	last  uint32  // the sequence number of the latest output queued
-	count []int32 // outputs queued, by source node id
+	last  uint32        // the sequence number of the latest output queued
+	count byNode[int32] // outputs queued, by source node id
 	order hostOrder
 	n     int
 }
@@ -168,12 +207,12 @@ func (q *fetchQueue) push(m int32, src sched.NodeID, bytes int64) {
 	}
 	hl.out[i].mbits |= uint32(q.bit)
 	q.last = hl.out[i].seq
-	q.count = growTo(q.count, int(h)+1)
-	if q.count[h] == 0 {
+	c := q.count.at(h)
+	if *c == 0 {
 		q.order = growTo(q.order, len(q.order)+1)[:len(q.order)] // by a quarter, not double
 		heap.Push(&q.order, hostHead{seq: q.last, host: h})
 	}
-	q.count[h]++
+	*c++
 	q.n++
 }
 
@@ -202,23 +241,23 @@ func (q *fetchQueue) next(hl *hostLog, from int) int {
 // remove drops map m's queued output, wherever it is; false when it is
 // not queued. It is rare (a node's outputs lost) and scans the queue.
 func (q *fetchQueue) remove(m int32) bool {
-	for h, c := range q.count {
-		if c == 0 {
+	for h, c := range q.count.all() {
+		if *c == 0 {
 			continue
 		}
-		hl := &q.log.hosts[h]
+		hl := q.log.hosts.at(h)
 		head := q.next(hl, 0)
 		for i := head; i < len(hl.out); i++ {
 			if hl.out[i].m() != m || !hl.out[i].queued(q.bit) {
 				continue
 			}
 			hl.out[i].mbits &^= uint32(q.bit)
-			q.count[h]--
+			*c--
 			q.n--
-			if i == head && q.count[h] > 0 {
-				heap.Push(&q.order, hostHead{seq: hl.out[q.next(hl, i+1)].seq, host: int32(h)})
+			if i == head && *c > 0 {
+				heap.Push(&q.order, hostHead{seq: hl.out[q.next(hl, i+1)].seq, host: h})
 			}
-			q.log.trim(int32(h))
+			q.log.trim(h)
 			return true
 		}
 	}
@@ -238,10 +277,10 @@ type fetchItem struct {
 // set (the caller partitions them). The queue must not be empty.
 func (q *fetchQueue) pop(perHost bool, items []fetchItem) (sched.NodeID, []fetchItem) {
 	h, i := q.top()
-	hl := &q.log.hosts[h]
+	hl, c := q.log.hosts.at(h), q.count.at(h)
 	take := int32(1)
 	if perHost {
-		take = q.count[h]
+		take = *c
 	}
 	for taken := int32(0); taken < take; i++ {
 		if !hl.out[i].queued(q.bit) {
@@ -251,10 +290,10 @@ func (q *fetchQueue) pop(perHost bool, items []fetchItem) (sched.NodeID, []fetch
 		items = append(items, fetchItem{m: hl.out[i].m(), whole: hl.out[i].bytes})
 		taken++
 	}
-	q.count[h] -= take
+	*c -= take
 	q.n -= int(take)
 	heap.Pop(&q.order)
-	if q.count[h] > 0 {
+	if *c > 0 {
 		heap.Push(&q.order, hostHead{seq: hl.out[q.next(hl, i)].seq, host: h})
 	}
 	q.log.trim(h)
@@ -267,8 +306,8 @@ func (q *fetchQueue) pop(perHost bool, items []fetchItem) (sched.NodeID, []fetch
 func (q *fetchQueue) top() (int32, int) {
 	for {
 		t := q.order[0]
-		if q.count[t.host] > 0 {
-			hl := &q.log.hosts[t.host]
+		if *q.count.at(t.host) > 0 {
+			hl := q.log.hosts.at(t.host)
 			if i := q.next(hl, 0); hl.out[i].seq == t.seq {
 				return t.host, i
 			}
@@ -282,15 +321,15 @@ func (q *fetchQueue) leave() {
 	if q.log == nil {
 		return
 	}
-	for h, c := range q.count {
-		if c == 0 {
+	for h, c := range q.count.all() {
+		if *c == 0 {
 			continue
 		}
-		hl := &q.log.hosts[h]
+		hl := q.log.hosts.at(h)
 		for i := range hl.out {
 			hl.out[i].mbits &^= uint32(q.bit)
 		}
-		q.log.trim(int32(h))
+		q.log.trim(h)
 	}
 	q.log.readers &^= q.bit
 	*q = fetchQueue{}

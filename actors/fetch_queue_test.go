@@ -88,7 +88,7 @@ func TestFetchQueueServesLikeOneQueue(t *testing.T) {
 				qs[i].pop(perHost, nil)
 			}
 		}
-		for h, hl := range log.hosts {
+		for h, hl := range log.hosts.all() {
 			assert.Nil(t, hl.out, "seed %d: node %d's list after every fetch", seed, h)
 		}
 	}
@@ -158,17 +158,17 @@ func TestFetchQueueSharesTheLogOfOneAnnouncement(t *testing.T) {
 		qs[0].push(m, 1, 10)
 		qs[1].push(m, 1, 10)
 	}
-	assert.Len(t, log.hosts[1].out, 4, "shared")
+	assert.Len(t, log.hosts.at(1).out, 4, "shared")
 	qs[2].push(3, 1, 10)
 	qs[2].push(2, 1, 10)
-	assert.Len(t, log.hosts[1].out, 5, "map 2 after map 3 is logged again")
+	assert.Len(t, log.hosts.at(1).out, 5, "map 2 after map 3 is logged again")
 	src, items := qs[2].pop(true, nil)
 	assert.Equal(t, sched.NodeID(1), src)
 	maps, _ := mapsOf(items)
 	assert.Equal(t, []int32{3, 2}, maps)
 	qs[0].leave()
 	qs[1].pop(true, nil)
-	assert.Nil(t, log.hosts[1].out, "nothing left queued")
+	assert.Nil(t, log.hosts.at(1).out, "nothing left queued")
 	assert.Zero(t, log.readers&^qs[1].bit&^qs[2].bit, "the first reducer's bit is free")
 }
 
@@ -186,4 +186,29 @@ func TestFetchStatesKeepEachMapsOwn(t *testing.T) {
 			require.Equal(t, want[i], s.get(int32(i)), "map %d", i)
 		}
 	}
+}
+
+// A table by node id makes only the pages of the ids used and yields its
+// entries in id order.
+func TestByNodeMakesThePagesItUses(t *testing.T) {
+	var b byNode[int32]
+	*b.at(9_999) = 3
+	*b.at(5) = 1
+	*b.at(6) = 2
+	made := 0
+	for _, p := range b.pages {
+		if p != nil {
+			made++
+		}
+	}
+	assert.Equal(t, 2, made, "ids 5 and 6 share a page; 9,999 has its own")
+	var ids, vals []int32
+	for id, v := range b.all() {
+		if *v != 0 {
+			ids, vals = append(ids, id), append(vals, *v)
+		}
+	}
+	assert.Equal(t, []int32{5, 6, 9_999}, ids)
+	assert.Equal(t, []int32{1, 2, 3}, vals)
+	assert.Equal(t, int32(3), *b.at(9_999))
 }
