@@ -154,14 +154,27 @@ func (j *jobState) copySucceeded(a sched.Attempt, tk *task, node sched.NodeID, o
 	mc := j.access.binding(a.Task)
 	mc.outs = append(mc.outs, mapOutput{a.Task, node, outBytes, a.Attempt, nil})
 	j.tell(&fx, a.Task, mc.Finished(j.access.mode))
-	if len(tk.running) == 0 {
-		j.tell(&fx, a.Task, mc.Expire()) // no copy is left to wait for
+	if len(tk.running) == 0 && j.access.mode != straggler.AccessDelay {
+		// No copy is left to wait for. Under delay ω decides: a clone
+		// the coordinator launched before it heard of this copy may
+		// still come, and finish within it.
+		j.tell(&fx, a.Task, mc.Expire())
 	}
 	j.maybeCloseCopies(&fx, a.Task, tk)
 	if first {
 		fx.ended = j.maybeEnd()
 	}
 	return fx
+}
+
+// bindingOpen reports whether done map m's binding may still bind a copy
+// not yet finished: a slot is unbound and, under delay, ω has not passed.
+func (j *jobState) bindingOpen(m int32) bool {
+	if !j.tracks() {
+		return false
+	}
+	mc := j.access.maps[m]
+	return mc != nil && !mc.Closed
 }
 
 // tell has the running reducers of the slots just bound read map m's

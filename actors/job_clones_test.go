@@ -98,3 +98,52 @@ func TestReduceClonesKnownCloseTheBindings(t *testing.T) {
 	fx = j.reduceCopiesKnown(1)
 	assert.Equal(t, []attemptRef{{m1, 1}}, fx.unbound)
 }
+
+func TestDelayKeepsALateCloneUntilOmega(t *testing.T) {
+	// The original finishes before its clone launched: under delay the
+	// binding waits ω for it, so the clone, launched late (the
+	// coordinator had not heard of the original's end), runs on and,
+	// finishing within ω, is read by the reduce's clone.
+	j := clonedJob(straggler.AccessDelay)
+	m0, m1 := attempt(1, sched.Map, 0, 0), attempt(1, sched.Map, 0, 1)
+	_, err := j.launched(m0, 0)
+	require.NoError(t, err)
+	fx, err := j.succeeded(m0, 100)
+	require.NoError(t, err)
+	assert.Equal(t, []int32{0}, fx.omega)
+	r0, r1 := attempt(1, sched.Reduce, 0, 0), attempt(1, sched.Reduce, 0, 1)
+	_, err = j.launched(r0, 2)
+	require.NoError(t, err)
+	fx, err = j.launched(r1, 3)
+	require.NoError(t, err)
+	assert.Empty(t, fx.told, "the reduce's clone waits for ω or a second copy")
+	fx, err = j.launched(m1, 1)
+	require.NoError(t, err)
+	assert.Empty(t, fx.waste, "a late clone is no waste while ω runs")
+	fx, err = j.succeeded(m1, 100)
+	require.NoError(t, err)
+	require.Len(t, fx.told, 1)
+	assert.Equal(t, attemptRef{r1, 3}, fx.told[0].ref)
+	assert.Equal(t, int32(1), fx.told[0].outs[0].Attempt)
+	require.NoError(t, j.checkReads(&fx))
+	assert.Empty(t, j.omegaExpired(0).told, "every slot is bound")
+	// Once the binding closed, a copy launching late is waste.
+	fx, err = j.launched(attempt(1, sched.Map, 0, 2), 4)
+	require.NoError(t, err)
+	assert.Len(t, fx.waste, 1)
+}
+
+func TestCACKillsALateCloneOnceNothingRuns(t *testing.T) {
+	// Under CAC no wait is set: with no copy running at the first
+	// success, the binding closes then, and a clone launching late is
+	// waste.
+	j := clonedJob(straggler.AccessCAC)
+	m0 := attempt(1, sched.Map, 0, 0)
+	_, err := j.launched(m0, 0)
+	require.NoError(t, err)
+	_, err = j.succeeded(m0, 100)
+	require.NoError(t, err)
+	fx, err := j.launched(attempt(1, sched.Map, 0, 1), 1)
+	require.NoError(t, err)
+	assert.Len(t, fx.waste, 1)
+}

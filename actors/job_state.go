@@ -134,6 +134,9 @@ func (j *jobState) launched(a sched.Attempt, node sched.NodeID) (effects, error)
 	}
 	tk.running[a.Attempt] = node
 	if tk.state == taskDone {
+		if a.Kind == sched.Map && j.bindingOpen(a.Task) {
+			return effects{}, nil // a late clone the binding may still bind
+		}
 		// A copy the coordinator launched before it heard its task
 		// end: it is waste, killed at once.
 		return effects{waste: []attemptRef{{a, node}}}, nil
