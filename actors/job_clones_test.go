@@ -61,7 +61,7 @@ func TestCACBindsTheSecondCopyToTheClone(t *testing.T) {
 	assert.Equal(t, []mapOutput{{0, 0, 100, 0, nil}}, fx.told[0].outs)
 	require.NoError(t, j.checkReads(&fx))
 	// Telling the clone of the other copy now is a broken invariant.
-	bad := effects{told: []told{{attemptRef{r1, 3}, []mapOutput{{0, 1, 100, 1, nil}}}}}
+	bad := effects{told: []told{{ref: attemptRef{r1, 3}, outs: []mapOutput{{0, 1, 100, 1, nil}}}}}
 	assert.ErrorContains(t, j.checkReads(&bad), "reads map 0's copy 1 after its copy 0")
 }
 
@@ -146,4 +146,59 @@ func TestCACKillsALateCloneOnceNothingRuns(t *testing.T) {
 	fx, err := j.launched(attempt(1, sched.Map, 0, 1), 1)
 	require.NoError(t, err)
 	assert.Len(t, fx.waste, 1)
+}
+
+func TestALostNodeHoldingALaterCopyKeepsTheMap(t *testing.T) {
+	// CAC: the original's copy (node 0) binds slot 0, the clone's (node
+	// 1) slot 1. Node 1 is lost: the map stays done, and the reduce's
+	// clone forgets the lost copy and reads the original's. Node 0 lost
+	// next holds the last copy: the map is made again.
+	j := clonedJob(straggler.AccessCAC)
+	m0, m1 := launchCopies(t, j)
+	_, err := j.succeeded(m0, 100)
+	require.NoError(t, err)
+	r0, r1 := attempt(1, sched.Reduce, 0, 0), attempt(1, sched.Reduce, 0, 1)
+	for i, r := range []sched.Attempt{r0, r1} {
+		fx, err := j.launched(r, sched.NodeID(2+i))
+		require.NoError(t, err)
+		require.NoError(t, j.checkReads(&fx))
+	}
+	fx, err := j.succeeded(m1, 100)
+	require.NoError(t, err)
+	require.NoError(t, j.checkReads(&fx))
+
+	fx, _ = j.nodeLost(1)
+	assert.Empty(t, fx.requeueMaps, "a copy is left")
+	assert.Empty(t, fx.lost)
+	assert.True(t, j.done(m0))
+	require.Len(t, fx.told, 1)
+	assert.Equal(t, told{ref: attemptRef{r1, 3}, outs: []mapOutput{{0, 0, 100, 0, nil}}, lost: []int32{0}}, fx.told[0])
+	require.NoError(t, j.checkReads(&fx), "the lost copy is forgotten before the other is read")
+
+	fx, _ = j.nodeLost(0)
+	assert.Equal(t, []int32{0}, fx.requeueMaps, "no copy is left")
+	assert.Equal(t, []int32{0}, fx.lost)
+}
+
+func TestALostNodeHoldingTheFirstCopyMovesTheOutput(t *testing.T) {
+	// The first copy's node is lost with the clone's copy finished: the
+	// map's output is the clone's now, and the reduce's original reads
+	// it.
+	j := clonedJob(straggler.AccessCAC)
+	m0, m1 := launchCopies(t, j)
+	for _, m := range []sched.Attempt{m0, m1} {
+		_, err := j.succeeded(m, 100)
+		require.NoError(t, err)
+	}
+	r0 := attempt(1, sched.Reduce, 0, 0)
+	fx, err := j.launched(r0, 2)
+	require.NoError(t, err)
+	require.NoError(t, j.checkReads(&fx))
+	fx, _ = j.nodeLost(0)
+	assert.Empty(t, fx.requeueMaps)
+	require.Len(t, fx.told, 1)
+	assert.Equal(t, []mapOutput{{0, 1, 100, 1, nil}}, fx.told[0].outs)
+	require.NoError(t, j.checkReads(&fx))
+	assert.Equal(t, sched.NodeID(1), j.maps[0].output)
+	assert.Equal(t, []mapOutput{{0, 1, 100, 1, nil}}, j.outputs())
 }

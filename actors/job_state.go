@@ -411,6 +411,7 @@ func (j *jobState) nodeLost(node sched.NodeID) (effects, []sched.Attempt) {
 		fx.requeueMaps = append(fx.requeueMaps, sub.requeueMaps...)
 		fx.requeueReduces = append(fx.requeueReduces, sub.requeueReduces...)
 	}
+	j.dropCopiesOn(&fx, node)
 	j.loseOutputs(&fx, func(m int32, t *task) bool { return t.output == node || j.copyOn(m, node) })
 	return fx, gone
 }
