@@ -108,11 +108,38 @@ func reproduction(path string, reduced bool) (*scenarios.Scenario, error) {
 	if !reduced {
 		return sc, nil
 	}
+	return reducedForm(sc)
+}
+
+// reducedForm is a reproduction with its [reproduce] reduced overrides.
+func reducedForm(sc *scenarios.Scenario) (*scenarios.Scenario, error) {
 	name := sc.Name
-	if sc, err = applySets(sc, sc.Reproduce.Reduced); err != nil {
+	sc, err := applySets(sc, sc.Reproduce.Reduced)
+	if err != nil {
 		return nil, err
 	}
 	sc.Name = name + " (reduced)"
+	return sc, nil
+}
+
+// reducedRows is a reproduction in its reduced form whose rows are those
+// the form checks, as it checks them (rows): what explore --reduced
+// explores.
+func reducedRows(sc *scenarios.Scenario) (*scenarios.Scenario, error) {
+	if sc.Reproduce.Source == "" {
+		return nil, fmt.Errorf("%s: --reduced needs a reproduction (a [reproduce] table with its source)", sc.Name)
+	}
+	sc, err := reducedForm(sc)
+	if err != nil {
+		return nil, err
+	}
+	var kept []scenarios.Expectation
+	for _, r := range rows(sc, true) {
+		if !r.skip {
+			kept = append(kept, r.Expectation)
+		}
+	}
+	sc.Expect = kept
 	return sc, nil
 }
 

@@ -61,6 +61,13 @@ func shrinkCommand(args []string, stdout, stderr io.Writer) int {
 // scenario they name (or the default) with its overrides, which must run
 // in deterministic virtual time. Errors are printed to stderr.
 func parseDeterministic(fs *flags, args []string) (*scenarios.Scenario, error) {
+	return parseDeterministicForm(fs, args, nil)
+}
+
+// parseDeterministicForm is parseDeterministic; with reduced set, the
+// scenario is a reproduction's reduced form, its overrides applied
+// before --set's (reducedRows).
+func parseDeterministicForm(fs *flags, args []string, reduced *bool) (*scenarios.Scenario, error) {
 	var sets setFlags
 	fs.Var(&sets, "set", "override a scenario key: key=value (repeatable)")
 	positional, err := fs.parse(args)
@@ -68,6 +75,9 @@ func parseDeterministic(fs *flags, args []string) (*scenarios.Scenario, error) {
 		return nil, err // printed by parse
 	}
 	sc, err := loadScenario(positional)
+	if err == nil && reduced != nil && *reduced {
+		sc, err = reducedRows(sc)
+	}
 	if err == nil {
 		sc, err = applySets(sc, sets)
 	}
