@@ -122,25 +122,18 @@ func reducedForm(sc *scenarios.Scenario) (*scenarios.Scenario, error) {
 	return sc, nil
 }
 
-// reducedRows is a reproduction in its reduced form whose rows are those
-// the form checks, as it checks them (rows): what explore --reduced
-// explores.
-func reducedRows(sc *scenarios.Scenario) (*scenarios.Scenario, error) {
-	if sc.Reproduce.Source == "" {
-		return nil, fmt.Errorf("%s: --reduced needs a reproduction (a [reproduce] table with its source)", sc.Name)
-	}
-	sc, err := reducedForm(sc)
-	if err != nil {
-		return nil, err
-	}
+// reducedRows keeps of a reproduction's rows those its reduced form
+// checks, as it checks them (rows): what explore --reduced checks.
+func reducedRows(sc *scenarios.Scenario) *scenarios.Scenario {
 	var kept []scenarios.Expectation
 	for _, r := range rows(sc, true) {
 		if !r.skip {
 			kept = append(kept, r.Expectation)
 		}
 	}
-	sc.Expect = kept
-	return sc, nil
+	out := *sc
+	out.Expect = kept
+	return &out
 }
 
 // row is an expectation as a reproduction checks it: in the reduced

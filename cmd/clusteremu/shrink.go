@@ -65,8 +65,10 @@ func parseDeterministic(fs *flags, args []string) (*scenarios.Scenario, error) {
 }
 
 // parseDeterministicForm is parseDeterministic; with reduced set, the
-// scenario is a reproduction's reduced form, its overrides applied
-// before --set's (reducedRows).
+// scenario is a reproduction's reduced form: its [reproduce] reduced
+// overrides applied before --set's (the scenario's name lists both, so
+// a seed replays with it), its rows as that form checks them
+// (reducedRows).
 func parseDeterministicForm(fs *flags, args []string, reduced *bool) (*scenarios.Scenario, error) {
 	var sets setFlags
 	fs.Var(&sets, "set", "override a scenario key: key=value (repeatable)")
@@ -74,12 +76,20 @@ func parseDeterministicForm(fs *flags, args []string, reduced *bool) (*scenarios
 	if err != nil {
 		return nil, err // printed by parse
 	}
+	form := reduced != nil && *reduced
 	sc, err := loadScenario(positional)
-	if err == nil && reduced != nil && *reduced {
-		sc, err = reducedRows(sc)
+	if err == nil && form {
+		if sc.Reproduce.Source == "" {
+			err = fmt.Errorf("%s: --reduced needs a reproduction (a [reproduce] table with its source)", sc.Name)
+		} else {
+			sc, err = applySets(sc, sc.Reproduce.Reduced)
+		}
 	}
 	if err == nil {
 		sc, err = applySets(sc, sets)
+	}
+	if err == nil && form {
+		sc = reducedRows(sc)
 	}
 	if err == nil {
 		err = needsDeterministic(sc, fs.Name())
