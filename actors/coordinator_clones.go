@@ -175,13 +175,16 @@ func newCloning(cfg CloningConfig) *cloning {
 	}
 }
 
-// measure books an attempt's rate ratio, and at a period's end makes the
-// period's straggler share the p admission uses.
-func (cl *cloning) measure(now time.Duration, ratio float64) {
+// measureClones books an attempt's rate ratio, and at a period's end
+// makes the period's straggler share the p admission uses.
+func (s *coordState) measureClones(now time.Duration, ratio float64) {
+	cl := s.clones
 	cl.roll(now)
 	cl.measured++
+	s.out.counts = append(s.out.counts, count{MetricAttemptsMeasured, 1})
 	if ratio < StragglerRatio {
 		cl.straggled++
+		s.out.counts = append(s.out.counts, count{MetricAttemptsStraggled, 1})
 	}
 }
 

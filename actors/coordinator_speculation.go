@@ -217,7 +217,7 @@ func (s *coordState) withdrawCopy(msg *WithdrawCopy) {
 // blacklist.
 func (s *coordState) measured(now time.Duration, msg *AttemptMeasured) {
 	if s.clones != nil {
-		s.clones.measure(now, msg.RateRatio)
+		s.measureClones(now, msg.RateRatio)
 	}
 	if s.spec != nil {
 		s.spec.measured(msg)

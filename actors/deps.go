@@ -174,7 +174,13 @@ const (
 	MetricCloneBudgetMax   = "clones.budget_max_micro"
 	MetricClonesPreempted  = "clones.preempted"
 	MetricClonesChargedBin = "clones.charged.bin"
-	MetricDelayedByRule    = "messages.delayed"
+	// MetricAttemptsMeasured counts the attempts whose rate ratio the
+	// coordinator measured for p (AttemptMeasured) and
+	// MetricAttemptsStraggled those under StragglerRatio: over a run,
+	// the p a p_period as long would measure.
+	MetricAttemptsMeasured  = "clones.attempts_measured"
+	MetricAttemptsStraggled = "clones.attempts_straggled"
+	MetricDelayedByRule     = "messages.delayed"
 )
 
 // The counters of a run with [replication] (Scarlett).

@@ -47,10 +47,12 @@ type mapCopies struct {
 	outs []mapOutput
 }
 
-// told is a reduce attempt's news of the copies bound to its slot.
+// told is a reduce attempt's news of the copies bound to its slot, and
+// of the maps whose copy it read was lost, to forget first.
 type told struct {
 	ref  attemptRef
 	outs []mapOutput
+	lost []int32
 }
 
 func newJobAccess(mode straggler.Access) *jobAccess {
@@ -130,7 +132,7 @@ func (j *jobState) reduceLaunched(a sched.Attempt, node sched.NodeID, tk *task) 
 	if len(outs) == 0 {
 		return effects{} // its slot is bound to no copy yet
 	}
-	return effects{told: []told{{attemptRef{a, node}, outs}}}
+	return effects{told: []told{{ref: attemptRef{a, node}, outs: outs}}}
 }
 
 // copySucceeded books a copy of a tracked map that succeeded: the first
@@ -154,8 +156,11 @@ func (j *jobState) copySucceeded(a sched.Attempt, tk *task, node sched.NodeID, o
 	mc := j.access.binding(a.Task)
 	mc.outs = append(mc.outs, mapOutput{a.Task, node, outBytes, a.Attempt, nil})
 	j.tell(&fx, a.Task, mc.Finished(j.access.mode))
-	if len(tk.running) == 0 {
-		j.tell(&fx, a.Task, mc.Expire()) // no copy is left to wait for
+	if len(tk.running) == 0 && j.access.mode != straggler.AccessDelay {
+		// No copy is left to wait for. Under delay ω decides: a clone
+		// the coordinator launched before it heard of this copy may
+		// still come, and finish within it.
+		j.tell(&fx, a.Task, mc.Expire())
 	}
 	j.maybeCloseCopies(&fx, a.Task, tk)
 	if first {
@@ -164,9 +169,25 @@ func (j *jobState) copySucceeded(a sched.Attempt, tk *task, node sched.NodeID, o
 	return fx
 }
 
+// bindingOpen reports whether done map m's binding may still bind a copy
+// not yet finished: a slot is unbound and, under delay, ω has not passed.
+func (j *jobState) bindingOpen(m int32) bool {
+	if !j.tracks() {
+		return false
+	}
+	mc := j.access.maps[m]
+	return mc != nil && !mc.Closed
+}
+
 // tell has the running reducers of the slots just bound read map m's
 // copy bound to their slot.
 func (j *jobState) tell(fx *effects, m int32, slots []int) {
+	j.tellForgetting(fx, m, slots, nil)
+}
+
+// tellForgetting is tell with the maps (lost) each reducer told forgets
+// first: a copy bound again after the one it read was lost.
+func (j *jobState) tellForgetting(fx *effects, m int32, slots []int, lost []int32) {
 	if len(slots) == 0 {
 		return
 	}
@@ -176,7 +197,43 @@ func (j *jobState) tell(fx *effects, m int32, slots []int) {
 			continue
 		}
 		if out, ok := j.outputFor(m, slot); ok {
-			fx.told = append(fx.told, told{r, []mapOutput{out}})
+			fx.told = append(fx.told, told{ref: r, outs: []mapOutput{out}, lost: lost})
+		}
+	}
+}
+
+// dropCopiesOn books the finished copies of cloned maps on a lost node
+// as gone. A map with a finished copy left stays done: its output moves
+// there when the node held the first, and the reduce clones whose slot
+// read a lost copy forget it and read the copy bound in its place. A map
+// with none left is lost, and made again, as an uncloned map is
+// (loseOutputs).
+func (j *jobState) dropCopiesOn(fx *effects, node sched.NodeID) {
+	if !j.tracks() {
+		return
+	}
+	for i := range j.maps {
+		m, tk := int32(i), &j.maps[i]
+		mc := j.access.maps[m]
+		if mc == nil || tk.state != taskDone {
+			continue
+		}
+		left := true
+		for k, o := range mc.outs {
+			if o.Node != node || mc.Lost(k) {
+				continue
+			}
+			var slots []int
+			slots, left = mc.Drop(k)
+			j.tellForgetting(fx, m, slots, []int32{m})
+		}
+		if left && tk.output == node {
+			for k, o := range mc.outs {
+				if !mc.Lost(k) {
+					tk.output, tk.outBytes, tk.outAtt, tk.replicas = o.Node, o.Bytes, o.Attempt, nil
+					break
+				}
+			}
 		}
 	}
 }
@@ -238,15 +295,14 @@ func (j *jobState) reduceCopiesKnown(n int) effects {
 	return fx
 }
 
-// copyOn reports whether a finished copy of map m other than its first is
-// on node.
+// copyOn reports whether a finished copy of map m not lost is on node.
 func (j *jobState) copyOn(m int32, node sched.NodeID) bool {
 	if j.access == nil {
 		return false
 	}
 	if mc := j.access.maps[m]; mc != nil {
-		for _, o := range mc.outs {
-			if o.Node == node {
+		for k, o := range mc.outs {
+			if o.Node == node && !mc.Lost(k) {
 				return true
 			}
 		}
@@ -352,6 +408,9 @@ func (j *jobState) checkReads(fx *effects) error {
 		if reads == nil {
 			reads = make([]int32, len(j.maps))
 			ac.readOf[t.ref.Attempt] = reads
+		}
+		for _, m := range t.lost {
+			reads[m] = 0
 		}
 		for _, o := range t.outs {
 			if was := reads[o.Map]; was != 0 && was != o.Attempt+1 {

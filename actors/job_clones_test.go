@@ -61,7 +61,7 @@ func TestCACBindsTheSecondCopyToTheClone(t *testing.T) {
 	assert.Equal(t, []mapOutput{{0, 0, 100, 0, nil}}, fx.told[0].outs)
 	require.NoError(t, j.checkReads(&fx))
 	// Telling the clone of the other copy now is a broken invariant.
-	bad := effects{told: []told{{attemptRef{r1, 3}, []mapOutput{{0, 1, 100, 1, nil}}}}}
+	bad := effects{told: []told{{ref: attemptRef{r1, 3}, outs: []mapOutput{{0, 1, 100, 1, nil}}}}}
 	assert.ErrorContains(t, j.checkReads(&bad), "reads map 0's copy 1 after its copy 0")
 }
 
@@ -97,4 +97,108 @@ func TestReduceClonesKnownCloseTheBindings(t *testing.T) {
 	assert.Empty(t, fx.unbound)
 	fx = j.reduceCopiesKnown(1)
 	assert.Equal(t, []attemptRef{{m1, 1}}, fx.unbound)
+}
+
+func TestDelayKeepsALateCloneUntilOmega(t *testing.T) {
+	// The original finishes before its clone launched: under delay the
+	// binding waits ω for it, so the clone, launched late (the
+	// coordinator had not heard of the original's end), runs on and,
+	// finishing within ω, is read by the reduce's clone.
+	j := clonedJob(straggler.AccessDelay)
+	m0, m1 := attempt(1, sched.Map, 0, 0), attempt(1, sched.Map, 0, 1)
+	_, err := j.launched(m0, 0)
+	require.NoError(t, err)
+	fx, err := j.succeeded(m0, 100)
+	require.NoError(t, err)
+	assert.Equal(t, []int32{0}, fx.omega)
+	r0, r1 := attempt(1, sched.Reduce, 0, 0), attempt(1, sched.Reduce, 0, 1)
+	_, err = j.launched(r0, 2)
+	require.NoError(t, err)
+	fx, err = j.launched(r1, 3)
+	require.NoError(t, err)
+	assert.Empty(t, fx.told, "the reduce's clone waits for ω or a second copy")
+	fx, err = j.launched(m1, 1)
+	require.NoError(t, err)
+	assert.Empty(t, fx.waste, "a late clone is no waste while ω runs")
+	fx, err = j.succeeded(m1, 100)
+	require.NoError(t, err)
+	require.Len(t, fx.told, 1)
+	assert.Equal(t, attemptRef{r1, 3}, fx.told[0].ref)
+	assert.Equal(t, int32(1), fx.told[0].outs[0].Attempt)
+	require.NoError(t, j.checkReads(&fx))
+	assert.Empty(t, j.omegaExpired(0).told, "every slot is bound")
+	// Once the binding closed, a copy launching late is waste.
+	fx, err = j.launched(attempt(1, sched.Map, 0, 2), 4)
+	require.NoError(t, err)
+	assert.Len(t, fx.waste, 1)
+}
+
+func TestCACKillsALateCloneOnceNothingRuns(t *testing.T) {
+	// Under CAC no wait is set: with no copy running at the first
+	// success, the binding closes then, and a clone launching late is
+	// waste.
+	j := clonedJob(straggler.AccessCAC)
+	m0 := attempt(1, sched.Map, 0, 0)
+	_, err := j.launched(m0, 0)
+	require.NoError(t, err)
+	_, err = j.succeeded(m0, 100)
+	require.NoError(t, err)
+	fx, err := j.launched(attempt(1, sched.Map, 0, 1), 1)
+	require.NoError(t, err)
+	assert.Len(t, fx.waste, 1)
+}
+
+func TestALostNodeHoldingALaterCopyKeepsTheMap(t *testing.T) {
+	// CAC: the original's copy (node 0) binds slot 0, the clone's (node
+	// 1) slot 1. Node 1 is lost: the map stays done, and the reduce's
+	// clone forgets the lost copy and reads the original's. Node 0 lost
+	// next holds the last copy: the map is made again.
+	j := clonedJob(straggler.AccessCAC)
+	m0, m1 := launchCopies(t, j)
+	_, err := j.succeeded(m0, 100)
+	require.NoError(t, err)
+	r0, r1 := attempt(1, sched.Reduce, 0, 0), attempt(1, sched.Reduce, 0, 1)
+	for i, r := range []sched.Attempt{r0, r1} {
+		fx, err := j.launched(r, sched.NodeID(2+i))
+		require.NoError(t, err)
+		require.NoError(t, j.checkReads(&fx))
+	}
+	fx, err := j.succeeded(m1, 100)
+	require.NoError(t, err)
+	require.NoError(t, j.checkReads(&fx))
+
+	fx, _ = j.nodeLost(1)
+	assert.Empty(t, fx.requeueMaps, "a copy is left")
+	assert.Empty(t, fx.lost)
+	assert.True(t, j.done(m0))
+	require.Len(t, fx.told, 1)
+	assert.Equal(t, told{ref: attemptRef{r1, 3}, outs: []mapOutput{{0, 0, 100, 0, nil}}, lost: []int32{0}}, fx.told[0])
+	require.NoError(t, j.checkReads(&fx), "the lost copy is forgotten before the other is read")
+
+	fx, _ = j.nodeLost(0)
+	assert.Equal(t, []int32{0}, fx.requeueMaps, "no copy is left")
+	assert.Equal(t, []int32{0}, fx.lost)
+}
+
+func TestALostNodeHoldingTheFirstCopyMovesTheOutput(t *testing.T) {
+	// The first copy's node is lost with the clone's copy finished: the
+	// map's output is the clone's now, and the reduce's original reads
+	// it.
+	j := clonedJob(straggler.AccessCAC)
+	m0, m1 := launchCopies(t, j)
+	for _, m := range []sched.Attempt{m0, m1} {
+		_, err := j.succeeded(m, 100)
+		require.NoError(t, err)
+	}
+	r0 := attempt(1, sched.Reduce, 0, 0)
+	fx, err := j.launched(r0, 2)
+	require.NoError(t, err)
+	require.NoError(t, j.checkReads(&fx))
+	fx, _ = j.nodeLost(0)
+	assert.Empty(t, fx.requeueMaps)
+	require.Len(t, fx.told, 1)
+	assert.Equal(t, []mapOutput{{0, 1, 100, 1, nil}}, fx.told[0].outs)
+	require.NoError(t, j.checkReads(&fx))
+	assert.Equal(t, sched.NodeID(1), j.maps[0].output)
+	assert.Equal(t, []mapOutput{{0, 1, 100, 1, nil}}, j.outputs())
 }

@@ -379,7 +379,7 @@ func (m *JobManager) apply(ctx actor.Context, fx effects) {
 	}
 	if !over {
 		for _, t := range fx.told {
-			m.dir.relay(ctx, t.ref.Node, &MapOutputs{Reduce: t.ref.Attempt, Outputs: toMessages(t.outs)})
+			m.dir.relay(ctx, t.ref.Node, &MapOutputs{Reduce: t.ref.Attempt, Outputs: toMessages(t.outs), Lost: t.lost})
 		}
 		for _, mp := range fx.omega {
 			m.deps.Clock.After(m.state.access.omega, ctx.Self(), &omegaDue{Map: mp})

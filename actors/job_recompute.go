@@ -114,7 +114,7 @@ func (j *jobState) replicated(m, attempt int32, to sched.NodeID) effects {
 		var fx effects
 		for _, r := range j.runningReducers() {
 			if o, ok := j.outputFor(m, j.access.slotOf[r.Attempt]); ok && o.Attempt == attempt {
-				fx.told = append(fx.told, told{r, []mapOutput{out}})
+				fx.told = append(fx.told, told{ref: r, outs: []mapOutput{out}})
 			}
 		}
 		return fx

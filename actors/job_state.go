@@ -135,6 +135,9 @@ func (j *jobState) launched(a sched.Attempt, node sched.NodeID) (effects, error)
 	}
 	tk.running[a.Attempt] = node
 	if tk.state == taskDone {
+		if a.Kind == sched.Map && j.bindingOpen(a.Task) {
+			return effects{}, nil // a late clone the binding may still bind
+		}
 		// A copy the coordinator launched before it heard its task
 		// end: it is waste, killed at once.
 		return effects{waste: []attemptRef{{a, node}}}, nil
@@ -410,6 +413,7 @@ func (j *jobState) nodeLost(node sched.NodeID) (effects, []sched.Attempt) {
 		fx.requeueMaps = append(fx.requeueMaps, sub.requeueMaps...)
 		fx.requeueReduces = append(fx.requeueReduces, sub.requeueReduces...)
 	}
+	j.dropCopiesOn(&fx, node)
 	j.loseOutputs(&fx, func(m int32, t *task) bool { return t.output == node || j.copyOn(m, node) })
 	return fx, gone
 }

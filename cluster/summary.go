@@ -60,7 +60,7 @@ var MetricNames = []string{
 	actors.MetricNodesBlacklisted,
 	// With [cloning].
 	actors.MetricClonedPhases, actors.MetricClonesLaunched, "clones.budget.peak",
-	actors.MetricClonedJobs, "clones.budget.max", actors.MetricClonesPreempted,
+	actors.MetricClonedJobs, "clones.budget.max", actors.MetricClonesPreempted, "clones.p",
 }
 
 // CounterNames are the metrics counted as the run goes (Records.Counters):
@@ -299,7 +299,7 @@ func MetricUnit(name string) string {
 	case strings.HasPrefix(name, "jobs.slowdown.") || strings.HasPrefix(name, "phases.") || name == "tasks.speculative.per_task":
 		return UnitRatio
 	case name == "recompute.precision" || name == "flows.protect_share" || strings.HasSuffix(name, "clones.share") ||
-		name == "clones.budget.peak":
+		name == "clones.budget.peak" || name == "clones.p":
 		return UnitFraction
 	case name == "clones.budget.max":
 		return UnitRatio // B_U over β·C: past 1 only under admission "fcfs"
@@ -464,7 +464,9 @@ func summarizeBins(s Summary, all []JobResult) {
 }
 
 // summarizeClones sets the metrics of a run with [cloning]: what it
-// cloned, the budget's peak use over the slots and over β·C, and each
+// cloned, the budget's peak use over the slots and over β·C, the share
+// of measured attempts that straggled over the run (clones.p, 0 when
+// none was measured), and each
 // bin's share of the budget charged (bins.<k>.clones.share, in slots).
 func summarizeClones(s Summary, res *Records) {
 	s[actors.MetricClonedPhases] = float64(res.Counters[actors.MetricClonedPhases])
@@ -473,6 +475,7 @@ func summarizeClones(s Summary, res *Records) {
 	s[actors.MetricClonesPreempted] = float64(res.Counters[actors.MetricClonesPreempted])
 	s["clones.budget.peak"] = float64(res.Counters[actors.MetricCloneBudgetPeak]) / 1e6
 	s["clones.budget.max"] = float64(res.Counters[actors.MetricCloneBudgetMax]) / 1e6
+	s["clones.p"] = float64(res.Counters[actors.MetricAttemptsStraggled]) / float64(max(1, res.Counters[actors.MetricAttemptsMeasured]))
 	total := int64(0)
 	for b := range SizeBins {
 		total += res.Counters[fmt.Sprintf("%s%d", actors.MetricClonesChargedBin, b+1)]

@@ -179,3 +179,17 @@ func TestSummaryDescribesTheWorkload(t *testing.T) {
 		assert.True(t, ValidMetric(name), "%s is a metric an expectation may name", name)
 	}
 }
+
+func TestSummaryOfCloningMeasuresP(t *testing.T) {
+	// Of 40 attempts measured, 3 straggled: p = 3/40, as a p_period as
+	// long as the run would have measured it.
+	res := &Records{Phases: []PhaseResult{}, Cloning: true, Counters: map[string]int64{
+		actors.MetricAttemptsMeasured: 40, actors.MetricAttemptsStraggled: 3,
+	}}
+	s := Summarize(res, [2]int{4, 2}, time.Minute)
+	assert.InDelta(t, 0.075, s["clones.p"], 1e-12)
+	assert.True(t, ValidMetric("clones.p"))
+	assert.Equal(t, UnitFraction, MetricUnit("clones.p"))
+	none := Summarize(&Records{Phases: []PhaseResult{}, Cloning: true}, [2]int{4, 2}, time.Minute)
+	assert.Equal(t, 0.0, none["clones.p"], "none measured")
+}

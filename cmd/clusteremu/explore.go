@@ -28,7 +28,8 @@ func exploreCommand(args []string, stdout, stderr io.Writer) int {
 	strategy := fs.String("strategy", "random", `how each seed orders same-instant messages: "random" (a uniform draw at each choice) or "pct" (probabilistic concurrency testing: run.strategy)`)
 	workerList := workersFlag(fs)
 	depth := fs.Int("depth", 3, "with --strategy pct, the orderings a bug needs: d − 1 priority changes a run (run.pct_depth)")
-	sc, err := parseDeterministic(fs, args)
+	reduced := fs.Bool("reduced", false, "explore a reproduction's reduced form (reproduce --reduced): its [reproduce] reduced overrides, and its rows as that form checks them, those it skips left out")
+	sc, err := parseDeterministicForm(fs, args, reduced)
 	if err == nil {
 		sc, err = withStrategy(sc, *strategy, *depth, stdout)
 		if err != nil {

@@ -39,7 +39,7 @@ side by side with ratios`, compareCommand},
 		{"config", "[scenario.toml] [--seed N] [--until D] [--set key=value]",
 			`print the scenario as it would run: every key with its default,
 overrides applied (what run --out saves as scenario.toml)`, configCommand},
-		{"explore", "[scenario.toml] [--seeds N] [--first S] [--parallel P | --workers HOST:PORT,...] [--shrink]",
+		{"explore", "[scenario.toml] [--reduced] [--seeds N] [--first S] [--parallel P | --workers HOST:PORT,...] [--shrink]",
 			`run the scenario under N schedule seeds and print every seed that
 breaks an invariant or an [[expect]] block`, exploreCommand},
 		{"shrink", "[scenario.toml] --schedule-seed S [--out FILE]",

@@ -654,3 +654,37 @@ func exampleCut(sc *scenarios.Scenario, cut string) string {
 	}
 	return cut
 }
+
+func TestExploreReducedChecksTheRowsTheReducedFormChecks(t *testing.T) {
+	// A reproduction of 12 jobs whose reduced form runs 6 (5 synthetic
+	// and the sort): its first row holds only at full size and is
+	// skipped reduced, its second is checked reduced at 6.
+	var out, errs bytes.Buffer
+	text := smallScenario + `reduced = { skip = true, why = "12 jobs only at full size" }
+
+[[expect]]
+metric = "jobs.succeeded"
+op = ">="
+value = 12
+reduced = { value = 6, why = "6 jobs reduced" }
+
+[reproduce]
+source = "a test"
+reduced = ["workload.synthetic[0].jobs=5"]
+`
+	path := writeScenario(t, text)
+	assert.Equal(t, 0, run([]string{"explore", path, "--seeds", "2"}, &out, &errs), errs.String())
+	out.Reset()
+	// --set applies after the reduced overrides and keeps the rows as
+	// the reduced form checks them.
+	assert.Equal(t, 0, run([]string{"explore", path, "--reduced", "--seeds", "2", "--set", "run.seed=2"}, &out, &errs), errs.String())
+	assert.Contains(t, out.String(), " --set workload.synthetic[0].jobs=5 --set run.seed=2: 0 failed")
+	out.Reset()
+	failing := strings.Replace(text, `value = 6, why`, `value = 7, why`, 1)
+	assert.Equal(t, 1, run([]string{"explore", writeScenario(t, failing), "--reduced", "--seeds", "1"}, &out, &errs))
+	assert.Contains(t, out.String(), "seed 1: FAIL expect jobs.succeeded >= 7: measured 6")
+	assert.Contains(t, out.String(), "--set workload.synthetic[0].jobs=5 --schedule-seed 1 --out DIR", "the seed replays in the reduced form")
+	out.Reset()
+	assert.Equal(t, 2, run([]string{"explore", writeScenario(t, smallScenario), "--reduced"}, &out, &errs))
+	assert.Contains(t, errs.String(), "--reduced needs a reproduction")
+}

@@ -108,12 +108,32 @@ func reproduction(path string, reduced bool) (*scenarios.Scenario, error) {
 	if !reduced {
 		return sc, nil
 	}
+	return reducedForm(sc)
+}
+
+// reducedForm is a reproduction with its [reproduce] reduced overrides.
+func reducedForm(sc *scenarios.Scenario) (*scenarios.Scenario, error) {
 	name := sc.Name
-	if sc, err = applySets(sc, sc.Reproduce.Reduced); err != nil {
+	sc, err := applySets(sc, sc.Reproduce.Reduced)
+	if err != nil {
 		return nil, err
 	}
 	sc.Name = name + " (reduced)"
 	return sc, nil
+}
+
+// reducedRows keeps of a reproduction's rows those its reduced form
+// checks, as it checks them (rows): what explore --reduced checks.
+func reducedRows(sc *scenarios.Scenario) *scenarios.Scenario {
+	var kept []scenarios.Expectation
+	for _, r := range rows(sc, true) {
+		if !r.skip {
+			kept = append(kept, r.Expectation)
+		}
+	}
+	out := *sc
+	out.Expect = kept
+	return &out
 }
 
 // row is an expectation as a reproduction checks it: in the reduced

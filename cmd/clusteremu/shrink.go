@@ -61,15 +61,35 @@ func shrinkCommand(args []string, stdout, stderr io.Writer) int {
 // scenario they name (or the default) with its overrides, which must run
 // in deterministic virtual time. Errors are printed to stderr.
 func parseDeterministic(fs *flags, args []string) (*scenarios.Scenario, error) {
+	return parseDeterministicForm(fs, args, nil)
+}
+
+// parseDeterministicForm is parseDeterministic; with reduced set, the
+// scenario is a reproduction's reduced form: its [reproduce] reduced
+// overrides applied before --set's (the scenario's name lists both, so
+// a seed replays with it), its rows as that form checks them
+// (reducedRows).
+func parseDeterministicForm(fs *flags, args []string, reduced *bool) (*scenarios.Scenario, error) {
 	var sets setFlags
 	fs.Var(&sets, "set", "override a scenario key: key=value (repeatable)")
 	positional, err := fs.parse(args)
 	if err != nil {
 		return nil, err // printed by parse
 	}
+	form := reduced != nil && *reduced
 	sc, err := loadScenario(positional)
+	if err == nil && form {
+		if sc.Reproduce.Source == "" {
+			err = fmt.Errorf("%s: --reduced needs a reproduction (a [reproduce] table with its source)", sc.Name)
+		} else {
+			sc, err = applySets(sc, sc.Reproduce.Reduced)
+		}
+	}
 	if err == nil {
 		sc, err = applySets(sc, sets)
+	}
+	if err == nil && form {
+		sc = reducedRows(sc)
 	}
 	if err == nil {
 		err = needsDeterministic(sc, fs.Name())

@@ -149,11 +149,16 @@ const (
 // uncloned map has: Bound[s] is the copy slot s reads (in finish order, -1
 // while unbound), Readers[k] how many slots read copy k. Closed is set
 // once every slot is bound: the map's unfinished copies are no longer
-// needed. Bindings never change, so no clone reads two copies of a map.
+// needed. A binding changes only when a copy is lost with its node
+// (Drop): the reduce clones reading it forget it before reading another,
+// so no clone reads two copies of a map.
 type Binding struct {
 	Bound   []int
 	Readers []int
 	Closed  bool
+	// Gone marks the copies lost with their node (Drop), by copy; nil
+	// while none is.
+	Gone []bool
 }
 
 // NewBinding is a map's binding before any copy finished, for slots
@@ -207,21 +212,60 @@ func (b *Binding) Expire() []int {
 	if b.Closed || len(b.Readers) == 0 {
 		return nil
 	}
+	least := b.leastRead()
+	if least < 0 {
+		return nil
+	}
 	var slots []int
 	for s, c := range b.Bound {
 		if c < 0 {
-			least := 0
-			for k, r := range b.Readers {
-				if r < b.Readers[least] {
-					least = k
-				}
-			}
 			b.bind(s, least)
 			slots = append(slots, s)
+			least = b.leastRead()
 		}
 	}
 	b.Closed = true
 	return slots
+}
+
+// leastRead is the finished copy not gone with the fewest readers, the
+// earliest on a tie; -1 when there is none.
+func (b *Binding) leastRead() int {
+	least := -1
+	for k, r := range b.Readers {
+		if !b.Lost(k) && (least < 0 || r < b.Readers[least]) {
+			least = k
+		}
+	}
+	return least
+}
+
+// Lost reports whether copy k was lost with its node (Drop).
+func (b *Binding) Lost(k int) bool { return k < len(b.Gone) && b.Gone[k] }
+
+// Drop books finished copy k lost with its node: it is read no more, and
+// the slots bound to it are bound again, each to the least-read copy
+// left, which a reduce clone that was reading copy k reads instead, its
+// lost copy forgotten. It returns those slots, and false when no
+// finished copy is left (the map must be made again).
+func (b *Binding) Drop(k int) ([]int, bool) {
+	if k < 0 || k >= len(b.Readers) || b.Lost(k) {
+		return nil, b.leastRead() >= 0
+	}
+	b.Gone = append(b.Gone, make([]bool, len(b.Readers)-len(b.Gone))...)
+	b.Gone[k] = true
+	b.Readers[k] = 0
+	if b.leastRead() < 0 {
+		return nil, false
+	}
+	var slots []int
+	for s, c := range b.Bound {
+		if c == k {
+			b.bind(s, b.leastRead())
+			slots = append(slots, s)
+		}
+	}
+	return slots, true
 }
 
 // Need lowers the slots to n, the reduce phase's clones once its

@@ -147,6 +147,46 @@ func TestBindingPerAccessMode(t *testing.T) {
 	assert.True(t, NewBinding(0).Closed, "no reduce reads the map")
 }
 
+func TestBindingDropsALostCopy(t *testing.T) {
+	// Three slots, CAC: copies 0, 1, 2 bind slots 0, 1, 2. Copy 1's node
+	// is lost: slot 1 is bound again to the least-read copy left, copy 0
+	// (the earlier on a tie), and copy 1 is read no more.
+	b := NewBinding(3)
+	for range 3 {
+		b.Finished(AccessCAC)
+	}
+	slots, ok := b.Drop(1)
+	assert.True(t, ok)
+	assert.Equal(t, []int{1}, slots)
+	assert.Equal(t, []int{0, 0, 2}, b.Bound)
+	assert.Equal(t, []int{2, 0, 1}, b.Readers)
+	// Copy 0 goes too: its slots go to copy 2, the last copy left; a
+	// copy dropped twice changes nothing.
+	slots, ok = b.Drop(0)
+	assert.True(t, ok)
+	assert.Equal(t, []int{0, 1}, slots)
+	assert.Equal(t, []int{2, 2, 2}, b.Bound)
+	slots, ok = b.Drop(0)
+	assert.True(t, ok)
+	assert.Empty(t, slots)
+	// The last copy lost: the map must be made again.
+	_, ok = b.Drop(2)
+	assert.False(t, ok)
+
+	// Delay: copy 1 is lost before ω, its slot bound again to copy 0;
+	// ω binds the unbound slot to copy 0 too, never to the lost copy,
+	// which has no reader left.
+	d := NewBinding(3)
+	d.Finished(AccessDelay)
+	d.Finished(AccessDelay)
+	slots, ok = d.Drop(1)
+	assert.True(t, ok)
+	assert.Equal(t, []int{1}, slots)
+	assert.Equal(t, []int{0, 0, -1}, d.Bound)
+	assert.Equal(t, []int{2}, d.Expire())
+	assert.Equal(t, []int{0, 0, 0}, d.Bound)
+}
+
 func TestSearchOmegaWaitsForTheSecondCopy(t *testing.T) {
 	// Second copies come 3 s after the first; reads take 10 s alone. For
 	// ω < 3 both clones share the first copy from ω: A ends its read at
