@@ -45,7 +45,7 @@ type dirFile struct {
 	// says whether any has.
 	width    float64
 	measured bool
-	accesses int
+	accesses int // maps launched to read its blocks
 	lastRef  time.Duration
 	lastUse  []time.Duration // by block
 	uses     []int32         // by block
@@ -201,12 +201,11 @@ func (d *cacheDirectory) sortedFiles(node sched.NodeID) []*dirFile {
 }
 
 // read books a map launched to read a block of a file, from memory or
-// disk: the file's last reference and the block's use; firstOfJob counts
-// the job's access to the file, once per job.
-func (d *cacheDirectory) read(f *dirFile, block int32, now time.Duration, firstOfJob bool) {
-	if firstOfJob {
-		f.accesses++
-	}
+// disk: an access to the file (the thesis's ADD counts one a block, the
+// notes' choice every task read, hit or miss), its last reference and the
+// block's use.
+func (d *cacheDirectory) read(f *dirFile, block int32, now time.Duration) {
+	f.accesses++
 	f.lastRef = now
 	if block >= 0 && block < f.blocks {
 		f.lastUse[block] = now

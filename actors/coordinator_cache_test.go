@@ -197,3 +197,16 @@ func TestMINsNextReadSkipsLaunchedReads(t *testing.T) {
 	oracle.jobEnded(2)
 	assert.Equal(t, cache.NeverAgain, oracle.next("f", 0))
 }
+
+// A file's accesses count the reads of its blocks, every map launched to
+// read one, from memory or disk (the thesis's ADD counts one a block
+// cached), not the jobs: a job's three maps are three accesses.
+func TestAccessesCountEveryRead(t *testing.T) {
+	s := cacheCore(t)
+	submitMaps(t, s, 0, 1, 0, []sched.NodeID{0, 1}, []sched.NodeID{0, 1}, []sched.NodeID{1, 2})
+	cached(s, 2, "input-1", 2)
+	s.heartbeat(time.Second, &Heartbeat{Node: 0})
+	s.heartbeat(time.Second, &Heartbeat{Node: 2})
+	assert.Len(t, said(s), 3, "two maps from disk on node 0, one from memory on node 2")
+	assert.Equal(t, 3, s.cache.dir.files["input-1"].accesses)
+}

@@ -82,8 +82,8 @@ type File struct {
 	// Width is the file's wave-width: what its jobs measured, or before
 	// any, its block count.
 	Width float64
-	// Accesses counts the jobs that read the file; LastRef is when it was
-	// last read.
+	// Accesses counts the reads of the file's blocks (maps launched to
+	// read one, from memory or disk); LastRef is when it was last read.
 	Accesses int
 	LastRef  time.Duration
 	// Local are the file's blocks on the client that may be evicted.
