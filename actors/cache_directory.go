@@ -45,7 +45,7 @@ type dirFile struct {
 	// says whether any has.
 	width    float64
 	measured bool
-	accesses int
+	accesses int // maps launched to read its blocks
 	lastRef  time.Duration
 	lastUse  []time.Duration // by block
 	uses     []int32         // by block
@@ -201,12 +201,11 @@ func (d *cacheDirectory) sortedFiles(node sched.NodeID) []*dirFile {
 }
 
 // read books a map launched to read a block of a file, from memory or
-// disk: the file's last reference and the block's use; firstOfJob counts
-// the job's access to the file, once per job.
-func (d *cacheDirectory) read(f *dirFile, block int32, now time.Duration, firstOfJob bool) {
-	if firstOfJob {
-		f.accesses++
-	}
+// disk: an access to the file (the thesis's ADD counts one a block, the
+// notes' choice every task read, hit or miss), its last reference and the
+// block's use.
+func (d *cacheDirectory) read(f *dirFile, block int32, now time.Duration) {
+	f.accesses++
 	f.lastRef = now
 	if block >= 0 && block < f.blocks {
 		f.lastUse[block] = now
@@ -289,9 +288,11 @@ func (d *cacheDirectory) pick(node sched.NodeID, now time.Duration) (string, []i
 }
 
 // cacheOracle is what MIN knows of the future: every job of the open
-// streams, by the file it reads, in submission order. A block's next read
-// is by the first of its file's jobs that has not ended and has not yet
-// launched the block's map.
+// streams, by the file it reads, in submission order, with when it reads
+// each block in the trace (the run without caches). A block's next read
+// is the earliest trace read of it by a job that has not ended and has not
+// yet launched the block's map: Belady's MIN over the blocks' interleaved
+// reads, which knows nothing of files or waves.
 type cacheOracle struct {
 	future map[string][]FutureRead
 	head   map[string]int // the first read of each file not yet over
@@ -300,10 +301,21 @@ type cacheOracle struct {
 	launched func(job sched.JobID, task int32) bool
 }
 
-// FutureRead is a job of the workload and the file it reads, for MIN.
+// FutureRead is a job of the workload and the file it reads, for MIN:
+// when it was submitted and, by block, when its map read the block in the
+// trace. A block Reads leaves out (or all, when nil) is read at Submit.
 type FutureRead struct {
 	Job    sched.JobID
 	Submit time.Duration
+	Reads  []time.Duration
+}
+
+// readAt is when the job reads a block in the trace.
+func (r *FutureRead) readAt(block int32) time.Duration {
+	if block >= 0 && int(block) < len(r.Reads) {
+		return r.Reads[block]
+	}
+	return r.Submit
 }
 
 func newCacheOracle(future map[string][]FutureRead, launched func(sched.JobID, int32) bool) *cacheOracle {
@@ -313,7 +325,9 @@ func newCacheOracle(future map[string][]FutureRead, launched func(sched.JobID, i
 // jobEnded marks a job's reads over.
 func (o *cacheOracle) jobEnded(id sched.JobID) { o.ended[id] = true }
 
-// next is when a block is read again (cache.Ahead's order).
+// next is when a block is read again (cache.Ahead's order): the earliest
+// trace read among the jobs still to read it, ties to the earlier job.
+// The cost is O(the file's jobs not yet over).
 func (o *cacheOracle) next(name string, block int32) cache.Ahead {
 	reads := o.future[name]
 	i := o.head[name]
@@ -322,10 +336,15 @@ func (o *cacheOracle) next(name string, block int32) cache.Ahead {
 		i++
 	}
 	o.head[name] = i
-	for _, r := range reads[i:] {
-		if !o.ended[r.Job] && !o.launched(r.Job, block) {
-			return cache.Ahead{At: r.Submit, Index: block, Job: int64(r.Job)}
+	next := cache.NeverAgain
+	for k := range reads[i:] {
+		r := &reads[i+k]
+		if o.ended[r.Job] || o.launched(r.Job, block) {
+			continue
+		}
+		if a := (cache.Ahead{At: r.readAt(block), Index: block, Job: int64(r.Job)}); next.After(a) {
+			next = a
 		}
 	}
-	return cache.NeverAgain
+	return next
 }

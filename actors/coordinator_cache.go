@@ -67,7 +67,6 @@ type cacheRole struct {
 	second   time.Duration // the second being counted
 	inSecond int64
 	peak     int64
-	accessed map[sched.JobID]bool // jobs that launched a map
 	// freeSlot reports whether a live node has a free map slot.
 	freeSlot func(sched.NodeID) bool
 }
@@ -95,7 +94,7 @@ func (s *coordState) setUpCache() {
 		oracle = newCacheOracle(s.cfg.CacheFuture, s.table.launchedMap)
 	}
 	s.cache = &cacheRole{cfg: cfg, dir: newCacheDirectory(policy, len(s.cfg.RackOf), oracle),
-		accessed: make(map[sched.JobID]bool), second: -1, freeSlot: s.freeMapSlot}
+		second: -1, freeSlot: s.freeMapSlot}
 }
 
 // preload books the blocks the clients hold when the run starts.
@@ -181,30 +180,26 @@ func (s *coordState) waveWidthMeasured(now time.Duration, msg *WaveWidthMeasured
 	s.cache.dir.measured(msg.File, msg.Width)
 }
 
-// cacheLaunch books a map's launch: a read of its block (and of its file,
-// for the job's first), and, when it reads from memory, a pin on the
-// block until the attempt ends.
+// cacheLaunch books a map's launch: a read of its block and of its file,
+// and, when it reads from memory, a pin on the block until the attempt
+// ends.
 func (s *coordState) cacheLaunch(now time.Duration, a sched.Attempt, node sched.NodeID, spec *TaskSpec) {
 	c := s.cache
 	if c == nil || a.Kind != sched.Map || spec.File == "" {
 		return
 	}
 	f := c.dir.file(spec.File, spec.FileBlocks, spec.FileBytes)
-	first := !c.accessed[a.Job]
-	c.accessed[a.Job] = true
-	c.dir.read(f, a.Task, now, first)
+	c.dir.read(f, a.Task, now)
 	if spec.FromMemory {
 		c.dir.pin(a, f, a.Task, node)
 	}
 }
 
-// cacheJobEnded forgets a job's first-launch mark and ends its reads for
-// MIN.
+// cacheJobEnded ends a job's reads for MIN.
 func (s *coordState) cacheJobEnded(id sched.JobID) {
 	if s.cache == nil {
 		return
 	}
-	delete(s.cache.accessed, id)
 	if s.cache.dir.oracle != nil {
 		s.cache.dir.oracle.jobEnded(id)
 	}
@@ -246,14 +241,12 @@ func (s *coordState) restartCache() {
 	if s.cache == nil {
 		return
 	}
-	accessed := s.cache.accessed
 	var oracle *cacheOracle
 	if old := s.cache.dir.oracle; old != nil {
 		oracle = newCacheOracle(old.future, s.table.launchedMap)
 		oracle.ended = old.ended
 	}
 	s.cache.dir = newCacheDirectory(s.cache.dir.policy, len(s.cfg.RackOf), oracle)
-	s.cache.accessed = accessed
 }
 
 // cacheResynced pins the block of an attempt a node reports reading from

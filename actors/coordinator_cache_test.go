@@ -1,12 +1,14 @@
 package actors
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"clusteremu/policies/cache"
 	"clusteremu/policies/sched"
 	"clusteremu/units"
 )
@@ -151,4 +153,60 @@ func TestAMapIsLeftToAnIdleNodeThatCachesIt(t *testing.T) {
 	}
 	s.heartbeat(3*time.Second, &Heartbeat{Node: 0})
 	assert.Equal(t, []string{"launch j1-map0.0 on node 0 map slot 0, node, reads node 0"}, said(s))
+}
+
+// MIN evicts the block read again furthest ahead, block by block: a
+// two-wave job over "big" reads its blocks 0 and 1 at 10 s and 2 and 3 at
+// 40 s in the trace, and a job over "small", submitted later, reads its
+// block at 20 s. A client holding big's blocks 0 and 3 and small's block
+// gives up big's block 3 first, then small's, and keeps big's first wave:
+// the order of the reads, not of the jobs' submissions.
+func TestMINEvictsTheBlockReadFurthestAheadInTheTrace(t *testing.T) {
+	none := func(sched.JobID, int32) bool { return false }
+	oracle := newCacheOracle(map[string][]FutureRead{
+		"big":   {{Job: 1, Submit: 5 * time.Second, Reads: []time.Duration{10 * time.Second, 10 * time.Second, 40 * time.Second, 40 * time.Second}}},
+		"small": {{Job: 2, Submit: 15 * time.Second, Reads: []time.Duration{20 * time.Second}}},
+	}, none)
+	policy, err := cache.New(cache.Config{Name: cache.MIN})
+	require.NoError(t, err)
+	d := newCacheDirectory(policy, 1, oracle)
+	for _, b := range []CachedBlock{
+		{File: "big", Block: 0, Bytes: 100, FileBlocks: 4, FileBytes: 400},
+		{File: "big", Block: 3, Bytes: 100, FileBlocks: 4, FileBytes: 400},
+		{File: "small", Block: 0, Bytes: 100, FileBlocks: 1, FileBytes: 100},
+	} {
+		require.True(t, d.add(b, 0))
+	}
+	var order []string
+	for range 3 {
+		name, blocks, ok := d.pick(0, time.Second)
+		require.True(t, ok)
+		order = append(order, fmt.Sprint(name, blocks))
+	}
+	assert.Equal(t, []string{"big[3]", "small[0]", "big[0]"}, order)
+}
+
+// A job that launched a block's map has read it: the next read is the
+// next job's, and a block no job reads again is never read.
+func TestMINsNextReadSkipsLaunchedReads(t *testing.T) {
+	launched := map[sched.JobID]bool{1: true}
+	oracle := newCacheOracle(map[string][]FutureRead{
+		"f": {{Job: 1, Submit: 0, Reads: []time.Duration{time.Second}}, {Job: 2, Submit: 50 * time.Second}},
+	}, func(j sched.JobID, _ int32) bool { return launched[j] })
+	assert.Equal(t, cache.Ahead{At: 50 * time.Second, Index: 0, Job: 2}, oracle.next("f", 0), "job 2 reads at its submission")
+	oracle.jobEnded(2)
+	assert.Equal(t, cache.NeverAgain, oracle.next("f", 0))
+}
+
+// A file's accesses count the reads of its blocks, every map launched to
+// read one, from memory or disk (the thesis's ADD counts one a block
+// cached), not the jobs: a job's three maps are three accesses.
+func TestAccessesCountEveryRead(t *testing.T) {
+	s := cacheCore(t)
+	submitMaps(t, s, 0, 1, 0, []sched.NodeID{0, 1}, []sched.NodeID{0, 1}, []sched.NodeID{1, 2})
+	cached(s, 2, "input-1", 2)
+	s.heartbeat(time.Second, &Heartbeat{Node: 0})
+	s.heartbeat(time.Second, &Heartbeat{Node: 2})
+	assert.Len(t, said(s), 3, "two maps from disk on node 0, one from memory on node 2")
+	assert.Equal(t, 3, s.cache.dir.files["input-1"].accesses)
 }

@@ -26,6 +26,8 @@ type Cluster struct {
 	coordinator *actors.Coordinator
 	// sizingWall is the wall time the load streams' sizing pass took.
 	sizingWall time.Duration
+	// future is MIN's oracle (Config.futureReads), nil for other policies.
+	future map[string][]actors.FutureRead
 }
 
 // Report is what a run produced.
@@ -85,6 +87,10 @@ func Build(cfg Config) (*Cluster, error) {
 			return nil, err
 		}
 	}
+	future, err := cfg.futureReads()
+	if err != nil {
+		return nil, err
+	}
 	shape := &cfg.Cluster
 	net, err := netmodel.NewNetwork(netmodel.Config{
 		CompletionWindow: shape.CompletionWindow.Std(),
@@ -101,7 +107,7 @@ func Build(cfg Config) (*Cluster, error) {
 	opts.Chaos, opts.Rules = cfg.Chaos, cfg.Rules
 	c := &Cluster{
 		cfg: cfg, network: net, rec: newRecorder(),
-		rt: NewRuntime(opts), sizingWall: sizing,
+		rt: NewRuntime(opts), sizingWall: sizing, future: future,
 	}
 	c.rt.WatchWork(func() bool {
 		submitted, ended := c.rec.counts()
@@ -190,7 +196,7 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 		Streams: len(cfg.Workload) + len(cfg.Closed) + cfg.QoS.clients(),
 		Fabric:  fabric, Directory: dir, Explain: cfg.Run.Explain,
 		NewPolicy: func() (sched.Policy, error) { return sched.New(cfg.Scheduler.Name, cfg.Scheduler.Params, cfg.Shape()) },
-		Cache:     cfg.Cache, Preloaded: preloaded, CacheFuture: cfg.futureReads(), Replication: cfg.Replication,
+		Cache:     cfg.Cache, Preloaded: preloaded, CacheFuture: c.future, Replication: cfg.Replication,
 		IntermediateLoss: cfg.IntermediateLoss,
 	}, policy, c.deps("coordinator"))
 	coordinator, err := c.spawnActor("coordinator", c.coordinator)

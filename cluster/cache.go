@@ -2,9 +2,11 @@ package cluster
 
 import (
 	"cmp"
+	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
 	"slices"
+	"time"
 
 	"clusteremu/actors"
 	"clusteremu/policies/cache"
@@ -62,17 +64,31 @@ func (c *Config) preloaded() []actors.Preloaded {
 }
 
 // futureReads is MIN's oracle: the open streams' jobs by the file they
-// read, in submission order (ties by ID); nil for other policies.
-func (c *Config) futureReads() map[string][]actors.FutureRead {
+// read, in submission order (ties by ID), each with the instants its maps
+// read their blocks in the trace; nil for other policies. The trace is a
+// run of the same configuration without caches, as the thesis's MIN
+// replayed a trace recorded without them: a block's next read is when
+// that run read it, interleaved with every other job's reads.
+func (c *Config) futureReads() (map[string][]actors.FutureRead, error) {
 	if !c.Cache.On() || c.Cache.Name != cache.MIN {
-		return nil
+		return nil, nil
+	}
+	trace, err := c.traceReads()
+	if err != nil {
+		return nil, fmt.Errorf("MIN's trace (the run without caches): %w", err)
 	}
 	out := map[string][]actors.FutureRead{}
 	id := max(1, c.firstJob)
 	for _, stream := range c.Workload {
 		for _, j := range stream {
 			if j.InputFile != "" {
-				out[j.InputFile] = append(out[j.InputFile], actors.FutureRead{Job: id, Submit: j.Submit})
+				reads := trace[id]
+				for b, at := range reads {
+					if at < 0 { // not read in the trace: at the submission
+						reads[b] = j.Submit
+					}
+				}
+				out[j.InputFile] = append(out[j.InputFile], actors.FutureRead{Job: id, Submit: j.Submit, Reads: reads})
 			}
 			id++
 		}
@@ -82,5 +98,46 @@ func (c *Config) futureReads() map[string][]actors.FutureRead {
 			return cmp.Or(cmp.Compare(a.Submit, b.Submit), cmp.Compare(a.Job, b.Job))
 		})
 	}
-	return out
+	return out, nil
+}
+
+// traceReads runs the configuration without caches and returns, by job
+// and map, when the map's first attempt started (-1 for a map that never
+// did). The run keeps the seeds, faults and rules, and none of the run's
+// own options (decisions, outputs), which name instants of the cached run.
+func (c *Config) traceReads() (map[sched.JobID][]time.Duration, error) {
+	ref := *c
+	ref.Cache = nil
+	ref.Run = RunOptions{Seed: c.Run.Seed, ScheduleSeed: c.Run.ScheduleSeed, StallAfter: c.Run.StallAfter, Until: c.Run.Until}
+	cl, err := Build(ref)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := cl.Run()
+	if err != nil {
+		return nil, err
+	}
+	maps := map[sched.JobID]int{}
+	for _, j := range rep.Records.Jobs {
+		maps[j.ID] = j.Maps
+	}
+	out := map[sched.JobID][]time.Duration{}
+	for _, a := range rep.Records.Attempts {
+		id := a.Attempt
+		if id.Kind != sched.Map || int(id.Task) >= maps[id.Job] {
+			continue
+		}
+		reads := out[id.Job]
+		if reads == nil {
+			reads = make([]time.Duration, maps[id.Job])
+			for i := range reads {
+				reads[i] = -1
+			}
+			out[id.Job] = reads
+		}
+		if reads[id.Task] < 0 || a.Start < reads[id.Task] {
+			reads[id.Task] = a.Start
+		}
+	}
+	return out, nil
 }

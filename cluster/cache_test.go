@@ -63,3 +63,30 @@ func TestAllOrNothing(t *testing.T) {
 		})
 	}
 }
+
+// MIN's oracle is the trace of the run without caches: Fig. 2.2's job
+// alone, no block preloaded, reads its first wave of 10 blocks at once
+// and each later wave a disk read (T = 20 s) after the one before, so a
+// block's next read is its own wave's instant, not the job's submission.
+func TestMINsOracleReadsTheTrace(t *testing.T) {
+	cfg := fig22(0)
+	cfg.Cache.Name = "min"
+	future, err := cfg.futureReads()
+	if !assert.NoError(t, err) {
+		return
+	}
+	reads := future["input"]
+	if !assert.Len(t, reads, 1) || !assert.Len(t, reads[0].Reads, 50) {
+		return
+	}
+	r := reads[0].Reads
+	for b := 10; b < 50; b += 10 {
+		assert.InDelta(t, 20, (r[b] - r[b-10]).Seconds(), 0.1, "block %d a wave after block %d", b, b-10)
+	}
+	assert.Less(t, r[9]-r[0], time.Second, "the first wave at once")
+	none := cfg
+	none.Cache = nil
+	future, err = none.futureReads()
+	assert.NoError(t, err)
+	assert.Nil(t, future, "no oracle but MIN's")
+}

@@ -38,6 +38,12 @@ import (
 //	value = 1.7
 //	tolerance = 0.3
 //	paper = "1.7× (§6.2.1)"
+//
+// saved_from, beside baseline, names a third run (overrides as set) that
+// both save from, and makes the measured value the ratio of the savings:
+// (from − run) / (from − baseline) of the metric, how many times the
+// run's saving is the baseline's ("a policy gains 2× what its variant
+// does" against the run with no policy).
 type Expectation struct {
 	Metric    string   `toml:"metric"`
 	Op        string   `toml:"op"`
@@ -47,7 +53,10 @@ type Expectation struct {
 	Baseline  []string `toml:"baseline"`
 	// BaselineMetric is the baseline run's metric, when not Metric.
 	BaselineMetric string `toml:"baseline_metric"`
-	Paper          string `toml:"paper"`
+	// SavedFrom is the run the savings of a savings ratio are measured
+	// from; nil for a plain ratio.
+	SavedFrom []string `toml:"saved_from"`
+	Paper     string   `toml:"paper"`
 	// Run names the run in reproduce's rows; "" shows its overrides.
 	Run string `toml:"run"`
 	// Reduced is how the row is checked in the reproduction's reduced
@@ -134,6 +143,10 @@ func (e *Expectation) Validate() error {
 		errs.add(!cluster.ValidMetric(e.BaselineMetric), e.metricError("baseline_metric", e.BaselineMetric))
 		errs.add(e.Baseline == nil, Invalid("baseline_metric", e.BaselineMetric, "applies only with baseline: the baseline run's metric the ratio divides by"))
 	}
+	if e.SavedFrom != nil {
+		errs.add(e.Baseline == nil, Invalid("saved_from", e.SavedFrom, "applies only with baseline: the run both the row's run and its baseline save from"))
+		errs.add(e.BaselineMetric != "", Invalid("saved_from", e.SavedFrom, "compares savings of one metric: leave out baseline_metric"))
+	}
 	errs.add(!slices.Contains(ops, e.Op), Invalid("op", e.Op, "must be one of %s", strings.Join(ops, " ")))
 	if _, err := e.number(); err != nil {
 		errs = append(errs, Invalid("value", e.Value, "%v", err))
@@ -144,9 +157,12 @@ func (e *Expectation) Validate() error {
 	errs.add(e.Op != "~" && e.Tolerance != 0, Invalid("tolerance", e.Tolerance, `applies only to op = "~"`))
 	errs = append(errs, e.validateReduced()...)
 	errs.add(e.Known != "" && strings.TrimSpace(e.Known) == "", Invalid("known", e.Known, "must say why the row fails, or be left out"))
-	for i, set := range append(slices.Clone(e.Set), e.Baseline...) {
+	for i, set := range slices.Concat(e.Set, e.Baseline, e.SavedFrom) {
 		key := fmt.Sprintf("set[%d]", i)
-		if i >= len(e.Set) {
+		switch {
+		case i >= len(e.Set)+len(e.Baseline):
+			key = fmt.Sprintf("saved_from[%d]", i-len(e.Set)-len(e.Baseline))
+		case i >= len(e.Set):
 			key = fmt.Sprintf("baseline[%d]", i-len(e.Set))
 		}
 		k, _, ok := strings.Cut(set, "=")
@@ -230,6 +246,19 @@ func (e *Expectation) CheckRatio(run, baseline cluster.Summary) (float64, error)
 		return math.NaN(), fmt.Errorf("expect %s: no %s ratio (run %v, baseline %s %v)", e, e.Metric, a, over, b)
 	}
 	return a / b, e.Compare(a / b)
+}
+
+// CheckSavings compares the run's saving from the from run over the
+// baseline's, (from − run) / (from − baseline) of the metric.
+func (e *Expectation) CheckSavings(run, baseline, from cluster.Summary) (float64, error) {
+	a, ok := run[e.Metric]
+	b, okb := baseline[e.Metric]
+	f, okf := from[e.Metric]
+	if !ok || !okb || !okf || f == b {
+		return math.NaN(), fmt.Errorf("expect %s: no %s savings ratio (run %v, baseline %v, from %v)", e, e.Metric, a, b, f)
+	}
+	r := (f - a) / (f - b)
+	return r, e.Compare(r)
 }
 
 // Compare checks a measured value; the error says what was measured.

@@ -75,6 +75,10 @@ func TestSizeQueuesBadInput(t *testing.T) {
 			`s.toml:8:13: expect[0].reduced.value = 50: partitions.1.work is a fraction from 0 to 1`},
 		{"baseline_metric without a baseline", swim + "[[expect]]\nmetric = \"jobs.slowdown.p50\"\nbaseline_metric = \"jobs.slowdown.p95\"\nop = \"<\"\nvalue = 1\n",
 			`s.toml:6:1: expect[0].baseline_metric = "jobs.slowdown.p95": applies only with baseline`},
+		{"saved_from without a baseline", swim + "[[expect]]\nmetric = \"jobs.slowdown.p50\"\nsaved_from = [\"cache.capacity=0B\"]\nop = \">\"\nvalue = 1\n",
+			`s.toml:6:1: expect[0].saved_from = ["cache.capacity=0B"]: applies only with baseline`},
+		{"saved_from of no key=value", swim + "[[expect]]\nmetric = \"jobs.slowdown.p50\"\nbaseline = []\nsaved_from = [\"none\"]\nop = \">\"\nvalue = 1\n",
+			`expect[0].saved_from[0] = "none": must be key=value`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Load("s.toml", []byte(tc.text), dir)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -180,6 +181,9 @@ func reproduce(w io.Writer, sc *scenarios.Scenario, reduced bool, sw sweeper) (b
 		if e.Baseline != nil {
 			variants[variantKey(e.Baseline)] = e.Baseline
 		}
+		if e.SavedFrom != nil {
+			variants[variantKey(e.SavedFrom)] = e.SavedFrom
+		}
 	}
 	keys := slices.Sorted(maps.Keys(variants))
 	seeds := sc.Reproduce.Seeds
@@ -237,7 +241,10 @@ func reproduce(w io.Writer, sc *scenarios.Scenario, reduced bool, sw sweeper) (b
 			label = e.Run
 		}
 		metric := e.Metric
-		if e.Baseline != nil {
+		switch {
+		case e.SavedFrom != nil:
+			metric += " savings ratio"
+		case e.Baseline != nil:
 			metric += " ratio"
 		}
 		if e.skip {
@@ -248,6 +255,10 @@ func reproduce(w io.Writer, sc *scenarios.Scenario, reduced bool, sw sweeper) (b
 		measured, err := math.NaN(), errs[run]
 		switch {
 		case err != nil:
+		case e.SavedFrom != nil:
+			if err = cmp.Or(errs[variantKey(e.Baseline)], errs[variantKey(e.SavedFrom)]); err == nil {
+				measured, err = e.CheckSavings(summaries[run], summaries[variantKey(e.Baseline)], summaries[variantKey(e.SavedFrom)])
+			}
 		case e.Baseline != nil:
 			if err = errs[variantKey(e.Baseline)]; err == nil {
 				measured, err = e.CheckRatio(summaries[run], summaries[variantKey(e.Baseline)])

@@ -82,8 +82,8 @@ type File struct {
 	// Width is the file's wave-width: what its jobs measured, or before
 	// any, its block count.
 	Width float64
-	// Accesses counts the jobs that read the file; LastRef is when it was
-	// last read.
+	// Accesses counts the reads of the file's blocks (maps launched to
+	// read one, from memory or disk); LastRef is when it was last read.
 	Accesses int
 	LastRef  time.Duration
 	// Local are the file's blocks on the client that may be evicted.
@@ -105,9 +105,9 @@ type Block struct {
 }
 
 // Ahead places a future read of a block in the order reads are expected
-// in: by the reading job's submission; among jobs submitted at one
-// instant, which read their blocks side by side, by block index, then by
-// job. Never is a block no known job reads again.
+// in: by when the block is read (the scenario's oracle says when: the
+// instant its map read it in the trace); among reads at one instant, by
+// block index, then by job. Never is a block no known job reads again.
 type Ahead struct {
 	Never bool
 	At    time.Duration

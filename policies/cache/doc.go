@@ -18,7 +18,7 @@
 // The classic policies evict a block: LRU the one used longest ago, LFU
 // the one used least often, MIN the one read again furthest ahead, which
 // the caller works out from what it knows of the future (clusteremu:
-// the open workload streams' job lists).
+// when each block was read in a run of the scenario without caches).
 //
 // Fig. 2.4 of the thesis, on one client's four-block cache holding A and B
 // (J1's file) and C and D (J2's), the future reads being A, C, B, D:

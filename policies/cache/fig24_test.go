@@ -125,7 +125,7 @@ func TestFig24MINAgainstLIFE(t *testing.T) {
 	}
 }
 
-// The four Ahead orders: by submission, then block, then job; never last.
+// The four Ahead orders: by the read's instant, then block, then job; never last.
 func TestAheadOrder(t *testing.T) {
 	a := Ahead{At: 5, Index: 0, Job: 2}
 	assert.True(t, Ahead{At: 6}.After(a))
