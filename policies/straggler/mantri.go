@@ -58,8 +58,7 @@ func (*MantriParams) SlowNodes() float64 { return 0 }
 // 5 with the notes' corrections), run per phase on each decision:
 //
 //   - prune: of a task's attempts that have run at least Δ, keep the keep
-//     with the lowest t_rem and kill the others (Δ, the task's report
-//     period: min(10 s, a tenth of its lifetime), delta);
+//     with the lowest t_rem and kill the others;
 //   - while tasks of the phase wait for slots: kill and restart a task if
 //     t_rem > E(t_new) + Δ, at most γ times; else duplicate it if
 //     P(t_new < c/(c+1)·t_rem) > δ with c its running copies, so the
@@ -120,6 +119,7 @@ func (*mantri) Name() string { return "mantri" }
 func (m *mantri) Decide(now time.Duration, v View) []Action {
 	var out []Action
 	var want []Task
+	delta := m.setup.Delta.Seconds()
 	lag := m.lag().Seconds()
 	for _, kind := range []sched.TaskKind{sched.Map, sched.Reduce} {
 		p := &m.phases[kind]
@@ -135,15 +135,14 @@ func (m *mantri) Decide(now time.Duration, v View) []Action {
 				rems = append(rems, m.tRem(p, a, t.bytes, now))
 			}
 			m.alive, m.rems = alive, rems
-			est := newEstimate(p, t.bytes, lag)
-			delta := m.delta(est)
-			kills := m.prune(now, t, alive, rems, len(p.wrapups) > 0, delta)
+			kills := m.prune(now, t, alive, rems, len(p.wrapups) > 0)
 			for _, j := range kills {
 				alive[j].killed = true
 				t.kills++
 				out = append(out, Action{Kind: Kill, Task: k, Attempt: alive[j].attempt,
 					Reason: "mantri: a faster copy of the task runs"})
 			}
+			est := newEstimate(p, t.bytes, lag)
 			rem, c := math.Inf(1), 0
 			for j, a := range alive {
 				if slices.Contains(kills, j) {
@@ -159,7 +158,7 @@ func (m *mantri) Decide(now time.Duration, v View) []Action {
 				}
 				rem, c = min(rem, r), c+1
 			}
-			switch m.p.judge(rem, est, c, t.kills, waiting, delta.Seconds()) {
+			switch m.p.judge(rem, est, c, t.kills, waiting, delta) {
 			case restartTask:
 				out = append(out, m.restart(now, k, fmt.Sprintf("mantri: t_rem %.1fs > E(t_new) %.1fs + Δ", rem, est.mean())))
 			case duplicateTask:
@@ -219,10 +218,10 @@ func (p *MantriParams) judge(rem float64, est estimate, c, kills int, waiting bo
 // any of the phase's tasks has shown its wrap-up (wrapups false), an
 // attempt still reading has no known t_wrapup and its t_rem is its read
 // alone: one that has read all its input is kept before it.
-func (m *mantri) prune(now time.Duration, t *taskState, attempts []*attemptState, rems []float64, wrapups bool, delta time.Duration) []int {
+func (m *mantri) prune(now time.Duration, t *taskState, attempts []*attemptState, rems []float64, wrapups bool) []int {
 	old := m.old[:0]
 	for j, a := range attempts {
-		if a.elapsed(now) >= delta {
+		if a.elapsed(now) >= m.setup.Delta {
 			old = append(old, j)
 		}
 	}
@@ -251,21 +250,6 @@ func (m *mantri) prune(now time.Duration, t *taskState, attempts []*attemptState
 	kill = kill[:min(len(kill), max(m.p.Gamma-t.kills, 0))]
 	slices.Sort(kill)
 	return kill
-}
-
-// delta is Δ for a task whose new copy's time est gives: "once every
-// 10s or ten times in their lifetime, whichever is smaller", the
-// lifetime a copy's expected one, E(t_new), and no less than a tenth of
-// the setup's Δ, as its node spaces the reports; the setup's Δ before
-// the phase has a sample. Mantri's rules weigh a restart's and a copy's
-// worth in Δ: for a 15 s task a copy saving 4.5 s is worth its slot
-// (ρΔ), not only one saving the 30 s a 10 s Δ would ask.
-func (m *mantri) delta(est estimate) time.Duration {
-	if est.n() == 0 {
-		return m.setup.Delta
-	}
-	life := time.Duration(est.mean() * float64(time.Second))
-	return min(m.setup.Delta, max(life/10, m.setup.Delta/10))
 }
 
 // tRem is an attempt's remaining time in seconds, +Inf before its first

@@ -106,9 +106,8 @@ type Task struct {
 type Setup struct {
 	// Tasks are the job's maps and reduces.
 	Tasks [2]int
-	// Delta is the progress-report period Δ ([tasks] progress_interval),
-	// the most a report waits: Mantri's unit of time is a task's own,
-	// the lesser of it and a tenth of the task's lifetime.
+	// Delta is the progress-report period Δ ([tasks] progress_interval):
+	// Mantri's unit of time.
 	Delta time.Duration
 	// Lag is the delay from a copy's request to its launch assumed until
 	// one is measured: half a heartbeat interval.
