@@ -46,6 +46,11 @@ type phase struct {
 	// profiles are the wrap-ups of the phase's latest finished tasks,
 	// profileTasks at most, oldest first (only with book.profiling).
 	profiles []profile
+	// done counts its finished tasks; allDone is when the last one
+	// finished, −1 before: a reduce's input exists in full from the
+	// maps' allDone on.
+	done    int
+	allDone time.Duration
 }
 
 // profile is a finished task's wrap-up: at each score j/profileSteps it
@@ -112,6 +117,7 @@ func newBook(s Setup) book {
 	b := book{setup: s, queued: map[Task]time.Duration{}, restarting: map[Task]time.Duration{}}
 	for k := range b.phases {
 		b.phases[k].tasks = make([]taskState, s.Tasks[k])
+		b.phases[k].allDone = -1
 	}
 	return b
 }
@@ -220,6 +226,9 @@ func (b *book) Ended(now time.Duration, e End) {
 		return
 	}
 	t.done = true
+	if p.done++; p.done == len(p.tasks) {
+		p.allDone = now
+	}
 	d := (now - a.start).Seconds()
 	p.durations = insertSorted(p.durations, d)
 	bytes := float64(max(t.bytes, 1))
@@ -234,11 +243,33 @@ func (b *book) Ended(now time.Duration, e End) {
 		}
 		p.profiles = append(p.profiles, newProfile(append(a.wrap, sample{1, now}), bytes))
 	}
-	if f := a.firstRead; f.at >= 0 && a.readAt > f.at {
-		perByte := ((a.readAt-f.at).Seconds()/(1-f.score) + wrapup) / bytes
+	if read, ok := b.readTime(e.Attempt.Kind, a); ok {
+		perByte := (read + wrapup) / bytes
 		p.perByte = insertSorted(p.perByte, perByte)
 		p.perByteSum += perByte
 	}
+}
+
+// readTime is how long a new attempt of a finished attempt's task would
+// take to read its whole input, in seconds, as far as the attempt shows:
+// its read from its first report of some read to the report of all of
+// it, extrapolated to the whole input; false when no report fell within
+// its read. A reduce launched before its job's maps had all finished
+// read their outputs as they came, its read held by the maps, not by
+// its own pace: a copy launched now would find them all. Its read is
+// then what it still took once the last map had finished (to its report
+// of all read, so within a report period), not extrapolated: its last
+// share may be a sliver, and a report period over a sliver would make
+// every reduce look hopeless to copy.
+func (b *book) readTime(kind sched.TaskKind, a *attemptState) (float64, bool) {
+	if maps := b.phases[sched.Map].allDone; kind == sched.Reduce && a.start < maps {
+		return max(a.readAt-maps, 0).Seconds(), true
+	}
+	f := a.firstRead
+	if f.at < 0 || a.readAt <= f.at {
+		return 0, false
+	}
+	return (a.readAt - f.at).Seconds() / (1 - f.score), true
 }
 
 // newProfile is the profile of a finished task of the given input from

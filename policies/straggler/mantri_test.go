@@ -335,3 +335,48 @@ func TestMantriCountsAFreshCopyAsTNew(t *testing.T) {
 		assert.Empty(t, p.Decide(at(16), v), "waiting %v", waiting)
 	}
 }
+
+// A reduce launched before its job's maps all finished reads their
+// outputs as they come: its read lasts as long as the maps do, not as
+// long as a copy's would. Reduce 0 launches at 0 beside the job's one
+// map, has copied 10% of its 100 bytes at 2 s, and the rest only once
+// the map ends at 100 s, reporting all read at 102 s and ending at 110 s.
+// A copy launched now would read it all at once: t_new is its 2 s of read
+// after the map's end and its 8 s of wrap-up, 10 s, not (102 − 2) / 0.9
+// + 8 = 119 s. Reduce 1, on the same 100 bytes, crawls through its
+// compute, 90 s or so from its end: 80 s more than a copy would take,
+// over ρΔ = 6 s, it is copied.
+func TestMantriTNewOfAReduceHeldByTheMaps(t *testing.T) {
+	p, err := New("mantri", nil, Setup{Tasks: [2]int{1, 2}, Delta: 2 * time.Second})
+	require.NoError(t, err)
+	m := mapAttempt(0, 0)
+	p.Launched(0, Launch{Attempt: m, Bytes: 1000})
+	for i := range int32(2) {
+		p.Launched(0, Launch{Attempt: reduceAttempt(i, 0), Bytes: 100})
+		p.Progressed(at(2), Report{Attempt: reduceAttempt(i, 0), Score: 0.1 / 3, Read: 0.1, At: at(2)})
+	}
+	p.Progressed(at(99), rep(m, 0.99, 0, at(99)))
+	p.Ended(at(100), End{Attempt: m, Outcome: sched.Succeeded})
+	r0, r1 := reduceAttempt(0, 0), reduceAttempt(1, 0)
+	for _, r := range []Report{
+		{Attempt: r0, Score: 1.0 / 3, Read: 1, At: at(102)},
+		{Attempt: r0, Score: 2.0 / 3, Read: 1, At: at(105)},
+		{Attempt: r1, Score: 1.0 / 3, Read: 1, At: at(102)},
+	} {
+		p.Progressed(r.At, r)
+	}
+	p.Ended(at(110), End{Attempt: r0, Outcome: sched.Succeeded})
+	for _, r := range []Report{
+		{Attempt: r1, Score: 0.4, Read: 1, At: at(110)},
+		{Attempt: r1, Score: 0.45, Read: 1, At: at(118)},
+	} {
+		p.Progressed(r.At, r)
+	}
+	mt := p.(*mantri)
+	ph := &mt.phases[sched.Reduce]
+	assert.InDelta(t, 10, newEstimate(ph, 100, 0).mean(), 1e-9, "t_new: 2 s of read after the map's end, 8 s of wrap-up")
+	assert.Greater(t, mt.tRem(ph, ph.tasks[1].attempts[0], 100, at(118)), 60.0)
+	acts := p.Decide(at(118), fakeView{})
+	require.Len(t, acts, 1, "%v", acts)
+	assert.Equal(t, Action{Kind: Duplicate, Task: Task{sched.Reduce, 1}, Reason: acts[0].Reason}, acts[0])
+}
