@@ -132,7 +132,7 @@ func (j *jobState) reduceLaunched(a sched.Attempt, node sched.NodeID, tk *task) 
 	if len(outs) == 0 {
 		return effects{} // its slot is bound to no copy yet
 	}
-	return effects{told: []told{{ref: attemptRef{a, node}, outs: outs}}}
+	return effects{told: []told{{ref: attemptRef{a, node}, outs: outs}}, launch: true}
 }
 
 // copySucceeded books a copy of a tracked map that succeeded: the first

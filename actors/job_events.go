@@ -41,11 +41,13 @@ type mapEventsDue struct{}
 // job tracker), so a reducer hears of a map up to an interval late; here
 // the whole job's reducers hear at the same instants. Only the news of
 // maps that end while reducers run is batched: a reducer's first news, at
-// its launch, goes at once (the poller's first call), as do a cloned
-// job's bindings. A job with one reducer a node sends as many messages as
-// without batching when its maps end an interval or more apart; a wide
-// job's shuffle, a message a reducer for each map, becomes one a node an
-// interval.
+// its launch, goes at once (the poller's first call). A cloned job's
+// bindings of copies to reducers join the batch too: sent at once, a
+// binding could overtake a loss of the same map still in the batch, and
+// the reducer would forget the copy it was just told of. A job with one
+// reducer a node sends as many messages as without batching when its maps
+// end an interval or more apart; a wide job's shuffle, a message a reducer
+// for each map, becomes one a node an interval.
 type mapEvents struct {
 	every time.Duration
 	news  []MapNews

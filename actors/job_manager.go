@@ -379,7 +379,9 @@ func (m *JobManager) apply(ctx actor.Context, fx effects) {
 	}
 	if !over {
 		for _, t := range fx.told {
-			m.dir.relay(ctx, t.ref.Node, &MapOutputs{Reduce: t.ref.Attempt, Outputs: toMessages(t.outs), Lost: t.lost})
+			// A binding follows the batch as other news does, so a
+			// reducer never hears of a copy before a loss sent earlier.
+			m.announce(ctx, []attemptRef{t.ref}, toMessages(t.outs), t.lost, fx.launch)
 		}
 		for _, mp := range fx.omega {
 			m.deps.Clock.After(m.state.access.omega, ctx.Self(), &omegaDue{Map: mp})
