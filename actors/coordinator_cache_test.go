@@ -231,3 +231,15 @@ func TestAnEvictionTakesTheBytesItNeeds(t *testing.T) {
 	}
 	assert.Equal(t, []string{"wide[3]", "wide[1 2]", "wide[0]", "narrow[0]"}, order)
 }
+
+// The coordinator takes the room a client's ask names: one 100-byte block
+// for 100 bytes, though the client holds two blocks of the file.
+func TestPickEvictionTakesTheAsksBytes(t *testing.T) {
+	s := cacheCore(t)
+	cached(s, 0, "input-1", 1)
+	cached(s, 0, "input-1", 2)
+	s.pickEviction(time.Second, &PickEviction{Client: 0, Bytes: 100, Seq: 1})
+	assert.Equal(t, []string{"cache-0 ← EvictFile input-1 [2]"}, said(s))
+	s.pickEviction(2*time.Second, &PickEviction{Client: 0, Bytes: 100, Seq: 2})
+	assert.Equal(t, []string{"cache-0 ← EvictFile input-1 [1]"}, said(s))
+}
