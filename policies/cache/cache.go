@@ -133,8 +133,8 @@ func (a Ahead) After(b Ahead) bool {
 
 // Victim is a policy's answer: a file of the snapshot and, for a block
 // policy, one of its local blocks (Block indexes File.Local); Block is -1
-// when a file policy names the file, whose local blocks the caller takes
-// as the room it needs asks.
+// when a file policy names the file: the caller takes as many of its local
+// blocks as the client needs room for.
 type Victim struct {
 	File  int
 	Block int
