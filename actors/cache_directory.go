@@ -245,10 +245,20 @@ func (d *cacheDirectory) measured(name string, width float64) {
 	f.width = widthWeight*width + (1-widthWeight)*f.width
 }
 
-// pick asks the policy what a full client gives up and takes it out of
-// the view (evicting, until the client confirms). It returns the file and
-// the blocks, and false when nothing may go.
-func (d *cacheDirectory) pick(node sched.NodeID, now time.Duration) (string, []int32, bool) {
+// pick asks the policy what a full client gives up to cache need more
+// bytes and takes it out of the view (evicting, until the client
+// confirms). It returns the file and the blocks, and false when nothing
+// may go.
+//
+// A file policy's answer is a file whose blocks the client may evict (the
+// thesis's FILETOEVICT, asked "to evict a block"): the client gives up as
+// many of the file's local blocks as need takes, highest index first, not
+// all of them. The file is then incomplete, so the sticky rule returns it
+// again at the client's next ask, and at every other client's, until it is
+// gone ("it sticks to its blocks for eviction until the file is completely
+// removed from cache"); meanwhile its other blocks still serve its next
+// job's waves. A client that still lacks room asks again.
+func (d *cacheDirectory) pick(node sched.NodeID, now time.Duration, need int64) (string, []int32, bool) {
 	files := d.sortedFiles(node)
 	snap := &cache.Snapshot{Now: now, Files: make([]cache.File, 0, len(files))}
 	for _, f := range files {
@@ -276,6 +286,8 @@ func (d *cacheDirectory) pick(node sched.NodeID, now time.Duration) (string, []i
 	f, chosen := files[v.File], snap.Files[v.File].Local
 	if v.Block != cache.WholeFile {
 		chosen = chosen[v.Block : v.Block+1]
+	} else {
+		chosen = enough(chosen, f, need)
 	}
 	blocks := make([]int32, len(chosen))
 	for i, b := range chosen {
@@ -285,6 +297,16 @@ func (d *cacheDirectory) pick(node sched.NodeID, now time.Duration) (string, []i
 	}
 	slices.Sort(blocks)
 	return f.name, blocks, true
+}
+
+// enough returns the highest-indexed of a file's local blocks that free
+// need bytes, at least one, reckoning each block at the file's mean block
+// size (a short last block may leave the client to ask again).
+func enough(local []cache.Block, f *dirFile, need int64) []cache.Block {
+	per := max((f.bytes+int64(f.blocks)-1)/int64(f.blocks), 1)
+	n := int(min(max((need+per-1)/per, 1), int64(len(local))))
+	byIndex := slices.SortedFunc(slices.Values(local), func(a, b cache.Block) int { return cmp.Compare(b.Index, a.Index) })
+	return byIndex[:n]
 }
 
 // cacheOracle is what MIN knows of the future: every job of the open

@@ -152,7 +152,7 @@ func (s *coordState) pickEviction(now time.Duration, msg *PickEviction) {
 		return
 	}
 	s.cacheRequest(now)
-	file, blocks, _ := s.cache.dir.pick(msg.Client, now)
+	file, blocks, _ := s.cache.dir.pick(msg.Client, now, msg.Bytes)
 	s.out.counts = append(s.out.counts, count{MetricCacheEvictions, int64(len(blocks))})
 	s.emit(&tellCache{msg.Client, &EvictFile{File: file, Blocks: blocks, Seq: msg.Seq}})
 }

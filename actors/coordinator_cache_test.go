@@ -179,7 +179,7 @@ func TestMINEvictsTheBlockReadFurthestAheadInTheTrace(t *testing.T) {
 	}
 	var order []string
 	for range 3 {
-		name, blocks, ok := d.pick(0, time.Second)
+		name, blocks, ok := d.pick(0, time.Second, 100)
 		require.True(t, ok)
 		order = append(order, fmt.Sprint(name, blocks))
 	}
@@ -209,4 +209,37 @@ func TestAccessesCountEveryRead(t *testing.T) {
 	s.heartbeat(time.Second, &Heartbeat{Node: 2})
 	assert.Len(t, said(s), 3, "two maps from disk on node 0, one from memory on node 2")
 	assert.Equal(t, 3, s.cache.dir.files["input-1"].accesses)
+}
+
+// A full client gives up as many blocks of the file LIFE names as it
+// needs, not the whole file (the thesis's FILETOEVICT is asked "to evict
+// a block"): the file, now incomplete, is named again at the next ask,
+// before the complete smaller file, until it is gone.
+func TestAnEvictionTakesTheBytesItNeeds(t *testing.T) {
+	policy, err := cache.New(cache.Config{Name: cache.LIFE, Sticky: true})
+	require.NoError(t, err)
+	d := newCacheDirectory(policy, 1, nil)
+	for b := range int32(4) {
+		require.True(t, d.add(CachedBlock{File: "wide", Block: b, Bytes: 100, FileBlocks: 4, FileBytes: 400}, 0))
+	}
+	require.True(t, d.add(CachedBlock{File: "narrow", Block: 0, Bytes: 100, FileBlocks: 1, FileBytes: 100}, 0))
+	var order []string
+	for _, need := range []int64{100, 150, 1, 1000} {
+		name, blocks, ok := d.pick(0, time.Second, need)
+		require.True(t, ok)
+		order = append(order, fmt.Sprint(name, blocks))
+	}
+	assert.Equal(t, []string{"wide[3]", "wide[1 2]", "wide[0]", "narrow[0]"}, order)
+}
+
+// The coordinator takes the room a client's ask names: one 100-byte block
+// for 100 bytes, though the client holds two blocks of the file.
+func TestPickEvictionTakesTheAsksBytes(t *testing.T) {
+	s := cacheCore(t)
+	cached(s, 0, "input-1", 1)
+	cached(s, 0, "input-1", 2)
+	s.pickEviction(time.Second, &PickEviction{Client: 0, Bytes: 100, Seq: 1})
+	assert.Equal(t, []string{"cache-0 ← EvictFile input-1 [2]"}, said(s))
+	s.pickEviction(2*time.Second, &PickEviction{Client: 0, Bytes: 100, Seq: 2})
+	assert.Equal(t, []string{"cache-0 ← EvictFile input-1 [1]"}, said(s))
 }

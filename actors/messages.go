@@ -657,8 +657,10 @@ type PickEviction struct {
 }
 
 // EvictFile answers PickEviction: drop these blocks of File, which the
-// directory no longer counts as cached there; none when nothing may go
-// (every block the client holds is being read).
+// directory no longer counts as cached there: as many of the client's
+// blocks of the file the policy named as the ask's Bytes need (one block
+// under a block policy); none when nothing may go (every block the client
+// holds is being read).
 type EvictFile struct {
 	File   string
 	Blocks []int32

@@ -133,11 +133,12 @@ func (a Ahead) After(b Ahead) bool {
 
 // Victim is a policy's answer: a file of the snapshot and, for a block
 // policy, one of its local blocks (Block indexes File.Local); Block is -1
-// for every local block of the file.
+// when a file policy names the file: the caller takes as many of its local
+// blocks as the client needs room for.
 type Victim struct {
 	File  int
 	Block int
 }
 
-// WholeFile is Victim.Block for every local block of the file.
+// WholeFile is Victim.Block when the policy names a file, not a block.
 const WholeFile = -1

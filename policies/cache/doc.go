@@ -4,11 +4,13 @@
 // pure: a Policy is a function of a Snapshot of the coordinator's cache
 // directory as one client sees it, and its answer is data.
 //
-// PACMan's policies evict whole files. Parallel jobs speed up only when a
-// whole wave of their input is in memory (the all-or-nothing property), so
-// the policies keep complete files: with sticky on they take an incomplete
+// PACMan's policies name a file: the caller (clusteremu's cache directory)
+// takes as many of its blocks off the client as the client needs room for,
+// and asks again for more. Parallel jobs speed up only when a whole wave
+// of their input is in memory (the all-or-nothing property), so the
+// policies keep complete files: with sticky on they take an incomplete
 // file first, one whose blocks are not all cached anywhere in the cluster,
-// and keep taking it until it is gone. LIFE then prefers the file of the
+// and keep naming it until it is gone. LIFE then prefers the file of the
 // largest wave-width (the time-weighted mean number of its job's tasks
 // running at once: small waves gain most per byte cached) and LFU-F the
 // least accessed file (cluster efficiency gains with access frequency

@@ -28,7 +28,7 @@ func pick(t *testing.T, cfg Config, s *Snapshot) string {
 	if !ok {
 		return "none"
 	}
-	require.Equal(t, WholeFile, v.Block, "PACMan's policies evict whole files")
+	require.Equal(t, WholeFile, v.Block, "PACMan's policies name a file")
 	return s.Files[v.File].Name
 }
 
