@@ -232,18 +232,18 @@ func (b *book) Ended(now time.Duration, e End) {
 	d := (now - a.start).Seconds()
 	p.durations = insertSorted(p.durations, d)
 	bytes := float64(max(t.bytes, 1))
-	if a.readAt < 0 {
-		return // it ended before a report said it had read its input
-	}
-	wrapup := (now - a.readAt).Seconds()
-	p.wrapups = insertSorted(p.wrapups, wrapup/bytes)
-	if len(a.wrap) > 0 {
-		if len(p.profiles) == profileTasks {
-			p.profiles = slices.Delete(p.profiles, 0, 1)
+	readEnd, wrapup := now, 0.0
+	if a.readAt >= 0 {
+		readEnd, wrapup = a.readAt, (now - a.readAt).Seconds()
+		p.wrapups = insertSorted(p.wrapups, wrapup/bytes)
+		if len(a.wrap) > 0 {
+			if len(p.profiles) == profileTasks {
+				p.profiles = slices.Delete(p.profiles, 0, 1)
+			}
+			p.profiles = append(p.profiles, newProfile(append(a.wrap, sample{1, now}), bytes))
 		}
-		p.profiles = append(p.profiles, newProfile(append(a.wrap, sample{1, now}), bytes))
 	}
-	if read, ok := b.readTime(e.Attempt.Kind, a); ok {
+	if read, ok := b.readTime(e.Attempt.Kind, a, readEnd); ok {
 		perByte := (read + wrapup) / bytes
 		p.perByte = insertSorted(p.perByte, perByte)
 		p.perByteSum += perByte
@@ -252,24 +252,29 @@ func (b *book) Ended(now time.Duration, e End) {
 
 // readTime is how long a new attempt of a finished attempt's task would
 // take to read its whole input, in seconds, as far as the attempt shows:
-// its read from its first report of some read to the report of all of
-// it, extrapolated to the whole input; false when no report fell within
-// its read. A reduce launched before its job's maps had all finished
+// its read from its first report of some read to readEnd, the report of
+// all of it, extrapolated to the whole input; false when no report fell
+// within its read. An attempt that no report showed past its read (a
+// map whose read runs with its compute to its last half second of
+// write, which a report every 10 s seldom falls in) read until its end,
+// readEnd: it is still a sample of processRate, and a phase of such maps
+// would otherwise have none, and Mantri no t_new to judge its
+// stragglers by. A reduce launched before its job's maps had all finished
 // read their outputs as they came, its read held by the maps, not by
 // its own pace: a copy launched now would find them all. Its read is
 // then what it still took once the last map had finished (to its report
 // of all read, so within a report period), not extrapolated: its last
 // share may be a sliver, and a report period over a sliver would make
 // every reduce look hopeless to copy.
-func (b *book) readTime(kind sched.TaskKind, a *attemptState) (float64, bool) {
+func (b *book) readTime(kind sched.TaskKind, a *attemptState, readEnd time.Duration) (float64, bool) {
 	if maps := b.phases[sched.Map].allDone; kind == sched.Reduce && a.start < maps {
-		return max(a.readAt-maps, 0).Seconds(), true
+		return max(readEnd-maps, 0).Seconds(), true
 	}
 	f := a.firstRead
-	if f.at < 0 || a.readAt <= f.at {
+	if f.at < 0 || readEnd <= f.at {
 		return 0, false
 	}
-	return (a.readAt - f.at).Seconds() / (1 - f.score), true
+	return (readEnd - f.at).Seconds() / (1 - f.score), true
 }
 
 // newProfile is the profile of a finished task of the given input from

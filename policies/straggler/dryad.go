@@ -35,9 +35,14 @@ func (p *DryadParams) Cap() float64 { return p.CapShare }
 func (*DryadParams) SlowNodes() float64 { return 0 }
 
 // dryad copies once every task that has run longer than the percentile
-// of its phase's finished task durations: Dryad "duplicates those that
-// have been running for longer than the 75th percentile of task
-// durations" (thesis §4.5), whatever still waits.
+// of its phase's finished task durations, once all of the phase's tasks
+// have started: Dryad "duplicates those that have been running for
+// longer than the 75th percentile of task durations", one of the
+// "current approaches" that act "only ... at the end of a phase", choosing
+// among "the tasks that remain" (thesis §4.5), as Hadoop and LATE do
+// after all tasks have started. While tasks still wait it would copy
+// every large task of a skewed phase as soon as the small ones had
+// finished, their durations setting the percentile.
 type dryad struct {
 	book
 	p      DryadParams
@@ -60,11 +65,11 @@ func (d *dryad) Launched(now time.Duration, l Launch) {
 }
 
 // Decide implements Policy.
-func (d *dryad) Decide(now time.Duration, _ View) []Action {
+func (d *dryad) Decide(now time.Duration, v View) []Action {
 	var want []Task
 	for _, kind := range []sched.TaskKind{sched.Map, sched.Reduce} {
 		p := &d.phases[kind]
-		if len(p.durations) == 0 {
+		if len(p.durations) == 0 || !d.allStarted(kind, v) {
 			continue
 		}
 		q := p.durations[max(int(math.Ceil(d.p.Percentile*float64(len(p.durations))))-1, 0)]

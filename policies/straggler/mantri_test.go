@@ -380,3 +380,31 @@ func TestMantriTNewOfAReduceHeldByTheMaps(t *testing.T) {
 	require.Len(t, acts, 1, "%v", acts)
 	assert.Equal(t, Action{Kind: Duplicate, Task: Task{sched.Reduce, 1}, Reason: acts[0].Reason}, acts[0])
 }
+
+// A map reads its block as it computes, up to its last half second of
+// write, so with reports every 10 s a report seldom falls after its read
+// and before its end. Such maps still give t_new its samples: maps 0 and
+// 1 read half their 100 bytes by 5 s and end at 10 s, no report saying
+// they had read it all, 0.1 s a byte; map 2, at 0.1 after 20 s, has
+// t_rem 0.9 / 0.005 = 180 s, more than E(t_new) = 10 s by over ρΔ, and
+// is duplicated once every map has started.
+func TestMantriSamplesMapsNoReportSawPastTheirRead(t *testing.T) {
+	p, err := New("mantri", nil, Setup{Tasks: [2]int{3, 0}, Delta: 2 * time.Second})
+	require.NoError(t, err)
+	for i := range int32(3) {
+		p.Launched(0, Launch{Attempt: mapAttempt(i, 0), Bytes: 100})
+	}
+	for i := range int32(2) {
+		p.Progressed(at(5), rep(mapAttempt(i, 0), 0.5, 0, at(5)))
+		p.Ended(at(10), End{Attempt: mapAttempt(i, 0), Outcome: sched.Succeeded})
+	}
+	p.Progressed(at(10), rep(mapAttempt(2, 0), 0.05, 0, at(10)))
+	p.Progressed(at(20), rep(mapAttempt(2, 0), 0.1, 0, at(20)))
+	ph := &p.(*mantri).phases[sched.Map]
+	require.Equal(t, 2, newEstimate(ph, 100, 0).n(), "a sample from each finished map")
+	assert.InDelta(t, 10, newEstimate(ph, 100, 0).mean(), 1e-9)
+	acts := p.Decide(at(20), fakeView{})
+	require.Len(t, acts, 1, "%v", acts)
+	assert.Equal(t, Duplicate, acts[0].Kind)
+	assert.Equal(t, Task{sched.Map, 2}, acts[0].Task)
+}

@@ -81,17 +81,19 @@ func TestLATECopiesTheSlowTaskWithTheLongestTimeLeft(t *testing.T) {
 	}, acts)
 }
 
-// Dryad: four maps finished in 10 s and one more in 30 s; the 75th
-// percentile of 10, 10, 10, 10, 30 is 10 s, so the running maps past
-// 10 s are copied, each once.
-func TestDryadCopiesTasksPastThePercentile(t *testing.T) {
+// Dryad acts at the end of a phase, once all its tasks have started:
+// four maps finished in 10 s and one more in 30 s; the 75th percentile of
+// 10, 10, 10, 10, 30 is 10 s, so the running maps past 10 s are copied,
+// each once, but not while a map waits.
+func TestDryadCopiesTasksPastThePercentileAtThePhasesEnd(t *testing.T) {
 	p := phaseOf(t, "dryad", 8, 4, 10*time.Second)
 	p.Launched(0, Launch{Attempt: mapAttempt(4, 0), Bytes: 100})
 	p.Ended(at(30), End{Attempt: mapAttempt(4, 0), Outcome: sched.Succeeded})
 	for _, m := range []int32{5, 6, 7} {
 		p.Launched(at(float64(m)), Launch{Attempt: mapAttempt(m, 0), Bytes: 100})
 	}
-	assert.Equal(t, []int32{5}, duplicated(p.Decide(at(15.5), fakeView{2, 0})), "map 5 ran 10.5 s; 6 and 7 less")
+	assert.Empty(t, p.Decide(at(15.5), fakeView{1, 0}), "a map waits")
+	assert.Equal(t, []int32{5}, duplicated(p.Decide(at(15.5), fakeView{})), "map 5 ran 10.5 s; 6 and 7 less")
 	p.Launched(at(16), Launch{Attempt: mapAttempt(5, 1), Bytes: 100, Copy: true})
 	p.Ended(at(17), End{Attempt: mapAttempt(5, 1), Outcome: sched.Killed})
 	assert.Equal(t, []int32{6, 7}, duplicated(p.Decide(at(18), fakeView{})), "map 5 had its copy")
