@@ -234,3 +234,19 @@ func TestAnUnclonedMapOfAPartlyClonedPhaseIsReadByEveryReduceClone(t *testing.T)
 	assert.Equal(t, []int32{0}, fx.omega)
 	require.NoError(t, j.checkReads(&fx))
 }
+
+func TestSpeculationPassesOverOnlyTheClonedTasks(t *testing.T) {
+	// FCFS cloned maps 0 and 1 of a phase: speculation leaves them to
+	// their clones and acts on map 2 and the reduces as on an uncloned
+	// job.
+	m := &JobManager{speculation: newJobSpeculation(nil, false)}
+	m.clonesAdmitted(&ClonesAdmitted{Job: 1, Kind: sched.Map, Copies: 2, Tasks: 2})
+	sp := m.speculation
+	for task, want := range []bool{true, true, false} {
+		assert.Equal(t, want, sp.clonedTask(straggler.Task{Kind: sched.Map, Task: int32(task)}), "map %d", task)
+	}
+	assert.False(t, sp.clonedTask(straggler.Task{Kind: sched.Reduce, Task: 0}))
+	// A reduce phase answered uncloned (Copies 1) stays so.
+	m.clonesAdmitted(&ClonesAdmitted{Job: 1, Kind: sched.Reduce, Copies: 1})
+	assert.False(t, sp.clonedTask(straggler.Task{Kind: sched.Reduce, Task: 0}))
+}
