@@ -19,8 +19,10 @@ import (
 // given p, the share of the last period's measured attempts that
 // straggled (rate under half their phase's median: AttemptMeasured), and
 // admits the phase if its cost fits the budget β of the kind's live slots
-// and the slots in use after cloning stay within τ. An admitted phase's
-// tasks get c − 1 clones each, launched as copies of the running original
+// and the slots in use after cloning stay within τ; under admission
+// "fcfs" it clones as many of the phase's tasks as fit, the lowest
+// numbered, and the rest run uncloned. An admitted task gets c − 1
+// clones, launched as copies of the running original
 // (never on a node running the task), ahead of the job's pending tasks;
 // the first copy to succeed ends the task and the others are killed, as
 // for speculative copies. A reduce phase gets at most its maps' copies.
@@ -44,7 +46,7 @@ type CloningConfig struct {
 	Charge         string         `toml:"charge"`          // "all" (c·n) or "extra" ((c − 1)·n)
 	PPeriod        units.Duration `toml:"p_period"`        // how often p is measured again
 	PInitial       float64        `toml:"p_initial"`       // p before the first period ends
-	Admission      string         `toml:"admission"`       // "control" (within the budget) or "fcfs" (any job)
+	Admission      string         `toml:"admission"`       // "control" (whole phases within the budget), "preempt" or "fcfs" (as many tasks as fit)
 	Access         string         `toml:"access"`          // how reduce clones read map outputs: "delay", "cac" or "cc"
 	Omega          Omega          `toml:"omega"`           // delay assignment's wait: a duration or "auto"
 }
@@ -131,7 +133,7 @@ func (c *CloningConfig) Validate(errs *Checks) {
 	errs.Check(c.PPeriod < MinPeriod, "cloning.p_period", c.PPeriod, fmt.Sprintf("must be at least %v (the thesis's 1h)", MinPeriod))
 	errs.Check(!(c.PInitial >= 0 && c.PInitial <= 1), "cloning.p_initial", c.PInitial, "must be a probability in [0, 1]")
 	errs.Check(c.Admission != AdmitControl && c.Admission != AdmitFCFS && c.Admission != AdmitPreempt, "cloning.admission", c.Admission,
-		fmt.Sprintf("must be %q (within the budget), %q (withdrawing the newest admitted jobs' queued clones to fit) or %q (any job)",
+		fmt.Sprintf("must be %q (whole phases within the budget), %q (withdrawing the newest admitted jobs' queued clones to fit) or %q (as many of a phase's tasks as fit, first come first served)",
 			AdmitControl, AdmitPreempt, AdmitFCFS))
 	errs.Check(!slices.Contains([]straggler.Access{straggler.AccessDelay, straggler.AccessCAC, straggler.AccessCC}, straggler.Access(c.Access)),
 		"cloning.access", c.Access, fmt.Sprintf("must be %q (delay assignment), %q (contention avoidance) or %q (contention)",
@@ -233,8 +235,8 @@ func (s *coordState) cloneRelease(job sched.JobID, kind sched.TaskKind, tasks []
 			}
 		}()
 	}
-	cost := cl.budget.Cost(n, c)
-	if !s.admitClones(job, kind, n, c) {
+	k := s.admitClones(job, kind, n, c)
+	if k == 0 {
 		return
 	}
 	if copies == nil {
@@ -244,18 +246,18 @@ func (s *coordState) cloneRelease(job sched.JobID, kind sched.TaskKind, tasks []
 		s.out.counts = append(s.out.counts, count{MetricClonedJobs, 1})
 	}
 	copies[kind] = c
-	per := cost / n
-	for _, t := range tasks {
+	per := cl.budget.Cost(1, c)
+	for _, t := range lowestTasks(tasks, k) {
 		ref := taskRef{job, kind, t}
 		cl.left[ref] = c - 1
 		cl.chargeOf[ref] = per
 	}
-	cl.charged[kind] += per * n
+	cl.charged[kind] += per * k
 	if j := s.jobs[job]; j != nil {
-		s.out.counts = append(s.out.counts, count{fmt.Sprintf("%s%d", MetricClonesChargedBin, workload.SizeBin(j.maps)), int64(per * n)})
+		s.out.counts = append(s.out.counts, count{fmt.Sprintf("%s%d", MetricClonesChargedBin, workload.SizeBin(j.maps)), int64(per * k)})
 	}
 	s.checkBudget(kind, true)
-	s.emit(&tellJob{job, &ClonesAdmitted{Job: job, Kind: kind, Copies: c, Omega: cl.omegaFor(s.jobs[job])}})
+	s.emit(&tellJob{job, &ClonesAdmitted{Job: job, Kind: kind, Copies: c, Tasks: k, Omega: cl.omegaFor(s.jobs[job])}})
 	s.out.counts = append(s.out.counts, count{MetricClonedPhases, 1})
 	if share := float64(cl.charged[kind]) / float64(max(1, s.liveSlots[kind])); share > cl.peakShare {
 		s.out.counts = append(s.out.counts, count{MetricCloneBudgetPeak, int64(1e6*share) - int64(1e6*cl.peakShare)})
@@ -263,30 +265,45 @@ func (s *coordState) cloneRelease(job sched.JobID, kind sched.TaskKind, tasks []
 	}
 }
 
-// admitClones decides a phase of n tasks cloned c times: within the
-// budget ("control"), within it after withdrawing the newest admitted
-// jobs' queued clones ("preempt"), or whenever c ≥ 2 ("fcfs").
-func (s *coordState) admitClones(job sched.JobID, kind sched.TaskKind, n, c int) bool {
+// lowestTasks is the k lowest-numbered of a phase's tasks: those a
+// partly cloned phase clones (ClonesAdmitted.Tasks).
+func lowestTasks(tasks []int32, k int) []int32 {
+	sorted := slices.Sorted(slices.Values(tasks))
+	return sorted[:min(k, len(sorted))]
+}
+
+// admitClones is how many of a phase's n tasks are cloned c times: all
+// of them or none within the budget ("control"), or within it after
+// withdrawing the newest admitted jobs' queued clones ("preempt"), or as
+// many as the budget has room for, first come first served ("fcfs",
+// straggler.Budget.Fit).
+func (s *coordState) admitClones(job sched.JobID, kind sched.TaskKind, n, c int) int {
 	cl := s.clones
 	if c < 2 {
-		return false
+		return 0
 	}
 	if cl.cfg.Admission == AdmitFCFS {
-		return true
+		return cl.budget.Fit(n, c, s.liveSlots[kind], s.slotsUsed(kind), cl.charged[kind])
 	}
 	fits := func() bool {
 		return cl.budget.Admit(n, c, s.liveSlots[kind], s.slotsUsed(kind), cl.charged[kind])
 	}
+	whole := func() int {
+		if fits() {
+			return n
+		}
+		return 0
+	}
 	if fits() || cl.cfg.Admission != AdmitPreempt ||
 		float64(s.slotsUsed(kind)+c*n) > cl.budget.Tau*float64(s.liveSlots[kind]) {
-		return fits() // withdrawing queued clones frees no slot in use
+		return whole() // withdrawing queued clones frees no slot in use
 	}
 	for i := len(cl.admitted) - 1; i >= 0 && !fits(); i-- {
 		if cl.admitted[i] != job {
 			s.withdrawClones(cl.admitted[i], kind)
 		}
 	}
-	return fits()
+	return whole()
 }
 
 // slotsUsed is U: the slots of the kind in use.
@@ -319,14 +336,14 @@ func (s *coordState) withdrawClones(job sched.JobID, kind sched.TaskKind) {
 }
 
 // checkBudget fails the run if B_U, the budget charged, went negative,
-// or, just after an admission (admitted) not "fcfs", passed β·C; it books
+// or, just after an admission (admitted), passed β·C; it books
 // the budget's peak use. (A node lost later shrinks C under a B_U
 // admitted within it: only admissions are held to the bound.)
 func (s *coordState) checkBudget(kind sched.TaskKind, admitted bool) {
 	cl := s.clones
 	limit := cl.cfg.Budget * float64(s.liveSlots[kind])
 	charged := cl.charged[kind]
-	if charged < 0 || admitted && cl.cfg.Admission != AdmitFCFS && float64(charged) > limit+1e-9 {
+	if charged < 0 || admitted && float64(charged) > limit+1e-9 {
 		s.fail("cloning: B_U = %d %v slots, outside [0, β·C = %g]", charged, kind, limit)
 	}
 	if admitted && limit > 0 {

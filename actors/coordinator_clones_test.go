@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -24,7 +25,7 @@ func cloningCore(admission string) *coordState {
 // admittedClones lists the clones each job's map tasks have queued.
 func admittedClones(s *coordState, job sched.JobID) []int {
 	var left []int
-	for task := range int32(2) {
+	for task := range int32(s.jobs[job].maps) {
 		left = append(left, s.clones.left[taskRef{job, sched.Map, task}])
 	}
 	return left
@@ -42,8 +43,8 @@ func TestPreemptWithdrawsTheNewestJobsQueuedClones(t *testing.T) {
 		{AdmitControl, []int{1, 1}, []int{0, 0}, 2, 0, false},
 		// Preempt: the first's queued clones are withdrawn for it.
 		{AdmitPreempt, []int{0, 0}, []int{1, 1}, 2, 2, true},
-		// FCFS: both, past the budget.
-		{AdmitFCFS, []int{1, 1}, []int{1, 1}, 4, 0, true},
+		// FCFS: the first fits whole, and nothing of the second does.
+		{AdmitFCFS, []int{1, 1}, []int{0, 0}, 2, 0, false},
 	} {
 		s := cloningCore(tc.admission)
 		submitMaps(t, s, 0, 1, 0, []sched.NodeID{0, 1}, []sched.NodeID{0, 1})
@@ -70,6 +71,45 @@ func TestPreemptWithdrawsTheNewestJobsQueuedClones(t *testing.T) {
 			want = 2
 		}
 		assert.Equal(t, want, jobs, "%s: clones.jobs", tc.admission)
+	}
+}
+
+func TestFCFSClonesAsManyTasksAsTheBudgetHolds(t *testing.T) {
+	// A 3-map job needs c = 2 (p 0.05) and 3 slots of the budget's 2:
+	// admission control refuses it whole; pure FCFS clones maps 0 and 1
+	// and runs map 2 uncloned, and tells the job manager so. A 2-map job
+	// after it finds the budget full under FCFS, where admission control
+	// kept the budget for it: the thesis's larger jobs denying it to the
+	// smaller.
+	for _, tc := range []struct {
+		admission     string
+		first, second []int
+		charged       int
+		said          string
+	}{
+		{AdmitControl, []int{0, 0, 0}, []int{1, 1}, 0, ""},
+		{AdmitFCFS, []int{1, 1, 0}, []int{0, 0}, 2, "job-1 ← ClonesAdmitted map: 2 copies of its tasks below 2"},
+	} {
+		s := cloningCore(tc.admission)
+		submitMaps(t, s, 0, 1, 0, []sched.NodeID{0, 1}, []sched.NodeID{0, 1}, []sched.NodeID{2, 3})
+		var admitted []string
+		for _, line := range said(s) {
+			if strings.Contains(line, "ClonesAdmitted") {
+				admitted = append(admitted, line)
+			}
+		}
+		assert.Equal(t, tc.first, admittedClones(s, 1), "%s: job 1's queued clones", tc.admission)
+		assert.Equal(t, tc.charged, s.clones.charged[sched.Map], "%s: B_U", tc.admission)
+		if tc.said == "" {
+			assert.Empty(t, admitted, tc.admission)
+		} else {
+			assert.Equal(t, []string{tc.said}, admitted, tc.admission)
+		}
+		submitMaps(t, s, 0, 2, 0, []sched.NodeID{2, 3}, []sched.NodeID{2, 3})
+		out := s.take()
+		assert.NoError(t, out.err)
+		assert.Equal(t, tc.second, admittedClones(s, 2), "%s: job 2's", tc.admission)
+		assert.LessOrEqual(t, float64(s.clones.charged[sched.Map]), 0.25*8, "%s: B_U ≤ β·C", tc.admission)
 	}
 }
 

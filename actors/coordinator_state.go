@@ -199,6 +199,8 @@ func describeMsg(msg any) string {
 		return fmt.Sprintf("DropJobData job %d", m.Job)
 	case *ReplicateBlock:
 		return fmt.Sprintf("ReplicateBlock %d: %s block %d to node %d", m.Copy, m.File, m.Block, m.To)
+	case *ClonesAdmitted:
+		return fmt.Sprintf("ClonesAdmitted %v: %d copies of its tasks below %d", m.Kind, m.Copies, m.Tasks)
 	}
 	return fmt.Sprintf("%T", msg)
 }

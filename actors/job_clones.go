@@ -29,8 +29,11 @@ const ReasonCopyUnbound = "every reduce clone reads another copy of its map"
 type jobAccess struct {
 	mode straggler.Access
 	// copies is the map phase's copies (ClonesAdmitted), below 2 when
-	// its maps were not cloned; need the reduce phase's, once known.
+	// its maps were not cloned, and cloned its maps cloned, those
+	// numbered below (all unless admission "fcfs" cloned the phase
+	// partly); need the reduce phase's copies, once known.
 	copies, need int
+	cloned       int32
 	omega        time.Duration
 	maps         map[int32]*mapCopies
 	slotOf       map[sched.Attempt]int
@@ -65,6 +68,13 @@ func newJobAccess(mode straggler.Access) *jobAccess {
 func (j *jobState) tracks() bool {
 	ac := j.access
 	return ac != nil && ac.mode != straggler.AccessCC && ac.copies >= 2 && len(j.reduces) > 0
+}
+
+// tracksMap reports whether map m's copies are bound one by one: the job
+// tracks its maps' copies and m was cloned. An uncloned map of a partly
+// cloned phase has one output, which every reduce clone reads.
+func (j *jobState) tracksMap(m int32) bool {
+	return j.tracks() && m < j.access.cloned
 }
 
 // slots is the reduce clones each map's binding serves.
@@ -316,17 +326,18 @@ type omegaDue struct {
 }
 
 // accessAdmitted books a cloned phase for the job's access: the maps'
-// copies and ω, or the reduces' clones, which bound the bindings.
-func (m *JobManager) accessAdmitted(msg *ClonesAdmitted) effects {
-	ac := m.state.access
+// copies, the maps cloned and ω, or the reduces' clones, which bound the
+// bindings.
+func (j *jobState) accessAdmitted(msg *ClonesAdmitted) effects {
+	ac := j.access
 	if ac == nil {
 		return effects{}
 	}
 	if msg.Kind == sched.Map {
-		ac.copies, ac.omega = msg.Copies, msg.Omega
+		ac.copies, ac.cloned, ac.omega = msg.Copies, int32(msg.Tasks), msg.Omega
 		return effects{}
 	}
-	return m.state.reduceCopiesKnown(msg.Copies)
+	return j.reduceCopiesKnown(msg.Copies)
 }
 
 // cloneSamples is what a job measures for delay assignment's ω: when
@@ -341,7 +352,7 @@ type cloneSamples struct {
 // sampleClones books a succeeded attempt; finished tells whether it
 // finished its task.
 func (m *JobManager) sampleClones(msg *TaskFinished, finished bool) {
-	if !m.measureClones || !m.state.tracks() {
+	if !m.measureClones || !m.state.tracks() || msg.Attempt.Kind == sched.Map && !m.state.tracksMap(msg.Attempt.Task) {
 		return
 	}
 	cs := m.clonesSeen

@@ -15,7 +15,7 @@ import (
 func clonedJob(mode straggler.Access) *jobState {
 	j := newJobState(1, 1, 1, 1, 4)
 	j.access = newJobAccess(mode)
-	j.access.copies = 2
+	j.access.copies, j.access.cloned = 2, 1
 	j.start()
 	return j
 }
@@ -201,4 +201,52 @@ func TestALostNodeHoldingTheFirstCopyMovesTheOutput(t *testing.T) {
 	require.NoError(t, j.checkReads(&fx))
 	assert.Equal(t, sched.NodeID(1), j.maps[0].output)
 	assert.Equal(t, []mapOutput{{0, 1, 100, 1, nil}}, j.outputs())
+}
+
+func TestAnUnclonedMapOfAPartlyClonedPhaseIsReadByEveryReduceClone(t *testing.T) {
+	// Admission "fcfs" cloned map 0 of 2 (ClonesAdmitted: 2 copies of the
+	// tasks below 1) and the reduce. Map 1 has one output: when it
+	// finishes every reduce clone reads it at once, with no binding and no
+	// ω to wait, while map 0's copies are bound slot by slot.
+	j := newJobState(1, 2, 1, 0, 4)
+	j.access = newJobAccess(straggler.AccessDelay)
+	j.start()
+	fx := j.accessAdmitted(&ClonesAdmitted{Job: 1, Kind: sched.Map, Copies: 2, Tasks: 1})
+	assert.Empty(t, fx.told)
+	assert.Equal(t, []bool{true, false}, []bool{j.tracksMap(0), j.tracksMap(1)})
+	m00, m01, m10 := attempt(1, sched.Map, 0, 0), attempt(1, sched.Map, 0, 1), attempt(1, sched.Map, 1, 0)
+	r0, r1 := attempt(1, sched.Reduce, 0, 0), attempt(1, sched.Reduce, 0, 1)
+	for i, a := range []sched.Attempt{m00, m01, m10, r0, r1} {
+		_, err := j.launched(a, sched.NodeID(i))
+		require.NoError(t, err)
+	}
+	fx, err := j.succeeded(m10, 100)
+	require.NoError(t, err)
+	assert.Equal(t, []mapOutput{{1, 2, 100, 0, nil}}, fx.announce)
+	assert.Equal(t, []attemptRef{{r0, 3}, {r1, 4}}, fx.reducers)
+	assert.Empty(t, fx.omega, "no copy of map 1 to wait for")
+	assert.Nil(t, j.access.maps[1], "map 1 has no binding")
+	// Map 0's clone finishes first: it binds slot 0 alone, and ω starts.
+	fx, err = j.succeeded(m01, 100)
+	require.NoError(t, err)
+	require.Len(t, fx.told, 1)
+	assert.Equal(t, attemptRef{r0, 3}, fx.told[0].ref)
+	assert.Equal(t, []int32{0}, fx.omega)
+	require.NoError(t, j.checkReads(&fx))
+}
+
+func TestSpeculationPassesOverOnlyTheClonedTasks(t *testing.T) {
+	// FCFS cloned maps 0 and 1 of a phase: speculation leaves them to
+	// their clones and acts on map 2 and the reduces as on an uncloned
+	// job.
+	m := &JobManager{speculation: newJobSpeculation(nil, false)}
+	m.clonesAdmitted(&ClonesAdmitted{Job: 1, Kind: sched.Map, Copies: 2, Tasks: 2})
+	sp := m.speculation
+	for task, want := range []bool{true, true, false} {
+		assert.Equal(t, want, sp.clonedTask(straggler.Task{Kind: sched.Map, Task: int32(task)}), "map %d", task)
+	}
+	assert.False(t, sp.clonedTask(straggler.Task{Kind: sched.Reduce, Task: 0}))
+	// A reduce phase answered uncloned (Copies 1) stays so.
+	m.clonesAdmitted(&ClonesAdmitted{Job: 1, Kind: sched.Reduce, Copies: 1})
+	assert.False(t, sp.clonedTask(straggler.Task{Kind: sched.Reduce, Task: 0}))
 }

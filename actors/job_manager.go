@@ -161,7 +161,7 @@ func (m *JobManager) Receive(ctx actor.Context) {
 		m.handleNodeLost(ctx, msg)
 	case *ClonesAdmitted:
 		m.clonesAdmitted(msg)
-		m.apply(ctx, m.accessAdmitted(msg))
+		m.apply(ctx, m.state.accessAdmitted(msg))
 	case *mapEventsDue:
 		m.flushEvents(ctx)
 	case *omegaDue:

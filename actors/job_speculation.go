@@ -34,8 +34,9 @@ type jobSpeculation struct {
 	// the attempts it killed projected (0: none known yet).
 	copies   map[sched.Attempt]bool
 	restarts map[straggler.Task]time.Duration
-	// cloned are the phases Dolly cloned, by kind (ClonesAdmitted).
-	cloned [2]bool
+	// cloned are the tasks Dolly cloned, by kind: those numbered below
+	// (ClonesAdmitted.Tasks).
+	cloned [2]int32
 }
 
 // decideTick asks the policy to decide, every straggler.DecidePeriod.
@@ -61,13 +62,18 @@ func (m *JobManager) armDecide(ctx actor.Context) {
 	}
 }
 
-// clonesAdmitted marks a phase Dolly cloned: the policy's actions on its
-// tasks are passed over, and its clones are no speculative copies.
+// clonesAdmitted marks the tasks of a phase Dolly cloned: the policy's
+// actions on them are passed over, and their clones are no speculative
+// copies. A phase cloned partly (admission "fcfs") leaves the policy its
+// other tasks.
 func (m *JobManager) clonesAdmitted(msg *ClonesAdmitted) {
 	if sp := m.speculation; sp != nil && msg.Copies >= 2 {
-		sp.cloned[msg.Kind] = true
+		sp.cloned[msg.Kind] = int32(msg.Tasks)
 	}
 }
+
+// clonedTask reports whether Dolly cloned the task.
+func (sp *jobSpeculation) clonedTask(t straggler.Task) bool { return t.Task < sp.cloned[t.Kind] }
 
 // speculationLaunched books a launch for the policy.
 func (m *JobManager) speculationLaunched(msg *TaskLaunched) {
@@ -76,7 +82,7 @@ func (m *JobManager) speculationLaunched(msg *TaskLaunched) {
 		return
 	}
 	sp.bytes[taskOf(msg.Attempt)] = msg.Bytes
-	if msg.Copy && !sp.cloned[msg.Attempt.Kind] {
+	if msg.Copy && !sp.clonedTask(taskOf(msg.Attempt)) {
 		sp.copies[msg.Attempt] = true
 		m.deps.Metrics.Count(MetricSpeculated, 1)
 	}
@@ -166,7 +172,7 @@ func (m *JobManager) decide(ctx actor.Context) {
 		return
 	}
 	for _, act := range sp.policy.Decide(m.deps.Clock.Now(), jobView{m.state}) {
-		if sp.cloned[act.Task.Kind] || act.Kind == straggler.Kill && sp.cloned[act.Attempt.Kind] {
+		if sp.clonedTask(act.Task) || act.Kind == straggler.Kill && sp.clonedTask(taskOf(act.Attempt)) {
 			continue // Dolly's clones mitigate its stragglers
 		}
 		switch act.Kind {

@@ -221,7 +221,7 @@ func (j *jobState) succeeded(a sched.Attempt, outBytes int64) (effects, error) {
 		return effects{}, fmt.Errorf("attempt %v finished but is not running", a)
 	}
 	delete(tk.running, a.Attempt)
-	if a.Kind == sched.Map && j.tracks() {
+	if a.Kind == sched.Map && j.tracksMap(a.Task) {
 		return j.copySucceeded(a, tk, node, outBytes), nil
 	}
 	if tk.state == taskDone {
@@ -450,7 +450,7 @@ func (j *jobState) loseOutputs(fx *effects, lost func(int32, *task) bool) {
 			if j.access != nil {
 				delete(j.access.maps, int32(i))
 			}
-			if len(m.running) > 0 && j.tracks() {
+			if len(m.running) > 0 && j.tracksMap(int32(i)) {
 				m.state = taskRunning // a copy still running makes it again
 				continue
 			}

@@ -350,16 +350,19 @@ type RequeueTasks struct {
 }
 
 // ClonesAdmitted tells a job manager that Dolly cloned a phase of its
-// job: each task of the kind has Copies attempts in all. Speculation
-// passes over a cloned phase, and its clones are not speculative copies.
-// A reduce phase whose maps were cloned is answered even when it is not
-// (Copies 1), so the job manager knows how many reduce clones its maps'
-// copies serve. Omega is delay assignment's wait for a map phase
-// (cloning.access "delay").
+// job: each of the kind's tasks numbered below Tasks has Copies attempts
+// in all, and the others one. Tasks is the phase's size unless admission
+// "fcfs" cloned it partly, as many of its tasks as the budget had room
+// for. Speculation passes over the cloned tasks, and their clones are
+// not speculative copies. A reduce phase whose maps were cloned is
+// answered even when it is not (Copies 1, Tasks 0), so the job manager
+// knows how many reduce clones its maps' copies serve. Omega is delay
+// assignment's wait for a map phase (cloning.access "delay").
 type ClonesAdmitted struct {
 	Job    sched.JobID
 	Kind   sched.TaskKind
 	Copies int
+	Tasks  int
 	Omega  time.Duration
 }
 

@@ -302,7 +302,7 @@ func MetricUnit(name string) string {
 		name == "clones.budget.peak" || name == "clones.p":
 		return UnitFraction
 	case name == "clones.budget.max":
-		return UnitRatio // B_U over β·C: past 1 only under admission "fcfs"
+		return UnitRatio // B_U over β·C at admissions: at most 1
 	case name == "flows.bytes" || strings.HasSuffix(name, "_bytes") || strings.HasPrefix(name, "flows.bytes."):
 		return UnitBytes
 	case name == "jobs.throughput":

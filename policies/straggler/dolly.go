@@ -3,6 +3,7 @@ package straggler
 import (
 	"math"
 	"slices"
+	"sort"
 	"time"
 )
 
@@ -118,13 +119,30 @@ func (b Budget) Cost(n, c int) int {
 // (B_U: charged copies not yet ended): if B_U + cost ≤ β·C and
 // (U + c·n)/C ≤ τ (the notes' erratum 5: the thesis compares U + c·n, in
 // slots, with τ, a fraction). A phase that would not fit is run without
-// clones, which favours small jobs.
+// clones, which favours small jobs: admission control.
 func (b Budget) Admit(n, c, capacity, used, charged int) bool {
+	return n >= 1 && b.Fit(n, c, capacity, used, charged) == n
+}
+
+// Fit is how many of a phase's n tasks may be cloned c times within the
+// budget and τ, as Admit checks them with k tasks for n: the most k ≤ n
+// with B_U + cost(k) ≤ β·C and (U + c·k)/C ≤ τ, 0 when not one fits.
+// Pure first-come-first-served admission (the thesis's "pure-FCFS",
+// neither admission control nor preemption) clones that many of a
+// phase's tasks and leaves the rest uncloned, so a large job that comes
+// first takes what the budget has left and a small one after it gets
+// none. The complexity is O(log n).
+func (b Budget) Fit(n, c, capacity, used, charged int) int {
 	if n < 1 || c < 2 || capacity < 1 {
-		return false
+		return 0
 	}
-	return float64(charged+b.Cost(n, c)) <= b.Beta*float64(capacity) &&
-		float64(used+c*n)/float64(capacity) <= b.Tau
+	fits := func(k int) bool {
+		return float64(charged+b.Cost(k, c)) <= b.Beta*float64(capacity) &&
+			float64(used+c*k)/float64(capacity) <= b.Tau
+	}
+	// fits holds up to some k and fails past it: the first k that fails,
+	// less one.
+	return max(sort.Search(n+1, func(k int) bool { return !fits(k) })-1, 0)
 }
 
 // Access is how a phase's reduce clones read the copies of a cloned map's

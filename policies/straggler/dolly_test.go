@@ -88,6 +88,47 @@ func TestBudgetAdmitsWithinBetaAndTau(t *testing.T) {
 	assert.False(t, b.Admit(2, 2, 0, 0, 0))
 }
 
+func TestFitClonesTheTasksTheBudgetHasRoomFor(t *testing.T) {
+	// The budget case under pure FCFS: 100 map slots, β 5%
+	// (5 slots), c = 2 charging c·n, 2 slots a task.
+	b := Budget{Beta: 0.05, Tau: 0.8, Charge: ChargeAll}
+	for _, tc := range []struct {
+		name                string
+		n, c, used, charged int
+		want                int
+	}{
+		// The 3-task job admission control refuses: 2 of its tasks
+		// (4 slots) fit, the third (6) would not.
+		{"3 tasks, empty budget", 3, 2, 0, 0, 2},
+		{"2 tasks fit whole", 2, 2, 0, 0, 2},
+		// After those 4, 1 slot is left: not one task's 2.
+		{"budget full", 2, 2, 4, 4, 0},
+		// A 100-task job, first come: it takes the whole budget.
+		{"large job first", 100, 2, 0, 0, 2},
+		// c = 3 (3 slots a task): one task of 3 fits in 5.
+		{"3 copies", 10, 3, 0, 0, 1},
+		// τ: (U + c·k)/C ≤ 0.8 leaves k = 1 at U = 77 (79), not 2 (81).
+		{"τ binds", 2, 2, 77, 0, 1},
+		{"τ full", 2, 2, 79, 0, 0},
+		// Past β·C already (a node lost shrank C): none.
+		{"over budget", 2, 2, 0, 6, 0},
+		{"one copy is no clone", 3, 1, 0, 0, 0},
+		{"no task", 0, 2, 0, 0, 0},
+		{"no slot", 3, 2, 0, 0, 0},
+	} {
+		capacity := 100
+		if tc.name == "no slot" {
+			capacity = 0
+		}
+		got := b.Fit(tc.n, tc.c, capacity, tc.used, tc.charged)
+		assert.Equal(t, tc.want, got, tc.name)
+		// Admission control admits exactly the phases that fit whole.
+		assert.Equal(t, tc.n >= 1 && got == tc.n, b.Admit(tc.n, tc.c, capacity, tc.used, tc.charged), tc.name)
+	}
+	// Charging the extra copies only, a task costs 1: 5 of 100 fit.
+	assert.Equal(t, 5, Budget{Beta: 0.05, Tau: 0.8, Charge: ChargeExtra}.Fit(100, 2, 100, 0, 0))
+}
+
 // BenchmarkDollyAdmission is one job's admission: its copies for a phase
 // of 10 tasks at p = 0.05, and the budget's answer.
 func BenchmarkDollyAdmission(b *testing.B) {
