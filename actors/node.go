@@ -136,7 +136,7 @@ func (n *Node) Receive(ctx actor.Context) {
 	case *KillTask:
 		n.handleKill(ctx, msg)
 	case *MapOutputs:
-		n.handleMapOutputs(ctx, msg)
+		n.learn(ctx, msg.Reduce, msg.Outputs, msg.Lost)
 	case *MapEvents:
 		for _, it := range msg.Items {
 			news := &msg.News[it.News]
@@ -686,10 +686,6 @@ func (n *Node) freeSpace() int64 {
 		used += b
 	}
 	return int64(n.cfg.Cluster.IntermediateSpace) - used
-}
-
-func (n *Node) handleMapOutputs(ctx actor.Context, msg *MapOutputs) {
-	n.learn(ctx, msg.Reduce, msg.Outputs, msg.Lost)
 }
 
 // learn tells a reduce attempt of outputs to fetch and outputs lost.
