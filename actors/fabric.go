@@ -52,7 +52,7 @@ type Fabric struct {
 	deps    Deps
 	self    *actor.PID
 	flows   map[FlowKey]*fabricFlow
-	byID    map[netmodel.FlowID]FlowKey
+	byID    map[netmodel.FlowID]*fabricFlow
 	timer   TimerID
 	timerAt time.Duration
 	armed   bool
@@ -103,7 +103,7 @@ func NewFabric(topo *netmodel.Topology, net *netmodel.Network, cpu ByteCPU, deps
 	return &Fabric{
 		net: net, topo: topo, cpu: cpu, deps: deps,
 		flows: make(map[FlowKey]*fabricFlow),
-		byID:  make(map[netmodel.FlowID]FlowKey),
+		byID:  make(map[netmodel.FlowID]*fabricFlow),
 	}
 }
 
@@ -229,7 +229,7 @@ func (f *Fabric) handleStart(msg *StartFlow) {
 		ff.id, err = f.net.Start(now, netmodel.FlowSpec{Size: msg.Bytes, Path: f.path, Use: f.use, Weight: msg.Weight, Class: int(msg.Class)})
 		if err == nil {
 			f.flows[msg.Key] = ff
-			f.byID[ff.id] = msg.Key
+			f.byID[ff.id] = ff
 			f.watch(ff)
 			f.markStale()
 			return
@@ -523,12 +523,12 @@ func (f *Fabric) completeDue(ctx actor.Context) int {
 		f.deps.progressed()
 	}
 	for _, c := range done {
-		key, ok := f.byID[c.ID]
+		ff, ok := f.byID[c.ID]
 		if !ok {
 			f.deps.Fail(fmt.Errorf("fabric: unknown flow %d completed", c.ID))
 			continue
 		}
-		ff := f.flows[key]
+		key := ff.start.Key
 		f.forget(ff)
 		f.record(ff, ff.start.Bytes, c.At, true)
 		ctx.Send(ff.start.Owner, &FlowDone{Key: key, Bytes: ff.start.Bytes, Started: ff.at})

@@ -355,7 +355,7 @@ func (n *Node) startComputing(ctx actor.Context, r *run, part int32, total int64
 func (n *Node) startPiece(ctx actor.Context, r *run, part int32, info flowInfo) {
 	if part == partCompute {
 		info.src = n.cfg.ID
-		r.flows[partCompute] = info
+		r.flows.put(partCompute, info)
 		ctx.Send(n.cfg.Fabric, &StartFlow{Key: FlowKey{Attempt: r.launch.Attempt, Part: partCompute}, Src: n.cfg.ID, Dst: n.cfg.ID,
 			Transfer: Compute, Bytes: info.bytes, MaxRate: n.coreRate(r), Owner: n.self, OwnerNode: n.cfg.ID})
 		return
@@ -366,9 +366,8 @@ func (n *Node) startPiece(ctx actor.Context, r *run, part int32, info flowInfo) 
 		read = MemoryRead
 	}
 	n.startFlow(ctx, r, partInput, spec.Source, n.cfg.ID, read, info.bytes, n.coreRate(r)/r.perByte)
-	if f, ok := r.flows[partInput]; ok {
+	if f := r.flows.at(partInput); f != nil {
 		f.done, f.rest = info.done, info.rest
-		r.flows[partInput] = f
 	}
 }
 
@@ -376,10 +375,10 @@ func (n *Node) startPiece(ctx actor.Context, r *run, part int32, info flowInfo) 
 // one, to one core at the current speeds.
 func (n *Node) retime(ctx actor.Context, r *run) {
 	a := r.launch.Attempt
-	if _, ok := r.flows[partCompute]; ok {
+	if r.flows.at(partCompute) != nil {
 		ctx.Send(n.cfg.Fabric, &SetFlowMaxRate{Key: FlowKey{Attempt: a, Part: partCompute}, MaxRate: n.coreRate(r)})
 	}
-	if _, ok := r.flows[partInput]; ok && r.perByte > 0 {
+	if r.flows.at(partInput) != nil && r.perByte > 0 {
 		ctx.Send(n.cfg.Fabric, &SetFlowMaxRate{Key: FlowKey{Attempt: a, Part: partInput}, MaxRate: n.coreRate(r) / r.perByte})
 	}
 }
@@ -421,7 +420,7 @@ func (n *Node) startFlow(ctx actor.Context, r *run, part int32, src, dst sched.N
 		return
 	}
 	key := FlowKey{Attempt: r.launch.Attempt, Part: part}
-	r.flows[part] = flowInfo{src: src, bytes: bytes}
+	r.flows.put(part, flowInfo{src: src, bytes: bytes})
 	msg := &StartFlow{Key: key, Src: src, Dst: dst, Transfer: t, Bytes: bytes, MaxRate: maxRate, Owner: n.self, OwnerNode: n.cfg.ID}
 	if part == partInput {
 		msg.CPUPerByte = r.perByte // a streamed read's compute
@@ -443,12 +442,11 @@ func (n *Node) handleFlowDone(ctx actor.Context, msg *FlowDone) {
 	if r == nil {
 		return // killed while the fabric reported completion
 	}
-	info, ok := r.flows[msg.Key.Part]
+	info, ok := r.flows.take(msg.Key.Part)
 	if !ok {
 		n.deps.Fail(fmt.Errorf("node %d: FlowDone for unknown flow %v", n.cfg.ID, msg.Key))
 		return
 	}
-	delete(r.flows, msg.Key.Part)
 	r.account(n.cfg.ID, msg.Key.Part, info)
 	if info.rest > 0 {
 		// A straggler's onset: the rest of its compute runs slowed.
@@ -530,11 +528,10 @@ func (n *Node) handleFlowFailed(ctx actor.Context, msg *FlowFailed) {
 	if r == nil {
 		return
 	}
-	info, ok := r.flows[msg.Key.Part]
+	info, ok := r.flows.take(msg.Key.Part)
 	if !ok {
 		return
 	}
-	delete(r.flows, msg.Key.Part)
 	switch part := msg.Key.Part; {
 	case part >= partFetch:
 		n.fetchFailed(ctx, r, part, info.src)
@@ -552,8 +549,8 @@ func (n *Node) handleFlowFailed(ctx actor.Context, msg *FlowFailed) {
 // slot, records it and reports it to its job manager.
 func (n *Node) finish(ctx actor.Context, r *run, o sched.Outcome, reason string) {
 	a := r.launch.Attempt
-	for _, part := range slices.Sorted(maps.Keys(r.flows)) {
-		ctx.Send(n.cfg.Fabric, &CancelFlow{Key: FlowKey{Attempt: a, Part: part}})
+	for _, f := range r.flows {
+		ctx.Send(n.cfg.Fabric, &CancelFlow{Key: FlowKey{Attempt: a, Part: f.part}})
 	}
 	delete(n.runs, a)
 	if r.reporting {
@@ -797,8 +794,8 @@ func (n *Node) handleProgressTick(ctx actor.Context, msg *progressTick) {
 		return
 	}
 	keys := make([]FlowKey, 0, len(r.flows))
-	for _, part := range slices.Sorted(maps.Keys(r.flows)) {
-		keys = append(keys, FlowKey{Attempt: msg.Attempt, Part: part})
+	for _, f := range r.flows {
+		keys = append(keys, FlowKey{Attempt: msg.Attempt, Part: f.part})
 	}
 	ctx.Send(n.cfg.Fabric, &QueryDelivered{Attempt: msg.Attempt, Keys: keys, Owner: n.self})
 }

@@ -79,8 +79,8 @@ func (n *Node) handleRestart(ctx actor.Context, msg *RestartNode) {
 // accounted as aborted.
 func (n *Node) handleReinit(ctx actor.Context) {
 	for _, a := range slices.SortedFunc(maps.Keys(n.runs), sched.CompareAttempts) {
-		for _, part := range slices.Sorted(maps.Keys(n.runs[a].flows)) {
-			ctx.Send(n.cfg.Fabric, &CancelFlow{Key: FlowKey{Attempt: a, Part: part}})
+		for _, f := range n.runs[a].flows {
+			ctx.Send(n.cfg.Fabric, &CancelFlow{Key: FlowKey{Attempt: a, Part: f.part}})
 		}
 	}
 	n.deps.Clock.Cancel(n.beat)

@@ -17,7 +17,10 @@ import (
 // outputRefs names the map outputs a fetch flow reads, with the attempts
 // that wrote them.
 func (r *run) outputRefs(part int32) []OutputRef {
-	items := r.batches[part]
+	var items []fetchItem
+	if b := r.batches.at(part); b != nil {
+		items = *b
+	}
 	refs := make([]OutputRef, len(items))
 	for i, it := range items {
 		refs[i] = OutputRef{Map: it.m, Attempt: r.wrote[it.m]}

@@ -1,7 +1,7 @@
 package actors
 
 import (
-	"maps"
+	"cmp"
 	"math"
 	"slices"
 	"time"
@@ -77,12 +77,59 @@ type flowInfo struct {
 	bytes, done, rest int64
 }
 
+// byPart is what an attempt keeps for each of its live flows (flowInfo)
+// or fetches (their outputs), sorted by part. An attempt has a handful at
+// once (its read or compute, its output writes, a reducer's parallel
+// fetches), and a reducer's every fetch ends with a lookup, so a short
+// sorted slice serves where a map cost a hash and a cache miss or two a
+// lookup; it ranges in part order, as the sums over it must.
+type byPart[T any] []partEntry[T]
+
+type partEntry[T any] struct {
+	part int32
+	v    T
+}
+
+func (ps byPart[T]) search(part int32) (int, bool) {
+	return slices.BinarySearchFunc(ps, part, func(e partEntry[T], p int32) int { return cmp.Compare(e.part, p) })
+}
+
+// at is part's entry; nil when it has none.
+func (ps byPart[T]) at(part int32) *T {
+	if i, ok := ps.search(part); ok {
+		return &ps[i].v
+	}
+	return nil
+}
+
+// put sets part's entry.
+func (ps *byPart[T]) put(part int32, v T) {
+	i, ok := ps.search(part)
+	if ok {
+		(*ps)[i].v = v
+		return
+	}
+	*ps = slices.Insert(*ps, i, partEntry[T]{part: part, v: v})
+}
+
+// take removes part's entry and returns it; false when it has none.
+func (ps *byPart[T]) take(part int32) (T, bool) {
+	i, ok := ps.search(part)
+	if !ok {
+		var zero T
+		return zero, false
+	}
+	v := (*ps)[i].v
+	*ps = slices.Delete(*ps, i, i+1)
+	return v, true
+}
+
 // run is one attempt in progress on a node.
 type run struct {
 	launch     *LaunchTask
 	start      time.Duration
 	phase      phase
-	flows      map[int32]flowInfo
+	flows      byPart[flowInfo]
 	phaseStart time.Duration
 	phases     []PhaseSpan // the phases ended so far that took time
 	speed      float64     // the attempt's own speed factor (1: nominal)
@@ -113,7 +160,7 @@ type run struct {
 	fetched  int64
 	// batches holds the map outputs each fetch flow carries, by flow
 	// part; a flow carries one unless fetches go per host.
-	batches map[int32][]fetchItem
+	batches byPart[[]fetchItem]
 	// moved holds the outputs announced again, at a new node, while
 	// their fetch ran or waited to retry: a retry fetches from there.
 	moved map[int32]MapOutput
@@ -126,10 +173,9 @@ type run struct {
 }
 
 func newRun(l *LaunchTask, now time.Duration) *run {
-	r := &run{launch: l, start: now, phaseStart: now, flows: make(map[int32]flowInfo), speed: 1, slow: 1}
+	r := &run{launch: l, start: now, phaseStart: now, speed: 1, slow: 1}
 	if l.Attempt.Kind == sched.Reduce {
 		r.state = newFetchStates(l.Task.Maps)
-		r.batches = make(map[int32][]fetchItem)
 	}
 	return r
 }
@@ -273,19 +319,19 @@ func (r *run) nextFetch(perHost bool) (part int32, src sched.NodeID, bytes int64
 		r.state.set(items[i].m, fetchRunning)
 	}
 	part = partFetch + items[0].m
-	r.batches[part] = items
+	r.batches.put(part, items)
 	r.fetching++
 	return part, src, bytes
 }
 
 // fetchDone marks the maps of a completed fetch flow fetched.
 func (r *run) fetchDone(part int32, bytes int64) {
-	for _, it := range r.batches[part] {
+	items, _ := r.batches.take(part)
+	for _, it := range items {
 		r.state.set(it.m, fetchDone)
 		r.done++
 		delete(r.moved, it.m)
 	}
-	delete(r.batches, part)
 	r.fetching--
 	r.fetched += bytes
 }
@@ -294,11 +340,10 @@ func (r *run) fetchDone(part int32, bytes int64) {
 // (retry); what the flow delivered before it failed stays counted by the
 // fabric, not by the attempt. It returns the outputs.
 func (r *run) fetchFailed(part int32) []fetchItem {
-	items := r.batches[part]
+	items, _ := r.batches.take(part)
 	for _, it := range items {
 		r.state.set(it.m, fetchRetry)
 	}
-	delete(r.batches, part)
 	r.fetching--
 	return items
 }
@@ -325,9 +370,9 @@ func (r *run) retry(src sched.NodeID, items []fetchItem) {
 // (-1: the flow has ended, its FlowDone on the way).
 func (r *run) progress(delivered map[int32]int64) (ProgressPhase, float64, float64) {
 	done := func(part int32) float64 { // the fraction of a flow of the attempt done
-		info, live := r.flows[part]
+		info := r.flows.at(part)
 		d, asked := delivered[part]
-		if !live || info.bytes == 0 || d < 0 {
+		if info == nil || info.bytes == 0 || d < 0 {
 			return 1
 		}
 		if info.done+info.rest > 0 { // a piece of a straggler's split flow
@@ -343,8 +388,8 @@ func (r *run) progress(delivered map[int32]int64) (ProgressPhase, float64, float
 	}
 	writes := func() float64 { // the slowest output flow
 		least := 1.0
-		for part := range r.flows {
-			if part == partSpill || part >= partPipeline && part < partFetch {
+		for _, f := range r.flows {
+			if part := f.part; part == partSpill || part >= partPipeline && part < partFetch {
 				least = min(least, done(part))
 			}
 		}
@@ -374,10 +419,10 @@ func (r *run) progress(delivered map[int32]int64) (ProgressPhase, float64, float
 			return PhaseCopy, 1, 1.0 / 3
 		}
 		copied := float64(r.done)
-		// In part order: a float sum in map order would differ in its
-		// last bits from run to run.
-		for _, part := range slices.Sorted(maps.Keys(r.batches)) {
-			copied += done(part) * float64(len(r.batches[part]))
+		// In part order: a float sum in another order would differ in
+		// its last bits.
+		for _, b := range r.batches {
+			copied += done(b.part) * float64(len(b.v))
 		}
 		f := copied / float64(r.state.len())
 		return PhaseCopy, f, f / 3

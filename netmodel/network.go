@@ -250,10 +250,11 @@ type Network struct {
 	finishes indexedHeap // flow slots by lower bounds of their completion instants (see schedule)
 	epoch    uint32
 
-	threshold    float64 // θ of the pending batch (see threshold.go)
-	arrivals     []int32 // flows started in the pending batch
-	batchClass   int32   // class of the batch's first arrival or departure
-	batchClasses int     // arrivals and departures in the batch
+	threshold    float64  // θ of the pending batch (see threshold.go)
+	arrivals     []int32  // flows started in the pending batch
+	thrLinks     []LinkID // batchThreshold's scratch: the arrivals' links
+	batchClass   int32    // class of the batch's first arrival or departure
+	batchClasses int      // arrivals and departures in the batch
 	compLinks    []LinkID
 	compFlows    []int32
 	filled       []LinkID // links of the class being filled

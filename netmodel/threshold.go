@@ -1,6 +1,9 @@
 package netmodel
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // The rate-threshold rule. Progressive filling fixes flows in increasing
 // order of rate per weight. If no link on the path of a changed flow can
@@ -39,20 +42,26 @@ func (n *Network) noteClass(c int32) {
 
 // batchThreshold returns the batch's θ, with the arrivals' bounds taken
 // on the links as they are now, after every change of the batch.
+//
+// Arrivals share links (a batch of a second's fetches crosses the same
+// rack uplinks hundreds of times), so each link is summed once.
 func (n *Network) batchThreshold() float64 {
 	thr := n.threshold
+	links := n.thrLinks[:0]
 	for _, slot := range n.arrivals {
-		if !n.states[slot].live {
-			continue
-		}
-		for _, l := range n.hops(slot) {
-			weights := 0.0
-			for _, lf := range n.links[l].flows {
-				weights += n.flows[lf.slot].weight * n.useOf(lf.slot, int(lf.hop))
-			}
-			thr = math.Min(thr, n.links[l].capacity/weights)
+		if n.states[slot].live {
+			links = append(links, n.hops(slot)...)
 		}
 	}
+	slices.Sort(links)
+	for _, l := range slices.Compact(links) {
+		weights := 0.0
+		for _, lf := range n.links[l].flows {
+			weights += n.flows[lf.slot].weight * n.useOf(lf.slot, int(lf.hop))
+		}
+		thr = math.Min(thr, n.links[l].capacity/weights)
+	}
+	n.thrLinks = links[:0]
 	n.resetBatch()
 	if math.IsInf(thr, 1) {
 		return 0
