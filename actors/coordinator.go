@@ -186,6 +186,8 @@ func (c *Coordinator) handle(ctx actor.Context, now time.Duration, m any) {
 		c.core.copyFailed(msg.Key.ID)
 	case *OutputLost:
 		c.handleOutputLost(ctx, now, msg)
+	case *suspicionLapsed:
+		c.core.offSuspected().lapse(msg.Node)
 	case *CrashCoordinator:
 		c.down = true
 	case *RestartCoordinator:

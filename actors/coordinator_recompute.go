@@ -87,9 +87,53 @@ func (c *Coordinator) handleOutputLost(ctx actor.Context, now time.Duration, msg
 	if !c.cfg.Tasks.ProtectOutputs {
 		return
 	}
+	c.core.offSuspected().hold(msg.Node)
+	c.deps.Clock.After(c.suspicions().window, c.self, &suspicionLapsed{Node: msg.Node})
 	for _, job := range slices.Sorted(maps.Keys(c.jms)) {
 		ctx.Send(c.jms[job], &NodeSuspected{Node: msg.Node})
 	}
+}
+
+// suspicionLapsed ends a suspicion's window: its node takes maps again
+// unless a later suspicion holds it.
+type suspicionLapsed struct{ Node sched.NodeID }
+
+// suspectedNodes is an admission rule under tasks.protect_outputs: a
+// suspected node takes no map for tasks.recompute_window after the
+// suspicion, so the maps its lost and suspected outputs run again run
+// elsewhere (the notes' §2.2: recomputes are scheduled elsewhere), and no
+// new output goes where fetches are expected to fail.
+type suspectedNodes struct {
+	held []int // suspicions of each node still within their window
+}
+
+func (s *suspectedNodes) hold(node sched.NodeID) {
+	if int(node) < len(s.held) {
+		s.held[node]++
+	}
+}
+
+func (s *suspectedNodes) lapse(node sched.NodeID) {
+	if int(node) < len(s.held) && s.held[node] > 0 {
+		s.held[node]--
+	}
+}
+
+func (s *suspectedNodes) admits(_ sched.JobID, kind sched.TaskKind, node sched.NodeID) bool {
+	return kind != sched.Map || int(node) >= len(s.held) || s.held[node] == 0
+}
+func (*suspectedNodes) reported(*Heartbeat)                             {}
+func (*suspectedNodes) launched(sched.NodeID, sched.Attempt, *TaskSpec) {}
+func (*suspectedNodes) registered(sched.NodeID, [2]int64)               {}
+
+// offSuspected is the suspected-nodes rule, made and admitted on first
+// use.
+func (s *coordState) offSuspected() *suspectedNodes {
+	if s.suspected == nil {
+		s.suspected = &suspectedNodes{held: make([]int, len(s.cfg.RackOf))}
+		s.admit = append(s.admit, s.suspected)
+	}
+	return s.suspected
 }
 
 func (c *Coordinator) suspicions() *suspicions {

@@ -22,8 +22,10 @@ import (
 // (coordinator_liveness.go), and the admission rules beyond free slots
 // (coordinator_admission.go, coordinator_space.go).
 type coordState struct {
-	cfg    *CoordinatorConfig
-	policy sched.Policy
+	cfg *CoordinatorConfig
+	// suspected keeps maps off suspected nodes (tasks.protect_outputs).
+	suspected *suspectedNodes
+	policy    sched.Policy
 	// slotAware: the policy is offered every free slot (sched.SlotAware).
 	slotAware bool
 	table     *jobTable

@@ -181,7 +181,7 @@ func (m *JobManager) Receive(ctx actor.Context) {
 	case *FetchFailed:
 		fx, rerun := m.state.fetchFailed(msg.Node, msg.Maps)
 		m.deps.Metrics.Count(MetricMapsRerunFetch, int64(rerun))
-		m.reportLost(ctx, msg.Node, rerun)
+		m.reportLost(ctx, msg.Node, rerun, m.state.copiesFailed(msg.Node, msg.Served))
 		m.apply(ctx, fx)
 	case *NodeSuspected:
 		m.handleNodeSuspected(ctx, msg)

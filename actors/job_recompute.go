@@ -18,14 +18,46 @@ import (
 // and its copy are lost together with the product of their nodes'
 // chances, each drawn apart (erratum 6).
 
-// reportLost tells the coordinator that n maps whose outputs were on
-// node run again, under [intermediate_loss].
-func (m *JobManager) reportLost(ctx actor.Context, node sched.NodeID, n int) {
-	if !m.reportLosses || n == 0 {
+// reportLost tells the coordinator, under [intermediate_loss], that node
+// failed to serve the outputs of rerun maps, which run again, and of
+// served more, which a copy serves: a loss the copy made harmless is
+// still the node's loss, for its r_m and its suspicion, or a node whose
+// outputs are copied would look sound for as long as they are.
+func (m *JobManager) reportLost(ctx actor.Context, node sched.NodeID, rerun, served int) {
+	if !m.reportLosses || rerun+served == 0 {
 		return
 	}
-	m.deps.Metrics.Count(MetricRecomputed, int64(n))
-	ctx.Send(m.coordinator, &OutputLost{Job: m.id, Node: node, Maps: n})
+	m.deps.Metrics.Count(MetricRecomputed, int64(rerun))
+	ctx.Send(m.coordinator, &OutputLost{Job: m.id, Node: node, Maps: rerun + served})
+}
+
+// copiesFailed books that node failed to serve the outputs of maps,
+// which a copy elsewhere serves instead, and returns how many of them
+// failed there for the first time: every reducer that reads one meets
+// the same loss.
+func (j *jobState) copiesFailed(node sched.NodeID, maps []int32) int {
+	n := 0
+	for _, m := range maps {
+		if m < 0 || int(m) >= len(j.maps) || j.maps[m].state != taskDone {
+			continue
+		}
+		k := failedCopy{m, j.maps[m].outAtt, node}
+		if j.failedCopies == nil {
+			j.failedCopies = make(map[failedCopy]bool)
+		}
+		if !j.failedCopies[k] {
+			j.failedCopies[k] = true
+			n++
+		}
+	}
+	return n
+}
+
+// failedCopy names a copy of a map's output that its node failed to
+// serve: the attempt that wrote it and the node.
+type failedCopy struct {
+	m, attempt int32
+	node       sched.NodeID
 }
 
 // handleNodeSuspected runs again the finished maps whose outputs are on

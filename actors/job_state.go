@@ -43,8 +43,11 @@ type jobState struct {
 	// fetchFailures counts the fetch failures reported for each finished
 	// map's output since it last ran; fetchLimit re-runs the map.
 	fetchFailures map[int32]int
-	fetchLimit    int
-	outcome       *jobOutcome
+	// failedCopies are the output copies whose node failed to serve them
+	// while another copy did (copiesFailed).
+	failedCopies map[failedCopy]bool
+	fetchLimit   int
+	outcome      *jobOutcome
 	// access binds cloned maps' copies to reduce clones (job_clones.go);
 	// nil without [cloning].
 	access *jobAccess

@@ -312,11 +312,15 @@ type MapOutput struct {
 
 // FetchFailed tells a job manager that a reduce attempt could not fetch
 // the outputs of Maps from Node: the flow failed (its source crashed) or
-// stalled past tasks.fetch_timeout (a partition, a cut link).
+// stalled past tasks.fetch_timeout (a partition, a cut link). Served are
+// the outputs of the same fetch that a copy elsewhere serves instead
+// (tasks.protect_outputs): Node failed to serve them too, which its loss
+// estimate and suspicion count, but no failure of theirs counts.
 type FetchFailed struct {
 	Reduce sched.Attempt
 	Node   sched.NodeID
 	Maps   []int32
+	Served []int32
 }
 
 // MapsFinished tells the coordinator that every map of a job has
@@ -769,8 +773,8 @@ type ReplicationFailed struct {
 
 // ---- Recompute avoidance (Mantri; recompute_config.go).
 
-// OutputLost tells the coordinator that a job ran Maps maps again because
-// reducers could not fetch their outputs from Node.
+// OutputLost tells the coordinator that reducers of a job could not fetch
+// Maps outputs from Node: their maps ran again, or a copy served them.
 type OutputLost struct {
 	Job  sched.JobID
 	Node sched.NodeID

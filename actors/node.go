@@ -733,16 +733,18 @@ type fetchRetryDue struct {
 // the map when enough reducers cannot fetch its output, and fetches the
 // outputs again after tasks.fetch_retry, from wherever they are then.
 func (n *Node) fetchFailed(ctx actor.Context, r *run, part int32, src sched.NodeID) {
-	items := n.tryReplicas(r, r.fetchFailed(part), src)
-	if len(items) == 0 {
-		n.fetchMore(ctx, r)
-		return
-	}
+	items, saved := n.tryReplicas(r, r.fetchFailed(part), src)
 	maps := make([]int32, len(items))
 	for i, it := range items {
 		maps[i] = it.m
 	}
-	n.relay(ctx, r.launch.JobManager, &FetchFailed{Reduce: r.launch.Attempt, Node: src, Maps: maps})
+	if len(items)+len(saved) > 0 {
+		n.relay(ctx, r.launch.JobManager, &FetchFailed{Reduce: r.launch.Attempt, Node: src, Maps: maps, Served: saved})
+	}
+	if len(items) == 0 {
+		n.fetchMore(ctx, r)
+		return
+	}
 	n.deps.Clock.After(n.cfg.Tasks.FetchRetry.Std(), n.self, &fetchRetryDue{Attempt: r.launch.Attempt, Src: src, Items: items})
 	n.fetchMore(ctx, r)
 }

@@ -30,12 +30,13 @@ func (r *run) outputRefs(part int32) []OutputRef {
 
 // tryReplicas queues again, from their next copy, the outputs of a fetch
 // from src that failed and have one, and returns the others, whose
-// failure counts. Each output saved so is a recompute avoided.
-func (n *Node) tryReplicas(r *run, items []fetchItem, src sched.NodeID) []fetchItem {
+// failure counts, and the maps of those saved so. Each output saved is a
+// recompute avoided.
+func (n *Node) tryReplicas(r *run, items []fetchItem, src sched.NodeID) (rest []fetchItem, saved []int32) {
 	if r.replicas == nil {
-		return items
+		return items, nil
 	}
-	rest := items[:0:0]
+	rest = items[:0:0]
 	for _, it := range items {
 		reps := r.replicas[it.m]
 		next := 0 // src is the output's first node: its first replica
@@ -49,9 +50,10 @@ func (n *Node) tryReplicas(r *run, items []fetchItem, src sched.NodeID) []fetchI
 		r.state.set(it.m, fetchQueued)
 		delete(r.moved, it.m)
 		r.queue.push(it.m, reps[next], it.whole)
+		saved = append(saved, it.m)
 		n.deps.Metrics.Count(MetricRecomputeAvoided, 1)
 	}
-	return rest
+	return rest, saved
 }
 
 // handleReplicateOutput copies a map output the node holds to a

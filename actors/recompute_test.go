@@ -46,3 +46,16 @@ func TestJobStateReplicaCountsAsTheOutput(t *testing.T) {
 	runMap(t, j, 0, 7)
 	assert.Nil(t, j.maps[0].replicas, "a new output has no copy yet")
 }
+
+func TestSuspectedNodeTakesNoMapForItsWindow(t *testing.T) {
+	s := &suspectedNodes{held: make([]int, 3)}
+	s.hold(1)
+	s.hold(1) // suspected again within the first suspicion's window
+	assert.False(t, s.admits(7, sched.Map, 1), "a suspected node takes no map")
+	assert.True(t, s.admits(7, sched.Reduce, 1), "reduces read; they write no output a fetch will ask for")
+	assert.True(t, s.admits(7, sched.Map, 2), "its rack-mates take maps")
+	s.lapse(1)
+	assert.False(t, s.admits(7, sched.Map, 1), "the second suspicion's window is still open")
+	s.lapse(1)
+	assert.True(t, s.admits(7, sched.Map, 1), "both windows ended")
+}
