@@ -154,16 +154,6 @@ scheduler.name = lottery: must be one of `+strings.Join(sched.Names(), ", "), er
 	assert.Error(t, err, "nothing is built from an invalid configuration")
 }
 
-// A job over several input files is refused until the coordinator
-// reads them: it keys a map's block by the job's one file.
-func TestConfigRefusesSeveralInputFiles(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.Workload = [][]workload.JobSpec{{{Name: "summary", InputBytes: 2 << 30,
-		InputFiles: []workload.FilePart{{File: "logs.0", Bytes: 1 << 30}, {File: "logs.1", Bytes: 1 << 30}}}}}
-	_, err := Build(cfg)
-	assert.ErrorContains(t, err, "workload stream 0, job 0 (summary): reads 2 input files: a job over several files is not run yet")
-}
-
 func TestConfigValidateKeysThePolicysErrorsUnderScheduler(t *testing.T) {
 	cfg := DefaultConfig()
 	params := sched.DefaultFairParams()

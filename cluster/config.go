@@ -347,6 +347,9 @@ func (c *Config) validateCacheWorkload() []error {
 		if jobs[i].InputFile != "" { // stored in blocks of the cluster's size
 			files[jobs[i].InputFile] = (&workload.JobSpec{InputBytes: jobs[i].InputBytes}).MapCount(int64(c.HDFS.BlockSize))
 		}
+		for _, f := range jobs[i].InputFiles {
+			files[f.File] = (&workload.JobSpec{InputBytes: f.Bytes}).MapCount(int64(c.HDFS.BlockSize))
+		}
 	}
 	c.Cache.ValidatePreload(&checks, c.Nodes(), int64(c.HDFS.BlockSize), func(name string) (int, bool) {
 		n, ok := files[name]
@@ -448,11 +451,6 @@ func (c *Config) validateWorkload() []error {
 		for i := range jobs {
 			if err := jobs[i].Validate(); err != nil {
 				errs = append(errs, fmt.Errorf("workload stream %d, job %d (%s): %w", s, i, jobs[i].Name, err))
-			} else if n := len(jobs[i].InputFiles); n > 0 {
-				// The job table, the cache directory and MIN's oracle key a
-				// map's block by the job's one input file.
-				errs = append(errs, fmt.Errorf("workload stream %d, job %d (%s): reads %d input files: "+
-					"a job over several files is not run yet (the coordinator reads one input file a job)", s, i, jobs[i].Name, n))
 			}
 			if i > 0 && jobs[i].Submit < jobs[i-1].Submit {
 				errs = append(errs, fmt.Errorf("workload stream %d, job %d (%s): submit = %v: before the job ahead of it (%v)",
