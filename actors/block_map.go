@@ -45,6 +45,7 @@ type file struct {
 	forgotten bool
 	cov       float64
 	cuts      []uint64
+	parts     []filePart // a view's files (job_input.go); nil for a stored file
 }
 
 type block struct {
@@ -138,7 +139,7 @@ const skewKey = 0x736b6577 // "skew"
 // skewed file its lognormal one (a map's spill follows its input).
 func (f *file) share(total int64, i int) int64 {
 	if f.cuts == nil {
-		return workload.Share(total, len(f.blocks), i)
+		return workload.Share(total, f.count(), i)
 	}
 	return workload.ShareOf(total, f.cuts[i], f.cuts[i+1], workload.Whole)
 }

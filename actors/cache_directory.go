@@ -326,10 +326,13 @@ type cacheOracle struct {
 // FutureRead is a job of the workload and the file it reads, for MIN:
 // when it was submitted and, by block, when its map read the block in the
 // trace. A block Reads leaves out (or all, when nil) is read at Submit.
+// First is the job's map that reads the file's block 0 (0 unless the job
+// reads several files).
 type FutureRead struct {
 	Job    sched.JobID
 	Submit time.Duration
 	Reads  []time.Duration
+	First  int32
 }
 
 // readAt is when the job reads a block in the trace.
@@ -353,15 +356,14 @@ func (o *cacheOracle) jobEnded(id sched.JobID) { o.ended[id] = true }
 func (o *cacheOracle) next(name string, block int32) cache.Ahead {
 	reads := o.future[name]
 	i := o.head[name]
-	for i < len(reads) && o.ended[reads[i].Job] {
-		delete(o.ended, reads[i].Job)
+	for i < len(reads) && o.ended[reads[i].Job] { // kept: a job over several files is in several lists
 		i++
 	}
 	o.head[name] = i
 	next := cache.NeverAgain
 	for k := range reads[i:] {
 		r := &reads[i+k]
-		if o.ended[r.Job] || o.launched(r.Job, block) {
+		if o.ended[r.Job] || o.launched(r.Job, r.First+block) {
 			continue
 		}
 		if a := (cache.Ahead{At: r.readAt(block), Index: block, Job: int64(r.Job)}); next.After(a) {

@@ -289,8 +289,9 @@ func (c *Coordinator) apply(ctx actor.Context, out coordOut) {
 func (c *Coordinator) spawnJobManager(ctx actor.Context, e *spawnJobManager) {
 	jm := NewJobManager(e.job, e.spec, e.maps, e.slowStart, c.cfg.Tasks.MaxAttempts, c.self, c.cfg.Directory, c.deps)
 	jm.setup, jm.reportMaps, jm.admitted = c.cfg.Tasks.JobSetup.Std(), c.cfg.Tasks.ComputeAware, e.admitted
+	jm.inputFiles = fileReads(e.spec, int64(c.cfg.HDFS.BlockSize))
 	if c.cfg.Cache.On() {
-		jm.waves = &waveWidth{file: inputName(e.job, e.spec), first: -1}
+		jm.waves = &waveWidth{files: inputNames(e.job, e.spec), first: -1}
 	}
 	if np, ok := c.core.policy.(sched.NeedsProgress); ok && np.NeedsProgress() {
 		jm.sent = &[2]float64{}

@@ -188,10 +188,10 @@ func (s *coordState) cacheLaunch(now time.Duration, a sched.Attempt, node sched.
 	if c == nil || a.Kind != sched.Map || spec.File == "" {
 		return
 	}
-	f := c.dir.file(spec.File, spec.FileBlocks, spec.FileBytes)
-	c.dir.read(f, a.Task, now)
+	f, block := c.dir.file(spec.File, spec.FileBlocks, spec.FileBytes), a.Task-spec.FileFirst
+	c.dir.read(f, block, now)
 	if spec.FromMemory {
-		c.dir.pin(a, f, a.Task, node)
+		c.dir.pin(a, f, block, node)
 	}
 }
 
@@ -217,7 +217,8 @@ func (s *coordState) cacheNodeGone(node sched.NodeID) {
 // cached reports whether a node's cache holds a map's block: the job
 // table's memory locality.
 func (c *cacheRole) cached(f *file, task int32, node sched.NodeID) bool {
-	return c.dir.caches(f.name, task, node)
+	g, block := f.at(task)
+	return c.dir.caches(g.name, block, node)
 }
 
 // idle reports whether a node has a free map slot.
@@ -231,7 +232,8 @@ func (s *coordState) freeMapSlot(node sched.NodeID) bool {
 
 // holders lists the nodes caching a map's block.
 func (c *cacheRole) holders(f *file, task int32) []sched.NodeID {
-	return c.dir.holders(f.name, task)
+	g, block := f.at(task)
+	return c.dir.holders(g.name, block)
 }
 
 // restartCache empties the directory of a restarted coordinator: it
@@ -259,6 +261,6 @@ func (s *coordState) cacheResynced(r RunningAttempt, node sched.NodeID) {
 	if job == nil || job.input == nil {
 		return
 	}
-	f := job.input
-	s.cache.dir.pin(r.Attempt, s.cache.dir.file(f.name, int32(len(f.blocks)), f.size), r.Attempt.Task, node)
+	f, block := job.input.at(r.Attempt.Task)
+	s.cache.dir.pin(r.Attempt, s.cache.dir.file(f.name, int32(len(f.blocks)), f.size), block, node)
 }

@@ -19,7 +19,7 @@ func (s *coordState) taskSpec(job *coordJob, a sched.Attempt, node sched.NodeID,
 	spec := TaskSpec{Model: sp.Model, Locality: sched.OffRack}
 	rng := s.blocks.attemptStream(a)
 	if a.Kind == sched.Map {
-		blk := &job.input.blocks[a.Task]
+		blk := job.input.block(a.Task)
 		src, srcLoc, ok := s.blocks.source(blk, node, rng)
 		if !ok {
 			return spec, fmt.Errorf("block %d of %q has no live replica", a.Task, inputName(a.Job, *sp))
@@ -33,8 +33,8 @@ func (s *coordState) taskSpec(job *coordJob, a sched.Attempt, node sched.NodeID,
 		}
 		spec.InputBytes, spec.Source, spec.Locality, spec.CPU, spec.Time = blk.bytes, src, srcLoc, sp.MapCPU, sp.MapTime
 		if s.cache != nil {
-			f := job.input
-			spec.File, spec.FileBlocks, spec.FileBytes = f.name, int32(len(f.blocks)), f.size
+			f, b := job.input.at(a.Task)
+			spec.File, spec.FileBlocks, spec.FileBytes, spec.FileFirst = f.name, int32(len(f.blocks)), f.size, a.Task-b
 		}
 		if sp.Reduces > 0 {
 			spec.SpillBytes = job.input.share(sp.ShuffleBytes, int(a.Task))
@@ -72,7 +72,20 @@ func inputName(id sched.JobID, spec workload.JobSpec) string {
 	if spec.InputFile != "" {
 		return spec.InputFile
 	}
-	return fmt.Sprintf("input-%d", id)
+	return fmt.Sprintf("input-%d", id) // for several files, the view's
+
+}
+
+// inputNames names the files a job reads.
+func inputNames(id sched.JobID, spec workload.JobSpec) []string {
+	if len(spec.InputFiles) == 0 {
+		return []string{inputName(id, spec)}
+	}
+	names := make([]string, len(spec.InputFiles))
+	for i, f := range spec.InputFiles {
+		names[i] = f.File
+	}
+	return names
 }
 
 // blockSizeFor is the cluster's block size, or the size that splits a

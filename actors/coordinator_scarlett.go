@@ -88,7 +88,8 @@ func (s *coordState) scarlettLaunched(now time.Duration, a sched.Attempt) {
 		return
 	}
 	if j := s.jobs[a.Job]; j != nil && j.input != nil {
-		s.scarlett.conc.Launch(now, j.input.name, int64(a.Job))
+		f, _ := j.input.at(a.Task)
+		s.scarlett.conc.Launch(now, f.name, int64(a.Job))
 	}
 }
 
@@ -98,7 +99,8 @@ func (s *coordState) scarlettEnded(now time.Duration, a sched.Attempt) {
 		return
 	}
 	if j := s.jobs[a.Job]; j != nil && j.input != nil {
-		s.scarlett.conc.End(now, j.input.name, int64(a.Job))
+		f, _ := j.input.at(a.Task)
+		s.scarlett.conc.End(now, f.name, int64(a.Job))
 	}
 }
 
@@ -108,7 +110,9 @@ func (s *coordState) scarlettJobEnded(now time.Duration, id sched.JobID) {
 		return
 	}
 	if j := s.jobs[id]; j != nil && j.input != nil {
-		s.scarlett.conc.EndJob(now, j.input.name, int64(id))
+		for _, p := range j.input.stored() {
+			s.scarlett.conc.EndJob(now, p.file.name, int64(id))
+		}
 	}
 }
 

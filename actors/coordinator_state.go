@@ -292,6 +292,7 @@ func (s *coordState) submit(now, at time.Duration, id sched.JobID, spec workload
 	spec.Submit = at // a closed worker's spec holds its think time
 	maps := spec.MapCount(int64(s.cfg.HDFS.BlockSize))
 	rec := submittedRecord(id, spec, maps, spec.Reduces)
+	rec.InputFiles = fileReads(spec, int64(s.cfg.HDFS.BlockSize))
 	if limit := s.cfg.MaxRunning; limit > 0 && (len(s.jobs) >= limit || len(s.held) > 0) {
 		rec.Admitted = -1
 		s.out.records = append(s.out.records, rec)
@@ -301,6 +302,15 @@ func (s *coordState) submit(now, at time.Duration, id sched.JobID, spec workload
 	rec.Admitted = now
 	s.out.records = append(s.out.records, rec)
 	s.start(now, id, spec)
+}
+
+// storeInput stores a starting job's input: a file of its own, the file
+// it shares, or the files it reads behind a view of its own.
+func (s *coordState) storeInput(id sched.JobID, spec workload.JobSpec, maps int) (*file, error) {
+	if len(spec.InputFiles) > 0 {
+		return s.blocks.view(inputName(id, spec), spec.InputFiles, int64(s.cfg.HDFS.BlockSize))
+	}
+	return s.blocks.ensureSplits(inputName(id, spec), spec.InputBytes, blockSizeFor(spec, maps, int64(s.cfg.HDFS.BlockSize)), spec.InputCoV, spec.Maps)
 }
 
 // maybeAdmit admits the jobs held longest while fewer than MaxRunning
@@ -322,7 +332,7 @@ func (s *coordState) start(now time.Duration, id sched.JobID, spec workload.JobS
 		job.parts = workload.SkewedCuts(s.blocks.stream(partsKey^uint64(id)), spec.Reduces, spec.PartitionCoV)
 	}
 	s.jobs[id] = job
-	input, err := s.blocks.ensureSplits(inputName(id, spec), spec.InputBytes, blockSizeFor(spec, maps, int64(s.cfg.HDFS.BlockSize)), spec.InputCoV, spec.Maps)
+	input, err := s.storeInput(id, spec, maps)
 	if err == nil {
 		job.input = input
 	}
@@ -355,9 +365,9 @@ func (s *coordState) requeue(msg *RequeueTasks) {
 	if job == nil || job.input == nil {
 		return // the job has ended, or its input could not be stored
 	}
-	if len(msg.Maps) > 0 && len(job.input.blocks) != job.maps {
+	if len(msg.Maps) > 0 && job.input.count() != job.maps {
 		s.emit(&tellJob{msg.Job, &FailJob{Job: msg.Job, Reason: fmt.Sprintf(
-			"input file %q has %d blocks but the job has %d maps", inputName(msg.Job, job.spec), len(job.input.blocks), job.maps)}})
+			"input file %q has %d blocks but the job has %d maps", inputName(msg.Job, job.spec), job.input.count(), job.maps)}})
 		return
 	}
 	if len(msg.Maps) > 0 && s.copies != nil {
@@ -365,7 +375,7 @@ func (s *coordState) requeue(msg *RequeueTasks) {
 	}
 	mapsIn, reducesIn := msg.Maps, msg.Reduces
 	if s.cfg.Tasks.LargestFirst {
-		mapsIn = s.largestFirst(msg.Job, sched.Map, msg.Maps, func(m int32) int64 { return job.input.blocks[m].bytes })
+		mapsIn = s.largestFirst(msg.Job, sched.Map, msg.Maps, func(m int32) int64 { return job.input.block(m).bytes })
 		reducesIn = s.largestFirst(msg.Job, sched.Reduce, msg.Reduces, func(r int32) int64 {
 			if job.parts == nil {
 				return 0
@@ -472,7 +482,7 @@ func (s *coordState) jobEnded(now time.Duration, id sched.JobID) {
 	s.cacheJobEnded(id)
 	delete(s.progress, id)
 	s.policy.Ended(now, id)
-	if spec := s.jobs[id].spec; spec.InputFile == "" {
+	if spec := s.jobs[id].spec; spec.InputFile == "" && len(spec.InputFiles) == 0 {
 		s.blocks.forget(inputName(id, spec)) // a private input: no other job reads it
 	}
 	delete(s.jobs, id)

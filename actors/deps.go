@@ -238,8 +238,10 @@ type JobRecord struct {
 	Finish   time.Duration
 	Maps     int
 	Reduces  int
-	// Input is the file the maps read.
+	// Input is the file the maps read; InputFiles, for a job over
+	// several files, each of them and its blocks (nil otherwise).
 	Input        string
+	InputFiles   []FileRead `json:",omitempty"`
 	InputBytes   int64
 	ShuffleBytes int64
 	OutputBytes  int64
@@ -248,6 +250,25 @@ type JobRecord struct {
 	Evictions, EvictedMaps int
 	Succeeded              bool
 	Reason                 string
+}
+
+// FileRead is one of the files a job over several files reads.
+type FileRead struct {
+	File   string
+	Blocks int
+}
+
+// fileReads lists what a job over several files reads of each, in blocks
+// of blockSize; nil for a job over one file.
+func fileReads(spec workload.JobSpec, blockSize int64) []FileRead {
+	if len(spec.InputFiles) == 0 {
+		return nil
+	}
+	out := make([]FileRead, len(spec.InputFiles))
+	for i, f := range spec.InputFiles {
+		out[i] = FileRead{f.File, (&workload.JobSpec{InputBytes: f.Bytes}).MapCount(blockSize)}
+	}
+	return out
 }
 
 // submittedRecord is a job's record as submitted: what the job is, not

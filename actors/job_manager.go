@@ -52,6 +52,8 @@ type JobManager struct {
 	// waves measures the job's wave-width for the cache directory, nil
 	// without a cache.
 	waves *waveWidth
+	// inputFiles are the files the job reads when it reads several.
+	inputFiles []FileRead
 	// placement places the job's reduces by rack (job_placement.go),
 	// asking the fabric for its links; nil when reduces go anywhere.
 	placement *reducePlacement
@@ -78,7 +80,7 @@ type JobManager struct {
 // running tasks every second; here the integral is exact, summed at each
 // launch and end the job manager hears of.
 type waveWidth struct {
-	file    string
+	files   []string // the job's input files: each gets the job's width
 	running int
 	first   time.Duration // the first launch; -1 before
 	last    time.Duration // the last change
@@ -422,6 +424,7 @@ func (m *JobManager) record() JobRecord {
 	rec := submittedRecord(m.id, m.spec, len(m.state.maps), len(m.state.reduces))
 	rec.Start, rec.Admitted = m.first, m.admitted
 	rec.Evictions, rec.EvictedMaps = m.evictions, m.evictedMaps
+	rec.InputFiles = m.inputFiles
 	return rec
 }
 
@@ -438,7 +441,9 @@ func (m *JobManager) end(ctx actor.Context, o *jobOutcome) {
 	m.deps.Metrics.JobEnded(rec)
 	if m.waves != nil {
 		if w := m.waves.width(); w > 0 {
-			ctx.Send(m.coordinator, &WaveWidthMeasured{File: m.waves.file, Width: w})
+			for _, f := range m.waves.files {
+				ctx.Send(m.coordinator, &WaveWidthMeasured{File: f, Width: w})
+			}
 		}
 	}
 	m.sendClonesMeasured(ctx)

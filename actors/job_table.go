@@ -132,7 +132,9 @@ func (t *jobTable) add(job sched.Job, input *file) {
 		if t.readers == nil {
 			t.readers = make(map[*file][]*tableJob)
 		}
-		t.readers[input] = append(t.readers[input], j)
+		for _, p := range input.stored() {
+			t.readers[p.file] = append(t.readers[p.file], j)
+		}
 	}
 }
 
@@ -152,11 +154,16 @@ func (t *jobTable) remove(id sched.JobID) {
 	}
 	delete(t.jobs, id)
 	t.order = slices.DeleteFunc(t.order, func(o *tableJob) bool { return o == j })
-	if r := t.readers[j.input]; r != nil {
-		if r = slices.DeleteFunc(r, func(o *tableJob) bool { return o == j }); len(r) == 0 {
-			delete(t.readers, j.input)
-		} else {
-			t.readers[j.input] = r
+	if j.input == nil {
+		return
+	}
+	for _, p := range j.input.stored() {
+		if r := t.readers[p.file]; r != nil {
+			if r = slices.DeleteFunc(r, func(o *tableJob) bool { return o == j }); len(r) == 0 {
+				delete(t.readers, p.file)
+			} else {
+				t.readers[p.file] = r
+			}
 		}
 	}
 }
@@ -201,7 +208,7 @@ func (t *jobTable) addMap(id sched.JobID, task int32) {
 	e.gen++
 	q := queued{task, e.gen}
 	j.status.PendingMaps++
-	for _, n := range j.input.blocks[task].replicas {
+	for _, n := range j.input.block(task).replicas {
 		listAt(j.byNode, n).add(q, again)
 		listAt(j.byRack, t.rackOf[n]).add(q, again) // once per rack
 	}
@@ -217,11 +224,12 @@ func (t *jobTable) addMap(id sched.JobID, task int32) {
 // node, whose cache now holds it.
 func (t *jobTable) memoryAdded(f *file, index int32, node sched.NodeID) {
 	for _, j := range t.readers[f] {
-		if int(index) >= len(j.tasks[sched.Map]) {
+		task, ok := j.input.taskOf(f, index)
+		if !ok || int(task) >= len(j.tasks[sched.Map]) {
 			continue
 		}
-		if e := &j.tasks[sched.Map][index]; e.pending {
-			listAt(j.byMemory, node).add(queued{index, e.gen}, e.gen > 1)
+		if e := &j.tasks[sched.Map][task]; e.pending {
+			listAt(j.byMemory, node).add(queued{task, e.gen}, e.gen > 1)
 		}
 	}
 }
@@ -239,11 +247,15 @@ func (t *jobTable) launchedMap(id sched.JobID, task int32) bool {
 func (t *jobTable) replicaAdded(f *file, index int, node sched.NodeID) {
 	for _, id := range slices.Sorted(maps.Keys(t.jobs)) {
 		j := t.jobs[id]
-		if j.input != f || index >= len(j.tasks[sched.Map]) {
+		if j.input == nil {
 			continue
 		}
-		if e := &j.tasks[sched.Map][index]; e.pending {
-			q := queued{int32(index), e.gen}
+		task, ok := j.input.taskOf(f, int32(index))
+		if !ok || int(task) >= len(j.tasks[sched.Map]) {
+			continue
+		}
+		if e := &j.tasks[sched.Map][task]; e.pending {
+			q := queued{task, e.gen}
 			listAt(j.byNode, node).add(q, e.gen > 1)
 			listAt(j.byRack, t.rackOf[node]).add(q, e.gen > 1)
 		}
@@ -543,11 +555,11 @@ func firstIn[K comparable](index map[K]*taskList, key K, valid func(queued) bool
 
 // holds reports whether the node holds a live replica of the map's block.
 func (j *tableJob) holds(task int32, node sched.NodeID) bool {
-	return slices.Contains(j.input.blocks[task].replicas, node)
+	return slices.Contains(j.input.block(task).replicas, node)
 }
 
 func (t *jobTable) inRack(j *tableJob, task int32, rack sched.RackID) bool {
-	return slices.ContainsFunc(j.input.blocks[task].replicas, func(n sched.NodeID) bool { return t.rackOf[n] == rack })
+	return slices.ContainsFunc(j.input.block(task).replicas, func(n sched.NodeID) bool { return t.rackOf[n] == rack })
 }
 
 // mapLocality is how close the nearest live replica of a map's block is to

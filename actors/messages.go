@@ -140,12 +140,15 @@ type TaskSpec struct {
 	// Fail makes the attempt fail when its compute phase ends, its work
 	// lost (tasks.failure_probability).
 	Fail bool
-	// Maps, with a cache: the input's file, its size in blocks and bytes
-	// (the block is the map's index), and whether the node's cache holds
-	// the block, so the map reads it from memory (decided at launch).
+	// Maps, with a cache: the input's file, its size in blocks and bytes,
+	// the map that reads its block 0 (the block is the map's index less
+	// FileFirst: 0 unless the job reads several files), and whether the
+	// node's cache holds the block, so the map reads it from memory
+	// (decided at launch).
 	File       string
 	FileBlocks int32
 	FileBytes  int64
+	FileFirst  int32
 	FromMemory bool
 	// Straggle is the attempt's drawn slowdown ([stragglers]); a zero
 	// Factor runs it at full speed.

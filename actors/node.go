@@ -301,7 +301,7 @@ func (n *Node) startMap(ctx actor.Context, r *run) {
 	read := DiskRead
 	if spec.FromMemory {
 		read = MemoryRead
-		ctx.Send(n.cfg.Cache, &ReadCachedBlock{Attempt: r.launch.Attempt, File: spec.File, Block: r.launch.Attempt.Task})
+		ctx.Send(n.cfg.Cache, &ReadCachedBlock{Attempt: r.launch.Attempt, File: spec.File, Block: r.launch.Attempt.Task - spec.FileFirst})
 	}
 	work := spec.work(spec.InputBytes)
 	if spec.Model != workload.Overlapped || work <= 0 || spec.InputBytes == 0 {
@@ -319,7 +319,7 @@ func (n *Node) cacheInput(ctx actor.Context, r *run) {
 	if n.cfg.Cache == nil || spec.FromMemory || spec.File == "" || r.launch.Attempt.Kind != sched.Map {
 		return
 	}
-	ctx.Send(n.cfg.Cache, &CacheBlock{CachedBlock{File: spec.File, Block: r.launch.Attempt.Task, Bytes: spec.InputBytes,
+	ctx.Send(n.cfg.Cache, &CacheBlock{CachedBlock{File: spec.File, Block: r.launch.Attempt.Task - spec.FileFirst, Bytes: spec.InputBytes,
 		FileBlocks: spec.FileBlocks, FileBytes: spec.FileBytes}})
 }
 

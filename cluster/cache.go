@@ -27,6 +27,9 @@ func (c *Config) preloaded() []actors.Preloaded {
 		if j.InputFile != "" {
 			sizes[j.InputFile] = j.InputBytes
 		}
+		for _, f := range j.InputFiles {
+			sizes[f.File] = f.Bytes
+		}
 	}
 	blockSize := int64(c.HDFS.BlockSize)
 	var out []actors.Preloaded
@@ -81,14 +84,24 @@ func (c *Config) futureReads() (map[string][]actors.FutureRead, error) {
 	id := max(1, c.firstJob)
 	for _, stream := range c.Workload {
 		for _, j := range stream {
-			if j.InputFile != "" {
-				reads := trace[id]
-				for b, at := range reads {
-					if at < 0 { // not read in the trace: at the submission
-						reads[b] = j.Submit
-					}
+			reads := trace[id]
+			for b, at := range reads {
+				if at < 0 { // not read in the trace: at the submission
+					reads[b] = j.Submit
 				}
+			}
+			if j.InputFile != "" {
 				out[j.InputFile] = append(out[j.InputFile], actors.FutureRead{Job: id, Submit: j.Submit, Reads: reads})
+			}
+			first := 0
+			for _, f := range j.InputFiles { // a map a block of each file, in order
+				n := (&workload.JobSpec{InputBytes: f.Bytes}).MapCount(int64(c.HDFS.BlockSize))
+				var part []time.Duration
+				if first+n <= len(reads) {
+					part = reads[first : first+n]
+				}
+				out[f.File] = append(out[f.File], actors.FutureRead{Job: id, Submit: j.Submit, Reads: part, First: int32(first)})
+				first += n
 			}
 			id++
 		}

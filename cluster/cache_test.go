@@ -90,3 +90,47 @@ func TestMINsOracleReadsTheTrace(t *testing.T) {
 	assert.NoError(t, err)
 	assert.Nil(t, future, "no oracle but MIN's")
 }
+
+// severalFiles is fig22's job reading two files, a of 30 blocks and b of
+// 20, k of b's first blocks preloaded: its maps 30 … 49 read b.
+func severalFiles(k int) Config {
+	cfg := fig22(0)
+	cfg.Cache.Preload = []actors.CachePreload{{File: "b", Blocks: k, Pick: actors.PickFirst}}
+	cfg.Workload = [][]workload.JobSpec{{{Name: "scan", InputBytes: 3000e6,
+		InputFiles: []workload.FilePart{{File: "a", Bytes: 1800e6}, {File: "b", Bytes: 1200e6}}}}}
+	return cfg
+}
+
+// A job over two files is all-or-nothing over both: 10 of b's blocks
+// cached (the second file's, maps 30 … 39) make one wave of ten
+// memory-local maps, and the job takes 4T + μT as Fig. 2.2's with k = 10
+// (the bounds of TestAllOrNothing). A memory read of the wrong block
+// would fail the run (the client lacks it).
+func TestAllOrNothingOverSeveralFiles(t *testing.T) {
+	const T, muT = 20 * time.Second, 2 * time.Second
+	rep := run(t, severalFiles(10))
+	j := rep.Records.Jobs[0]
+	got := j.Finish - j.Submit
+	assert.GreaterOrEqual(t, got, 4*T+muT+55*time.Millisecond)
+	assert.LessOrEqual(t, got, 4*T+muT+65*time.Millisecond)
+	assert.Equal(t, 10, rep.Records.Tally.Locality[sched.MemoryLocal])
+	assert.Equal(t, []actors.FileRead{{File: "a", Blocks: 30}, {File: "b", Blocks: 20}}, j.InputFiles)
+	assert.InDelta(t, 1, rep.Summary["files.single_access_jobs"], 1e-9, "no other job reads a or b")
+}
+
+// MIN's oracle splits a job over several files by file: b's reads are the
+// trace's maps 30 … 49, and b's block i was read by map 30 + i.
+func TestMINsOracleSplitsSeveralFiles(t *testing.T) {
+	cfg := severalFiles(0)
+	cfg.Cache.Name = "min"
+	future, err := cfg.futureReads()
+	if !assert.NoError(t, err) || !assert.Len(t, future["a"], 1) || !assert.Len(t, future["b"], 1) {
+		return
+	}
+	a, b := future["a"][0], future["b"][0]
+	assert.Equal(t, int32(0), a.First)
+	assert.Equal(t, int32(30), b.First)
+	assert.Len(t, a.Reads, 30)
+	assert.Len(t, b.Reads, 20)
+	assert.InDelta(t, 60, b.Reads[0].Seconds(), 0.5, "map 30, the fourth wave: three disk reads (T = 20 s) in")
+}

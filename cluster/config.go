@@ -347,6 +347,9 @@ func (c *Config) validateCacheWorkload() []error {
 		if jobs[i].InputFile != "" { // stored in blocks of the cluster's size
 			files[jobs[i].InputFile] = (&workload.JobSpec{InputBytes: jobs[i].InputBytes}).MapCount(int64(c.HDFS.BlockSize))
 		}
+		for _, f := range jobs[i].InputFiles {
+			files[f.File] = (&workload.JobSpec{InputBytes: f.Bytes}).MapCount(int64(c.HDFS.BlockSize))
+		}
 	}
 	c.Cache.ValidatePreload(&checks, c.Nodes(), int64(c.HDFS.BlockSize), func(name string) (int, bool) {
 		n, ok := files[name]

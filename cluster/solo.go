@@ -88,22 +88,21 @@ func referenceRuns(cfg Config, subs []soloJob, workers int) ([]Solo, error) {
 	// ID, and so placed.
 	byShape := map[soloShape][]int{}
 	var shapes []soloShape
+	var specs []workload.JobSpec
 	for _, sub := range subs {
 		i, spec := sub.index, jobs[sub.index]
 		spec.Submit = sub.at
-		shape := soloShape{spec: soloSpec(spec, cfg.Heartbeat.Interval.Std()), id: sched.JobID(i + 1)}
-		if shape.spec.InputFile != "" {
-			shape.id = 0
-		}
+		spec = soloSpec(spec, cfg.Heartbeat.Interval.Std())
+		shape := newSoloShape(spec, sched.JobID(i+1))
 		if _, ok := byShape[shape]; !ok {
-			shapes = append(shapes, shape)
+			shapes, specs = append(shapes, shape), append(specs, spec)
 		}
 		byShape[shape] = append(byShape[shape], i)
 	}
 	results := make([]Solo, len(shapes))
 	errs := make([]error, len(shapes))
 	parallel.For(len(shapes), workers, func(i int) {
-		results[i], errs[i] = soloRun(cfg, shapes[i].spec, sched.JobID(byShape[shapes[i]][0]+1))
+		results[i], errs[i] = soloRun(cfg, specs[i], sched.JobID(byShape[shapes[i]][0]+1))
 	})
 	for i, shape := range shapes {
 		if errs[i] != nil {
@@ -116,9 +115,19 @@ func referenceRuns(cfg Config, subs []soloJob, workers int) ([]Solo, error) {
 	return refs, nil
 }
 
+// soloShape is what makes two jobs' reference runs the same: the spec
+// spelt out (its input files are a slice, no map key), and the job's ID
+// when its input is its own.
 type soloShape struct {
-	spec workload.JobSpec
+	spec string
 	id   sched.JobID // 0 when the input is shared
+}
+
+func newSoloShape(spec workload.JobSpec, id sched.JobID) soloShape {
+	if spec.InputFile != "" || len(spec.InputFiles) > 0 {
+		id = 0
+	}
+	return soloShape{spec: fmt.Sprintf("%#v", spec), id: id}
 }
 
 // soloSpec is the job as its reference run submits it: unnamed, so equal

@@ -493,13 +493,15 @@ func summarizeClones(s Summary, res *Records) {
 // blocks. A job reads every block of its input once, so a block's
 // accesses are its file's readers: the top 5% of blocks against the
 // bottom three quarters (the thesis: 7× at Facebook), the blocks read at
-// most 4 times ("a majority"), and the jobs whose file no other job reads
-// (11% of Facebook's).
+// most 4 times ("a majority"), and the jobs whose files no other job
+// reads (11% of Facebook's).
 func summarizePopularity(s Summary, jobs []JobResult) {
 	readers, blocks := map[string]int{}, map[string]int{}
 	for _, j := range jobs {
-		readers[j.Input]++
-		blocks[j.Input] = max(blocks[j.Input], j.Maps)
+		for _, f := range jobFiles(j) {
+			readers[f.File]++
+			blocks[f.File] = max(blocks[f.File], f.Blocks)
+		}
 	}
 	var counts []float64 // a block's accesses, one entry per block
 	names := slices.Sorted(maps.Keys(readers))
@@ -522,12 +524,20 @@ func summarizePopularity(s Summary, jobs []JobResult) {
 		}
 	}
 	for _, j := range jobs {
-		if readers[j.Input] == 1 {
+		if !slices.ContainsFunc(jobFiles(j), func(f actors.FileRead) bool { return readers[f.File] > 1 }) {
 			single++
 		}
 	}
 	s["files.blocks_read_at_most_4"] = float64(few) / float64(len(counts))
 	s["files.single_access_jobs"] = float64(single) / float64(len(jobs))
+}
+
+// jobFiles lists the files a job read and its blocks of each.
+func jobFiles(j JobResult) []actors.FileRead {
+	if j.InputFiles != nil {
+		return j.InputFiles
+	}
+	return []actors.FileRead{{File: j.Input, Blocks: j.Maps}}
 }
 
 // summarizeAdmission sets the distribution of the admitted jobs' waits

@@ -232,6 +232,7 @@ size_correlation = 1.5
 [[workload.recurring]]
 every = "0s"
 count = 2
+window = -1
 [workload.recurring.job]
 input_bytes = "1GiB"
 `, []string{
@@ -244,6 +245,7 @@ input_bytes = "1GiB"
 			`s.toml:17:1: workload.synthetic[0].zipf = 0: must be a finite number > 0: the exponent of popularity rank`,
 			`s.toml:18:1: workload.synthetic[0].size_correlation = 1.5: must be in [−1, 1]`,
 			`s.toml:20:1: workload.recurring[0].every = "0s": must be > 0: the period between runs`,
+			`s.toml:22:1: workload.recurring[0].window = -1: must be 0 (one file) … 10000: the time-range files a run reads`,
 		}},
 		{"replication: every key out of range", `[replication]
 name = "hdfs"

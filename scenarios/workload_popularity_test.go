@@ -94,6 +94,32 @@ func TestRecurringStream(t *testing.T) {
 	assert.Equal(t, "hourly-2", jobs[2].Name)
 }
 
+// window = 3: each run reads the latest three hourly files of its log,
+// sharing two with the run before it.
+func TestRecurringWindow(t *testing.T) {
+	s := RecurringStream{Every: Duration(time.Hour), Count: 3, Window: 3,
+		Job: JobEntry{Name: "summary", InputFile: "logs", InputBytes: 3<<30 + 2}}
+	require.NoError(t, s.Validate())
+	jobs, err := s.Generate(Env{Name: "r0"})
+	require.NoError(t, err)
+	require.Len(t, jobs, 3)
+	for n, j := range jobs {
+		require.NoError(t, j.Validate())
+		assert.Empty(t, j.InputFile, "a run reads its window's files, not the log's name")
+		assert.Equal(t, int64(3<<30), j.InputBytes, "each file ⌊input_bytes / 3⌋")
+		var names []string
+		for _, f := range j.InputFiles {
+			names = append(names, f.File)
+			assert.Equal(t, int64(1<<30), f.Bytes)
+		}
+		assert.Equal(t, []string{"logs." + strconv.Itoa(n), "logs." + strconv.Itoa(n+1), "logs." + strconv.Itoa(n+2)}, names)
+	}
+	s.Window = 0
+	jobs, _ = s.Generate(Env{Name: "r0"})
+	assert.Equal(t, "logs", jobs[2].InputFile, "off: every run reads the one file")
+	assert.Nil(t, jobs[2].InputFiles)
+}
+
 func pow(r int, e float64) float64 { return math.Pow(float64(r), e) }
 
 func sqrt(x float64) float64 { return math.Sqrt(x) }

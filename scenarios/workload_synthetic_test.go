@@ -259,7 +259,7 @@ func TestSyntheticSkew(t *testing.T) {
 	for i := range jobs {
 		got := jobs[i]
 		got.InputCoV, got.PartitionCoV = 0, 0
-		if got != plain[i] {
+		if !reflect.DeepEqual(got, plain[i]) {
 			t.Fatalf("job %d changed beyond its skew: %+v, was %+v", i, got, plain[i])
 		}
 		if jobs[i].PartitionCoV != 0.5 {

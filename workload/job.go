@@ -3,6 +3,7 @@ package workload
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -56,6 +57,10 @@ type JobSpec struct {
 	// its own.
 	InputFile  string
 	InputBytes int64
+	// InputFiles, when set, are the files the maps read in place of
+	// InputFile, in order and each whole: a job over several time-range
+	// files of a log. Their bytes add up to InputBytes.
+	InputFiles []FilePart `json:",omitempty"`
 	// Maps is the number of map tasks; 0 derives it from the input as
 	// max(1, ⌈InputBytes / block size⌉), one map per block.
 	Maps         int
@@ -90,14 +95,28 @@ type JobSpec struct {
 	PartitionCoV float64 `json:",omitzero"`
 }
 
+// FilePart is one of the files a job reads when it reads several.
+type FilePart struct {
+	File  string
+	Bytes int64
+}
+
 // MaxCoV bounds a job's InputCoV and PartitionCoV: beyond, a lognormal's
 // σ² = ln(1 + CoV²) passes 18 and one block holds nearly everything.
 const MaxCoV = 1e4
 
-// MapCount returns the job's map tasks for a block size.
+// MapCount returns the job's map tasks for a block size: Maps, or a map
+// a block of each input file.
 func (j *JobSpec) MapCount(blockSize int64) int {
 	if j.Maps > 0 {
 		return j.Maps
+	}
+	if len(j.InputFiles) > 0 { // each file in blocks of its own
+		n := 0
+		for _, f := range j.InputFiles {
+			n += (&JobSpec{InputBytes: f.Bytes}).MapCount(blockSize)
+		}
+		return n
 	}
 	n := j.InputBytes / blockSize // rounded up below, without overflowing near 2^63
 	if j.InputBytes%blockSize != 0 {
@@ -148,6 +167,38 @@ func (j *JobSpec) Validate() error {
 		return fmt.Errorf("partition_cov = %v: must be a coefficient of variation in [0, %g] (0: even shares)", j.PartitionCoV, MaxCoV)
 	case j.Reduces == 0 && j.ShuffleBytes > 0:
 		return fmt.Errorf("shuffle_bytes = %d: a job without reduces has no shuffle", j.ShuffleBytes)
+	}
+	return j.validateFiles()
+}
+
+// validateFiles checks InputFiles: named, non-empty, distinct, adding up
+// to InputBytes, and not beside InputFile.
+func (j *JobSpec) validateFiles() error {
+	if len(j.InputFiles) == 0 {
+		return nil
+	}
+	switch {
+	case j.InputFile != "":
+		return fmt.Errorf("input_file = %q: a job reads either one file or several", j.InputFile)
+	case j.Maps != 0:
+		return fmt.Errorf("maps = %d: a job over several files has a map a block (maps = 0)", j.Maps)
+	case j.InputCoV != 0:
+		return fmt.Errorf("input_cov = %v: a job over several files reads them split evenly", j.InputCoV)
+	}
+	var sum int64
+	for i, p := range j.InputFiles {
+		switch {
+		case p.File == "":
+			return fmt.Errorf("input_files[%d]: a file needs a name", i)
+		case p.Bytes <= 0 || p.Bytes > math.MaxInt64-sum:
+			return fmt.Errorf("input_files[%d] %q = %d bytes: must be > 0 (and the sum at most 2^63-1)", i, p.File, p.Bytes)
+		case slices.ContainsFunc(j.InputFiles[:i], func(q FilePart) bool { return q.File == p.File }):
+			return fmt.Errorf("input_files[%d] %q: named twice", i, p.File)
+		}
+		sum += p.Bytes
+	}
+	if sum != j.InputBytes {
+		return fmt.Errorf("input_bytes = %d: must be the input files' sum, %d", j.InputBytes, sum)
 	}
 	return nil
 }

@@ -54,13 +54,28 @@ func TestValidate(t *testing.T) {
 		{func(j *JobSpec) { j.ReduceCPU = -1 }, "reduce_cpu = -1: must be a cost ≥ 0 and at most 1e6 s per MiB"},
 		{func(j *JobSpec) { j.SlowStart = 1.5 }, "slow_start = 1.5: must be in [0, 1]"},
 		{func(j *JobSpec) { j.Reduces = 0 }, "shuffle_bytes = 1048576: a job without reduces has no shuffle"},
+		{func(j *JobSpec) { j.InputFile, j.InputFiles = "a", halves("b", "c") }, `input_file = "a": a job reads either one file or several`},
+		{func(j *JobSpec) { j.Maps, j.InputFiles = 8, halves("b", "c") }, "maps = 8: a job over several files has a map a block (maps = 0)"},
+		{func(j *JobSpec) { j.InputCoV, j.InputFiles = 1, halves("b", "c") }, "input_cov = 1: a job over several files reads them split evenly"},
+		{func(j *JobSpec) { j.InputFiles = halves("b", "") }, "input_files[1]: a file needs a name"},
+		{func(j *JobSpec) { j.InputFiles = halves("b", "b") }, `input_files[1] "b": named twice`},
+		{func(j *JobSpec) { j.InputFiles = []FilePart{{"b", 1 << 30}, {"c", 0}} }, `input_files[1] "c" = 0 bytes: must be > 0 (and the sum at most 2^63-1)`},
+		{func(j *JobSpec) { j.InputFiles = []FilePart{{"b", 1 << 29}} }, "input_bytes = 1073741824: must be the input files' sum, 536870912"},
 	}
 	for _, tt := range tests {
 		j := ok
 		tt.mutate(&j)
 		assert.EqualError(t, j.Validate(), tt.want)
 	}
+	two := ok
+	two.InputFiles = halves("b", "c")
+	assert.NoError(t, two.Validate())
+	two.InputBytes, two.InputFiles = 4<<20, []FilePart{{"b", 1 << 20}, {"c", 3 << 20}}
+	assert.Equal(t, 3, two.MapCount(2<<20), "2 MiB blocks: one of b, two of c (4 MiB in one file: two)")
 }
+
+// halves splits TestValidate's 1 GiB input over two files.
+func halves(a, b string) []FilePart { return []FilePart{{a, 1 << 29}, {b, 1 << 29}} }
 
 func TestShareSplitsExactly(t *testing.T) {
 	// 10 bytes over 3 parts: 3, 3, 4, adding up to 10; and a part of an
