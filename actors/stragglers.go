@@ -54,8 +54,8 @@ type StragglersConfig struct {
 	BusyFactor  []float64        `toml:"busy_factor"`
 	// Mild and MildFactor are left out of the configuration's hash while
 	// unset, so a scenario without them hashes as before they existed.
-	Mild       float64   `toml:"mild" json:",omitzero"`
-	MildFactor []float64 `toml:"mild_factor" json:",omitzero"`
+	Mild       float64   `toml:"mild,omitzero" json:",omitzero"`
+	MildFactor []float64 `toml:"mild_factor,omitempty" json:",omitzero"`
 }
 
 // DefaultStragglers is [stragglers] off, with the thesis's shape: bands
