@@ -70,8 +70,8 @@ func DefaultStragglers() StragglersConfig {
 	}
 }
 
-// IsZero reports whether the table changes nothing: no straggler and no
-// busy period. The configuration's hash leaves such a table out, so a
+// IsZero reports whether the table changes nothing: no straggler, no
+// mild slowdown and no busy period. The configuration's hash leaves such a table out, so a
 // scenario without it hashes as it did before the table existed.
 func (s StragglersConfig) IsZero() bool { return s.Probability == 0 && s.BusyRate == 0 && s.Mild == 0 }
 
