@@ -1,10 +1,13 @@
 package actors
 
 import (
+	"bytes"
+	"encoding/json"
 	"math/rand/v2"
 	"testing"
 	"time"
 
+	"github.com/BurntSushi/toml"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -179,4 +182,21 @@ func TestMildSlowdownsValidate(t *testing.T) {
 	var errs Checks
 	s.Validate(&errs)
 	assert.Empty(t, errs)
+}
+
+// Without mild slowdowns a [stragglers] table hashes (JSON) and resolves
+// (TOML) as it did before they existed: neither key is written.
+func TestUnsetMildSlowdownsAreNotWritten(t *testing.T) {
+	s := DefaultStragglers()
+	s.Probability = 0.05
+	data, err := json.Marshal(s)
+	require.NoError(t, err)
+	assert.NotContains(t, string(data), "Mild")
+	var buf bytes.Buffer
+	require.NoError(t, toml.NewEncoder(&buf).Encode(s))
+	assert.NotContains(t, buf.String(), "mild")
+	s.Mild = 0.5
+	buf.Reset()
+	require.NoError(t, toml.NewEncoder(&buf).Encode(s))
+	assert.Contains(t, buf.String(), "mild = 0.5")
 }
