@@ -61,7 +61,7 @@ func (s *coordState) taskSpec(job *coordJob, a sched.Attempt, node sched.NodeID,
 	switch {
 	case s.cfg.Straggle != nil:
 		spec.Straggle = s.cfg.Straggle(a)
-	case s.cfg.Stragglers.Probability > 0:
+	case s.cfg.Stragglers.Draws():
 		spec.Straggle = s.cfg.Stragglers.draw(s.blocks.stragglerStream(a))
 	}
 	return spec, nil

@@ -1,10 +1,13 @@
 package actors
 
 import (
+	"bytes"
+	"encoding/json"
 	"math/rand/v2"
 	"testing"
 	"time"
 
+	"github.com/BurntSushi/toml"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -118,4 +121,82 @@ func TestNoBusyPeriodsWithoutARate(t *testing.T) {
 	assert.Empty(t, s.BusyFaults(&ClusterConfig{Racks: 1, NodesPerRack: 10}, time.Hour, 1, nil))
 	s.BusyRate, s.BusyLength = 1, []units.Duration{units.Duration(time.Minute), units.Duration(time.Minute)}
 	assert.NotEmpty(t, s.BusyFaults(&ClusterConfig{Racks: 1, NodesPerRack: 10}, 100*time.Hour, 1, nil))
+}
+
+// Mild slowdowns come to about mild of the attempts, each uniform in
+// [1.2, 1.5) with the stragglers' onsets, and leave every straggler as it
+// was without them: the same attempts straggle, by the same factors.
+func TestMildSlowdownsLeaveTheStragglers(t *testing.T) {
+	s := DefaultStragglers()
+	s.Probability = 0.05
+	mild := s
+	mild.Mild = 0.3
+	b := newBlockMap(1, 1, []sched.RackID{0}, 7)
+	const n = 100_000
+	mildOnes := 0
+	for i := range n {
+		a := sched.Attempt{Job: 1, Kind: sched.Map, Task: int32(i)}
+		was, d := s.draw(b.stragglerStream(a)), mild.draw(b.stragglerStream(a))
+		if was.Factor > 0 {
+			require.Equal(t, was, d, "attempt %v", a)
+			continue
+		}
+		if d.Factor > 0 {
+			mildOnes++
+			require.True(t, d.Factor >= ImprovableOver && d.Factor < 1.5, "mild factor %v", d.Factor)
+			require.True(t, d.Onset >= 0 && d.Onset < 1, "onset %v", d.Onset)
+		}
+	}
+	assert.InDelta(t, 0.3, float64(mildOnes)/n, 0.005)
+	assert.False(t, mild.IsZero())
+	only := StragglersConfig{Mild: 0.1}
+	assert.True(t, only.Draws())
+}
+
+// Mild slowdowns stay below a straggler's band and within what the
+// stragglers leave.
+func TestMildSlowdownsValidate(t *testing.T) {
+	for _, c := range []struct {
+		mild   float64
+		factor []float64
+		field  string
+	}{
+		{0.96, nil, "stragglers.mild"}, // with probability 0.05: over 1
+		{-0.1, nil, "stragglers.mild"},
+		{0.1, []float64{1.2, 1.6}, "stragglers.mild_factor"},
+		{0.1, []float64{1, 1.4}, "stragglers.mild_factor"},
+		{0.1, []float64{1.4, 1.3}, "stragglers.mild_factor"},
+		{0.1, []float64{1.3}, "stragglers.mild_factor"},
+	} {
+		s := DefaultStragglers()
+		s.Probability, s.Mild, s.MildFactor = 0.05, c.mild, c.factor
+		var errs Checks
+		s.Validate(&errs)
+		require.Len(t, errs, 1, "%v %v", c.mild, c.factor)
+		var fe *FieldError
+		require.ErrorAs(t, errs[0], &fe)
+		assert.Equal(t, c.field, fe.Key)
+	}
+	s := DefaultStragglers()
+	s.Probability, s.Mild, s.MildFactor = 0.05, 0.95, []float64{1.1, 1.5}
+	var errs Checks
+	s.Validate(&errs)
+	assert.Empty(t, errs)
+}
+
+// Without mild slowdowns a [stragglers] table hashes (JSON) and resolves
+// (TOML) as it did before they existed: neither key is written.
+func TestUnsetMildSlowdownsAreNotWritten(t *testing.T) {
+	s := DefaultStragglers()
+	s.Probability = 0.05
+	data, err := json.Marshal(s)
+	require.NoError(t, err)
+	assert.NotContains(t, string(data), "Mild")
+	var buf bytes.Buffer
+	require.NoError(t, toml.NewEncoder(&buf).Encode(s))
+	assert.NotContains(t, buf.String(), "mild")
+	s.Mild = 0.5
+	buf.Reset()
+	require.NoError(t, toml.NewEncoder(&buf).Encode(s))
+	assert.Contains(t, buf.String(), "mild = 0.5")
 }

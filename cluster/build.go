@@ -153,6 +153,9 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	if cfg.MeasuresStragglers() {
 		c.rec.phases = newPhaseTally()
 		c.rec.phases.byKind = cfg.Tasks.ReducePlacementConfig.Named()
+		if cfg.Stragglers.Mild > 0 {
+			c.rec.phases.mapCompute = mapComputes(cfg.Jobs())
+		}
 	}
 	if cfg.Replication != nil {
 		c.rec.countReplication()

@@ -7,6 +7,7 @@ import (
 
 	"clusteremu/actors"
 	"clusteremu/policies/sched"
+	"clusteremu/workload"
 )
 
 // PhaseResult is one phase of a job that succeeded, a job's maps or its
@@ -28,7 +29,25 @@ type PhaseResult struct {
 	// Outliers is the share of tasks that took over 1.5 times the median
 	// duration, Mantri's outliers (§4.2.1).
 	Outliers float64
+	// Improvable is the share of tasks slower than their data explains
+	// but no outliers (Fig. 4.3b): a map phase of two tasks or more, in a
+	// run with mild slowdowns; NaN otherwise. A task's data explains
+	// ImprovableOver times less than the compute its input asks plus the
+	// phase's least other time (the least duration less compute of its
+	// tasks: a task's launch and write); an improvable task took more
+	// than that, and at most 1.5 times the median.
+	Improvable float64
 }
+
+// ImprovableHeavy is the share of a phase's tasks that makes it one of
+// the thesis's phases rich in improvable tasks: "30% of the phases … have
+// over 50% of such improvable tasks" (Fig. 4.3b).
+const ImprovableHeavy = 0.5
+
+// ImprovableOver is how much slower than its data explains a task must
+// run to be improvable: actors.ImprovableOver, the floor of a mild
+// slowdown.
+const ImprovableOver = actors.ImprovableOver
 
 // OutlierHeavy is the share of a phase's tasks that makes it one of the
 // thesis's outlier-heavy phases: "25% of phases have more than 15% of
@@ -40,13 +59,35 @@ type phaseTally struct {
 	jobs    map[sched.JobID]*[2]map[int32]*taskSpan
 	results []PhaseResult
 	byKind  bool // Records.ReducePhases
+	// mapCompute, when set, gives the compute a job's map asks for its
+	// input bytes, and map phases are measured for improvable tasks.
+	mapCompute func(sched.JobID, int64) time.Duration
 }
 
-// taskSpan is one task: its first launch, and the end and input bytes of
-// the attempt that finished it (end < 0 until one did).
+// taskSpan is one task: its first launch, and the end, input bytes and
+// compute (< 0: not known) of the attempt that finished it (end < 0
+// until one did).
 type taskSpan struct {
 	start, end time.Duration
 	bytes      int64
+	compute    time.Duration
+}
+
+// mapComputes is what each job's map computes for its bytes at full
+// speed, from the jobs indexed as Config.Jobs (job ID − 1): its MapTime,
+// or its MapCPU over the bytes.
+func mapComputes(jobs []workload.JobSpec) func(sched.JobID, int64) time.Duration {
+	return func(id sched.JobID, bytes int64) time.Duration {
+		i := int(id) - 1
+		if i < 0 || i >= len(jobs) {
+			return -1
+		}
+		j := &jobs[i]
+		if j.MapTime > 0 {
+			return j.MapTime
+		}
+		return j.MapCPU.Time(bytes)
+	}
 }
 
 func newPhaseTally() *phaseTally {
@@ -71,7 +112,10 @@ func (p *phaseTally) ended(a actors.AttemptRecord) {
 	}
 	t.start = min(t.start, a.Start)
 	if a.Outcome == sched.Succeeded && t.end < 0 {
-		t.end, t.bytes = a.End, a.LocalBytes+a.RemoteBytes
+		t.end, t.bytes, t.compute = a.End, a.LocalBytes+a.RemoteBytes, -1
+		if p.mapCompute != nil && a.Attempt.Kind == sched.Map {
+			t.compute = p.mapCompute(a.Attempt.Job, t.bytes)
+		}
 	}
 }
 
@@ -94,6 +138,7 @@ func (p *phaseTally) jobEnded(id sched.JobID, succeeded bool) {
 // finished.
 func measurePhase(tasks map[int32]*taskSpan) (PhaseResult, bool) {
 	var durations, rates []float64
+	var done []*taskSpan
 	first, last := time.Duration(math.MaxInt64), time.Duration(math.MinInt64)
 	for _, t := range tasks {
 		if t.end < 0 {
@@ -102,6 +147,7 @@ func measurePhase(tasks map[int32]*taskSpan) (PhaseResult, bool) {
 		first, last = min(first, t.start), max(last, t.end)
 		d := (t.end - t.start).Seconds()
 		durations = append(durations, d)
+		done = append(done, t)
 		if t.bytes > 0 && d > 0 {
 			rates = append(rates, float64(t.bytes)/d)
 		}
@@ -111,7 +157,8 @@ func measurePhase(tasks map[int32]*taskSpan) (PhaseResult, bool) {
 	}
 	slices.Sort(durations)
 	slices.Sort(rates)
-	r := PhaseResult{Tasks: len(durations), Duration: last - first, SlowestOverMedian: 1, MedianOverMinRate: math.NaN()}
+	r := PhaseResult{Tasks: len(durations), Duration: last - first, SlowestOverMedian: 1, MedianOverMinRate: math.NaN(),
+		Improvable: math.NaN()}
 	med := median(durations)
 	if med > 0 {
 		r.SlowestOverMedian = durations[len(durations)-1] / med
@@ -122,11 +169,37 @@ func measurePhase(tasks map[int32]*taskSpan) (PhaseResult, bool) {
 			}
 		}
 		r.Outliers = float64(over) / float64(len(durations))
+		r.Improvable = improvable(done, med)
 	}
 	if len(rates) > 0 {
 		r.MedianOverMinRate = median(rates) / rates[0]
 	}
 	return r, true
+}
+
+// improvable is the share of the tasks slower than their data explains
+// and no outliers (PhaseResult.Improvable); NaN for fewer than two tasks
+// or one whose compute is not known. The order of the tasks does not
+// matter: they are counted, and the least other time is a minimum.
+func improvable(tasks []*taskSpan, med float64) float64 {
+	if len(tasks) < 2 {
+		return math.NaN()
+	}
+	other := math.Inf(1)
+	for _, t := range tasks {
+		if t.compute < 0 {
+			return math.NaN()
+		}
+		other = min(other, max(0, (t.end-t.start-t.compute).Seconds()))
+	}
+	n := 0
+	for _, t := range tasks {
+		d := (t.end - t.start).Seconds()
+		if d > ImprovableOver*(t.compute.Seconds()+other) && d <= 1.5*med {
+			n++
+		}
+	}
+	return float64(n) / float64(len(tasks))
 }
 
 // median is the median of sorted values, the mean of the middle two of
@@ -173,8 +246,14 @@ func summarizePhasesAs(s Summary, prefix string, phases []PhaseResult) {
 		return
 	}
 	var durations, slowest, rates []float64
-	heavy := 0
+	heavy, measured, rich := 0, 0, 0
 	for _, p := range phases {
+		if !math.IsNaN(p.Improvable) {
+			measured++
+			if p.Improvable > ImprovableHeavy {
+				rich++
+			}
+		}
 		durations = append(durations, p.Duration.Seconds())
 		slowest = append(slowest, p.SlowestOverMedian)
 		if !math.IsNaN(p.MedianOverMinRate) {
@@ -188,6 +267,9 @@ func summarizePhasesAs(s Summary, prefix string, phases []PhaseResult) {
 	s.quantiles(prefix+"slowest_over_median", slowest)
 	s.quantiles(prefix+"median_over_min_rate", rates)
 	s[prefix+"outlier_heavy"] = float64(heavy) / float64(len(phases))
+	if measured > 0 {
+		s[prefix+"improvable_heavy"] = float64(rich) / float64(measured)
+	}
 }
 
 // weightedQuantiles sets the 50th, 75th and 95th percentiles of xs

@@ -10,6 +10,7 @@ import (
 
 	"clusteremu/actors"
 	"clusteremu/policies/sched"
+	"clusteremu/workload"
 )
 
 // A hand-made map phase of five tasks, each 100 bytes: durations 10, 10,
@@ -80,4 +81,58 @@ func TestPhasesOnlyOfJobsThatSucceededAndRunsThatMeasureThem(t *testing.T) {
 	for _, name := range measured.Summary.Names() {
 		assert.True(t, ValidMetric(name), name)
 	}
+}
+
+// A map phase of four tasks, each computing 10 s for its bytes at full
+// speed (MapCPU): durations 12, 14, 13 and 25 s. The least other time is
+// 12 − 10 = 2 s, so the data explains 12 s of each and improvable is over
+// 1.2 × 12 = 14.4 s; the median is 13.5 s, so at most 1.5 × 13.5 = 20.25
+// s. Only... none of 12, 14, 13 passes 14.4, 25 is an outlier: 0. With a
+// fifth task of 16 s (median 14 s, ceiling 21 s): one in five. A phase of
+// 17, 17, 18 s and a lone 12 s task has three in four: improvable-heavy.
+// A phase of one task, and reduces, are not measured.
+func TestImprovableTasksAreSlowerThanTheirData(t *testing.T) {
+	jobs := []workload.JobSpec{{MapCPU: workload.CPUCost(1e-7)}, {MapCPU: workload.CPUCost(1e-7)}, {MapTime: 10 * time.Second}}
+	p := newPhaseTally()
+	p.mapCompute = mapComputes(jobs)
+	s := time.Second
+	end := func(job sched.JobID, kind sched.TaskKind, task int32, d time.Duration) {
+		p.ended(actors.AttemptRecord{Attempt: sched.Attempt{Job: job, Kind: kind, Task: task}, Start: 0, End: d,
+			LocalBytes: 100_000_000, Outcome: sched.Succeeded}) // 10 s at 1e-7 s a byte
+	}
+	for i, d := range []time.Duration{12, 14, 13, 25} {
+		end(1, sched.Map, int32(i), d*s)
+		end(1, sched.Reduce, int32(i), d*s)
+	}
+	for i, d := range []time.Duration{17, 17, 18, 12} {
+		end(2, sched.Map, int32(i), d*s)
+	}
+	end(3, sched.Map, 0, 30*s)
+	p.jobEnded(1, true)
+	p.jobEnded(2, true)
+	p.jobEnded(3, true)
+	require.Len(t, p.results, 4)
+	assert.Equal(t, 0.0, p.results[0].Improvable)
+	assert.True(t, math.IsNaN(p.results[1].Improvable), "reduces are not measured")
+	assert.Equal(t, 0.75, p.results[2].Improvable)
+	assert.True(t, math.IsNaN(p.results[3].Improvable), "a phase of one task is not measured")
+	sum := Summary{}
+	summarizePhases(sum, p.results)
+	assert.Equal(t, 0.5, sum["phases.improvable_heavy"], "one of the two measured phases")
+
+	p = newPhaseTally()
+	p.mapCompute = mapComputes(jobs)
+	for i, d := range []time.Duration{12, 14, 13, 25, 16} {
+		end(1, sched.Map, int32(i), d*s)
+	}
+	p.jobEnded(1, true)
+	assert.Equal(t, 0.2, p.results[0].Improvable)
+
+	p = newPhaseTally() // without mild slowdowns: not measured
+	end(1, sched.Map, 0, 12*s)
+	end(1, sched.Map, 1, 17*s)
+	p.jobEnded(1, true)
+	sum = Summary{}
+	summarizePhases(sum, p.results)
+	assert.NotContains(t, sum, "phases.improvable_heavy")
 }

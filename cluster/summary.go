@@ -52,6 +52,8 @@ var MetricNames = []string{
 	"phases.slowest_over_median.p50", "phases.slowest_over_median.p75", "phases.slowest_over_median.p95",
 	"phases.median_over_min_rate.p50", "phases.median_over_min_rate.p75", "phases.median_over_min_rate.p95",
 	"phases.outlier_heavy", "tasks.slot_seconds", "tasks.speculative.per_task", "tasks.speculative.success",
+	// With stragglers.mild.
+	"phases.improvable_heavy",
 	// With tasks.reduce_placement named, "any" too.
 	"phases.reduce.duration.p50", "phases.reduce.duration.p75", "phases.reduce.duration.p95",
 	"phases.reduce.slowest_over_median.p50", "phases.reduce.slowest_over_median.p75", "phases.reduce.slowest_over_median.p95",
@@ -294,7 +296,7 @@ func MetricUnit(name string) string {
 		strings.HasPrefix(name, "phases.duration.") || strings.HasPrefix(name, "phases.reduce.duration."):
 		return UnitSeconds
 	case strings.HasPrefix(name, "tasks.locality.") || strings.HasPrefix(name, "slots.utilisation.") ||
-		strings.HasSuffix(name, "outlier_heavy") || name == "tasks.speculative.success":
+		strings.HasSuffix(name, "outlier_heavy") || name == "phases.improvable_heavy" || name == "tasks.speculative.success":
 		return UnitFraction
 	case strings.HasPrefix(name, "jobs.slowdown.") || strings.HasPrefix(name, "phases.") || name == "tasks.speculative.per_task":
 		return UnitRatio

@@ -445,6 +445,27 @@ func cutAt(s, sep string) string {
 	return strings.Join(lines, "\n")
 }
 
+// Mild slowdowns refuse a share that leaves no room beside the
+// stragglers and factors reaching into a straggler's band, each at its key.
+func TestMildSlowdownsRefuseNonsense(t *testing.T) {
+	text := `[cluster]
+racks = 1
+[stragglers]
+probability = 0.5
+mild = 0.6
+mild_factor = [1.2, 2]
+[[workload.synthetic]]
+jobs = 3
+interarrival = "10s"
+`
+	_, err := Load("s.toml", []byte(text), ".")
+	require.Error(t, err)
+	assert.Equal(t, []string{
+		`s.toml:5:1: stragglers.mild = 0.6: must be a probability in [0, 1 − stragglers.probability] (0: no mild slowdowns)`,
+		`s.toml:6:1: stragglers.mild_factor = [1.2, 2]: must be two slowdown factors [lo, hi] with 1 < lo ≤ hi ≤ 1.5: a straggler's band starts at ×1.5`,
+	}, strings.Split(err.Error(), "\n"))
+}
+
 // The stragglers issue's tables refuse what makes no sense, each error at
 // its key: probabilities and shares outside [0, 1], bands that are not
 // three weights summing to 1, factors below 1 and reversed ranges, a
