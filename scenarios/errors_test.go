@@ -313,6 +313,15 @@ job = [{name = "a", input_bytes = "1GiB"}]
 			`s.toml:8:1: intermediate_loss.hot_nodes = 2: must be a share of the nodes in [0, 1]`,
 			`s.toml:9:1: intermediate_loss.mode = "gone": must be "lost" or "unresponsive"`,
 		}},
+		{"rack traffic: a mean load over half a link, a period of 0", `[rack_traffic]
+load = 0.6
+period = "0s"
+[[workload.jobs]]
+job = [{name = "a", input_bytes = "1GiB"}]
+`, []string{
+			`s.toml:2:1: rack_traffic.load = 0.6: must be a mean share of a link's capacity in [0, 0.5]`,
+			`s.toml:3:1: rack_traffic.period = "0s": must be at least 1ms`,
+		}},
 		{"reduce placement on racks Hadoop is not told", `[cluster]
 rack_awareness = false
 [tasks]
