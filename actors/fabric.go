@@ -543,9 +543,13 @@ func (f *Fabric) completeDue(ctx actor.Context) int {
 	return len(done)
 }
 
-// rearm keeps the one completion timer on the earliest completion.
+// rearm keeps the one completion timer on the earliest completion. With
+// none of the run's flows left it keeps none: the flows of other work
+// ([rack_traffic]) end only when their period does, and a timer pending
+// for them would tell the stall watchdog that work moves on.
 func (f *Fabric) rearm() {
 	next, ok := f.net.NextCompletion()
+	ok = ok && len(f.flows) > 0
 	if f.armed && (!ok || next != f.timerAt) {
 		f.deps.Clock.Cancel(f.timer)
 		f.armed = false

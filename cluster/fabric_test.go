@@ -75,6 +75,13 @@ func fabricRunWith(t *testing.T, spec netmodel.TopologySpec, cpu actors.ByteCPU,
 	if len(traffic) > 0 {
 		opts.Until = units.Duration(3 * time.Minute)
 	}
+	return fabricRunOpts(t, opts, spec, cpu, flows, msgs, traffic...)
+}
+
+// fabricRunOpts is fabricRunWith under the given run options.
+func fabricRunOpts(t *testing.T, opts RunOptions, spec netmodel.TopologySpec, cpu actors.ByteCPU, flows map[time.Duration][]*actors.StartFlow,
+	msgs map[time.Duration][]any, traffic ...actors.RackTrafficConfig) (*flowProbe, *netmodel.Network, error) {
+	t.Helper()
 	rt := NewRuntime(opts)
 	net, err := netmodel.NewNetwork(netmodel.DefaultConfig())
 	require.NoError(t, err)
@@ -211,6 +218,23 @@ func TestRackTrafficLoadsEachRackLinkAsDrawn(t *testing.T) {
 	assert.NotEqual(t, probe.links[0].Up, probe.links[1].Up, "each period draws again")
 	rate := min(left(0, true, 0), left(1, false, 0))
 	assert.InDelta(t, 2+10e6/rate, probe.done[1].Seconds(), 1e-3)
+}
+
+// Other work's flows are no work of the run's: a run whose own flows
+// have all ended stalls under [rack_traffic] as without it, the watchdog
+// failing it 5 minutes after the last progress, long before its end at
+// an hour.
+func TestRackTrafficIsNoProgress(t *testing.T) {
+	spec := netmodel.TopologySpec{Racks: 2, HostsPerRack: 2, DiskRead: 1e9, DiskWrite: 1e9,
+		NICUp: 125e6, NICDown: 125e6, Oversubscription: 2.5}
+	opts := RunOptions{Until: units.Duration(time.Hour), StallAfter: units.Duration(5 * time.Minute)}
+	probe, _, err := fabricRunOpts(t, opts, spec, actors.ByteCPU{}, map[time.Duration][]*actors.StartFlow{
+		time.Second: {flow(1, 0, 2, actors.DiskRead, 10e6)},
+	}, nil, actors.DefaultRackTraffic())
+	var stall *StallError
+	require.ErrorAs(t, err, &stall)
+	assert.Less(t, stall.Next, 7*time.Minute)
+	assert.Contains(t, probe.done, int32(1), "the run's own flow ended")
 }
 
 // A run without [rack_traffic] hashes its configuration as before the
