@@ -1,12 +1,9 @@
 package actors
 
 import (
-	"bytes"
-	"encoding/json"
 	"testing"
 	"time"
 
-	"github.com/BurntSushi/toml"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -63,16 +60,9 @@ func TestEpisodesMakeTwoLossesForetellMoreThanOne(t *testing.T) {
 // resolves (TOML) as before the key existed.
 func TestUnsetEpisodesAreNotWritten(t *testing.T) {
 	c := DefaultIntermediateLoss()
-	data, err := json.Marshal(c)
-	require.NoError(t, err)
-	assert.NotContains(t, string(data), "Episodes")
-	var buf bytes.Buffer
-	require.NoError(t, toml.NewEncoder(&buf).Encode(c))
-	assert.NotContains(t, buf.String(), "episodes")
+	assertNotWritten(t, c, "Episodes", "episodes")
 	c.Episodes, c.Burst = 0.025, false
-	buf.Reset()
-	require.NoError(t, toml.NewEncoder(&buf).Encode(c))
-	assert.Contains(t, buf.String(), "episodes = 0.025")
+	assert.Contains(t, tomlOf(t, c), "episodes = 0.025")
 }
 
 // Episodes take a share of a node's time under 1/20, and replace the
