@@ -136,6 +136,9 @@ const (
 	MetricSuspicionsRight = "nodes.suspected.right"
 	// MetricProtectBytes counts the bytes copied to protect map outputs.
 	MetricProtectBytes = "flows.bytes.protect"
+	// MetricRackTrafficBytes counts the bytes [rack_traffic]'s other
+	// work carried on the rack links.
+	MetricRackTrafficBytes = "flows.bytes.rack_traffic"
 	// MetricDroppedByRule and MetricDelayedByRule count control messages
 	// a message rule dropped or delayed.
 	MetricDroppedByRule = "messages.dropped"

@@ -69,6 +69,8 @@ type Fabric struct {
 	use        []float64         // scratch
 	// loss is [intermediate_loss] (fabric_loss.go); nil: none.
 	loss *lossModel
+	// traffic is [rack_traffic] (rack_traffic.go); nil: none.
+	traffic *rackTraffic
 
 	// Link sampling (SampleLinks): the window, its start, and what each
 	// topology link had carried then.
@@ -140,6 +142,7 @@ func (f *Fabric) Receive(ctx actor.Context) {
 	switch msg := ctx.Message().(type) {
 	case *actor.Started:
 		f.self = ctx.Self()
+		f.startRackTraffic()
 	case *StartFlow:
 		f.completeDue(ctx)
 		if !f.refuse(ctx, msg) && !f.lose(ctx, msg) {
@@ -172,6 +175,9 @@ func (f *Fabric) Receive(ctx actor.Context) {
 	case *MeasureRackLinks:
 		f.completeDue(ctx)
 		f.handleMeasureRackLinks(ctx, msg)
+	case *rackTrafficTick:
+		f.completeDue(ctx)
+		f.handleRackTraffic()
 	case *settle:
 		f.stale = false
 		f.rearm()
@@ -180,6 +186,7 @@ func (f *Fabric) Receive(ctx actor.Context) {
 	case *actor.Stopping:
 		f.completeDue(ctx)
 		f.cutOff()
+		f.stopRackTraffic()
 	case *actor.Stopped, *actor.Restarting:
 	default:
 		f.deps.Fail(fmt.Errorf("fabric: unhandled message %T", msg))
@@ -536,9 +543,13 @@ func (f *Fabric) completeDue(ctx actor.Context) int {
 	return len(done)
 }
 
-// rearm keeps the one completion timer on the earliest completion.
+// rearm keeps the one completion timer on the earliest completion. With
+// none of the run's flows left it keeps none: the flows of other work
+// ([rack_traffic]) end only when their period does, and a timer pending
+// for them would tell the stall watchdog that work moves on.
 func (f *Fabric) rearm() {
 	next, ok := f.net.NextCompletion()
+	ok = ok && len(f.flows) > 0
 	if f.armed && (!ok || next != f.timerAt) {
 		f.deps.Clock.Cancel(f.timer)
 		f.armed = false

@@ -32,6 +32,44 @@ type lossModel struct {
 	fate map[copyKey]time.Duration
 	// last is each node's latest loss, for bursts.
 	last map[sched.NodeID]time.Duration
+	// episodes is each node's episode chain, under Episodes.
+	episodes map[sched.NodeID]*episodeChain
+}
+
+// episodeChain is whether a node is in a faulty episode, step by step of
+// episodeStep: out of one, it enters with the chance that keeps it in
+// for the configured share of its steps; in one, it leaves with the
+// chance episodeStep/straggler.BurstWindow, so an episode lasts a
+// minute on the mean. The chain draws from the node's own stream, so
+// whether the node is in an episode at an instant depends on the seed
+// alone.
+type episodeChain struct {
+	rng  *rand.Rand
+	step int64
+	in   bool
+}
+
+// episodeStep is the step of a node's episode chain.
+const episodeStep = 5 * time.Second
+
+// inEpisode reports whether a node is in a faulty episode now; the
+// fabric asks at instants that never go back.
+func (l *lossModel) inEpisode(node sched.NodeID, now time.Duration) bool {
+	e := l.episodes[node]
+	if e == nil {
+		e = &episodeChain{rng: rand.New(rand.NewPCG(l.seed^0x45504953, uint64(node))), step: -1}
+		l.episodes[node] = e
+	}
+	leave := float64(episodeStep) / float64(straggler.BurstWindow)
+	enter := leave * l.cfg.Episodes / (1 - l.cfg.Episodes)
+	for k := int64(now / episodeStep); e.step < k; e.step++ {
+		if u := e.rng.Float64(); e.in {
+			e.in = u >= leave
+		} else {
+			e.in = u < enter
+		}
+	}
+	return e.in
 }
 
 // copyKey names one copy of a map output: the map's attempt's output on
@@ -49,6 +87,7 @@ func (f *Fabric) LoseOutputs(cfg IntermediateLossConfig, seed uint64, nodes int)
 	f.loss = &lossModel{
 		cfg: cfg, seed: seed, hot: straggler.HotNodes(nodes, cfg.HotNodes, seed),
 		fate: make(map[copyKey]time.Duration), last: make(map[sched.NodeID]time.Duration),
+		episodes: make(map[sched.NodeID]*episodeChain),
 	}
 }
 
@@ -98,6 +137,9 @@ func (l *lossModel) draw(k copyKey, now time.Duration) time.Duration {
 	burst := l.cfg.Burst && lostBefore && now-last < straggler.BurstWindow
 	hot := int(k.node) < len(l.hot) && l.hot[k.node]
 	p := straggler.LossProbability(l.cfg.Probability, l.cfg.HotNodes, hot, burst)
+	if l.cfg.Episodes > 0 {
+		p = min(p*straggler.EpisodeFactor(l.cfg.Episodes, l.inEpisode(k.node, now)), 1)
+	}
 	key := uint64(k.job)<<32 | uint64(uint32(k.m))
 	u := rand.New(rand.NewPCG(l.seed^0x4c4f5353^attemptKey(sched.Attempt{Attempt: k.attempt}), key^uint64(k.node)<<20)).Float64()
 	if u < p {

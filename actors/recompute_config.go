@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"clusteremu/policies/straggler"
 	"clusteremu/units"
 )
 
@@ -22,6 +23,14 @@ type IntermediateLossConfig struct {
 	// Burst makes a node that lost an output lose the next ones 20 times
 	// as often for a minute.
 	Burst bool `toml:"burst"`
+	// Episodes, when positive, clusters a node's losses in faulty
+	// episodes rather than after each loss (Burst must be off): the node
+	// spends that share of its time (below 1/straggler.BurstFactor) in
+	// episodes a minute long on the mean, losing outputs BurstFactor
+	// times as often as its mean in them, and the rest of its losses,
+	// isolated, outside them (straggler.EpisodeFactor). 0: off, and the
+	// key is not written.
+	Episodes float64 `toml:"episodes,omitzero" json:",omitzero"`
 	// Mode is "lost" (the output is gone: every later fetch of it fails
 	// at once) or "unresponsive" (the data is kept, but its node fails
 	// the output's fetches for a minute, then serves it again).
@@ -50,6 +59,9 @@ func (c *IntermediateLossConfig) Validate(errs *Checks) {
 	errs.Check(!(c.Probability >= 0 && c.Probability <= 1), "intermediate_loss.probability", c.Probability, "must be a probability in [0, 1]")
 	errs.Check(!(c.HotNodes >= 0 && c.HotNodes <= 1), "intermediate_loss.hot_nodes", c.HotNodes,
 		"must be a share of the nodes in [0, 1] (the thesis's 0.05; 0: none)")
+	errs.Check(!(c.Episodes >= 0 && c.Episodes < 1.0/straggler.BurstFactor), "intermediate_loss.episodes", c.Episodes,
+		fmt.Sprintf("must be a share of a node's time in [0, %g)", 1.0/straggler.BurstFactor))
+	errs.Check(c.Episodes > 0 && c.Burst, "intermediate_loss.burst", c.Burst, "must be false with episodes, which replace the burst after a loss")
 	errs.Check(c.Mode != LossLost && c.Mode != LossUnresponsive, "intermediate_loss.mode", c.Mode,
 		fmt.Sprintf("must be %q or %q", LossLost, LossUnresponsive))
 }

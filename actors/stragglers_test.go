@@ -189,14 +189,26 @@ func TestMildSlowdownsValidate(t *testing.T) {
 func TestUnsetMildSlowdownsAreNotWritten(t *testing.T) {
 	s := DefaultStragglers()
 	s.Probability = 0.05
-	data, err := json.Marshal(s)
-	require.NoError(t, err)
-	assert.NotContains(t, string(data), "Mild")
-	var buf bytes.Buffer
-	require.NoError(t, toml.NewEncoder(&buf).Encode(s))
-	assert.NotContains(t, buf.String(), "mild")
+	assertNotWritten(t, s, "Mild", "mild")
 	s.Mild = 0.5
-	buf.Reset()
-	require.NoError(t, toml.NewEncoder(&buf).Encode(s))
-	assert.Contains(t, buf.String(), "mild = 0.5")
+	assert.Contains(t, tomlOf(t, s), "mild = 0.5")
+}
+
+// assertNotWritten checks that v's JSON (what the configuration's hash
+// reads) names no field jsonName and its TOML (a resolved scenario) no
+// key tomlKey.
+func assertNotWritten(t *testing.T, v any, jsonName, tomlKey string) {
+	t.Helper()
+	data, err := json.Marshal(v)
+	require.NoError(t, err)
+	assert.NotContains(t, string(data), jsonName)
+	assert.NotContains(t, tomlOf(t, v), tomlKey)
+}
+
+// tomlOf is v written as TOML.
+func tomlOf(t *testing.T, v any) string {
+	t.Helper()
+	var buf bytes.Buffer
+	require.NoError(t, toml.NewEncoder(&buf).Encode(v))
+	return buf.String()
 }

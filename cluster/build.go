@@ -168,6 +168,11 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	if l := cfg.IntermediateLoss; l != nil {
 		f.LoseOutputs(*l, cfg.Run.Seed, cfg.Nodes())
 	}
+	if t := cfg.RackTraffic; t != nil {
+		if err := f.LoadRackLinks(*t, cfg.Run.Seed); err != nil {
+			return err
+		}
+	}
 	fabric, err := c.spawnActor("fabric", f)
 	if err != nil {
 		return err

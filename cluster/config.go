@@ -51,6 +51,9 @@ type Config struct {
 	// IntermediateLoss is [intermediate_loss], map outputs lost at their
 	// first fetch; nil, none.
 	IntermediateLoss *actors.IntermediateLossConfig `json:",omitempty"`
+	// RackTraffic is [rack_traffic], other work's load on the rack
+	// links; nil, none.
+	RackTraffic *actors.RackTrafficConfig `json:",omitempty"`
 
 	// Workload holds one job list per client stream, each sorted by
 	// submission time.
@@ -297,6 +300,9 @@ func (c *Config) Validate() error {
 	}
 	if c.IntermediateLoss != nil {
 		c.IntermediateLoss.Validate(&checks)
+	}
+	if c.RackTraffic != nil {
+		c.RackTraffic.Validate(&checks)
 	}
 	actors.ValidateFaults(c.Faults, &c.Cluster, &checks)
 	checks = append(checks, c.faultLinks()...)

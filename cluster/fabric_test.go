@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"clusteremu/actors"
 	"clusteremu/netmodel"
 	"clusteremu/policies/sched"
+	"clusteremu/units"
 )
 
 // flowProbe starts flows at scripted instants and logs when each is done.
@@ -63,18 +65,35 @@ func fabricRunNet(t *testing.T, spec netmodel.TopologySpec, flows map[time.Durat
 
 // fabricRunWith is fabricRunNet with a CPU cost per byte sent and
 // received, that also sends the fabric other messages at scripted
-// instants, and returns the run's error.
+// instants, and returns the run's error. Given a [rack_traffic] (seed
+// 1), the fabric loads the rack links, and the run, which no longer
+// idles, is cut off at 3 minutes.
 func fabricRunWith(t *testing.T, spec netmodel.TopologySpec, cpu actors.ByteCPU, flows map[time.Duration][]*actors.StartFlow,
-	msgs map[time.Duration][]any) (*flowProbe, *netmodel.Network, error) {
+	msgs map[time.Duration][]any, traffic ...actors.RackTrafficConfig) (*flowProbe, *netmodel.Network, error) {
 	t.Helper()
-	rt := NewRuntime(RunOptions{})
+	var opts RunOptions
+	if len(traffic) > 0 {
+		opts.Until = units.Duration(3 * time.Minute)
+	}
+	return fabricRunOpts(t, opts, spec, cpu, flows, msgs, traffic...)
+}
+
+// fabricRunOpts is fabricRunWith under the given run options.
+func fabricRunOpts(t *testing.T, opts RunOptions, spec netmodel.TopologySpec, cpu actors.ByteCPU, flows map[time.Duration][]*actors.StartFlow,
+	msgs map[time.Duration][]any, traffic ...actors.RackTrafficConfig) (*flowProbe, *netmodel.Network, error) {
+	t.Helper()
+	rt := NewRuntime(opts)
 	net, err := netmodel.NewNetwork(netmodel.DefaultConfig())
 	require.NoError(t, err)
 	topo, err := netmodel.BuildTopology(net, spec)
 	require.NoError(t, err)
 	rec := newRecorder()
 	deps := actors.Deps{Clock: rt.Clock(), Metrics: rec, Fail: rt.Fail}
-	fabric, err := rt.Spawn("fabric", func() actor.Actor { return actors.NewFabric(topo, net, cpu, deps) })
+	f := actors.NewFabric(topo, net, cpu, deps)
+	for _, c := range traffic {
+		require.NoError(t, f.LoadRackLinks(c, 1))
+	}
+	fabric, err := rt.Spawn("fabric", func() actor.Actor { return f })
 	require.NoError(t, err)
 	probe := &flowProbe{clock: rt.Clock(), fabric: fabric, done: map[int32]time.Duration{}, failed: map[int32]int64{}}
 	pid, err := rt.Spawn("probe", func() actor.Actor { return probe })
@@ -161,6 +180,75 @@ func TestRackLinksMeasuredAreTheCapacityLeft(t *testing.T) {
 	assert.InDeltaSlice(t, []float64{100e6, 70e6}, probe.links[0].Down, 1)
 	assert.InDeltaSlice(t, []float64{10e6, 100e6}, probe.links[1].Up, 1)
 	assert.InDeltaSlice(t, []float64{100e6, 10e6}, probe.links[1].Down, 1)
+}
+
+// Other work's load on the rack links ([rack_traffic]) is capacity the
+// run's flows cannot have, and the rack links measured see it: rack
+// links of 100 MB/s as above, each loaded at its drawn share s of the
+// period, so at 1 s each reports 100·(1 − s) MB/s left (at least its
+// tenth), and a 10 MB read from rack 0 to rack 1 from 2 s moves at the
+// least that rack 0's uplink and rack 1's downlink leave it. At 61 s the
+// second period's draws hold.
+func TestRackTrafficLoadsEachRackLinkAsDrawn(t *testing.T) {
+	spec := netmodel.TopologySpec{Racks: 2, HostsPerRack: 2, DiskRead: 1e9, DiskWrite: 1e9,
+		NICUp: 125e6, NICDown: 125e6, Oversubscription: 2.5}
+	cfg := actors.RackTrafficConfig{Load: 0.4, Period: units.Duration(time.Minute)}
+	probe, _, err := fabricRunWith(t, spec, actors.ByteCPU{}, map[time.Duration][]*actors.StartFlow{
+		2 * time.Second: {flow(1, 0, 2, actors.DiskRead, 10e6)},
+	}, map[time.Duration][]any{
+		time.Second:      {&actors.MeasureRackLinks{}},
+		61 * time.Second: {&actors.MeasureRackLinks{}},
+	}, cfg)
+	require.NoError(t, err)
+	fresh, err := netmodel.NewNetwork(netmodel.DefaultConfig())
+	require.NoError(t, err)
+	topo, err := netmodel.BuildTopology(fresh, spec)
+	require.NoError(t, err)
+	left := func(r int, up bool, period int64) float64 {
+		u, d, err := topo.RackLinks(r)
+		require.NoError(t, err)
+		l := map[bool]netmodel.LinkID{true: u, false: d}[up]
+		return max(100e6*(1-cfg.Share(1, l, period)), 10e6)
+	}
+	require.Len(t, probe.links, 2)
+	for p, m := range probe.links {
+		assert.InDeltaSlice(t, []float64{left(0, true, int64(p)), left(1, true, int64(p))}, m.Up, 1, "period %d", p)
+		assert.InDeltaSlice(t, []float64{left(0, false, int64(p)), left(1, false, int64(p))}, m.Down, 1, "period %d", p)
+	}
+	assert.NotEqual(t, probe.links[0].Up, probe.links[1].Up, "each period draws again")
+	rate := min(left(0, true, 0), left(1, false, 0))
+	assert.InDelta(t, 2+10e6/rate, probe.done[1].Seconds(), 1e-3)
+}
+
+// Other work's flows are no work of the run's: a run whose own flows
+// have all ended stalls under [rack_traffic] as without it, the watchdog
+// failing it 5 minutes after the last progress, long before its end at
+// an hour.
+func TestRackTrafficIsNoProgress(t *testing.T) {
+	spec := netmodel.TopologySpec{Racks: 2, HostsPerRack: 2, DiskRead: 1e9, DiskWrite: 1e9,
+		NICUp: 125e6, NICDown: 125e6, Oversubscription: 2.5}
+	opts := RunOptions{Until: units.Duration(time.Hour), StallAfter: units.Duration(5 * time.Minute)}
+	probe, _, err := fabricRunOpts(t, opts, spec, actors.ByteCPU{}, map[time.Duration][]*actors.StartFlow{
+		time.Second: {flow(1, 0, 2, actors.DiskRead, 10e6)},
+	}, nil, actors.DefaultRackTraffic())
+	var stall *StallError
+	require.ErrorAs(t, err, &stall)
+	assert.Less(t, stall.Next, 7*time.Minute)
+	assert.Contains(t, probe.done, int32(1), "the run's own flow ended")
+}
+
+// A run without [rack_traffic] hashes its configuration as before the
+// table existed; one with it hashes the table.
+func TestRackTrafficIsHashedOnlyWhenNamed(t *testing.T) {
+	cfg := DefaultConfig()
+	data, err := json.Marshal(cfg)
+	require.NoError(t, err)
+	assert.NotContains(t, string(data), "RackTraffic")
+	c := actors.DefaultRackTraffic()
+	cfg.RackTraffic = &c
+	data, err = json.Marshal(cfg)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `"RackTraffic":{"Load":0.3,`)
 }
 
 func flow(part int32, src, dst sched.NodeID, t actors.Transfer, bytes int64) *actors.StartFlow {

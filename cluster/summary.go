@@ -26,6 +26,7 @@ type Summary map[string]float64
 // ran; slowdowns from runs without reference runs (Config.Run.Slowdown).
 var MetricNames = []string{
 	"flows.aborted", "flows.abandoned_bytes", "flows.bytes", "flows.completed", "flows.cut_off",
+	actors.MetricRackTrafficBytes, // with [rack_traffic]
 	"jobs.admission_wait.max", "jobs.admission_wait.mean", "jobs.admission_wait.p50", "jobs.admission_wait.p95",
 	"jobs.admission_wait.p99",
 	"jobs.cut_off", "jobs.evicted_maps", "jobs.evictions", "jobs.failed", "jobs.makespan",
@@ -377,6 +378,9 @@ func Summarize(res *Records, slots [2]int, end time.Duration) Summary {
 	s["flows.cut_off"] = float64(res.Flows.CutOff)
 	for _, name := range CounterNames {
 		s[name] = float64(res.Counters[name])
+	}
+	if b, ok := res.Counters[actors.MetricRackTrafficBytes]; ok {
+		s[actors.MetricRackTrafficBytes] = float64(b)
 	}
 	if res.Cache != nil {
 		summarizeCache(s, res)

@@ -302,6 +302,7 @@ recompute_window = "0s"
 [intermediate_loss]
 probability = -0.1
 hot_nodes = 2
+episodes = 0.05
 mode = "gone"
 [[workload.jobs]]
 job = [{name = "a", input_bytes = "1GiB"}]
@@ -309,9 +310,20 @@ job = [{name = "a", input_bytes = "1GiB"}]
 			`s.toml:3:1: tasks.replicate_budget = 1.5: must be a share of the bytes processed in [0, 1]`,
 			`s.toml:4:1: tasks.recompute_trigger = 0: must be ≥ 1 loss`,
 			`s.toml:5:1: tasks.recompute_window = "0s": must be at least 1ms`,
+			`s.toml:6:2: intermediate_loss.burst = true: must be false with episodes, which replace the burst after a loss`,
 			`s.toml:7:1: intermediate_loss.probability = -0.1: must be a probability in [0, 1]`,
 			`s.toml:8:1: intermediate_loss.hot_nodes = 2: must be a share of the nodes in [0, 1]`,
-			`s.toml:9:1: intermediate_loss.mode = "gone": must be "lost" or "unresponsive"`,
+			`s.toml:9:1: intermediate_loss.episodes = 0.05: must be a share of a node's time in [0, 0.05)`,
+			`s.toml:10:1: intermediate_loss.mode = "gone": must be "lost" or "unresponsive"`,
+		}},
+		{"rack traffic: a mean load over half a link, a period of 0", `[rack_traffic]
+load = 0.6
+period = "0s"
+[[workload.jobs]]
+job = [{name = "a", input_bytes = "1GiB"}]
+`, []string{
+			`s.toml:2:1: rack_traffic.load = 0.6: must be a mean share of a link's capacity in [0, 0.5]`,
+			`s.toml:3:1: rack_traffic.period = "0s": must be at least 1ms`,
 		}},
 		{"reduce placement on racks Hadoop is not told", `[cluster]
 rack_awareness = false

@@ -45,6 +45,8 @@ type File struct {
 	// IntermediateLoss is [intermediate_loss], nil when the file has
 	// none.
 	IntermediateLoss *actors.IntermediateLossConfig `toml:"intermediate_loss"`
+	// RackTraffic is [rack_traffic], nil when the file has none.
+	RackTraffic *actors.RackTrafficConfig `toml:"rack_traffic"`
 	// QoS is [qos], nil when the file has none.
 	QoS *QoSTable `toml:"qos"`
 	// Stragglers are per-attempt slowdowns and busy periods.
@@ -143,6 +145,10 @@ func Load(name string, data []byte, dir string) (*Scenario, error) {
 		l := actors.DefaultIntermediateLoss()
 		f.IntermediateLoss = &l
 	}
+	if _, ok := doc.tree["rack_traffic"].(map[string]any); ok {
+		t := actors.DefaultRackTraffic()
+		f.RackTraffic = &t
+	}
 	var found ErrorList
 	if err := doc.Decode(&f); err != nil && !errors.As(err, &found) {
 		return nil, err
@@ -208,7 +214,7 @@ func (f *File) config(dir string) (cluster.Config, []error) {
 	var errs []error
 	c := cluster.DefaultConfig()
 	c.Run, c.Cluster, c.HDFS, c.Heartbeat, c.Chaos, c.Tasks = f.Run, f.Cluster, f.HDFS, f.Heartbeat, f.Chaos, f.Tasks
-	c.Cache, c.Replication, c.IntermediateLoss = f.Cache, f.Replication, f.IntermediateLoss
+	c.Cache, c.Replication, c.IntermediateLoss, c.RackTraffic = f.Cache, f.Replication, f.IntermediateLoss, f.RackTraffic
 	c.QoS = f.qosConfig()
 	c.Stragglers, c.Blacklist, c.Cloning = f.Stragglers, f.Blacklist, f.Cloning
 	bad := errors.Join(f.scheduler(&c), f.speculation(&c))

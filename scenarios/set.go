@@ -130,6 +130,10 @@ func cloneFile(f File) File {
 		l := *f.IntermediateLoss
 		f.IntermediateLoss = &l
 	}
+	if f.RackTraffic != nil {
+		t := *f.RackTraffic
+		f.RackTraffic = &t
+	}
 	return f
 }
 

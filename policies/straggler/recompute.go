@@ -43,6 +43,18 @@ func LossProbability(p, hot float64, isHot, burst bool) float64 {
 	return min(q, 1)
 }
 
+// EpisodeFactor is what a node's loss probability is multiplied by when
+// its losses come in faulty episodes that take share of its time (below
+// 1/BurstFactor): BurstFactor in an episode (in), and
+// (1 − BurstFactor·share)/(1 − share) out of one, so its mean over time
+// stays its probability.
+func EpisodeFactor(share float64, in bool) float64 {
+	if in {
+		return BurstFactor
+	}
+	return (1 - BurstFactor*share) / (1 - share)
+}
+
 // HotNodes picks ⌈share × nodes⌉ of nodes (none when share is 0), the
 // same ones for the same seed, and marks them in the result, by node.
 func HotNodes(nodes int, share float64, seed uint64) []bool {

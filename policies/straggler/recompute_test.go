@@ -32,6 +32,18 @@ func TestLossProbabilityHotNodesTakeHalf(t *testing.T) {
 	assert.InDelta(t, 0.01, mean, 1e-12, "the mean over the nodes is p")
 }
 
+// A node 2.5% of its time in episodes loses 20 times its mean in them
+// and (1 − 0.5)/0.975 ≈ 0.513 of it outside, so half its losses come in
+// episodes and its mean over time stays its probability.
+func TestEpisodeFactorKeepsTheMean(t *testing.T) {
+	assert.Equal(t, float64(BurstFactor), EpisodeFactor(0.025, true))
+	assert.InDelta(t, 0.5/0.975, EpisodeFactor(0.025, false), 1e-12)
+	for _, share := range []float64{0, 0.01, 0.025, 0.049} {
+		mean := share*EpisodeFactor(share, true) + (1-share)*EpisodeFactor(share, false)
+		assert.InDelta(t, 1, mean, 1e-12, "share %v", share)
+	}
+}
+
 func TestHotNodes(t *testing.T) {
 	count := func(h []bool) (n int) {
 		for _, b := range h {
