@@ -429,6 +429,34 @@ func (a *attemptState) rate() float64 {
 	return (last.score - first.score) / (last.at - first.at).Seconds()
 }
 
+// readRate is an attempt's rate of input read, a share per second, over
+// its latest samples (rate); false when its read cannot be judged yet. A
+// reduce reads its maps' outputs as they come: while any of its job's
+// maps runs, its read is held by theirs, not by its own pace, and a copy
+// would wait for the same maps. Its rate then counts only its samples
+// from the maps' end on, and is unknown until it has two.
+func (b *book) readRate(a *attemptState) (float64, bool) {
+	if a.attempt.Kind != sched.Reduce {
+		return a.rate(), true
+	}
+	maps := b.phases[sched.Map].allDone
+	if maps < 0 {
+		return 0, false
+	}
+	i := 0
+	for i < a.n && a.hist[i].at < maps {
+		i++
+	}
+	if a.n-i < 2 {
+		return 0, false
+	}
+	first, last := a.hist[i], a.hist[a.n-1]
+	if last.at <= first.at {
+		return 0, true
+	}
+	return (last.score - first.score) / (last.at - first.at).Seconds(), true
+}
+
 // sinceLaunch is LATE's and Hadoop's rate: score over the time since
 // launch, at the latest report.
 func (a *attemptState) sinceLaunch() float64 {

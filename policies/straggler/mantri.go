@@ -76,7 +76,9 @@ func (*MantriParams) SlowNodes() float64 { return 0 }
 // t_rem = t_elapsed·(d − d_read)/d_read + t_wrapup (eq. 4.1 as remaining
 // time, erratum 1), with d_read/d the share of its input the attempt has
 // read (a reduce: the map outputs it copied) and t_elapsed over its last
-// reports (a moving average), so an onset part-way shows. t_wrapup, the
+// reports (a moving average), so an onset part-way shows; a reduce's
+// reports count from its job's maps' end on, before which its read is
+// held by the maps and it is not judged (readRate). t_wrapup, the
 // time from all input read to the end, is the median of the phase's
 // finished tasks' per input byte × d. Once the attempt has read it all,
 // its remaining wrap-up is what the finished tasks had left at its score,
@@ -263,7 +265,14 @@ func (m *mantri) tRem(p *phase, a *attemptState, bytes int64, now time.Duration)
 		wrapup = median(p.wrapups) * float64(max(bytes, 1))
 	}
 	var rem float64
-	switch r := a.rate(); {
+	r := a.rate()
+	if a.readAt < 0 {
+		var known bool
+		if r, known = m.readRate(a); !known {
+			return math.Inf(1) // a reduce whose read the maps still hold
+		}
+	}
+	switch {
 	case a.readAt < 0 && r <= 0:
 		return math.Inf(1) // it has read nothing since its launch
 	case a.readAt < 0:
