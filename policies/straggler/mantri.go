@@ -219,7 +219,17 @@ func (p *MantriParams) judge(rem float64, est estimate, c, kills int, waiting bo
 // ends any round of copies that each looks faster than the last. Before
 // any of the phase's tasks has shown its wrap-up (wrapups false), an
 // attempt still reading has no known t_wrapup and its t_rem is its read
-// alone: one that has read all its input is kept before it.
+// alone: one that has read all its input is kept before it. An attempt
+// is killed only once one kept has caught up with it, its progress score
+// as high: until then the kept one's lower t_rem is a forecast against a
+// progress shown, its wrap-up the phase's typical one where the other's
+// is measured, or its rate over its first seconds against the other's
+// over a slowdown that may pass. In the thesis's example (Fig. 4.4) the
+// original runs until its duplicate is done ("2t before the original
+// task is killed and t for the duplicate"). Killed on the forecast, a
+// 4.2 GB reduce deep in its compute, paced at 2.6 times the phase's
+// wrap-up, gave way to a copy 37 s old that then ran 1,422 s past the
+// original's end.
 func (m *mantri) prune(now time.Duration, t *taskState, attempts []*attemptState, rems []float64, wrapups bool) []int {
 	old := m.old[:0]
 	for j, a := range attempts {
@@ -248,7 +258,12 @@ func (m *mantri) prune(now time.Duration, t *taskState, attempts []*attemptState
 		}
 		return 0
 	})
-	kill := old[m.p.Keep:]
+	kept, kill := old[:m.p.Keep], old[m.p.Keep:]
+	lead := 0.0
+	for _, j := range kept {
+		lead = max(lead, attempts[j].score)
+	}
+	kill = slices.DeleteFunc(kill, func(j int) bool { return attempts[j].score > lead })
 	kill = kill[:min(len(kill), max(m.p.Gamma-t.kills, 0))]
 	slices.Sort(kill)
 	return kill

@@ -152,6 +152,32 @@ func TestMantriPruningKeepsTheLowestTRem(t *testing.T) {
 	assert.Empty(t, p.Decide(at(20.5), fakeView{}), "each killed once")
 }
 
+// Pruning kills an attempt only once a kept one has caught up with it.
+// Map 2's original has read 0.54 of its input by 28 s, its latest
+// reports slowed (0.24 in 15 s: t_rem 29 s); a copy launched at 28 s has
+// read 0.3 by 30.5 s, 2.5 s in (t_rem 6 s). The copy's t_rem is lower,
+// but it is a forecast from its first seconds against the original's
+// progress shown: both run on. Once the copy has read 0.6, past the
+// original's 0.55, the original is killed.
+func TestMantriPrunesOnlyAnAttemptCaughtUpWith(t *testing.T) {
+	p := phaseOf(t, "mantri", 3, 2, 2*time.Second)
+	orig, cp := mapAttempt(2, 0), mapAttempt(2, 1)
+	p.Launched(at(10), Launch{Attempt: orig, Bytes: 100})
+	for _, r := range []Report{rep(orig, 0.3, at(10), at(13)), rep(orig, 0.5, at(10), at(16)),
+		rep(orig, 0.52, at(10), at(22)), rep(orig, 0.54, at(10), at(28))} {
+		p.Progressed(r.At, r)
+	}
+	p.Launched(at(28), Launch{Attempt: cp, Bytes: 100, Copy: true})
+	p.Progressed(at(29), rep(cp, 0.15, at(28), at(29)))
+	p.Progressed(at(30.5), rep(cp, 0.3, at(28), at(30.5)))
+	assert.Empty(t, p.Decide(at(30.5), fakeView{}), "the copy has not caught up")
+	p.Progressed(at(32), rep(orig, 0.55, at(10), at(32)))
+	p.Progressed(at(33), rep(cp, 0.6, at(28), at(33)))
+	acts := p.Decide(at(33), fakeView{})
+	require.Len(t, acts, 1, "%v", acts)
+	assert.Equal(t, Action{Kind: Kill, Task: Task{sched.Map, 2}, Attempt: orig, Reason: acts[0].Reason}, acts[0])
+}
+
 // A task silent for 2Δ made no progress since its last report: its
 // t_rem stops falling.
 func TestMantriSilentTaskMadeNoProgress(t *testing.T) {
