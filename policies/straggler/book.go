@@ -16,7 +16,8 @@ type book struct {
 	setup  Setup
 	phases [2]phase
 	// queued are the copies asked for and not yet launched, with when;
-	// restarting the restarted tasks not yet launched again, with when.
+	// restarting the restarted tasks whose new attempt has not launched,
+	// with when.
 	queued     map[Task]time.Duration
 	restarting map[Task]time.Duration
 	// lagSum and lagN measure schedLag, request to launch.
@@ -150,11 +151,18 @@ func (b *book) Launched(now time.Duration, l Launch) {
 	a := &attemptState{attempt: l.Attempt, start: now, copy: l.Copy, at: now, readAt: -1, firstRead: sample{0, -1}}
 	a.hist[0], a.n = sample{0, now}, 1
 	t.attempts = append(t.attempts, a)
-	asked, queued := b.queued[k]
-	if !l.Copy {
-		asked, queued = b.restarting[k]
+	var asked time.Duration
+	var queued bool
+	switch at, restarting := b.restarting[k]; {
+	case restarting:
+		// The restart's attempt: its job manager kills the others now.
+		asked, queued = at, true
 		delete(b.restarting, k)
-	} else {
+		for _, o := range t.attempts[:len(t.attempts)-1] {
+			o.killed = true
+		}
+	case l.Copy:
+		asked, queued = b.queued[k]
 		delete(b.queued, k)
 	}
 	if queued {
@@ -384,7 +392,10 @@ func (b *book) sync(now time.Duration, want []Task, reason string) []Action {
 	return out
 }
 
-// restart books a restart of a task and returns its action.
+// restart books a restart of a task and returns its action. The task
+// restarts elsewhere: its job manager queues a copy, which no node
+// running the task takes, and kills the attempts it replaces once the
+// copy launches, so until then they run on.
 func (b *book) restart(now time.Duration, k Task, reason string) Action {
 	b.restarting[k] = now
 	b.task(k.Kind, k.Task).kills++
