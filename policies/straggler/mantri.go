@@ -58,9 +58,10 @@ func (*MantriParams) SlowNodes() float64 { return 0 }
 // 5 with the notes' corrections), run per phase on each decision:
 //
 //   - prune: of a task's attempts that have run at least Δ, keep the keep
-//     with the lowest t_rem and kill the others;
-//   - while tasks of the phase wait for slots: kill and restart a task if
-//     t_rem > E(t_new) + Δ, at most γ times; else duplicate it if
+//     with the lowest t_rem and kill the others once a kept one has
+//     caught up with them;
+//   - while tasks of the phase wait for slots: kill and restart a task
+//     elsewhere if t_rem > E(t_new) + Δ, at most γ times; else duplicate it if
 //     P(t_new < c/(c+1)·t_rem) > δ with c its running copies, so the
 //     copies use fewer slot-seconds than the task alone would;
 //   - once all have started: duplicate iff E(t_rem − t_new) > ρΔ (the
