@@ -429,11 +429,14 @@ func (a *attemptState) elapsed(now time.Duration) time.Duration { return now - a
 // or score per second: averaged over its latest samples of the stage
 // (Mantri's moving average), which an onset part-way shows sooner than
 // the rate since launch; 0 before two samples or any progress.
-func (a *attemptState) rate() float64 {
-	if a.n < 2 {
+func (a *attemptState) rate() float64 { return a.rateFrom(0) }
+
+// rateFrom is rate over the latest samples from hist[i] on.
+func (a *attemptState) rateFrom(i int) float64 {
+	if a.n-i < 2 {
 		return 0
 	}
-	first, last := a.hist[0], a.hist[a.n-1]
+	first, last := a.hist[i], a.hist[a.n-1]
 	if last.at <= first.at {
 		return 0
 	}
@@ -461,11 +464,7 @@ func (b *book) readRate(a *attemptState) (float64, bool) {
 	if a.n-i < 2 {
 		return 0, false
 	}
-	first, last := a.hist[i], a.hist[a.n-1]
-	if last.at <= first.at {
-		return 0, true
-	}
-	return (last.score - first.score) / (last.at - first.at).Seconds(), true
+	return a.rateFrom(i), true
 }
 
 // sinceLaunch is LATE's and Hadoop's rate: score over the time since
