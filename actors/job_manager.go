@@ -212,7 +212,7 @@ func (m *JobManager) handleLaunched(ctx actor.Context, msg *TaskLaunched) {
 	if m.protect != nil {
 		m.protect.lossRate[msg.Node] = msg.LossRate
 	}
-	m.speculationLaunched(msg)
+	m.speculationLaunched(ctx, msg)
 	m.apply(ctx, fx)
 }
 

@@ -30,9 +30,12 @@ type jobSpeculation struct {
 	bytes map[straggler.Task]int64
 	rates [2][]float64
 	// copies are the attempts launched as copies of running tasks;
-	// restarts the tasks the policy restarted, with the earliest end
-	// the attempts it killed projected (0: none known yet).
+	// moving the tasks the policy restarted whose new attempt, queued as
+	// a copy, has not launched, with the restart's reason; restarts the
+	// tasks restarted, with the earliest end the attempts killed for the
+	// new one projected (0: none known yet).
 	copies   map[sched.Attempt]bool
+	moving   map[straggler.Task]string
 	restarts map[straggler.Task]time.Duration
 	// cloned are the tasks Dolly cloned, by kind: those numbered below
 	// (ClonesAdmitted.Tasks).
@@ -44,7 +47,8 @@ type decideTick struct{}
 
 func newJobSpeculation(policy straggler.Policy, measure bool) *jobSpeculation {
 	return &jobSpeculation{policy: policy, measure: measure, bytes: make(map[straggler.Task]int64),
-		copies: make(map[sched.Attempt]bool), restarts: make(map[straggler.Task]time.Duration)}
+		copies: make(map[sched.Attempt]bool), moving: make(map[straggler.Task]string),
+		restarts: make(map[straggler.Task]time.Duration)}
 }
 
 // jobView is the job as its speculation policy sees it.
@@ -75,14 +79,25 @@ func (m *JobManager) clonesAdmitted(msg *ClonesAdmitted) {
 // clonedTask reports whether Dolly cloned the task.
 func (sp *jobSpeculation) clonedTask(t straggler.Task) bool { return t.Task < sp.cloned[t.Kind] }
 
-// speculationLaunched books a launch for the policy.
-func (m *JobManager) speculationLaunched(msg *TaskLaunched) {
+// speculationLaunched books a launch for the policy. A restarted task's
+// new attempt kills the others.
+func (m *JobManager) speculationLaunched(ctx actor.Context, msg *TaskLaunched) {
 	sp := m.speculation
 	if sp == nil {
 		return
 	}
-	sp.bytes[taskOf(msg.Attempt)] = msg.Bytes
-	if msg.Copy && !sp.clonedTask(taskOf(msg.Attempt)) {
+	k := taskOf(msg.Attempt)
+	sp.bytes[k] = msg.Bytes
+	if reason, moving := sp.moving[k]; moving && msg.Copy {
+		delete(sp.moving, k)
+		sp.restarts[k] = 0
+		m.deps.Metrics.Count(MetricSpeculated, 1)
+		for _, r := range m.state.running(k.Kind, k.Task) {
+			if r.Attempt != msg.Attempt {
+				m.dir.relay(ctx, r.Node, &KillTask{Attempt: r.Attempt, Reason: reason, Project: true})
+			}
+		}
+	} else if msg.Copy && !sp.clonedTask(k) {
 		sp.copies[msg.Attempt] = true
 		m.deps.Metrics.Count(MetricSpeculated, 1)
 	}
@@ -121,6 +136,7 @@ func (m *JobManager) speculationEnded(ctx actor.Context, msg *TaskFinished, fini
 		sp.restarts[k] = msg.Projected
 	}
 	if finished {
+		delete(sp.moving, k) // a restart whose new attempt never launched
 		won := sp.copies[msg.Attempt]
 		if projected, restarted := sp.restarts[k]; restarted {
 			won = won || projected > 0 && now < projected
@@ -187,15 +203,11 @@ func (m *JobManager) decide(ctx actor.Context) {
 				}
 			}
 		case straggler.Restart:
-			running := m.state.running(act.Task.Kind, act.Task.Task)
-			if len(running) == 0 {
+			if len(m.state.running(act.Task.Kind, act.Task.Task)) == 0 {
 				continue
 			}
-			sp.restarts[act.Task] = 0
-			m.deps.Metrics.Count(MetricSpeculated, 1)
-			for _, r := range running {
-				m.dir.relay(ctx, r.Node, &KillTask{Attempt: r.Attempt, Reason: act.Reason, Project: true})
-			}
+			sp.moving[act.Task] = act.Reason
+			ctx.Send(m.coordinator, &QueueCopy{Job: m.id, Kind: act.Task.Kind, Task: act.Task.Task})
 		}
 	}
 }

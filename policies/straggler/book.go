@@ -16,7 +16,8 @@ type book struct {
 	setup  Setup
 	phases [2]phase
 	// queued are the copies asked for and not yet launched, with when;
-	// restarting the restarted tasks not yet launched again, with when.
+	// restarting the restarted tasks whose new attempt has not launched,
+	// with when.
 	queued     map[Task]time.Duration
 	restarting map[Task]time.Duration
 	// lagSum and lagN measure schedLag, request to launch.
@@ -150,11 +151,18 @@ func (b *book) Launched(now time.Duration, l Launch) {
 	a := &attemptState{attempt: l.Attempt, start: now, copy: l.Copy, at: now, readAt: -1, firstRead: sample{0, -1}}
 	a.hist[0], a.n = sample{0, now}, 1
 	t.attempts = append(t.attempts, a)
-	asked, queued := b.queued[k]
-	if !l.Copy {
-		asked, queued = b.restarting[k]
+	var asked time.Duration
+	var queued bool
+	switch at, restarting := b.restarting[k]; {
+	case restarting:
+		// The restart's attempt: its job manager kills the others now.
+		asked, queued = at, true
 		delete(b.restarting, k)
-	} else {
+		for _, o := range t.attempts[:len(t.attempts)-1] {
+			o.killed = true
+		}
+	case l.Copy:
+		asked, queued = b.queued[k]
 		delete(b.queued, k)
 	}
 	if queued {
@@ -384,7 +392,10 @@ func (b *book) sync(now time.Duration, want []Task, reason string) []Action {
 	return out
 }
 
-// restart books a restart of a task and returns its action.
+// restart books a restart of a task and returns its action. The task
+// restarts elsewhere: its job manager queues a copy, which no node
+// running the task takes, and kills the attempts it replaces once the
+// copy launches, so until then they run on.
 func (b *book) restart(now time.Duration, k Task, reason string) Action {
 	b.restarting[k] = now
 	b.task(k.Kind, k.Task).kills++
@@ -418,15 +429,42 @@ func (a *attemptState) elapsed(now time.Duration) time.Duration { return now - a
 // or score per second: averaged over its latest samples of the stage
 // (Mantri's moving average), which an onset part-way shows sooner than
 // the rate since launch; 0 before two samples or any progress.
-func (a *attemptState) rate() float64 {
-	if a.n < 2 {
+func (a *attemptState) rate() float64 { return a.rateFrom(0) }
+
+// rateFrom is rate over the latest samples from hist[i] on.
+func (a *attemptState) rateFrom(i int) float64 {
+	if a.n-i < 2 {
 		return 0
 	}
-	first, last := a.hist[0], a.hist[a.n-1]
+	first, last := a.hist[i], a.hist[a.n-1]
 	if last.at <= first.at {
 		return 0
 	}
 	return (last.score - first.score) / (last.at - first.at).Seconds()
+}
+
+// readRate is an attempt's rate of input read, a share per second, over
+// its latest samples (rate); false when its read cannot be judged yet. A
+// reduce reads its maps' outputs as they come: while any of its job's
+// maps runs, its read is held by theirs, not by its own pace, and a copy
+// would wait for the same maps. Its rate then counts only its samples
+// from the maps' end on, and is unknown until it has two.
+func (b *book) readRate(a *attemptState) (float64, bool) {
+	if a.attempt.Kind != sched.Reduce {
+		return a.rate(), true
+	}
+	maps := b.phases[sched.Map].allDone
+	if maps < 0 {
+		return 0, false
+	}
+	i := 0
+	for i < a.n && a.hist[i].at < maps {
+		i++
+	}
+	if a.n-i < 2 {
+		return 0, false
+	}
+	return a.rateFrom(i), true
 }
 
 // sinceLaunch is LATE's and Hadoop's rate: score over the time since

@@ -58,9 +58,10 @@ func (*MantriParams) SlowNodes() float64 { return 0 }
 // 5 with the notes' corrections), run per phase on each decision:
 //
 //   - prune: of a task's attempts that have run at least Δ, keep the keep
-//     with the lowest t_rem and kill the others;
-//   - while tasks of the phase wait for slots: kill and restart a task if
-//     t_rem > E(t_new) + Δ, at most γ times; else duplicate it if
+//     with the lowest t_rem and kill the others once a kept one has
+//     caught up with them;
+//   - while tasks of the phase wait for slots: kill and restart a task
+//     elsewhere if t_rem > E(t_new) + Δ, at most γ times; else duplicate it if
 //     P(t_new < c/(c+1)·t_rem) > δ with c its running copies, so the
 //     copies use fewer slot-seconds than the task alone would;
 //   - once all have started: duplicate iff E(t_rem − t_new) > ρΔ (the
@@ -76,7 +77,9 @@ func (*MantriParams) SlowNodes() float64 { return 0 }
 // t_rem = t_elapsed·(d − d_read)/d_read + t_wrapup (eq. 4.1 as remaining
 // time, erratum 1), with d_read/d the share of its input the attempt has
 // read (a reduce: the map outputs it copied) and t_elapsed over its last
-// reports (a moving average), so an onset part-way shows. t_wrapup, the
+// reports (a moving average), so an onset part-way shows; a reduce's
+// reports count from its job's maps' end on, before which its read is
+// held by the maps and it is not judged (readRate). t_wrapup, the
 // time from all input read to the end, is the median of the phase's
 // finished tasks' per input byte × d. Once the attempt has read it all,
 // its remaining wrap-up is what the finished tasks had left at its score,
@@ -217,7 +220,17 @@ func (p *MantriParams) judge(rem float64, est estimate, c, kills int, waiting bo
 // ends any round of copies that each looks faster than the last. Before
 // any of the phase's tasks has shown its wrap-up (wrapups false), an
 // attempt still reading has no known t_wrapup and its t_rem is its read
-// alone: one that has read all its input is kept before it.
+// alone: one that has read all its input is kept before it. An attempt
+// is killed only once one kept has caught up with it, its progress score
+// as high: until then the kept one's lower t_rem is a forecast against a
+// progress shown, its wrap-up the phase's typical one where the other's
+// is measured, or its rate over its first seconds against the other's
+// over a slowdown that may pass. In the thesis's example (Fig. 4.4) the
+// original runs until its duplicate is done ("2t before the original
+// task is killed and t for the duplicate"). Killed on the forecast, a
+// 4.2 GB reduce deep in its compute, paced at 2.6 times the phase's
+// wrap-up, gave way to a copy 37 s old that then ran 1,422 s past the
+// original's end.
 func (m *mantri) prune(now time.Duration, t *taskState, attempts []*attemptState, rems []float64, wrapups bool) []int {
 	old := m.old[:0]
 	for j, a := range attempts {
@@ -246,7 +259,12 @@ func (m *mantri) prune(now time.Duration, t *taskState, attempts []*attemptState
 		}
 		return 0
 	})
-	kill := old[m.p.Keep:]
+	kept, kill := old[:m.p.Keep], old[m.p.Keep:]
+	lead := 0.0
+	for _, j := range kept {
+		lead = max(lead, attempts[j].score)
+	}
+	kill = slices.DeleteFunc(kill, func(j int) bool { return attempts[j].score > lead })
 	kill = kill[:min(len(kill), max(m.p.Gamma-t.kills, 0))]
 	slices.Sort(kill)
 	return kill
@@ -263,7 +281,14 @@ func (m *mantri) tRem(p *phase, a *attemptState, bytes int64, now time.Duration)
 		wrapup = median(p.wrapups) * float64(max(bytes, 1))
 	}
 	var rem float64
-	switch r := a.rate(); {
+	r := a.rate()
+	if a.readAt < 0 {
+		var known bool
+		if r, known = m.readRate(a); !known {
+			return math.Inf(1) // a reduce whose read the maps still hold
+		}
+	}
+	switch {
 	case a.readAt < 0 && r <= 0:
 		return math.Inf(1) // it has read nothing since its launch
 	case a.readAt < 0:

@@ -152,6 +152,32 @@ func TestMantriPruningKeepsTheLowestTRem(t *testing.T) {
 	assert.Empty(t, p.Decide(at(20.5), fakeView{}), "each killed once")
 }
 
+// Pruning kills an attempt only once a kept one has caught up with it.
+// Map 2's original has read 0.54 of its input by 28 s, its latest
+// reports slowed (0.24 in 15 s: t_rem 29 s); a copy launched at 28 s has
+// read 0.3 by 30.5 s, 2.5 s in (t_rem 6 s). The copy's t_rem is lower,
+// but it is a forecast from its first seconds against the original's
+// progress shown: both run on. Once the copy has read 0.6, past the
+// original's 0.55, the original is killed.
+func TestMantriPrunesOnlyAnAttemptCaughtUpWith(t *testing.T) {
+	p := phaseOf(t, "mantri", 3, 2, 2*time.Second)
+	orig, cp := mapAttempt(2, 0), mapAttempt(2, 1)
+	p.Launched(at(10), Launch{Attempt: orig, Bytes: 100})
+	for _, r := range []Report{rep(orig, 0.3, at(10), at(13)), rep(orig, 0.5, at(10), at(16)),
+		rep(orig, 0.52, at(10), at(22)), rep(orig, 0.54, at(10), at(28))} {
+		p.Progressed(r.At, r)
+	}
+	p.Launched(at(28), Launch{Attempt: cp, Bytes: 100, Copy: true})
+	p.Progressed(at(29), rep(cp, 0.15, at(28), at(29)))
+	p.Progressed(at(30.5), rep(cp, 0.3, at(28), at(30.5)))
+	assert.Empty(t, p.Decide(at(30.5), fakeView{}), "the copy has not caught up")
+	p.Progressed(at(32), rep(orig, 0.55, at(10), at(32)))
+	p.Progressed(at(33), rep(cp, 0.6, at(28), at(33)))
+	acts := p.Decide(at(33), fakeView{})
+	require.Len(t, acts, 1, "%v", acts)
+	assert.Equal(t, Action{Kind: Kill, Task: Task{sched.Map, 2}, Attempt: orig, Reason: acts[0].Reason}, acts[0])
+}
+
 // A task silent for 2Δ made no progress since its last report: its
 // t_rem stops falling.
 func TestMantriSilentTaskMadeNoProgress(t *testing.T) {
@@ -407,4 +433,55 @@ func TestMantriSamplesMapsNoReportSawPastTheirRead(t *testing.T) {
 	require.Len(t, acts, 1, "%v", acts)
 	assert.Equal(t, Duplicate, acts[0].Kind)
 	assert.Equal(t, Task{sched.Map, 2}, acts[0].Task)
+}
+
+// A reduce launched before its job's maps all finished reads their
+// outputs as they come, so its read over its latest reports is the maps'
+// pace, not its own; a copy would wait for the same maps. Reduce 1 has
+// copied 14% of its input by 90 s, while the job's one map runs to 100 s;
+// at 112 s, its first report since, it has copied 30%. Over its latest
+// reports (2 s to 112 s) that is 0.2 in 110 s, t_rem 393 s against a
+// copy's 10 s: it would be copied for having waited. It is judged only by
+// its reports from the maps' end on: left alone until it has two, then
+// copied only if it reads slowly itself.
+func TestMantriJudgesAReducesReadFromItsMapsEnd(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		next Report // its second report since the maps' end
+		want []ActionKind
+	}{
+		{"it reads the rest in a second: on pace", Report{Score: 0.9 / 3, Read: 0.9, At: at(113)}, nil},
+		{"0.02 in 8 s: t_rem 272 s, a copy", Report{Score: 0.32 / 3, Read: 0.32, At: at(120)}, []ActionKind{Duplicate}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := New("mantri", nil, Setup{Tasks: [2]int{1, 2}, Delta: 2 * time.Second})
+			require.NoError(t, err)
+			m, r0, r1 := mapAttempt(0, 0), reduceAttempt(0, 0), reduceAttempt(1, 0)
+			p.Launched(0, Launch{Attempt: m, Bytes: 1000})
+			p.Launched(0, Launch{Attempt: r0, Bytes: 100})
+			p.Launched(0, Launch{Attempt: r1, Bytes: 100})
+			for _, r := range []Report{
+				{Attempt: r0, Score: 0.1 / 3, Read: 0.1, At: at(2)},
+				{Attempt: r1, Score: 0.1 / 3, Read: 0.1, At: at(2)},
+				{Attempt: r1, Score: 0.12 / 3, Read: 0.12, At: at(60)},
+				{Attempt: r1, Score: 0.14 / 3, Read: 0.14, At: at(90)},
+			} {
+				p.Progressed(r.At, r)
+			}
+			p.Progressed(at(99), rep(m, 0.99, 0, at(99)))
+			p.Ended(at(100), End{Attempt: m, Outcome: sched.Succeeded})
+			p.Progressed(at(102), Report{Attempt: r0, Score: 1.0 / 3, Read: 1, At: at(102)})
+			p.Ended(at(110), End{Attempt: r0, Outcome: sched.Succeeded})
+			p.Progressed(at(112), Report{Attempt: r1, Score: 0.3 / 3, Read: 0.3, At: at(112)})
+			assert.Empty(t, p.Decide(at(112), fakeView{}), "one report since the maps' end")
+			next := tc.next
+			next.Attempt = r1
+			p.Progressed(next.At, next)
+			var got []ActionKind
+			for _, act := range p.Decide(next.At, fakeView{}) {
+				got = append(got, act.Kind)
+			}
+			assert.Equal(t, tc.want, got)
+		})
+	}
 }

@@ -78,8 +78,10 @@ const (
 	// Kill stops one attempt, its work lost; its task runs on in its
 	// other attempts.
 	Kill
-	// Restart kills every attempt of a task; its job manager queues the
-	// task again, ahead of the job's tasks never started.
+	// Restart moves a task elsewhere ("kills a running task and restarts
+	// it elsewhere", the thesis's §4.2.2): its job manager queues a copy,
+	// launched as a Duplicate's is, on a node that does not run the task,
+	// and kills every other attempt of the task once the copy launches.
 	Restart
 )
 
