@@ -445,7 +445,7 @@ func TestWithSetErrorsNameTheirOverride(t *testing.T) {
 	// The default scenario's stream offers a load of the map slots.
 	_, err = sc.WithSet("tasks.max_attempts=5", "cluster.map_slots=0")
 	assert.EqualError(t, err, "--set tasks.max_attempts=5 --set cluster.map_slots=0: "+
-		"workload.synthetic[0].slots: missing; load needs the cluster's map + reduce slots, ≥ 1")
+		"workload.synthetic[0].slots: missing; load needs the slots it is a share of (the cluster's map slots unless given), ≥ 1")
 }
 
 // cutAt cuts each line of s at its first sep.

@@ -15,11 +15,15 @@ import (
 //
 // Arrivals: exponential gaps with mean interarrival, or, when load is
 // given instead, with the mean that offers that load. The offered load is
-// ρ = λ·W̄ / slots, where λ is the arrival rate, slots the cluster's map
-// plus reduce slots and W̄ the mean work of a job in slot-seconds, taken
-// as (maps + reduces) × task_time averaged over the jobs this stream
-// generates; so the mean gap is W̄ / (ρ·slots). The first job arrives one
-// gap after start.
+// ρ = λ·W̄ / slots, where λ is the arrival rate, slots the key's value or,
+// when it is absent, the cluster's map slots (a scenario fills it in; a
+// [[workload.swim]] stream's default is the map + reduce slots), and W̄
+// the mean work of a job in slot-seconds, taken as (maps + reduces) ×
+// task_time averaged over the jobs this stream generates; so the mean gap
+// is W̄ / (ρ·slots). The first job arrives one gap after start. The load
+// is the one offered at task_time a task: the reduces count against the
+// slots though they run in reduce slots, and tasks that last longer than
+// task_time (stragglers, reads) busy the slots more than ρ.
 //
 // Sizes (the number of maps): "facebook" picks a bin of Zaharia et al.'s
 // Table 2 with its Facebook fraction (FacebookBins), then draws maps
@@ -58,8 +62,8 @@ import (
 // exactly the jobs it did before.
 //
 // TOML keys and defaults: jobs (required, ≥ 1), interarrival or load
-// (exactly one), slots (required with load), task_time = "30s",
-// start = "0s", sizes = "facebook", pareto_alpha = 1.1, min_maps = 1,
+// (exactly one), slots (with load; a scenario fills in the map slots),
+// task_time = "30s", start = "0s", sizes = "facebook", pareto_alpha = 1.1, min_maps = 1,
 // max_maps = 12800, lognormal_mu = 2.5, lognormal_sigma = 1.5,
 // min_reduce_fraction = 0.05, max_reduce_fraction = 0.25,
 // block_size = "128MiB", shuffle_ratio = 1.0, output_ratio = 1.0,
@@ -163,7 +167,7 @@ func (s *SyntheticStream) Validate() error {
 	c.add(v.Interarrival == 0 && v.Load == 0, Missing("interarrival", `give the mean gap (e.g. interarrival = "30s") or a target load (e.g. load = 0.7)`))
 	c.add(v.Interarrival != 0 && v.Load != 0, Invalid("load", v.Load, "give either interarrival or load, not both"))
 	c.add(!(v.Load >= 0) || !finite(v.Load), Invalid("load", v.Load, "must be a finite number > 0"))
-	c.add(v.Load > 0 && v.Slots < 1, Missing("slots", "load needs the cluster's map + reduce slots, ≥ 1"))
+	c.add(v.Load > 0 && v.Slots < 1, Missing("slots", "load needs the slots it is a share of (the cluster's map slots unless given), ≥ 1"))
 	c.add(v.Slots < 0, Invalid("slots", v.Slots, "must be ≥ 1"))
 	c.add(!slices.Contains([]string{"facebook", "bing", "bm", "pareto", "lognormal", "pacman-fb", "pacman-bing"}, v.Sizes),
 		Invalid("sizes", v.Sizes, `must be "facebook", "bing", "bm", "pareto", "lognormal", "pacman-fb" or "pacman-bing"`))

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"clusteremu/workload"
 )
 
@@ -134,6 +136,37 @@ func TestSyntheticTargetLoad(t *testing.T) {
 	// exponential gaps, so its relative standard error is 1/√n.
 	span := jobs[n-1].Submit.Seconds()
 	within(t, "offered load", work/(span*600), 0.7, 0.7/math.Sqrt(n))
+}
+
+// A scenario's synthetic stream with load and no slots offers that load
+// of the cluster's map slots alone, at task_time a task (the reduces
+// counted in the work): 10 nodes of 4 map and 2 reduce slots, load 0.5,
+// so (maps + reduces) × 20 s over the span is 0.5 × 40 map slots, not
+// 0.5 × 60 slots.
+func TestSyntheticLoadOfTheMapSlots(t *testing.T) {
+	const n = 4000
+	sc, err := Load("s.toml", []byte(`[run]
+slowdown = false
+[cluster]
+racks = 1
+nodes_per_rack = 10
+map_slots = 4
+reduce_slots = 2
+[[workload.synthetic]]
+jobs = 4000
+load = 0.5
+task_time = "20s"
+max_maps = 100
+`), t.TempDir())
+	require.NoError(t, err)
+	jobs := sc.Config.Jobs()
+	require.Len(t, jobs, n)
+	work, span := 0.0, 0.0
+	for _, j := range jobs {
+		work += float64(j.Maps+j.Reduces) * 20
+		span = max(span, j.Submit.Seconds())
+	}
+	within(t, "offered load of the 40 map slots", work/(span*40), 0.5, 0.5/math.Sqrt(n))
 }
 
 func TestSyntheticHeavyTails(t *testing.T) {
