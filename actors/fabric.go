@@ -46,13 +46,17 @@ import (
 // Private links are kept for reuse when their flow ends, so a run adds
 // only as many as it ever has bounded flows at once.
 type Fabric struct {
-	net     *netmodel.Network
-	topo    *netmodel.Topology
-	cpu     ByteCPU
-	deps    Deps
-	self    *actor.PID
-	flows   map[FlowKey]*fabricFlow
-	byID    map[netmodel.FlowID]*fabricFlow
+	net   *netmodel.Network
+	topo  *netmodel.Topology
+	cpu   ByteCPU
+	deps  Deps
+	self  *actor.PID
+	flows map[FlowKey]*fabricFlow
+	// owned holds each running flow at its netmodel Owner tag less one, so
+	// a completion finds its flow by index, not by hashing; vacant holds
+	// the free places. The places a flow takes reach no decision.
+	owned   []*fabricFlow
+	vacant  []uint64
 	timer   TimerID
 	timerAt time.Duration
 	armed   bool
@@ -81,6 +85,7 @@ type Fabric struct {
 
 type fabricFlow struct {
 	id      netmodel.FlowID
+	owner   uint64 // its netmodel Owner tag: its place in Fabric.owned, plus one
 	start   *StartFlow
 	at      time.Duration
 	private netmodel.LinkID // the bound's link when bounded
@@ -105,7 +110,6 @@ func NewFabric(topo *netmodel.Topology, net *netmodel.Network, cpu ByteCPU, deps
 	return &Fabric{
 		net: net, topo: topo, cpu: cpu, deps: deps,
 		flows: make(map[FlowKey]*fabricFlow),
-		byID:  make(map[netmodel.FlowID]*fabricFlow),
 	}
 }
 
@@ -233,16 +237,39 @@ func (f *Fabric) handleStart(msg *StartFlow) {
 		f.path, f.use = append(f.path, ff.private), append(f.use, 1)
 	}
 	if err == nil {
-		ff.id, err = f.net.Start(now, netmodel.FlowSpec{Size: msg.Bytes, Path: f.path, Use: f.use, Weight: msg.Weight, Class: int(msg.Class)})
+		ff.owner = f.place()
+		ff.id, err = f.net.Start(now, netmodel.FlowSpec{Size: msg.Bytes, Path: f.path, Use: f.use, Weight: msg.Weight, Class: int(msg.Class), Owner: ff.owner})
 		if err == nil {
 			f.flows[msg.Key] = ff
-			f.byID[ff.id] = ff
+			f.owned[ff.owner-1] = ff
 			f.watch(ff)
 			f.markStale()
 			return
 		}
+		f.vacant = append(f.vacant, ff.owner)
 	}
 	f.deps.Fail(fmt.Errorf("fabric: flow %v (max rate %g B/s): %w", msg.Key, msg.MaxRate, err))
+}
+
+// place returns a free Owner tag for a flow about to start: a vacant one
+// or a new one. Tags start at 1; 0 is the tag of flows that are not the
+// run's (rack traffic).
+func (f *Fabric) place() uint64 {
+	if n := len(f.vacant); n > 0 {
+		o := f.vacant[n-1]
+		f.vacant = f.vacant[:n-1]
+		return o
+	}
+	f.owned = append(f.owned, nil)
+	return uint64(len(f.owned))
+}
+
+// ownerOf returns the running flow a completion's Owner tag names, or nil.
+func (f *Fabric) ownerOf(owner uint64) *fabricFlow {
+	if owner == 0 || owner > uint64(len(f.owned)) {
+		return nil
+	}
+	return f.owned[owner-1]
 }
 
 // appendPath sets f.path and f.use to the links a flow crosses and how
@@ -354,7 +381,8 @@ func (f *Fabric) abort(ff *fabricFlow) int64 {
 
 func (f *Fabric) forget(ff *fabricFlow) {
 	delete(f.flows, ff.start.Key)
-	delete(f.byID, ff.id)
+	f.owned[ff.owner-1] = nil
+	f.vacant = append(f.vacant, ff.owner)
 	if ff.bounded {
 		f.spare = append(f.spare, ff.private)
 	}
@@ -530,8 +558,8 @@ func (f *Fabric) completeDue(ctx actor.Context) int {
 		f.deps.progressed()
 	}
 	for _, c := range done {
-		ff, ok := f.byID[c.ID]
-		if !ok {
+		ff := f.ownerOf(c.Owner)
+		if ff == nil || ff.id != c.ID {
 			f.deps.Fail(fmt.Errorf("fabric: unknown flow %d completed", c.ID))
 			continue
 		}

@@ -1,7 +1,6 @@
 package actors
 
 import (
-	"container/heap"
 	"iter"
 
 	"clusteremu/policies/sched"
@@ -210,7 +209,7 @@ func (q *fetchQueue) push(m int32, src sched.NodeID, bytes int64) {
 	c := q.count.at(h)
 	if *c == 0 {
 		q.order = growTo(q.order, len(q.order)+1)[:len(q.order)] // by a quarter, not double
-		heap.Push(&q.order, hostHead{seq: q.last, host: h})
+		q.order.push(hostHead{seq: q.last, host: h})
 	}
 	*c++
 	q.n++
@@ -255,7 +254,7 @@ func (q *fetchQueue) remove(m int32) bool {
 			*c--
 			q.n--
 			if i == head && *c > 0 {
-				heap.Push(&q.order, hostHead{seq: hl.out[q.next(hl, i+1)].seq, host: h})
+				q.order.push(hostHead{seq: hl.out[q.next(hl, i+1)].seq, host: h})
 			}
 			q.log.trim(h)
 			return true
@@ -292,9 +291,9 @@ func (q *fetchQueue) pop(perHost bool, items []fetchItem) (sched.NodeID, []fetch
 	}
 	*c -= take
 	q.n -= int(take)
-	heap.Pop(&q.order)
+	q.order.pop()
 	if *c > 0 {
-		heap.Push(&q.order, hostHead{seq: hl.out[q.next(hl, i)].seq, host: h})
+		q.order.push(hostHead{seq: hl.out[q.next(hl, i)].seq, host: h})
 	}
 	q.log.trim(h)
 	return sched.NodeID(h), items
@@ -312,7 +311,7 @@ func (q *fetchQueue) top() (int32, int) {
 				return t.host, i
 			}
 		}
-		heap.Pop(&q.order)
+		q.order.pop()
 	}
 }
 
@@ -343,16 +342,44 @@ type hostHead struct {
 	host int32
 }
 
-// hostOrder is a min-heap of hostHead by sequence number.
+// hostOrder is a min-heap of hostHead by sequence number. Its push and
+// pop are container/heap's Push and Pop written out for this type (the
+// same comparisons and swaps, so the same order among equal entries),
+// without an interface call a comparison or boxing an entry.
 type hostOrder []hostHead
 
-func (h hostOrder) Len() int           { return len(h) }
-func (h hostOrder) Less(i, j int) bool { return h[i].seq < h[j].seq }
-func (h hostOrder) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *hostOrder) Push(x any)        { *h = append(*h, x.(hostHead)) }
-func (h *hostOrder) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+func (h *hostOrder) push(x hostHead) {
+	*h = append(*h, x)
+	o := *h
+	for j := len(o) - 1; ; {
+		i := (j - 1) / 2 // parent
+		if i == j || o[j].seq >= o[i].seq {
+			break
+		}
+		o[i], o[j] = o[j], o[i]
+		j = i
+	}
+}
+
+func (h *hostOrder) pop() hostHead {
+	o := *h
+	n := len(o) - 1
+	o[0], o[n] = o[n], o[0]
+	for i := 0; ; {
+		j1 := 2*i + 1
+		if j1 >= n || j1 < 0 {
+			break
+		}
+		j := j1 // left child
+		if j2 := j1 + 1; j2 < n && o[j2].seq < o[j1].seq {
+			j = j2
+		}
+		if o[j].seq >= o[i].seq {
+			break
+		}
+		o[i], o[j] = o[j], o[i]
+		i = j
+	}
+	*h = o[:n]
+	return o[n]
 }

@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"container/heap"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -211,4 +212,37 @@ func TestByNodeMakesThePagesItUses(t *testing.T) {
 	assert.Equal(t, []int32{5, 6, 9_999}, ids)
 	assert.Equal(t, []int32{1, 2, 3}, vals)
 	assert.Equal(t, int32(3), *b.at(9_999))
+}
+
+// refOrder is hostOrder under container/heap, the reference for its
+// written-out push and pop.
+type refOrder []hostHead
+
+func (h refOrder) Len() int           { return len(h) }
+func (h refOrder) Less(i, j int) bool { return h[i].seq < h[j].seq }
+func (h refOrder) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *refOrder) Push(x any)        { *h = append(*h, x.(hostHead)) }
+func (h *refOrder) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// TestHostOrderIsContainerHeap checks that hostOrder pops what
+// container/heap pops, ties included, and leaves the same array.
+func TestHostOrderIsContainerHeap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 19))
+	var got hostOrder
+	var want refOrder
+	for step := range 20_000 {
+		if len(got) == 0 || rng.IntN(100) < 55 {
+			x := hostHead{seq: uint32(rng.IntN(40)), host: int32(step)} // many equal seqs
+			got.push(x)
+			heap.Push(&want, x)
+		} else {
+			require.Equal(t, heap.Pop(&want).(hostHead), got.pop(), "step %d", step)
+		}
+		require.Equal(t, []hostHead(want), []hostHead(got), "step %d", step)
+	}
 }

@@ -39,7 +39,11 @@ type jobState struct {
 	slowStart   int // finished maps needed before reduces are released
 	released    bool
 	started     bool // its tasks were made pending (start)
-	maxAttempts int
+	// reducerRefs holds runningReducers' answer until a reduce attempt
+	// starts or ends (reducerRefsOK false): every finished map asks it.
+	reducerRefs   []attemptRef
+	reducerRefsOK bool
+	maxAttempts   int
 	// fetchFailures counts the fetch failures reported for each finished
 	// map's output since it last ran; fetchLimit re-runs the map.
 	fetchFailures map[int32]int
@@ -137,6 +141,7 @@ func (j *jobState) launched(a sched.Attempt, node sched.NodeID) (effects, error)
 		tk.running = make(map[int32]sched.NodeID)
 	}
 	tk.running[a.Attempt] = node
+	j.runningChanged(a.Kind)
 	if tk.state == taskDone {
 		if a.Kind == sched.Map && j.bindingOpen(a.Task) {
 			return effects{}, nil // a late clone the binding may still bind
@@ -224,6 +229,7 @@ func (j *jobState) succeeded(a sched.Attempt, outBytes int64) (effects, error) {
 		return effects{}, fmt.Errorf("attempt %v finished but is not running", a)
 	}
 	delete(tk.running, a.Attempt)
+	j.runningChanged(a.Kind)
 	if a.Kind == sched.Map && j.tracksMap(a.Task) {
 		return j.copySucceeded(a, tk, node, outBytes), nil
 	}
@@ -261,7 +267,24 @@ func sortedAttempts(buf []int32, running map[int32]sched.NodeID) []int32 {
 	return buf
 }
 
+// runningReducers returns the running reduce attempts in task and attempt
+// order. The slice is shared until the next reduce starts or ends: callers
+// read it and keep no part of it.
 func (j *jobState) runningReducers() []attemptRef {
+	if !j.reducerRefsOK {
+		j.reducerRefs, j.reducerRefsOK = j.listRunningReducers(), true
+	}
+	return j.reducerRefs
+}
+
+// runningChanged notes that a task of the kind started or ended an attempt.
+func (j *jobState) runningChanged(kind sched.TaskKind) {
+	if kind == sched.Reduce {
+		j.reducerRefs, j.reducerRefsOK = nil, false
+	}
+}
+
+func (j *jobState) listRunningReducers() []attemptRef {
 	var refs []attemptRef
 	var buf []int32
 	for i := range j.reduces {
@@ -308,6 +331,7 @@ func (j *jobState) ended(a sched.Attempt, o sched.Outcome, reason string) (effec
 		return effects{}, fmt.Errorf("attempt %v ended (%v) but is not running", a, o)
 	}
 	delete(tk.running, a.Attempt)
+	j.runningChanged(a.Kind)
 	var fx effects
 	if o == sched.Failed {
 		tk.failures++

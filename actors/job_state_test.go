@@ -244,3 +244,29 @@ func TestStageProgress(t *testing.T) {
 	assert.InDelta(t, 0.4, m.stageProgress(sched.Map), 1e-12)
 	assert.Zero(t, m.stageProgress(sched.Reduce), "no reduces: nothing to report")
 }
+
+// TestJobStateRunningReducersFollowStartsAndEnds checks the kept list of
+// running reducers against each reduce attempt that starts, fails or
+// succeeds, and that a map's start and end leave it as it was.
+func TestJobStateRunningReducersFollowStartsAndEnds(t *testing.T) {
+	j := newJobState(1, 4, 3, 0, 4)
+	assert.Empty(t, j.runningReducers())
+	r2, r0 := nextAttempt(j, sched.Reduce, 2), nextAttempt(j, sched.Reduce, 0)
+	_, err := j.launched(r2, 7)
+	require.NoError(t, err)
+	assert.Equal(t, []attemptRef{{r2, 7}}, j.runningReducers())
+	_, err = j.launched(r0, 3)
+	require.NoError(t, err)
+	assert.Equal(t, []attemptRef{{r0, 3}, {r2, 7}}, j.runningReducers(), "in task order")
+	fx := runMap(t, j, 1, 5)
+	assert.Equal(t, []attemptRef{{r0, 3}, {r2, 7}}, fx.reducers)
+	_, err = j.ended(r0, sched.Failed, "test")
+	require.NoError(t, err)
+	assert.Equal(t, []attemptRef{{r2, 7}}, j.runningReducers())
+	r0b := nextAttempt(j, sched.Reduce, 0)
+	_, err = j.launched(r0b, 4)
+	require.NoError(t, err)
+	_, err = j.succeeded(r2, 0)
+	require.NoError(t, err)
+	assert.Equal(t, []attemptRef{{r0b, 4}}, j.runningReducers())
+}

@@ -28,7 +28,7 @@ func (n *Network) Start(now time.Duration, spec FlowSpec) (FlowID, error) {
 	}
 	n.setPath(slot, spec.Path)
 	n.setUse(slot, spec.Use)
-	n.index[id] = slot
+	n.index.put(id, slot)
 	n.live++
 	if !st.solvable {
 		st.finish = now
@@ -166,7 +166,7 @@ func (n *Network) release(slot int32) {
 	if n.bs.flows[slot].clk >= 0 {
 		n.unclock(slot)
 	}
-	delete(n.index, st.id)
+	n.index.del(st.id)
 	st.live = false
 	f.rate = 0
 	n.live--

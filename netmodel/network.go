@@ -240,7 +240,7 @@ type Network struct {
 	flows   []flow      // by slot
 	states  []flowState // by slot
 	free    []int32
-	index   map[FlowID]int32
+	index   flowIndex
 	nextID  FlowID
 	now     time.Duration
 	live    int
@@ -273,7 +273,7 @@ func NewNetwork(cfg Config) (*Network, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	n := &Network{cfg: cfg, index: make(map[FlowID]int32), nextID: 1, threshold: math.Inf(1)}
+	n := &Network{cfg: cfg, nextID: 1, threshold: math.Inf(1)}
 	return n, nil
 }
 
@@ -382,7 +382,7 @@ func (n *Network) markDirty(l LinkID) {
 }
 
 func (n *Network) lookup(id FlowID) (int32, error) {
-	slot, ok := n.index[id]
+	slot, ok := n.index.get(id)
 	if !ok {
 		return 0, fmt.Errorf("%w: flow = %d (never started, completed or canceled)", ErrUnknownFlow, id)
 	}
