@@ -379,6 +379,36 @@ paper = "twice as many"
 	assert.Contains(t, out.String(), "expect    1 more need runs with other settings: clusteremu reproduce")
 }
 
+// The command run names for the rows it leaves runs a scenario run with
+// --set as run ran it: reproduce takes the overrides.
+func TestReproduceTakesTheSetsRunNames(t *testing.T) {
+	path := writeScenario(t, smallScenario+`
+[reproduce]
+source = "a test"
+
+[[expect]]
+set = ["cluster.racks=1"]
+baseline = []
+metric = "jobs.succeeded"
+op = "~"
+value = 1
+tolerance = 0.5
+`)
+	var out, errs bytes.Buffer
+	require.Equal(t, 1, run([]string{"run", path, "--quiet", "--set", "workload.synthetic[0].jobs=5"}, &out, &errs), errs.String())
+	_, hint, found := strings.Cut(out.String(), "other settings: clusteremu reproduce ")
+	require.True(t, found, out.String())
+	args := append([]string{"reproduce"}, strings.Fields(strings.TrimSpace(hint))...)
+
+	out.Reset()
+	code := run(args, &out, &errs)
+	require.Equal(t, 1, code, "%v\n%s", args, errs.String())
+	// 6 jobs, not 12: the override reached the row as written and, under
+	// the row's own set, its variant.
+	assert.Regexp(t, `as written\s+jobs.succeeded\s+6\s+== 12\s+FAIL`, out.String())
+	assert.Regexp(t, `cluster.racks=1\s+jobs.succeeded ratio\s+1\s+~ 1 ± 0.5\s+pass`, out.String())
+}
+
 func TestReproduceWritesProfiles(t *testing.T) {
 	path := writeScenario(t, smallScenario+`
 [reproduce]
