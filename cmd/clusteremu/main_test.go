@@ -403,6 +403,7 @@ tolerance = 0.5
 	out.Reset()
 	code := run(args, &out, &errs)
 	require.Equal(t, 1, code, "%v\n%s", args, errs.String())
+	assert.Contains(t, out.String(), path+" --set workload.synthetic[0].jobs=5: a test\n")
 	// 6 jobs, not 12: the override reached the row as written and, under
 	// the row's own set, its variant.
 	assert.Regexp(t, `as written\s+jobs.succeeded\s+6\s+== 12\s+FAIL`, out.String())

@@ -229,7 +229,8 @@ func reproduce(w io.Writer, sc *scenarios.Scenario, reduced bool, sw sweeper) (b
 		}
 	}
 
-	fmt.Fprintf(w, "%s: %s\n", shortName(sc.Name), sc.Reproduce.Source)
+	// The whole name: the file and any --set of the command.
+	fmt.Fprintf(w, "%s: %s\n", sc.Name, sc.Reproduce.Source)
 	switch {
 	case len(sc.Reproduce.Seeds) == 1:
 		fmt.Fprintf(w, "  (seed %d)\n", seeds[0])
