@@ -45,7 +45,7 @@ breaks an invariant or an [[expect]] block`, exploreCommand},
 		{"shrink", "[scenario.toml] --schedule-seed S [--out FILE]",
 			`reduce a failing seed to the fewest ordering and delay decisions
 that still fail; run --decisions FILE replays them`, shrinkCommand},
-		{"reproduce", "[--reduced] scenario.toml ...",
+		{"reproduce", "[--reduced] [--set key=value] scenario.toml ...",
 			`run a paper reproduction's variants and print paper value, emulator
 value and verdict per [[expect]] block`, reproduceCommand},
 		{"worker", "[--listen HOST:PORT] [--parallel P]",

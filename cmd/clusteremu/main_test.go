@@ -352,8 +352,9 @@ func TestReproductionsPassReduced(t *testing.T) {
 	}
 }
 
-func TestReproduceReportsFailures(t *testing.T) {
-	path := writeScenario(t, smallScenario+`
+// twiceAsMany is smallScenario as a reproduction: its own row, and one
+// run on a single rack expected to succeed twice as many jobs.
+const twiceAsMany = smallScenario + `
 [reproduce]
 source = "a test"
 
@@ -365,7 +366,10 @@ op = "~"
 value = 2
 tolerance = 0.5
 paper = "twice as many"
-`)
+`
+
+func TestReproduceReportsFailures(t *testing.T) {
+	path := writeScenario(t, twiceAsMany)
 	var out, errs bytes.Buffer
 	code := run([]string{"reproduce", path}, &out, &errs)
 	assert.Equal(t, 1, code, errs.String())
@@ -377,6 +381,24 @@ paper = "twice as many"
 	assert.Equal(t, 0, run([]string{"run", path, "--quiet"}, &out, &errs), errs.String())
 	assert.Contains(t, out.String(), "expect    1 of 1 passed")
 	assert.Contains(t, out.String(), "expect    1 more need runs with other settings: clusteremu reproduce")
+}
+
+// The command run names for the rows it leaves runs a scenario run with
+// --set as run ran it: reproduce takes the overrides.
+func TestReproduceTakesTheSetsRunNames(t *testing.T) {
+	path := writeScenario(t, twiceAsMany)
+	var out, errs bytes.Buffer
+	require.Equal(t, 1, run([]string{"run", path, "--quiet", "--set", "workload.synthetic[0].jobs=5"}, &out, &errs), errs.String())
+	_, hint, found := strings.Cut(out.String(), "other settings: clusteremu reproduce ")
+	require.True(t, found, out.String())
+	args := append([]string{"reproduce"}, strings.Fields(strings.TrimSpace(hint))...)
+
+	out.Reset()
+	code := run(args, &out, &errs)
+	require.Equal(t, 1, code, "%v\n%s", args, errs.String())
+	assert.Contains(t, out.String(), path+" --set workload.synthetic[0].jobs=5: a test\n")
+	// 6 jobs, not 12: the override reached the row as written.
+	assert.Regexp(t, `as written\s+jobs.succeeded\s+6\s+== 12\s+FAIL`, out.String())
 }
 
 func TestReproduceWritesProfiles(t *testing.T) {

@@ -23,7 +23,9 @@ import (
 // emulator's, the tolerance and pass or FAIL; a row with a known cause
 // of failure shows "FAIL (known)" and its cause under the table and does
 // not fail the command. --reduced applies each
-// scenario's [reproduce] reduced overrides first: the form CI runs. The
+// scenario's [reproduce] reduced overrides first: the form CI runs;
+// --set then overrides keys of every run, under each row's own set (the
+// command clusteremu run names for a scenario run with --set). The
 // collector runs less often meanwhile (batchGC).
 func reproduceCommand(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("reproduce", stdout, stderr)
@@ -32,13 +34,15 @@ func reproduceCommand(args []string, stdout, stderr io.Writer) int {
 	workerList := workersFlag(fs)
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of every run to this file (go tool pprof reads it)")
 	memProfile := fs.String("memprofile", "", "write a heap profile after the last run to this file (go tool pprof reads it)")
+	var sets setFlags
+	fs.Var(&sets, "set", "override a scenario key in every run, under each row's own set: key=value (repeatable)")
 	positional, err := fs.parse(args)
 	if err != nil {
 		return exitCode(err)
 	}
 	switch {
 	case len(positional) == 0:
-		err = errors.New("usage: clusteremu reproduce [--reduced] scenario.toml [scenario.toml]")
+		err = errors.New("usage: clusteremu reproduce [--reduced] [--set key=value] scenario.toml [scenario.toml]")
 	case *workers < 1:
 		err = fmt.Errorf("clusteremu: --parallel %d: must be ≥ 1", *workers)
 	}
@@ -51,6 +55,9 @@ func reproduceCommand(args []string, stdout, stderr io.Writer) int {
 		}
 		var sc *scenarios.Scenario
 		if sc, err = reproduction(path, *reduced); err == nil {
+			sc, err = applySets(sc, sets)
+		}
+		if err == nil {
 			scs = append(scs, sc)
 		}
 	}
@@ -222,7 +229,8 @@ func reproduce(w io.Writer, sc *scenarios.Scenario, reduced bool, sw sweeper) (b
 		}
 	}
 
-	fmt.Fprintf(w, "%s: %s\n", shortName(sc.Name), sc.Reproduce.Source)
+	// The whole name: the file and any --set of the command.
+	fmt.Fprintf(w, "%s: %s\n", sc.Name, sc.Reproduce.Source)
 	switch {
 	case len(sc.Reproduce.Seeds) == 1:
 		fmt.Fprintf(w, "  (seed %d)\n", seeds[0])
