@@ -42,7 +42,9 @@ func (x *flowIndex) get(id FlowID) (int32, bool) {
 	return pg.slots[i] - 1, true
 }
 
-// put records id's slot; id has no slot yet.
+// put records id's slot; id has no slot yet and is above every ID put
+// before (Start hands them out in increasing order), so its page is at or
+// past the first kept.
 func (x *flowIndex) put(id FlowID, slot int32) {
 	pn := int64(id) >> flowPageBits
 	if len(x.pages) == 0 {
@@ -52,10 +54,6 @@ func (x *flowIndex) put(id FlowID, slot int32) {
 		x.pages = append(x.pages, nil)
 	}
 	p := pn - x.first
-	if p < 0 {
-		x.pages = append(make([]*flowPage, -p), x.pages...)
-		x.first, p = pn, 0
-	}
 	if x.pages[p] == nil {
 		x.pages[p] = x.newPage()
 	}
