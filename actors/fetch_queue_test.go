@@ -145,16 +145,31 @@ func TestFetchQueueRemoveOfANodesOldestKeepsItsPlace(t *testing.T) {
 	assert.Zero(t, q.len())
 }
 
+func TestFetchQueueRemoveOfANodesOnlyOutputLeavesAStaleEntry(t *testing.T) {
+	// Node 1's only output (map 0) is lost while another reducer keeps
+	// it in the log: the heap's entry for node 1 is stale, with no output
+	// of this reducer's left there, and is dropped at the top. Node 1's
+	// next output (map 2) ranks after node 2's map 1.
+	_, qs := sharedQueues(2)
+	qs[1].push(0, 1, 10)
+	qs[0].push(0, 1, 10)
+	qs[0].push(1, 2, 20)
+	assert.True(t, qs[0].remove(0))
+	qs[0].push(2, 1, 30)
+	src, items := qs[0].pop(true, nil)
+	assert.Equal(t, sched.NodeID(2), src)
+	assert.Equal(t, []fetchItem{{m: 1, whole: 20}}, items)
+	src, items = qs[0].pop(true, nil)
+	assert.Equal(t, sched.NodeID(1), src)
+	assert.Equal(t, []fetchItem{{m: 2, whole: 30}}, items)
+	assert.Zero(t, qs[0].len())
+}
+
 func TestFetchQueueSharesTheLogOfOneAnnouncement(t *testing.T) {
 	// Two reducers hear the same news in turn: each output is logged
 	// once. A third hears it in another order (its launch's list): its
 	// outputs are logged anew where the order would part.
-	log := &outputLog{}
-	var qs [3]fetchQueue
-	for i := range qs {
-		bit, _ := log.join()
-		qs[i] = newFetchQueue(log, bit)
-	}
+	log, qs := sharedQueues(3)
 	for m := range int32(4) {
 		qs[0].push(m, 1, 10)
 		qs[1].push(m, 1, 10)
@@ -171,6 +186,17 @@ func TestFetchQueueSharesTheLogOfOneAnnouncement(t *testing.T) {
 	qs[1].pop(true, nil)
 	assert.Nil(t, log.hosts.at(1).out, "nothing left queued")
 	assert.Zero(t, log.readers&^qs[1].bit&^qs[2].bit, "the first reducer's bit is free")
+}
+
+// sharedQueues makes n reducers' queues reading one log.
+func sharedQueues(n int) (*outputLog, []fetchQueue) {
+	log := &outputLog{}
+	qs := make([]fetchQueue, n)
+	for i := range qs {
+		bit, _ := log.join()
+		qs[i] = newFetchQueue(log, bit)
+	}
+	return log, qs
 }
 
 // Two maps share a byte of fetch states: setting one leaves the other.
