@@ -54,6 +54,15 @@ func (b *byNode[T]) at(id int32) *T {
 	return &b.pages[pg][int(id)%pageNodes]
 }
 
+// get returns id's entry, or nil when its page was never made.
+func (b *byNode[T]) get(id int32) *T {
+	pg := int(id) / pageNodes
+	if pg >= len(b.pages) || b.pages[pg] == nil {
+		return nil
+	}
+	return &b.pages[pg][int(id)%pageNodes]
+}
+
 // all yields every entry of the pages made, by id.
 func (b *byNode[T]) all() iter.Seq2[int32, *T] {
 	return func(yield func(int32, *T) bool) {
@@ -263,10 +272,12 @@ func (q *fetchQueue) remove(m int32) bool {
 	return false
 }
 
-// fetchItem is one map output a fetch carries: its map, the map's whole
-// output bytes and the reducer's partition of them.
+// fetchItem is one map output a fetch carries: its map, the node it is
+// read from, the map's whole output bytes and the reducer's partition of
+// them.
 type fetchItem struct {
 	m     int32
+	src   sched.NodeID
 	whole int64
 	bytes int64
 }
@@ -286,7 +297,7 @@ func (q *fetchQueue) pop(perHost bool, items []fetchItem) (sched.NodeID, []fetch
 			continue
 		}
 		hl.out[i].mbits &^= uint32(q.bit)
-		items = append(items, fetchItem{m: hl.out[i].m(), whole: hl.out[i].bytes})
+		items = append(items, fetchItem{m: hl.out[i].m(), src: sched.NodeID(h), whole: hl.out[i].bytes})
 		taken++
 	}
 	*c -= take
@@ -297,6 +308,29 @@ func (q *fetchQueue) pop(perHost bool, items []fetchItem) (sched.NodeID, []fetch
 	}
 	q.log.trim(h)
 	return sched.NodeID(h), items
+}
+
+// takeAll takes every output queued on node h, appending them to items
+// oldest first. Node h's entry in the order goes stale, dropped when it
+// reaches the top, as after remove.
+func (q *fetchQueue) takeAll(h int32, items []fetchItem) []fetchItem {
+	c := q.count.get(h)
+	if c == nil || *c == 0 {
+		return items
+	}
+	hl := q.log.hosts.at(h)
+	for i, taken := 0, int32(0); taken < *c; i++ {
+		if !hl.out[i].queued(q.bit) {
+			continue
+		}
+		hl.out[i].mbits &^= uint32(q.bit)
+		items = append(items, fetchItem{m: hl.out[i].m(), src: sched.NodeID(h), whole: hl.out[i].bytes})
+		taken++
+	}
+	q.n -= int(*c)
+	*c = 0
+	q.log.trim(h)
+	return items
 }
 
 // top returns the id of the node holding the oldest output and that

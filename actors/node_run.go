@@ -309,10 +309,23 @@ func (r *run) forget(m int32) {
 }
 
 // nextFetch takes the next fetch off the queue: the oldest announced
-// output, with, when perHost, every other queued output on its node. It
-// returns the flow's part, source and bytes.
-func (r *run) nextFetch(perHost bool) (part int32, src sched.NodeID, bytes int64) {
+// output, with, when perHost, every other queued output on its node. With
+// a rack of perRack nodes (0: no rack fetches) and that node in another
+// rack than self's, the fetch takes every queued output on that rack's
+// nodes too, and is a rack fetch when it found some on another node. It
+// returns the flow's part, source (the oldest output's node) and bytes.
+func (r *run) nextFetch(perHost bool, self sched.NodeID, perRack int) (part int32, src sched.NodeID, bytes int64, rack bool) {
 	src, items := r.queue.pop(perHost, nil)
+	if perRack > 0 && int(src)/perRack != int(self)/perRack {
+		first := int32(src) / int32(perRack) * int32(perRack)
+		n := len(items)
+		for h := first; h < first+int32(perRack); h++ {
+			if h != int32(src) {
+				items = r.queue.takeAll(h, items)
+			}
+		}
+		rack = len(items) > n
+	}
 	for i := range items {
 		items[i].bytes = r.share(items[i].whole)
 		bytes += items[i].bytes
@@ -321,7 +334,21 @@ func (r *run) nextFetch(perHost bool) (part int32, src sched.NodeID, bytes int64
 	part = partFetch + items[0].m
 	r.batches.put(part, items)
 	r.fetching++
-	return part, src, bytes
+	return part, src, bytes, rack
+}
+
+// fetchSources are the nodes a fetch reads, in its outputs' order, each
+// once: a fetch's outputs come node by node.
+func (r *run) fetchSources(part int32) []sched.NodeID {
+	var srcs []sched.NodeID
+	if b := r.batches.at(part); b != nil {
+		for _, it := range *b {
+			if len(srcs) == 0 || srcs[len(srcs)-1] != it.src {
+				srcs = append(srcs, it.src)
+			}
+		}
+	}
+	return srcs
 }
 
 // fetchDone marks the maps of a completed fetch flow fetched.
@@ -349,8 +376,8 @@ func (r *run) fetchFailed(part int32) []fetchItem {
 }
 
 // retry queues again the outputs of a failed fetch still waiting for it,
-// from src or from where they were announced since.
-func (r *run) retry(src sched.NodeID, items []fetchItem) {
+// from their node or from where they were announced since.
+func (r *run) retry(items []fetchItem) {
 	for _, it := range items {
 		if r.state.get(it.m) != fetchRetry {
 			continue // lost, announced elsewhere and queued, or fetched
@@ -361,7 +388,7 @@ func (r *run) retry(src sched.NodeID, items []fetchItem) {
 			r.queue.push(it.m, out.Node, out.Bytes)
 			continue
 		}
-		r.queue.push(it.m, src, it.whole)
+		r.queue.push(it.m, it.src, it.whole)
 	}
 }
 

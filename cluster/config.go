@@ -300,6 +300,8 @@ func (c *Config) Validate() error {
 	}
 	if c.IntermediateLoss != nil {
 		c.IntermediateLoss.Validate(&checks)
+		checks.Check(c.Tasks.FetchPerRack, "tasks.fetch_per_rack", c.Tasks.FetchPerRack,
+			"cannot be used with [intermediate_loss], whose losses are drawn per source node of a fetch")
 	}
 	if c.RackTraffic != nil {
 		c.RackTraffic.Validate(&checks)
