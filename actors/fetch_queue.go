@@ -310,6 +310,24 @@ func (q *fetchQueue) pop(perHost bool, items []fetchItem) (sched.NodeID, []fetch
 	return sched.NodeID(h), items
 }
 
+// popRack is pop, and then, with racks of perRack nodes (0: none) and
+// the source in another rack than self's, takes every output queued on
+// that rack's other nodes, node by node in id order; rack reports
+// whether it found any.
+func (q *fetchQueue) popRack(perHost bool, self sched.NodeID, perRack int, items []fetchItem) (src sched.NodeID, _ []fetchItem, rack bool) {
+	src, items = q.pop(perHost, items)
+	if perRack <= 0 || int(src)/perRack == int(self)/perRack {
+		return src, items, false
+	}
+	first, n := int32(src)/int32(perRack)*int32(perRack), len(items)
+	for h := first; h < first+int32(perRack); h++ {
+		if h != int32(src) {
+			items = q.takeAll(h, items)
+		}
+	}
+	return src, items, len(items) > n
+}
+
 // takeAll takes every output queued on node h, appending them to items
 // oldest first. Node h's entry in the order goes stale, dropped when it
 // reaches the top, as after remove.

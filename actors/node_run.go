@@ -315,17 +315,7 @@ func (r *run) forget(m int32) {
 // nodes too, and is a rack fetch when it found some on another node. It
 // returns the flow's part, source (the oldest output's node) and bytes.
 func (r *run) nextFetch(perHost bool, self sched.NodeID, perRack int) (part int32, src sched.NodeID, bytes int64, rack bool) {
-	src, items := r.queue.pop(perHost, nil)
-	if perRack > 0 && int(src)/perRack != int(self)/perRack {
-		first := int32(src) / int32(perRack) * int32(perRack)
-		n := len(items)
-		for h := first; h < first+int32(perRack); h++ {
-			if h != int32(src) {
-				items = r.queue.takeAll(h, items)
-			}
-		}
-		rack = len(items) > n
-	}
+	src, items, rack := r.queue.popRack(perHost, self, perRack, nil)
 	for i := range items {
 		items[i].bytes = r.share(items[i].whole)
 		bytes += items[i].bytes
