@@ -339,3 +339,38 @@ func TestHostOrderIsContainerHeap(t *testing.T) {
 		require.Equal(t, []hostHead(want), []hostHead(got), "step %d", step)
 	}
 }
+
+// TestRackFetchFailedBySourceRequeuesTheOthers runs a reducer on node 0
+// in racks of 2 with outputs of maps 0 to 3 on nodes 2 and 3 (rack 1):
+// one rack fetch takes all four. Node 3 crashes during it: the outputs of
+// node 2 are queued again at once, not failed; those of node 3 wait to
+// be retried and come back to the queue on retry. A fetch that failed
+// because a node outside it crashed (the reducer's own) fails whole.
+func TestRackFetchFailedBySourceRequeuesTheOthers(t *testing.T) {
+	r := newRun(&LaunchTask{Attempt: sched.Attempt{Kind: sched.Reduce}, Task: TaskSpec{Maps: 4, Reduces: 1}}, 0)
+	r.queue = newFetchQueue(&outputLog{}, 1)
+	for m, node := range []sched.NodeID{2, 3, 2, 3} {
+		r.learn(MapOutput{Map: int32(m), Node: node, Bytes: 100 * int64(m+1)})
+	}
+	part, src, bytes, rack := r.nextFetch(true, 0, 2)
+	require.True(t, rack)
+	assert.Equal(t, sched.NodeID(2), src)
+	assert.Equal(t, int64(100+200+300+400), bytes)
+	assert.Equal(t, []sched.NodeID{2, 3}, r.fetchSources(part))
+
+	failed := r.spare(r.fetchFailed(part), 3)
+	assert.Equal(t, []fetchItem{{m: 1, src: 3, whole: 200, bytes: 200}, {m: 3, src: 3, whole: 400, bytes: 400}}, failed)
+	assert.Equal(t, 2, r.queue.len(), "node 2's outputs queued again")
+	for m, want := range []fetchState{fetchQueued, fetchRetry, fetchQueued, fetchRetry} {
+		assert.Equal(t, want, r.state.get(int32(m)), "map %d", m)
+	}
+	r.retry(failed)
+	assert.Equal(t, 4, r.queue.len())
+	part, _, bytes, rack = r.nextFetch(true, 0, 2)
+	assert.True(t, rack)
+	assert.Equal(t, int64(1000), bytes, "every output fetched again, in one rack fetch")
+
+	failed = r.spare(r.fetchFailed(part), 0)
+	assert.Len(t, failed, 4, "the reducer's own node crashed: the whole fetch failed")
+	assert.Zero(t, r.queue.len())
+}

@@ -752,9 +752,7 @@ type fetchRetryDue struct {
 func (n *Node) fetchFailed(ctx actor.Context, r *run, part int32, msg *FlowFailed) {
 	items := r.fetchFailed(part)
 	if msg.NodeDown {
-		var spared []fetchItem
-		items, spared = splitBySource(items, msg.Down)
-		r.retry(spared)
+		items = r.spare(items, msg.Down)
 	}
 	var retry []fetchItem
 	for len(items) > 0 {
@@ -769,19 +767,6 @@ func (n *Node) fetchFailed(ctx actor.Context, r *run, part int32, msg *FlowFaile
 		n.deps.Clock.After(n.cfg.Tasks.FetchRetry.Std(), n.self, &fetchRetryDue{Attempt: r.launch.Attempt, Items: retry})
 	}
 	n.fetchMore(ctx, r)
-}
-
-// splitBySource splits a failed fetch's outputs into those read from
-// node down and the others.
-func splitBySource(items []fetchItem, down sched.NodeID) (from, others []fetchItem) {
-	for _, it := range items {
-		if it.src == down {
-			from = append(from, it)
-		} else {
-			others = append(others, it)
-		}
-	}
-	return from, others
 }
 
 // reportFetchFailed tells the job manager of a failed fetch of outputs

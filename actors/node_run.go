@@ -365,6 +365,27 @@ func (r *run) fetchFailed(part int32) []fetchItem {
 	return items
 }
 
+// spare queues again at once the outputs of a fetch that failed because
+// node down crashed which it read from other nodes (a rack fetch's other
+// sources): their fetch did not fail. It returns the outputs read from
+// down, whose fetch failed; all of them when none was (the fetch's own
+// node crashed).
+func (r *run) spare(items []fetchItem, down sched.NodeID) []fetchItem {
+	if !slices.ContainsFunc(items, func(it fetchItem) bool { return it.src == down }) {
+		return items
+	}
+	var failed, spared []fetchItem
+	for _, it := range items {
+		if it.src == down {
+			failed = append(failed, it)
+		} else {
+			spared = append(spared, it)
+		}
+	}
+	r.retry(spared)
+	return failed
+}
+
 // retry queues again the outputs of a failed fetch still waiting for it,
 // from their node or from where they were announced since.
 func (r *run) retry(items []fetchItem) {
