@@ -273,13 +273,12 @@ func (q *fetchQueue) remove(m int32) bool {
 }
 
 // fetchItem is one map output a fetch carries: its map, the node it is
-// read from, the map's whole output bytes and the reducer's partition of
-// them.
+// read from and the map's whole output bytes (the reducer's partition of
+// them is run.share's), 16 bytes: a rack fetch holds thousands.
 type fetchItem struct {
 	m     int32
 	src   sched.NodeID
 	whole int64
-	bytes int64
 }
 
 // pop takes the oldest output and, when perHost, every other output on

@@ -359,7 +359,7 @@ func TestRackFetchFailedBySourceRequeuesTheOthers(t *testing.T) {
 	assert.Equal(t, []sched.NodeID{2, 3}, r.fetchSources(part))
 
 	failed := r.spare(r.fetchFailed(part), 3)
-	assert.Equal(t, []fetchItem{{m: 1, src: 3, whole: 200, bytes: 200}, {m: 3, src: 3, whole: 400, bytes: 400}}, failed)
+	assert.Equal(t, []fetchItem{{m: 1, src: 3, whole: 200}, {m: 3, src: 3, whole: 400}}, failed)
 	assert.Equal(t, 2, r.queue.len(), "node 2's outputs queued again")
 	for m, want := range []fetchState{fetchQueued, fetchRetry, fetchQueued, fetchRetry} {
 		assert.Equal(t, want, r.state.get(int32(m)), "map %d", m)

@@ -317,8 +317,7 @@ func (r *run) forget(m int32) {
 func (r *run) nextFetch(perHost bool, self sched.NodeID, perRack int) (part int32, src sched.NodeID, bytes int64, rack bool) {
 	src, items, rack := r.queue.popRack(perHost, self, perRack, nil)
 	for i := range items {
-		items[i].bytes = r.share(items[i].whole)
-		bytes += items[i].bytes
+		bytes += r.share(items[i].whole)
 		r.state.set(items[i].m, fetchRunning)
 	}
 	part = partFetch + items[0].m
