@@ -227,7 +227,8 @@ type TasksConfig struct {
 	// crosses that rack's uplink, the core, the reducer's rack downlink
 	// and its NIC; the source nodes' disks, NICs and sending CPU are left
 	// out of it (the approximation's error). The reducer's own rack is
-	// still fetched node by node, exactly. Off: the exact shuffle.
+	// still fetched node by node, exactly, and so is a rack whose queued
+	// outputs are on one node. Off: the exact shuffle.
 	FetchPerRack bool `toml:"fetch_per_rack" json:",omitzero"`
 	// MapEventsEvery, when positive, has a job's reducers hear of its
 	// finished maps in batches, one message a node every interval, as
