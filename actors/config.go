@@ -221,6 +221,15 @@ type TasksConfig struct {
 	// single flow (later Hadoop's per-host shuffle fetchers) rather than a
 	// flow per map output (Hadoop 1).
 	FetchPerHost bool `toml:"fetch_per_host"`
+	// FetchPerRack, an approximation (needs FetchPerHost), fetches every
+	// announced map output of one other rack in a single flow: the
+	// oldest queued output's rack, all its nodes at once. The flow
+	// crosses that rack's uplink, the core, the reducer's rack downlink
+	// and its NIC; the source nodes' disks, NICs and sending CPU are left
+	// out of it (the approximation's error). The reducer's own rack is
+	// still fetched node by node, exactly, and so is a rack whose queued
+	// outputs are on one node. Off: the exact shuffle.
+	FetchPerRack bool `toml:"fetch_per_rack" json:",omitzero"`
 	// MapEventsEvery, when positive, has a job's reducers hear of its
 	// finished maps in batches, one message a node every interval, as
 	// Hadoop's reducers poll for map-completion events (job_events.go);
@@ -376,6 +385,8 @@ func (t *TasksConfig) Validate(errs *Checks, reduceSlots int) {
 	errs.Check(t.MaxReducers != 0 && (t.MaxReducers < reduceSlots || t.MaxReducers > MaxSlotsPerNode), "tasks.max_reducers", t.MaxReducers,
 		fmt.Sprintf("must be 0 (3 × reduce_slots) or cluster.reduce_slots = %d … %d", reduceSlots, MaxSlotsPerNode))
 	errs.Check(t.ComputeAware && !t.CopyCompute, "tasks.compute_aware", t.ComputeAware, "needs tasks.copy_compute = true")
+	errs.Check(t.FetchPerRack && !t.FetchPerHost, "tasks.fetch_per_rack", t.FetchPerRack,
+		"needs tasks.fetch_per_host = true (the reducer's own rack is fetched node by node)")
 	t.ReducePlacementConfig.Validate(errs)
 	t.RecomputeConfig.Validate(errs)
 	errs.Check(t.ProgressInterval != 0 && t.ProgressInterval < 10*MinPeriod, "tasks.progress_interval", t.ProgressInterval,

@@ -282,6 +282,9 @@ func (f *Fabric) appendPath(msg *StartFlow) error {
 	if msg.Transfer == Compute {
 		return f.addCPU(msg.Dst, 1)
 	}
+	if msg.Transfer == RackFetch {
+		return f.appendRackPath(msg)
+	}
 	path, err := f.topo.AppendPath(f.path, netmodel.HostID(msg.Src), netmodel.HostID(msg.Dst), transferKind(msg))
 	f.path = path
 	for range path {
@@ -298,6 +301,38 @@ func (f *Fabric) appendPath(msg *StartFlow) error {
 		}
 	}
 	return f.addCPU(msg.Dst, recv)
+}
+
+// appendRackPath sets f.path and f.use to a RackFetch's links: the
+// source's rack uplink, the core, the destination's rack downlink and
+// NIC, and the destination's CPU that receives the bytes. The source
+// nodes' disks, NICs and sending CPU are left out: the approximation of
+// tasks.fetch_per_rack.
+func (f *Fabric) appendRackPath(msg *StartFlow) error {
+	rs, err := f.topo.RackOf(netmodel.HostID(msg.Src))
+	if err != nil {
+		return err
+	}
+	rd, err := f.topo.RackOf(netmodel.HostID(msg.Dst))
+	if err != nil {
+		return err
+	}
+	if rs == rd {
+		return fmt.Errorf("%w: a rack fetch from node %d to node %d stays in rack %d", netmodel.ErrInvalid, msg.Src, msg.Dst, rs)
+	}
+	up, _, _ := f.topo.RackLinks(rs)
+	_, down, _ := f.topo.RackLinks(rd)
+	core, _ := f.topo.Core()
+	dst, _ := f.topo.Links(netmodel.HostID(msg.Dst))
+	for _, l := range []netmodel.LinkID{up, core, down, dst.NICDown} {
+		if l >= 0 { // a link left out of the topology
+			f.path, f.use = append(f.path, l), append(f.use, 1)
+		}
+	}
+	if len(f.path) == 0 {
+		return fmt.Errorf("%w: a rack fetch from rack %d to node %d crosses no link of the topology", netmodel.ErrNoPath, rs, msg.Dst)
+	}
+	return f.addCPU(msg.Dst, msg.CPUPerByte+f.cpu.Receive)
 }
 
 // addCPU adds a node's CPU to the path at use work per byte, unless use
@@ -329,7 +364,9 @@ func (f *Fabric) privateLink(now time.Duration, capacity float64) (netmodel.Link
 func transferKind(msg *StartFlow) netmodel.TransferKind { return msg.Transfer.Path(msg.Src, msg.Dst) }
 
 // Path is the netmodel transfer a transfer from src to dst makes (a
-// compute's path is its node's CPU alone, which no TransferKind names).
+// compute's path is its node's CPU alone, which no TransferKind names; a
+// RackFetch's is Transfer's without src's NIC, which the fabric builds
+// itself).
 func (t Transfer) Path(src, dst sched.NodeID) netmodel.TransferKind {
 	local := src == dst
 	switch {
@@ -341,7 +378,7 @@ func (t Transfer) Path(src, dst sched.NodeID) netmodel.TransferKind {
 		return netmodel.MemoryRead
 	case t == MemoryRead:
 		return netmodel.RemoteMemoryRead
-	case t == NetTransfer:
+	case t == NetTransfer || t == RackFetch:
 		return netmodel.Transfer
 	case t == DiskCopy:
 		return netmodel.RemoteCopy
@@ -513,7 +550,7 @@ func (f *Fabric) left(l netmodel.LinkID) (float64, error) {
 func (f *Fabric) abortNode(ctx actor.Context, node sched.NodeID, reason string) {
 	var keys []FlowKey
 	for k, ff := range f.flows {
-		if s := ff.start; s.Src == node || s.Dst == node || s.OwnerNode == node {
+		if s := ff.start; s.Src == node || s.Dst == node || s.OwnerNode == node || slices.Contains(s.Sources, node) {
 			keys = append(keys, k)
 		}
 	}
@@ -522,7 +559,7 @@ func (f *Fabric) abortNode(ctx actor.Context, node sched.NodeID, reason string) 
 		ff := f.flows[k]
 		delivered := f.abort(ff)
 		if ff.start.OwnerNode != node {
-			ctx.Send(ff.start.Owner, &FlowFailed{Key: k, Delivered: delivered, Reason: reason})
+			ctx.Send(ff.start.Owner, &FlowFailed{Key: k, Delivered: delivered, Reason: reason, Down: node, NodeDown: true})
 		}
 	}
 }

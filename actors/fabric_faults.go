@@ -44,23 +44,33 @@ func (f *Fabric) refuse(ctx actor.Context, msg *StartFlow) bool {
 	if !f.down[node] {
 		node = msg.Dst
 	}
+	for _, s := range msg.Sources {
+		if !f.down[node] {
+			node = s
+		}
+	}
 	if !f.down[node] {
 		return false
 	}
-	f.failAtOnce(ctx, msg, fmt.Sprintf("node %d is down", node))
+	f.failAtOnce(ctx, msg, fmt.Sprintf("node %d is down", node), &FlowFailed{Down: node, NodeDown: true})
 	return true
 }
 
 // failAtOnce fails a flow as it starts, accounted as aborted with
-// nothing delivered.
-func (f *Fabric) failAtOnce(ctx actor.Context, msg *StartFlow, reason string) {
+// nothing delivered; fail, when not nil, is the FlowFailed to send, its
+// key and reason set here.
+func (f *Fabric) failAtOnce(ctx actor.Context, msg *StartFlow, reason string, fail *FlowFailed) {
 	now := f.deps.Clock.Now()
 	f.deps.Metrics.Count(MetricBytesRequested, msg.Bytes)
 	f.deps.Metrics.FlowEnded(FlowRecord{
 		Key: msg.Key, Src: msg.Src, Dst: msg.Dst, Transfer: msg.Transfer, Bytes: msg.Bytes,
 		Start: now, End: now, MaxRate: msg.MaxRate, CPUPerByte: msg.CPUPerByte,
 	})
-	ctx.Send(msg.Owner, &FlowFailed{Key: msg.Key, Reason: reason})
+	if fail == nil {
+		fail = &FlowFailed{}
+	}
+	fail.Key, fail.Reason = msg.Key, reason
+	ctx.Send(msg.Owner, fail)
 }
 
 // nodeDown books a crashed node; its flows were aborted.

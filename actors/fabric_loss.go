@@ -108,7 +108,7 @@ func (f *Fabric) lose(ctx actor.Context, msg *StartFlow) bool {
 	if lost < 0 {
 		return false
 	}
-	f.failAtOnce(ctx, msg, fmt.Sprintf("the output of map %d on node %d is lost", lost, msg.Src))
+	f.failAtOnce(ctx, msg, fmt.Sprintf("the output of map %d on node %d is lost", lost, msg.Src), nil)
 	return true
 }
 

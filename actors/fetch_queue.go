@@ -54,6 +54,15 @@ func (b *byNode[T]) at(id int32) *T {
 	return &b.pages[pg][int(id)%pageNodes]
 }
 
+// get returns id's entry, or nil when its page was never made.
+func (b *byNode[T]) get(id int32) *T {
+	pg := int(id) / pageNodes
+	if pg >= len(b.pages) || b.pages[pg] == nil {
+		return nil
+	}
+	return &b.pages[pg][int(id)%pageNodes]
+}
+
 // all yields every entry of the pages made, by id.
 func (b *byNode[T]) all() iter.Seq2[int32, *T] {
 	return func(yield func(int32, *T) bool) {
@@ -263,12 +272,13 @@ func (q *fetchQueue) remove(m int32) bool {
 	return false
 }
 
-// fetchItem is one map output a fetch carries: its map, the map's whole
-// output bytes and the reducer's partition of them.
+// fetchItem is one map output a fetch carries: its map, the node it is
+// read from and the map's whole output bytes (the reducer's partition of
+// them is run.share's), 16 bytes: a rack fetch holds thousands.
 type fetchItem struct {
 	m     int32
+	src   sched.NodeID
 	whole int64
-	bytes int64
 }
 
 // pop takes the oldest output and, when perHost, every other output on
@@ -286,7 +296,7 @@ func (q *fetchQueue) pop(perHost bool, items []fetchItem) (sched.NodeID, []fetch
 			continue
 		}
 		hl.out[i].mbits &^= uint32(q.bit)
-		items = append(items, fetchItem{m: hl.out[i].m(), whole: hl.out[i].bytes})
+		items = append(items, fetchItem{m: hl.out[i].m(), src: sched.NodeID(h), whole: hl.out[i].bytes})
 		taken++
 	}
 	*c -= take
@@ -297,6 +307,47 @@ func (q *fetchQueue) pop(perHost bool, items []fetchItem) (sched.NodeID, []fetch
 	}
 	q.log.trim(h)
 	return sched.NodeID(h), items
+}
+
+// popRack is pop, and then, with racks of perRack nodes (0: none) and
+// the source in another rack than self's, takes every output queued on
+// that rack's other nodes, node by node in id order; rack reports
+// whether it found any.
+func (q *fetchQueue) popRack(perHost bool, self sched.NodeID, perRack int, items []fetchItem) (src sched.NodeID, _ []fetchItem, rack bool) {
+	src, items = q.pop(perHost, items)
+	if perRack <= 0 || int(src)/perRack == int(self)/perRack {
+		return src, items, false
+	}
+	first, n := int32(src)/int32(perRack)*int32(perRack), len(items)
+	for h := first; h < first+int32(perRack); h++ {
+		if h != int32(src) {
+			items = q.takeAll(h, items)
+		}
+	}
+	return src, items, len(items) > n
+}
+
+// takeAll takes every output queued on node h, appending them to items
+// oldest first. Node h's entry in the order goes stale, dropped when it
+// reaches the top, as after remove.
+func (q *fetchQueue) takeAll(h int32, items []fetchItem) []fetchItem {
+	c := q.count.get(h)
+	if c == nil || *c == 0 {
+		return items
+	}
+	hl := q.log.hosts.at(h)
+	for i, taken := 0, int32(0); taken < *c; i++ {
+		if !hl.out[i].queued(q.bit) {
+			continue
+		}
+		hl.out[i].mbits &^= uint32(q.bit)
+		items = append(items, fetchItem{m: hl.out[i].m(), src: sched.NodeID(h), whole: hl.out[i].bytes})
+		taken++
+	}
+	q.n -= int(*c)
+	*c = 0
+	q.log.trim(h)
+	return items
 }
 
 // top returns the id of the node holding the oldest output and that

@@ -23,6 +23,10 @@ func TestFetchQueueServesLikeOneQueue(t *testing.T) {
 	for seed := uint64(0); seed < 300; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		perHost := seed%2 == 0
+		perRack := 0 // racks of 2 nodes, this reducer on node 0 in rack 0
+		if seed%4 == 0 {
+			perRack = 2
+		}
 		readers := 1 + rng.IntN(logReaders)
 		log := &outputLog{}
 		qs := make([]fetchQueue, readers)
@@ -73,8 +77,8 @@ func TestFetchQueueServesLikeOneQueue(t *testing.T) {
 				require.True(t, ok)
 				qs[i], refs[i], inbox[i] = newFetchQueue(log, bit), nil, nil
 			case len(refs[i]) > 0:
-				wantSrc, wantMaps, wantBytes := refPop(&refs[i], perHost)
-				src, items := qs[i].pop(perHost, nil)
+				wantSrc, wantMaps, wantBytes := refPop(&refs[i], perHost, perRack)
+				src, items, _ := qs[i].popRack(perHost, 0, perRack, nil)
 				maps, bytes := mapsOf(items)
 				require.Equal(t, wantSrc, src, "seed %d step %d", seed, step)
 				require.Equal(t, wantMaps, maps, "seed %d step %d", seed, step)
@@ -105,15 +109,17 @@ func mapsOf(items []fetchItem) ([]int32, int64) {
 }
 
 // refPop is the single queue's fetch: the oldest output and, per host,
-// every other on its node in announcement order.
-func refPop(ref *[]MapOutput, perHost bool) (sched.NodeID, []int32, int64) {
+// every other on its node in announcement order; with racks of perRack
+// nodes and the node in another rack than node 0's, then every output on
+// the rack's other nodes, node by node.
+func refPop(ref *[]MapOutput, perHost bool, perRack int) (sched.NodeID, []int32, int64) {
 	first := (*ref)[0]
 	maps, bytes := []int32{first.Map}, first.Bytes
 	rest := (*ref)[1:]
-	if perHost {
+	take := func(node sched.NodeID) {
 		keep := rest[:0]
 		for _, o := range rest {
-			if o.Node != first.Node {
+			if o.Node != node {
 				keep = append(keep, o)
 				continue
 			}
@@ -121,8 +127,69 @@ func refPop(ref *[]MapOutput, perHost bool) (sched.NodeID, []int32, int64) {
 		}
 		rest = keep
 	}
+	if perHost {
+		take(first.Node)
+	}
+	if rack := int(first.Node) / max(perRack, 1); perRack > 0 && rack != 0 {
+		for h := rack * perRack; h < (rack+1)*perRack; h++ {
+			if h != int(first.Node) {
+				take(sched.NodeID(h))
+			}
+		}
+	}
 	*ref = rest
 	return first.Node, maps, bytes
+}
+
+// TestRackFetchTakesTheSameOutputsAsHostFetches fills two queues alike
+// with outputs on 6 nodes in 3 racks of 2, the reducer on node 0, and
+// empties one host by host and the other rack by rack: the same outputs,
+// each from its own node, with the same bytes, in fewer fetches. The own
+// rack's nodes (0 and 1) are fetched node by node in both, and a fetch
+// from another rack that finds outputs on one node alone is no rack
+// fetch.
+func TestRackFetchTakesTheSameOutputsAsHostFetches(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 19))
+	hostQ, rackQ := newFetchQueue(&outputLog{}, 1), newFetchQueue(&outputLog{}, 1)
+	for m := range int32(200) {
+		node, bytes := sched.NodeID(rng.IntN(6)), rng.Int64N(1000)
+		hostQ.push(m, node, bytes)
+		rackQ.push(m, node, bytes)
+	}
+	drain := func(q *fetchQueue, perRack int) (all []fetchItem, fetches, racks int) {
+		for q.len() > 0 {
+			src, items, rack := q.popRack(true, 0, perRack, nil)
+			require.Equal(t, src, items[0].src)
+			for _, it := range items {
+				require.True(t, rack || it.src == src, "a host fetch reads one node")
+				require.Equal(t, int(src)/2, int(it.src)/2, "a fetch reads one rack")
+			}
+			if rack {
+				require.NotEqual(t, 0, int(src)/2, "the own rack is fetched node by node")
+				racks++
+			}
+			all, fetches = append(all, items...), fetches+1
+		}
+		return all, fetches, racks
+	}
+	byHost, hostFetches, hostRacks := drain(&hostQ, 0)
+	byRack, rackFetches, rackRacks := drain(&rackQ, 2)
+	order := func(a, b fetchItem) int { return int(a.m - b.m) }
+	slices.SortFunc(byHost, order)
+	slices.SortFunc(byRack, order)
+	assert.Equal(t, byHost, byRack, "the same outputs, from the same nodes, of the same bytes")
+	assert.Len(t, byRack, 200)
+	assert.Zero(t, hostRacks)
+	assert.Positive(t, rackRacks)
+	assert.Less(t, rackFetches, hostFetches)
+
+	q := newFetchQueue(&outputLog{}, 1)
+	q.push(0, 4, 10)
+	q.push(1, 4, 20)
+	src, items, rack := q.popRack(true, 0, 2, nil)
+	assert.Equal(t, sched.NodeID(4), src)
+	assert.Equal(t, []fetchItem{{m: 0, src: 4, whole: 10}, {m: 1, src: 4, whole: 20}}, items)
+	assert.False(t, rack, "outputs on one node of the rack alone: a host fetch")
 }
 
 func TestFetchQueueRemoveOfANodesOldestKeepsItsPlace(t *testing.T) {
@@ -138,10 +205,10 @@ func TestFetchQueueRemoveOfANodesOldestKeepsItsPlace(t *testing.T) {
 	assert.False(t, q.remove(0), "already gone")
 	src, items := q.pop(true, nil)
 	assert.Equal(t, sched.NodeID(2), src)
-	assert.Equal(t, []fetchItem{{m: 1, whole: 20}}, items)
+	assert.Equal(t, []fetchItem{{m: 1, src: 2, whole: 20}}, items)
 	src, items = q.pop(true, nil)
 	assert.Equal(t, sched.NodeID(1), src)
-	assert.Equal(t, []fetchItem{{m: 2, whole: 30}}, items)
+	assert.Equal(t, []fetchItem{{m: 2, src: 1, whole: 30}}, items)
 	assert.Zero(t, q.len())
 }
 
@@ -158,10 +225,10 @@ func TestFetchQueueRemoveOfANodesOnlyOutputLeavesAStaleEntry(t *testing.T) {
 	qs[0].push(2, 1, 30)
 	src, items := qs[0].pop(true, nil)
 	assert.Equal(t, sched.NodeID(2), src)
-	assert.Equal(t, []fetchItem{{m: 1, whole: 20}}, items)
+	assert.Equal(t, []fetchItem{{m: 1, src: 2, whole: 20}}, items)
 	src, items = qs[0].pop(true, nil)
 	assert.Equal(t, sched.NodeID(1), src)
-	assert.Equal(t, []fetchItem{{m: 2, whole: 30}}, items)
+	assert.Equal(t, []fetchItem{{m: 2, src: 1, whole: 30}}, items)
 	assert.Zero(t, qs[0].len())
 }
 
@@ -271,4 +338,39 @@ func TestHostOrderIsContainerHeap(t *testing.T) {
 		}
 		require.Equal(t, []hostHead(want), []hostHead(got), "step %d", step)
 	}
+}
+
+// TestRackFetchFailedBySourceRequeuesTheOthers runs a reducer on node 0
+// in racks of 2 with outputs of maps 0 to 3 on nodes 2 and 3 (rack 1):
+// one rack fetch takes all four. Node 3 crashes during it: the outputs of
+// node 2 are queued again at once, not failed; those of node 3 wait to
+// be retried and come back to the queue on retry. A fetch that failed
+// because a node outside it crashed (the reducer's own) fails whole.
+func TestRackFetchFailedBySourceRequeuesTheOthers(t *testing.T) {
+	r := newRun(&LaunchTask{Attempt: sched.Attempt{Kind: sched.Reduce}, Task: TaskSpec{Maps: 4, Reduces: 1}}, 0)
+	r.queue = newFetchQueue(&outputLog{}, 1)
+	for m, node := range []sched.NodeID{2, 3, 2, 3} {
+		r.learn(MapOutput{Map: int32(m), Node: node, Bytes: 100 * int64(m+1)})
+	}
+	part, src, bytes, rack := r.nextFetch(true, 0, 2)
+	require.True(t, rack)
+	assert.Equal(t, sched.NodeID(2), src)
+	assert.Equal(t, int64(100+200+300+400), bytes)
+	assert.Equal(t, []sched.NodeID{2, 3}, r.fetchSources(part))
+
+	failed := r.spare(r.fetchFailed(part), 3)
+	assert.Equal(t, []fetchItem{{m: 1, src: 3, whole: 200}, {m: 3, src: 3, whole: 400}}, failed)
+	assert.Equal(t, 2, r.queue.len(), "node 2's outputs queued again")
+	for m, want := range []fetchState{fetchQueued, fetchRetry, fetchQueued, fetchRetry} {
+		assert.Equal(t, want, r.state.get(int32(m)), "map %d", m)
+	}
+	r.retry(failed)
+	assert.Equal(t, 4, r.queue.len())
+	part, _, bytes, rack = r.nextFetch(true, 0, 2)
+	assert.True(t, rack)
+	assert.Equal(t, int64(1000), bytes, "every output fetched again, in one rack fetch")
+
+	failed = r.spare(r.fetchFailed(part), 0)
+	assert.Len(t, failed, 4, "the reducer's own node crashed: the whole fetch failed")
+	assert.Zero(t, r.queue.len())
 }

@@ -441,9 +441,16 @@ const (
 	// DiskCopy copies a block from the source's disk to the destination's
 	// disk: a new replica.
 	DiskCopy
+	// RackFetch is a shuffle fetch of the outputs of several nodes of the
+	// source's rack in one flow (tasks.fetch_per_rack, an
+	// approximation): the source rack's uplink, the core, the
+	// destination's rack downlink and the destination's NIC, without the
+	// source nodes' disks, NICs and sending CPU. Source and destination
+	// are in different racks.
+	RackFetch
 )
 
-var transferNames = [...]string{"disk read", "disk write", "compute", "memory read", "network transfer", "disk copy"}
+var transferNames = [...]string{"disk read", "disk write", "compute", "memory read", "network transfer", "disk copy", "rack fetch"}
 
 func (t Transfer) String() string {
 	if int(t) < len(transferNames) {
@@ -519,6 +526,10 @@ type StartFlow struct {
 	// job of Key.Attempt, under [intermediate_loss] (fabric_loss.go); nil
 	// otherwise.
 	Outputs []OutputRef
+	// Sources are the nodes a RackFetch reads, Src first: the flow fails
+	// when any of them crashes, as a fetch from that node would. Nil for
+	// other transfers.
+	Sources []sched.NodeID
 }
 
 // OutputRef names one map output of a job: the map and the attempt that
@@ -627,6 +638,11 @@ type FlowFailed struct {
 	Key       FlowKey
 	Delivered int64
 	Reason    string
+	// Down is the crashed node that failed the flow, when NodeDown: a
+	// RackFetch's owner re-queues the outputs of its other sources
+	// without counting their fetch as failed.
+	Down     sched.NodeID
+	NodeDown bool
 }
 
 // ---- Cache (PACMan): a node → its cache client; a cache client ⇄ the

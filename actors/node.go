@@ -431,6 +431,9 @@ func (n *Node) startFlow(ctx actor.Context, r *run, part int32, src, dst sched.N
 		if n.cfg.NameOutputs {
 			msg.Outputs = r.outputRefs(part)
 		}
+		if t == RackFetch {
+			msg.Sources = r.fetchSources(part)
+		}
 	case part >= partPipeline:
 		msg.StallTimeout = n.cfg.HDFS.WriteTimeout.Std()
 	}
@@ -528,13 +531,13 @@ func (n *Node) handleFlowFailed(ctx actor.Context, msg *FlowFailed) {
 	if r == nil {
 		return
 	}
-	info, ok := r.flows.take(msg.Key.Part)
+	_, ok := r.flows.take(msg.Key.Part)
 	if !ok {
 		return
 	}
 	switch part := msg.Key.Part; {
 	case part >= partFetch:
-		n.fetchFailed(ctx, r, part, info.src)
+		n.fetchFailed(ctx, r, part, msg)
 		return
 	case part >= partPipeline:
 		// HDFS's pipeline recovery: the write goes on without the
@@ -714,10 +717,22 @@ func (n *Node) learn(ctx actor.Context, reduce sched.Attempt, outs []MapOutput, 
 // needs a model of each node's memory, which the cache issue brings; the
 // fabric already moves NetTransfer and MemoryRead flows for owners that
 // know their bytes are in memory.
+//
+// With tasks.fetch_per_rack, a fetch from another rack takes the queued
+// outputs of all that rack's nodes in one RackFetch flow, which leaves
+// the source nodes' disks and NICs out of its path.
 func (n *Node) fetchMore(ctx actor.Context, r *run) {
+	perRack := 0
+	if n.cfg.Tasks.FetchPerRack {
+		perRack = n.cfg.Cluster.NodesPerRack
+	}
 	for r.fetching < n.cfg.Tasks.ParallelCopies && r.queue.len() > 0 {
-		part, src, bytes := r.nextFetch(n.cfg.Tasks.FetchPerHost)
-		n.startFlow(ctx, r, part, src, n.cfg.ID, DiskRead, bytes, 0)
+		part, src, bytes, rack := r.nextFetch(n.cfg.Tasks.FetchPerHost, n.cfg.ID, perRack)
+		t := DiskRead
+		if rack {
+			t = RackFetch
+		}
+		n.startFlow(ctx, r, part, src, n.cfg.ID, t, bytes, 0)
 	}
 }
 
@@ -725,15 +740,41 @@ func (n *Node) fetchMore(ctx actor.Context, r *run) {
 // again.
 type fetchRetryDue struct {
 	Attempt sched.Attempt
-	Src     sched.NodeID
 	Items   []fetchItem
 }
 
 // fetchFailed reports a failed fetch to the job manager, which re-runs
 // the map when enough reducers cannot fetch its output, and fetches the
-// outputs again after tasks.fetch_retry, from wherever they are then.
-func (n *Node) fetchFailed(ctx actor.Context, r *run, part int32, src sched.NodeID) {
-	items, saved := n.tryReplicas(r, r.fetchFailed(part), src)
+// outputs again after tasks.fetch_retry, from wherever they are then. A
+// rack fetch reports each source node's outputs apart; when one of its
+// sources crashed, the others' outputs are queued again at once, their
+// fetch not failed.
+func (n *Node) fetchFailed(ctx actor.Context, r *run, part int32, msg *FlowFailed) {
+	items := r.fetchFailed(part)
+	if msg.NodeDown {
+		items = r.spare(items, msg.Down)
+	}
+	var retry []fetchItem
+	for len(items) > 0 {
+		k := 1
+		for k < len(items) && items[k].src == items[0].src {
+			k++
+		}
+		retry = append(retry, n.reportFetchFailed(ctx, r, items[:k])...)
+		items = items[k:]
+	}
+	if len(retry) > 0 {
+		n.deps.Clock.After(n.cfg.Tasks.FetchRetry.Std(), n.self, &fetchRetryDue{Attempt: r.launch.Attempt, Items: retry})
+	}
+	n.fetchMore(ctx, r)
+}
+
+// reportFetchFailed tells the job manager of a failed fetch of outputs
+// of one node, once those with another copy are queued from there, and
+// returns the outputs left to retry.
+func (n *Node) reportFetchFailed(ctx actor.Context, r *run, items []fetchItem) []fetchItem {
+	src := items[0].src
+	items, saved := n.tryReplicas(r, items)
 	maps := make([]int32, len(items))
 	for i, it := range items {
 		maps[i] = it.m
@@ -741,12 +782,7 @@ func (n *Node) fetchFailed(ctx actor.Context, r *run, part int32, src sched.Node
 	if len(items)+len(saved) > 0 {
 		n.relay(ctx, r.launch.JobManager, &FetchFailed{Reduce: r.launch.Attempt, Node: src, Maps: maps, Served: saved})
 	}
-	if len(items) == 0 {
-		n.fetchMore(ctx, r)
-		return
-	}
-	n.deps.Clock.After(n.cfg.Tasks.FetchRetry.Std(), n.self, &fetchRetryDue{Attempt: r.launch.Attempt, Src: src, Items: items})
-	n.fetchMore(ctx, r)
+	return items
 }
 
 func (n *Node) handleFetchRetry(ctx actor.Context, msg *fetchRetryDue) {
@@ -754,7 +790,7 @@ func (n *Node) handleFetchRetry(ctx actor.Context, msg *fetchRetryDue) {
 	if r == nil {
 		return
 	}
-	r.retry(msg.Src, msg.Items)
+	r.retry(msg.Items)
 	n.fetchMore(ctx, r)
 	n.advance(ctx, r)
 }

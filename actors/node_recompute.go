@@ -4,8 +4,6 @@ import (
 	"slices"
 
 	"github.com/asynkron/protoactor-go/actor"
-
-	"clusteremu/policies/sched"
 )
 
 // A node's part of recompute avoidance: a reducer's fetches name the
@@ -29,18 +27,18 @@ func (r *run) outputRefs(part int32) []OutputRef {
 }
 
 // tryReplicas queues again, from their next copy, the outputs of a fetch
-// from src that failed and have one, and returns the others, whose
-// failure counts, and the maps of those saved so. Each output saved is a
-// recompute avoided.
-func (n *Node) tryReplicas(r *run, items []fetchItem, src sched.NodeID) (rest []fetchItem, saved []int32) {
+// that failed and have one, and returns the others, whose failure counts,
+// and the maps of those saved so. Each output saved is a recompute
+// avoided.
+func (n *Node) tryReplicas(r *run, items []fetchItem) (rest []fetchItem, saved []int32) {
 	if r.replicas == nil {
 		return items, nil
 	}
 	rest = items[:0:0]
 	for _, it := range items {
 		reps := r.replicas[it.m]
-		next := 0 // src is the output's first node: its first replica
-		if i := slices.Index(reps, src); i >= 0 {
+		next := 0 // its node is the output's first: its first replica
+		if i := slices.Index(reps, it.src); i >= 0 {
 			next = i + 1
 		}
 		if next >= len(reps) {

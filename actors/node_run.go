@@ -309,19 +309,35 @@ func (r *run) forget(m int32) {
 }
 
 // nextFetch takes the next fetch off the queue: the oldest announced
-// output, with, when perHost, every other queued output on its node. It
-// returns the flow's part, source and bytes.
-func (r *run) nextFetch(perHost bool) (part int32, src sched.NodeID, bytes int64) {
-	src, items := r.queue.pop(perHost, nil)
+// output, with, when perHost, every other queued output on its node. With
+// a rack of perRack nodes (0: no rack fetches) and that node in another
+// rack than self's, the fetch takes every queued output on that rack's
+// nodes too, and is a rack fetch when it found some on another node. It
+// returns the flow's part, source (the oldest output's node) and bytes.
+func (r *run) nextFetch(perHost bool, self sched.NodeID, perRack int) (part int32, src sched.NodeID, bytes int64, rack bool) {
+	src, items, rack := r.queue.popRack(perHost, self, perRack, nil)
 	for i := range items {
-		items[i].bytes = r.share(items[i].whole)
-		bytes += items[i].bytes
+		bytes += r.share(items[i].whole)
 		r.state.set(items[i].m, fetchRunning)
 	}
 	part = partFetch + items[0].m
 	r.batches.put(part, items)
 	r.fetching++
-	return part, src, bytes
+	return part, src, bytes, rack
+}
+
+// fetchSources are the nodes a fetch reads, in its outputs' order, each
+// once: a fetch's outputs come node by node.
+func (r *run) fetchSources(part int32) []sched.NodeID {
+	var srcs []sched.NodeID
+	if b := r.batches.at(part); b != nil {
+		for _, it := range *b {
+			if len(srcs) == 0 || srcs[len(srcs)-1] != it.src {
+				srcs = append(srcs, it.src)
+			}
+		}
+	}
+	return srcs
 }
 
 // fetchDone marks the maps of a completed fetch flow fetched.
@@ -348,9 +364,30 @@ func (r *run) fetchFailed(part int32) []fetchItem {
 	return items
 }
 
+// spare queues again at once the outputs of a fetch that failed because
+// node down crashed which it read from other nodes (a rack fetch's other
+// sources): their fetch did not fail. It returns the outputs read from
+// down, whose fetch failed; all of them when none was (the fetch's own
+// node crashed).
+func (r *run) spare(items []fetchItem, down sched.NodeID) []fetchItem {
+	if !slices.ContainsFunc(items, func(it fetchItem) bool { return it.src == down }) {
+		return items
+	}
+	var failed, spared []fetchItem
+	for _, it := range items {
+		if it.src == down {
+			failed = append(failed, it)
+		} else {
+			spared = append(spared, it)
+		}
+	}
+	r.retry(spared)
+	return failed
+}
+
 // retry queues again the outputs of a failed fetch still waiting for it,
-// from src or from where they were announced since.
-func (r *run) retry(src sched.NodeID, items []fetchItem) {
+// from their node or from where they were announced since.
+func (r *run) retry(items []fetchItem) {
 	for _, it := range items {
 		if r.state.get(it.m) != fetchRetry {
 			continue // lost, announced elsewhere and queued, or fetched
@@ -361,7 +398,7 @@ func (r *run) retry(src sched.NodeID, items []fetchItem) {
 			r.queue.push(it.m, out.Node, out.Bytes)
 			continue
 		}
-		r.queue.push(it.m, src, it.whole)
+		r.queue.push(it.m, it.src, it.whole)
 	}
 }
 

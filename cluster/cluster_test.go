@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"clusteremu/actors"
+	"clusteremu/netmodel"
 	"clusteremu/policies/sched"
 	"clusteremu/units"
 	"clusteremu/workload"
@@ -455,4 +456,27 @@ func TestTallyAttemptsKeepsNoRecordsAndTheSameSummary(t *testing.T) {
 	assert.Equal(t, kept.Summary, tallied.Summary)
 	assert.Equal(t, len(kept.Records.Attempts), tallied.Records.Tally.Attempts)
 	assert.Positive(t, tallied.Summary["tasks.failed"])
+}
+
+// tasks.fetch_per_rack needs per-host fetches, and is refused where a
+// rack fetch would miss what the exact fetches see: a loss drawn per
+// source node, a partition or a cut node NIC. A crash it handles.
+func TestFetchPerRackIsRefusedWhereItCannotHold(t *testing.T) {
+	cfg := smallCluster()
+	cfg.Cluster.Racks = 2
+	cfg.Tasks.FetchPerRack = true
+	assert.ErrorContains(t, cfg.Validate(), "tasks.fetch_per_rack = true: needs tasks.fetch_per_host = true")
+	cfg.Tasks.FetchPerHost = true
+	assert.NoError(t, cfg.Validate())
+
+	cfg.Faults = []actors.Fault{{Kind: actors.FaultCrash, Node: 1, At: time.Second}}
+	assert.NoError(t, cfg.Validate())
+	cfg.Faults = []actors.Fault{{Kind: actors.FaultPartition, Rack: 1, At: time.Second, For: time.Second}}
+	assert.ErrorContains(t, cfg.Validate(), "tasks.fetch_per_rack = true: cannot be used with fault[0] (partition rack 1)")
+	cfg.Faults = []actors.Fault{{Kind: actors.FaultLink, Link: netmodel.LinkRef{Kind: netmodel.HostNICUp, Host: 2}, At: time.Second, For: time.Second}}
+	assert.ErrorContains(t, cfg.Validate(), "cannot be used with fault[0] (link host 2 nic-up)")
+	cfg.Faults = nil
+
+	cfg.IntermediateLoss = &actors.IntermediateLossConfig{Probability: 0.01}
+	assert.ErrorContains(t, cfg.Validate(), "tasks.fetch_per_rack = true: cannot be used with [intermediate_loss]")
 }

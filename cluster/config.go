@@ -300,11 +300,14 @@ func (c *Config) Validate() error {
 	}
 	if c.IntermediateLoss != nil {
 		c.IntermediateLoss.Validate(&checks)
+		checks.Check(c.Tasks.FetchPerRack, "tasks.fetch_per_rack", c.Tasks.FetchPerRack,
+			"cannot be used with [intermediate_loss], whose losses are drawn per source node of a fetch")
 	}
 	if c.RackTraffic != nil {
 		c.RackTraffic.Validate(&checks)
 	}
 	actors.ValidateFaults(c.Faults, &c.Cluster, &checks)
+	c.checkRackFetchFaults(&checks)
 	checks = append(checks, c.faultLinks()...)
 	errs := []error(checks)
 	if _, err := sched.New(c.Scheduler.Name, c.Scheduler.Params, c.Shape()); err != nil {
@@ -508,4 +511,22 @@ func heartbeatNamed(c *Config) string {
 		return fmt.Sprintf("the heartbeat interval = %v (heartbeat.per_second = %d on %d nodes)", p, c.Heartbeat.PerSecond, c.Nodes())
 	}
 	return fmt.Sprintf("heartbeat.interval = %v", c.Heartbeat.Interval)
+}
+
+// checkRackFetchFaults refuses tasks.fetch_per_rack with a fault that cuts
+// or slows a node's NIC or disk read: a rack fetch crosses neither of its
+// source nodes' links, so it would go on through a partition or a cut NIC
+// that stops the exact fetches.
+func (c *Config) checkRackFetchFaults(checks *actors.Checks) {
+	if !c.Tasks.FetchPerRack {
+		return
+	}
+	for _, f := range c.Faults {
+		if f.Kind == actors.FaultPartition || f.Kind == actors.FaultLink && (f.Link.Kind == netmodel.HostNICUp || f.Link.Kind == netmodel.HostDiskRead) {
+			checks.Check(true, "tasks.fetch_per_rack", c.Tasks.FetchPerRack, fmt.Sprintf(
+				"cannot be used with fault[%d] (%s %s): a rack fetch crosses no source node's NIC or disk, so it would not see them cut",
+				f.Entry, f.Kind, f.Target()))
+			return
+		}
+	}
 }

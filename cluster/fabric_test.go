@@ -20,7 +20,8 @@ type flowProbe struct {
 	clock  actors.Clock
 	fabric *actor.PID
 	done   map[int32]time.Duration
-	failed map[int32]int64 // delivered bytes of flows that failed, by part
+	failed map[int32]int64        // delivered bytes of flows that failed, by part
+	downs  map[int32]sched.NodeID // the crashed node that failed each, when one did
 	links  []*actors.RackLinksMeasured
 }
 
@@ -45,6 +46,9 @@ func (p *flowProbe) Receive(ctx actor.Context) {
 		p.done[m.Key.Part] = p.clock.Now()
 	case *actors.FlowFailed:
 		p.failed[m.Key.Part] = m.Delivered
+		if m.NodeDown {
+			p.downs[m.Key.Part] = m.Down
+		}
 	}
 }
 
@@ -95,7 +99,7 @@ func fabricRunOpts(t *testing.T, opts RunOptions, spec netmodel.TopologySpec, cp
 	}
 	fabric, err := rt.Spawn("fabric", func() actor.Actor { return f })
 	require.NoError(t, err)
-	probe := &flowProbe{clock: rt.Clock(), fabric: fabric, done: map[int32]time.Duration{}, failed: map[int32]int64{}}
+	probe := &flowProbe{clock: rt.Clock(), fabric: fabric, done: map[int32]time.Duration{}, failed: map[int32]int64{}, downs: map[int32]sched.NodeID{}}
 	pid, err := rt.Spawn("probe", func() actor.Actor { return probe })
 	require.NoError(t, err)
 	for at, fs := range flows {

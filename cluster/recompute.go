@@ -31,7 +31,7 @@ func (r *recorder) countRecomputes() { r.recompute = true }
 // recomputeFlow counts what a reduce's fetch delivered: a reduce reads
 // nothing but the map outputs it fetches.
 func (r *recorder) recomputeFlow(rec actors.FlowRecord) {
-	if rec.Key.Owner == actors.OwnerAttempt && rec.Key.Attempt.Kind == sched.Reduce && rec.Transfer == actors.DiskRead {
+	if rec.Key.Owner == actors.OwnerAttempt && rec.Key.Attempt.Kind == sched.Reduce && (rec.Transfer == actors.DiskRead || rec.Transfer == actors.RackFetch) {
 		r.counters["flows.bytes.shuffle"] += rec.Delivered
 	}
 }

@@ -492,7 +492,7 @@ func TestNonsenseIsRefused(t *testing.T) {
 // wrong types, bad units, unknown keys, values out of range, a policy's
 // parameters, a trace's bad line; each in the words of the file.
 func TestEveryErrorAtOnce(t *testing.T) {
-	var fifteen strings.Builder
+	var wrongTypes strings.Builder
 	var want []string
 	line := 0
 	for _, table := range []struct {
@@ -502,17 +502,17 @@ func TestEveryErrorAtOnce(t *testing.T) {
 	}{
 		{"cluster", []string{"racks", "nodes_per_rack", "map_slots", "reduce_slots", "completion_window", "solve_interval"}, `"x"`},
 		{"heartbeat", []string{"interval", "control_latency", "assign_multiple"}, "1"},
-		{"tasks", []string{"slow_start", "max_attempts", "parallel_copies", "copy_compute", "compute_aware", "fetch_per_host", "max_reducers"}, "[1]"},
+		{"tasks", []string{"slow_start", "max_attempts", "parallel_copies", "copy_compute", "compute_aware", "fetch_per_host", "fetch_per_rack", "max_reducers"}, "[1]"},
 	} {
-		fmt.Fprintf(&fifteen, "[%s]\n", table.name)
+		fmt.Fprintf(&wrongTypes, "[%s]\n", table.name)
 		line++
 		for _, key := range table.keys {
-			fmt.Fprintf(&fifteen, "%s = %s\n", key, table.value)
+			fmt.Fprintf(&wrongTypes, "%s = %s\n", key, table.value)
 			line++
 			want = append(want, fmt.Sprintf(`s.toml:%d:1: %s.%s`, line, table.name, key))
 		}
 	}
-	fifteen.WriteString(someWork)
+	wrongTypes.WriteString(someWork)
 
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "t.tsv"), []byte("j0\t0\t0\t1\t1\t1\nj1\t5\t5\t-1\t1\t1\n"), 0o644))
@@ -520,7 +520,7 @@ func TestEveryErrorAtOnce(t *testing.T) {
 		name, text string
 		want       []string
 	}{
-		{"fifteen wrong types", fifteen.String(), want},
+		{"a wrong type for each key", wrongTypes.String(), want},
 		{"types, units, unknown keys and ranges together", `[cluster]
 racks = 0
 nodes_per_rack = "ten"
