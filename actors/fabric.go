@@ -309,30 +309,47 @@ func (f *Fabric) appendPath(msg *StartFlow) error {
 // nodes' disks, NICs and sending CPU are left out: the approximation of
 // tasks.fetch_per_rack.
 func (f *Fabric) appendRackPath(msg *StartFlow) error {
-	rs, err := f.topo.RackOf(netmodel.HostID(msg.Src))
+	path, err := RackFetchPath(f.path, f.topo, msg.Src, msg.Dst)
+	f.path = path
+	for range path {
+		f.use = append(f.use, 1)
+	}
 	if err != nil {
 		return err
-	}
-	rd, err := f.topo.RackOf(netmodel.HostID(msg.Dst))
-	if err != nil {
-		return err
-	}
-	if rs == rd {
-		return fmt.Errorf("%w: a rack fetch from node %d to node %d stays in rack %d", netmodel.ErrInvalid, msg.Src, msg.Dst, rs)
-	}
-	up, _, _ := f.topo.RackLinks(rs)
-	_, down, _ := f.topo.RackLinks(rd)
-	core, _ := f.topo.Core()
-	dst, _ := f.topo.Links(netmodel.HostID(msg.Dst))
-	for _, l := range []netmodel.LinkID{up, core, down, dst.NICDown} {
-		if l >= 0 { // a link left out of the topology
-			f.path, f.use = append(f.path, l), append(f.use, 1)
-		}
-	}
-	if len(f.path) == 0 {
-		return fmt.Errorf("%w: a rack fetch from rack %d to node %d crosses no link of the topology", netmodel.ErrNoPath, rs, msg.Dst)
 	}
 	return f.addCPU(msg.Dst, msg.CPUPerByte+f.cpu.Receive)
+}
+
+// RackFetchPath appends to path the links a RackFetch from src's rack to
+// dst crosses: src's rack uplink, the core, dst's rack downlink and dst's
+// NIC, each when the topology has it. src and dst must be in different
+// racks.
+func RackFetchPath(path []netmodel.LinkID, topo *netmodel.Topology, src, dst sched.NodeID) ([]netmodel.LinkID, error) {
+	rs, err := topo.RackOf(netmodel.HostID(src))
+	if err != nil {
+		return path, err
+	}
+	rd, err := topo.RackOf(netmodel.HostID(dst))
+	if err != nil {
+		return path, err
+	}
+	if rs == rd {
+		return path, fmt.Errorf("%w: a rack fetch from node %d to node %d stays in rack %d", netmodel.ErrInvalid, src, dst, rs)
+	}
+	up, _, _ := topo.RackLinks(rs)
+	_, down, _ := topo.RackLinks(rd)
+	core, _ := topo.Core()
+	d, _ := topo.Links(netmodel.HostID(dst))
+	n := len(path)
+	for _, l := range []netmodel.LinkID{up, core, down, d.NICDown} {
+		if l >= 0 { // a link left out of the topology
+			path = append(path, l)
+		}
+	}
+	if len(path) == n {
+		return path, fmt.Errorf("%w: a rack fetch from rack %d to node %d crosses no link of the topology", netmodel.ErrNoPath, rs, dst)
+	}
+	return path, nil
 }
 
 // addCPU adds a node's CPU to the path at use work per byte, unless use

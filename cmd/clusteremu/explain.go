@@ -415,7 +415,7 @@ func (r *runDir) bound(f map[string]string, net *netmodel.Network, topo *netmode
 	t := transferNamed(f["transfer"])
 	var links []string
 	if t != actors.Compute {
-		path, err := topo.Path(netmodel.HostID(src), netmodel.HostID(dst), t.Path(sched.NodeID(src), sched.NodeID(dst)))
+		path, err := flowPath(topo, t, sched.NodeID(src), sched.NodeID(dst))
 		if err != nil {
 			return "no path: " + err.Error()
 		}
@@ -463,8 +463,17 @@ func (r *runDir) busy(link string, start, end float64) float64 {
 	return sum / (end - start) // windows without a row carried nothing
 }
 
+// flowPath is the links a flow of transfer t from src to dst crosses, as
+// the fabric builds them.
+func flowPath(topo *netmodel.Topology, t actors.Transfer, src, dst sched.NodeID) ([]netmodel.LinkID, error) {
+	if t == actors.RackFetch {
+		return actors.RackFetchPath(nil, topo, src, dst)
+	}
+	return topo.Path(netmodel.HostID(src), netmodel.HostID(dst), t.Path(src, dst))
+}
+
 func transferNamed(s string) actors.Transfer {
-	for t := actors.DiskRead; t <= actors.NetTransfer; t++ {
+	for t := actors.DiskRead; t <= actors.RackFetch; t++ {
 		if t.String() == s {
 			return t
 		}

@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"clusteremu/actors"
+	"clusteremu/cluster"
+	"clusteremu/netmodel"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -99,4 +102,33 @@ func TestExplainSaysWhatIsMissing(t *testing.T) {
 		assert.Equal(t, exitUsage, run(tc.args, &out, &errs), tc.args)
 		assert.Contains(t, errs.String(), tc.want, tc.args)
 	}
+}
+
+// explain reads a rack fetch's and a disk copy's transfer back from the
+// flow records and walks a rack fetch's links as the fabric builds them:
+// the source rack's uplink, the core (the default topology has none), the
+// reducer's rack downlink and NIC, never a source node's link, where a
+// disk read's path starts.
+func TestExplainWalksARackFetchsLinks(t *testing.T) {
+	assert.Equal(t, actors.RackFetch, transferNamed("rack fetch"))
+	assert.Equal(t, actors.DiskCopy, transferNamed("disk copy"))
+	cfg := cluster.DefaultConfig()
+	cfg.Cluster.Racks, cfg.Cluster.NodesPerRack = 2, 3
+	net, err := netmodel.NewNetwork(netmodel.DefaultConfig())
+	require.NoError(t, err)
+	topo, err := netmodel.BuildTopology(net, cluster.TopologySpec(cfg))
+	require.NoError(t, err)
+	names := topo.Refs()
+	path, err := flowPath(topo, actors.RackFetch, 1, 4)
+	require.NoError(t, err)
+	var got []string
+	for _, l := range path {
+		got = append(got, names[l].String())
+	}
+	assert.Equal(t, []string{"rack 0 uplink", "rack 1 downlink", "host 4 nic-down"}, got, "no core in the default topology")
+	disk, err := flowPath(topo, actors.DiskRead, 1, 4)
+	require.NoError(t, err)
+	assert.Contains(t, names[disk[0]].String(), "host 1 ", "a disk read starts at its source")
+	_, err = flowPath(topo, actors.RackFetch, 1, 2)
+	assert.Error(t, err, "a rack fetch within one rack")
 }
