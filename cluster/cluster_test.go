@@ -397,6 +397,11 @@ func TestConfigRefusesMoreFetchesThanARunHolds(t *testing.T) {
 	cfg.Tasks.FetchPerHost = true
 	assert.Equal(t, int64(20*30_000), cfg.Needs().Fetches, "one fetch per node's outputs")
 	assert.NoError(t, cfg.Validate())
+	cfg.Tasks.FetchPerRack = true
+	racks, perRack := cfg.Cluster.Racks, cfg.Cluster.NodesPerRack
+	require.Greater(t, racks, 1)
+	assert.Equal(t, int64((perRack+racks-1)*30_000), cfg.Needs().Fetches, "one fetch per node of its own rack and per other rack")
+	assert.NoError(t, cfg.Validate())
 }
 
 // Control-plane delays longer than the liveness window would declare live

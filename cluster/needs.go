@@ -15,7 +15,9 @@ type Needs struct {
 	// Replicas are the input blocks' replicas the NameNode places.
 	Replicas int64
 	// Fetches are the shuffle's transfers: a reduce fetches each map's
-	// output, or each node's outputs at once with fetch_per_host.
+	// output, or each node's outputs at once with fetch_per_host, or with
+	// fetch_per_rack each node's of its own rack and each other rack's
+	// outputs at once.
 	Fetches int64
 	// Memory is a floor of the bytes the run holds at its peak: every
 	// node, plus the job that needs the most on its own (Largest, an index
@@ -55,7 +57,10 @@ func (c *Config) Needs() Needs {
 		n.Reduces = addSat(n.Reduces, reduces)
 		n.Replicas = addSat(n.Replicas, mulSat(maps, int64(c.HDFS.Replication)))
 		sources := maps
-		if c.Tasks.FetchPerHost {
+		switch {
+		case c.Tasks.FetchPerRack:
+			sources = min(maps, int64(c.Cluster.NodesPerRack+c.Cluster.Racks-1))
+		case c.Tasks.FetchPerHost:
 			sources = min(maps, int64(n.Nodes))
 		}
 		n.Fetches = addSat(n.Fetches, mulSat(sources, reduces))
