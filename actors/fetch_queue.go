@@ -286,12 +286,27 @@ type fetchItem struct {
 // set (the caller partitions them). The queue must not be empty.
 func (q *fetchQueue) pop(perHost bool, items []fetchItem) (sched.NodeID, []fetchItem) {
 	h, i := q.top()
-	hl, c := q.log.hosts.at(h), q.count.at(h)
+	c := q.count.at(h)
 	take := int32(1)
 	if perHost {
 		take = *c
 	}
-	for taken := int32(0); taken < take; i++ {
+	items, i = q.take(h, i, take, items)
+	q.order.pop()
+	if *c > 0 {
+		hl := q.log.hosts.at(h)
+		q.order.push(hostHead{seq: hl.out[q.next(hl, i)].seq, host: h})
+	}
+	q.log.trim(h)
+	return sched.NodeID(h), items
+}
+
+// take takes the first n outputs queued on node h from place i of its
+// list on, appending them to items, and books them gone from the queue;
+// it returns the items and the place after the last taken.
+func (q *fetchQueue) take(h int32, i int, n int32, items []fetchItem) ([]fetchItem, int) {
+	hl := q.log.hosts.at(h)
+	for taken := int32(0); taken < n; i++ {
 		if !hl.out[i].queued(q.bit) {
 			continue
 		}
@@ -299,14 +314,9 @@ func (q *fetchQueue) pop(perHost bool, items []fetchItem) (sched.NodeID, []fetch
 		items = append(items, fetchItem{m: hl.out[i].m(), src: sched.NodeID(h), whole: hl.out[i].bytes})
 		taken++
 	}
-	*c -= take
-	q.n -= int(take)
-	q.order.pop()
-	if *c > 0 {
-		q.order.push(hostHead{seq: hl.out[q.next(hl, i)].seq, host: h})
-	}
-	q.log.trim(h)
-	return sched.NodeID(h), items
+	*q.count.at(h) -= n
+	q.n -= int(n)
+	return items, i
 }
 
 // popRack is pop, and then, with racks of perRack nodes (0: none) and
@@ -335,17 +345,7 @@ func (q *fetchQueue) takeAll(h int32, items []fetchItem) []fetchItem {
 	if c == nil || *c == 0 {
 		return items
 	}
-	hl := q.log.hosts.at(h)
-	for i, taken := 0, int32(0); taken < *c; i++ {
-		if !hl.out[i].queued(q.bit) {
-			continue
-		}
-		hl.out[i].mbits &^= uint32(q.bit)
-		items = append(items, fetchItem{m: hl.out[i].m(), src: sched.NodeID(h), whole: hl.out[i].bytes})
-		taken++
-	}
-	q.n -= int(*c)
-	*c = 0
+	items, _ = q.take(h, 0, *c, items)
 	q.log.trim(h)
 	return items
 }
