@@ -53,17 +53,10 @@ func (n *Network) startDirect(slot int32) bool {
 	f := &n.flows[slot]
 	level, alone := 0.0, false
 	for i, l := range n.hops(slot) {
-		lk := &n.links[l]
-		if len(lk.flows) > 0 {
+		if len(n.links[l].flows) > 0 {
 			continue
 		}
-		// The filling's arithmetic: level = rem / usage, rem the capacity.
-		w := f.weight * n.useOf(slot, i)
-		lv := 0.0
-		if lk.capacity > Epsilon*lk.capacity && w > 0 {
-			lv = lk.capacity / w
-		}
-		if !alone || lv < level {
+		if lv := n.loneLevel(slot, i, l); !alone || lv < level {
 			level, alone = lv, true
 		}
 	}
@@ -81,16 +74,10 @@ func (n *Network) startDirect(slot int32) bool {
 	if n.structOn() && level > 0 {
 		// The lone link with the lowest level is the flow's bottleneck.
 		for i, l := range n.hops(slot) {
-			lk := &n.links[l]
-			if len(lk.flows) > 0 {
+			if len(n.links[l].flows) > 0 {
 				continue
 			}
-			w := f.weight * n.useOf(slot, i)
-			lv := 0.0
-			if lk.capacity > Epsilon*lk.capacity && w > 0 {
-				lv = lk.capacity / w
-			}
-			if lv == level {
+			if n.loneLevel(slot, i, l) == level {
 				n.setLevel(int32(l), level)
 				n.attach(slot, int32(l), true)
 				break
@@ -99,6 +86,18 @@ func (n *Network) startDirect(slot int32) bool {
 	}
 	n.stats.Direct++
 	return true
+}
+
+// loneLevel is the water level of a flow alone on its i-th link l, the
+// filling's arithmetic: level = rem / usage, rem the capacity (0 on a
+// link of no capacity).
+func (n *Network) loneLevel(slot int32, i int, l LinkID) float64 {
+	lk := &n.links[l]
+	w := n.flows[slot].weight * n.useOf(slot, i)
+	if lk.capacity > Epsilon*lk.capacity && w > 0 {
+		return lk.capacity / w
+	}
+	return 0
 }
 
 // releaseDirect reports whether a departing flow leaves the others' rates
