@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"clusteremu/actors"
 	"clusteremu/workload"
 )
 
@@ -61,9 +62,19 @@ import (
 // are drawn from generators of their own, so a stream without files draws
 // exactly the jobs it did before.
 //
+// Compute: by default ("bytes") a task computes its CPU cost over the
+// bytes it processes (map_cpu_per_mib, reduce_cpu_per_mib), and task_time
+// only sets the arrivals for a load. task_dist draws a time instead, once
+// a job, which each of its tasks computes (the job's map_time and
+// reduce_time): "constant" (task_time), "exponential" (of mean
+// task_time) or "uniform" (on [0, 2 × task_time]), from a generator of
+// its own, so sizes and arrivals stay the same. With single-task jobs on
+// one slot a stream is then the M/M/1, M/D/1 or M/U/1 queue of queueing
+// theory, its load ρ = λ·task_time exactly (scenarios/validation/).
+//
 // TOML keys and defaults: jobs (required, ≥ 1), interarrival or load
 // (exactly one), slots (with load; a scenario fills in the map slots),
-// task_time = "30s", start = "0s", sizes = "facebook", pareto_alpha = 1.1, min_maps = 1,
+// task_time = "30s", task_dist = "bytes", start = "0s", sizes = "facebook", pareto_alpha = 1.1, min_maps = 1,
 // max_maps = 12800, lognormal_mu = 2.5, lognormal_sigma = 1.5,
 // min_reduce_fraction = 0.05, max_reduce_fraction = 0.25,
 // block_size = "128MiB", shuffle_ratio = 1.0, output_ratio = 1.0,
@@ -80,6 +91,7 @@ type SyntheticStream struct {
 	Load              float64  `toml:"load"`
 	Slots             int      `toml:"slots"`
 	TaskTime          Duration `toml:"task_time"`
+	TaskDist          string   `toml:"task_dist,omitempty"`
 	Start             Duration `toml:"start"`
 	Sizes             string   `toml:"sizes"`
 	ParetoAlpha       float64  `toml:"pareto_alpha"`
@@ -188,9 +200,50 @@ func (s *SyntheticStream) Validate() error {
 	c.add(!(*v.Zipf > 0) || !finite(*v.Zipf), Invalid("zipf", *v.Zipf, "must be a finite number > 0: the exponent of popularity rank"))
 	c.add(!(v.SizeCorrelation >= -1 && v.SizeCorrelation <= 1), Invalid("size_correlation", v.SizeCorrelation,
 		"must be in [−1, 1] (1: the most popular file is the largest)"))
+	drawn := slices.Contains([]string{actors.TaskConstant, actors.TaskExponential, actors.TaskUniform}, v.TaskDist)
+	c.add(!drawn && v.TaskDist != "" && v.TaskDist != TaskBytes,
+		Invalid("task_dist", v.TaskDist, `must be "bytes", "constant", "exponential" or "uniform"`))
+	for _, k := range []struct {
+		key  string
+		cost *Duration
+	}{{"map_cpu_per_mib", v.MapCPU}, {"reduce_cpu_per_mib", v.ReduceCPU}} {
+		if drawn && k.cost != nil {
+			c.add(true, Invalid(k.key, *k.cost, "a task computes the time task_dist = %q draws, not a cost per MiB: give one or the other", v.TaskDist))
+		}
+	}
 	v.Skew.check(&c)
 	v.JobWeights.check(&c)
 	return c.err()
+}
+
+// TaskBytes is task_dist's default: a task computes its CPU cost over its
+// bytes.
+const TaskBytes = "bytes"
+
+// drawTimes gives each job the compute time task_dist draws around
+// task_time, every task of the job computing it; jobs are in generation
+// order. A draw is at least a nanosecond: a zero time would mean a cost
+// per MiB.
+func (s *SyntheticStream) drawTimes(jobs []workload.JobSpec, seed uint64) {
+	if s.TaskDist == "" || s.TaskDist == TaskBytes {
+		return
+	}
+	r := rand.New(rand.NewPCG(seed, 0x7464697374)) // "tdist"
+	mean := float64(s.TaskTime.Std())
+	for i := range jobs {
+		d := mean
+		switch s.TaskDist {
+		case actors.TaskExponential:
+			d = r.ExpFloat64() * mean
+		case actors.TaskUniform:
+			d = r.Float64() * 2 * mean
+		}
+		t := max(time.Duration(d), time.Nanosecond)
+		jobs[i].MapTime, jobs[i].MapCPU = t, 0
+		if jobs[i].Reduces > 0 {
+			jobs[i].ReduceTime, jobs[i].ReduceCPU = t, 0
+		}
+	}
 }
 
 // Generate draws the jobs from env.Seed; equal seeds give equal jobs.
@@ -225,6 +278,7 @@ func (s *SyntheticStream) Generate(env Env) ([]workload.JobSpec, error) {
 		}
 		work += float64(jobs[i].Maps+jobs[i].Reduces) * v.TaskTime.Std().Seconds()
 	}
+	v.drawTimes(jobs, env.Seed)
 	gap := v.meanGap(work / float64(len(jobs)))
 	t := v.Start.Std().Seconds()
 	for i := range jobs {

@@ -229,6 +229,9 @@ func TestSyntheticValidate(t *testing.T) {
 		{SyntheticStream{Jobs: 1, Load: 1, Slots: 1, MinMaps: 10, MaxMaps: 5}, []string{"max_maps = 5: must be in [min_maps = 10"}},
 		{SyntheticStream{Jobs: 1, Load: 1, Slots: 1, MaxReduceFraction: &bad}, []string{"max_reduce_fraction = 2"}},
 		{SyntheticStream{Jobs: 1, Load: 1, Slots: 1, BlockSize: -1, ShuffleRatio: new(-1.0)}, []string{"block_size", "shuffle_ratio = -1"}},
+		{SyntheticStream{Jobs: 1, Load: 1, Slots: 1, TaskDist: "pareto"}, []string{`task_dist = "pareto": must be "bytes", "constant", "exponential" or "uniform"`}},
+		{SyntheticStream{Jobs: 1, Load: 1, Slots: 1, TaskDist: "constant", CPUCosts: CPUCosts{ReduceCPU: new(Duration(time.Second))}},
+			[]string{`reduce_cpu_per_mib = "1s": a task computes the time task_dist = "constant" draws`}},
 	} {
 		err := tc.s.Validate()
 		for _, m := range tc.msgs {
@@ -322,5 +325,44 @@ func TestSyntheticMapBoundsHoldForEverySize(t *testing.T) {
 		if most < 400 {
 			t.Errorf("sizes = %q: the widest of 3000 jobs has %d maps; the bound should be reached", sizes, most)
 		}
+	}
+}
+
+// task_dist draws a time per job that its tasks compute, of mean
+// task_time, from a generator of its own: the sizes and arrivals are those
+// of the stream without it.
+func TestSyntheticTaskDist(t *testing.T) {
+	base := SyntheticStream{Jobs: 20000, Load: 0.5, Slots: 10, TaskTime: Duration(10 * time.Second), Sizes: "pareto", MaxMaps: 20}
+	plain := generate(t, base, 3)
+	for _, tc := range []struct {
+		dist      string
+		mean, std float64 // of a draw, in seconds
+		lo, hi    float64
+	}{
+		{"constant", 10, 0, 10, 10},
+		{"exponential", 10, 10, 0, math.Inf(1)},
+		{"uniform", 10, 20 / math.Sqrt(12), 0, 20},
+	} {
+		t.Run(tc.dist, func(t *testing.T) {
+			s := base
+			s.TaskDist = tc.dist
+			jobs := generate(t, s, 3)
+			sum := 0.0
+			for i, j := range jobs {
+				p := plain[i]
+				if j.Name != p.Name || j.Submit != p.Submit || j.Maps != p.Maps || j.Reduces != p.Reduces || j.InputBytes != p.InputBytes {
+					t.Fatalf("%s: the draw moved the job: %+v, without it %+v", j.Name, j, p)
+				}
+				d := j.MapTime.Seconds()
+				if j.MapCPU != 0 || j.ReduceCPU != 0 || !(d >= tc.lo && d <= tc.hi) || j.Reduces > 0 && j.ReduceTime != j.MapTime {
+					t.Fatalf("%s: map %v (CPU %v), reduce %v (CPU %v); want one draw in [%g, %g] s", j.Name, j.MapTime, j.MapCPU, j.ReduceTime, j.ReduceCPU, tc.lo, tc.hi)
+				}
+				sum += d
+			}
+			within(t, tc.dist+" mean draw", sum/float64(len(jobs)), tc.mean, tc.std/math.Sqrt(float64(len(jobs))))
+		})
+	}
+	if plain[0].MapTime != 0 || plain[0].MapCPU == 0 {
+		t.Errorf("without task_dist a map computes per MiB: %+v", plain[0])
 	}
 }
