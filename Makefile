@@ -80,11 +80,12 @@ fuzz:
 		done; \
 	done
 
-## validate: the paper reproductions at full size, one row per result
-## (WORKERS=host:port,... runs them on clusteremu worker processes)
+## validate: the paper reproductions and the queueing validation at full
+## size, one row per result (WORKERS=host:port,... runs them on clusteremu
+## worker processes)
 WORKERS ?=
 validate: build
-	./bin/clusteremu reproduce $(if $(WORKERS),--workers $(WORKERS)) scenarios/papers/*/*.toml
+	./bin/clusteremu reproduce $(if $(WORKERS),--workers $(WORKERS)) scenarios/papers/*/*.toml scenarios/validation/*.toml
 
 clean:
 	rm -rf bin .bin

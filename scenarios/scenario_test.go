@@ -416,7 +416,10 @@ func TestResolvedLoadsTheSameConfig(t *testing.T) {
 	require.NoError(t, err)
 	papers, err := filepath.Glob("papers/*/*.toml")
 	require.NoError(t, err)
-	for _, path := range append(paths, papers...) {
+	validation, err := filepath.Glob("validation/*.toml")
+	require.NoError(t, err)
+	paths = append(append(paths, papers...), validation...)
+	for _, path := range paths {
 		t.Run(path, func(t *testing.T) {
 			sc, err := LoadFile(path)
 			require.NoError(t, err)

@@ -329,15 +329,19 @@ func TestProgressStopsAndErasesItsLine(t *testing.T) {
 }
 
 func TestReproductionsPassReduced(t *testing.T) {
-	// Every paper reproduction runs in CI in its reduced form, and its
-	// expectations hold there too. make test runs them all without the
-	// race detector, which makes the emulator about 10× slower, and under
-	// it only three cheap ones, which between them run FAIR with pools,
-	// per-pool delay-scheduling waits, closed-loop workers, per-job set-up
-	// and variants side by side.
+	// Every paper reproduction and the queueing validation run in CI in
+	// their reduced forms, and their expectations hold there too. make
+	// test runs them all without the race detector, which makes the
+	// emulator about 10× slower, and under it only three cheap ones, which
+	// between them run FAIR with pools, per-pool delay-scheduling waits,
+	// closed-loop workers, per-job set-up and variants side by side.
 	files, err := filepath.Glob("../../scenarios/papers/*/*.toml")
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
+	validation, err := filepath.Glob("../../scenarios/validation/*.toml")
+	require.NoError(t, err)
+	require.NotEmpty(t, validation)
+	files = append(files, validation...)
 	if raceEnabled {
 		cheap := []string{"io-rate-biasing.toml", "pipelining.toml", "response-time.toml"}
 		files = slices.DeleteFunc(files, func(f string) bool { return !slices.Contains(cheap, filepath.Base(f)) })
