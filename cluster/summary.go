@@ -347,7 +347,14 @@ func Summarize(res *Records, slots [2]int, end time.Duration) Summary {
 	s := Summary{"run.end": end.Seconds()}
 	if res.Warmup > 0 {
 		measured := *res
-		measured.Jobs = slices.DeleteFunc(slices.Clone(res.Jobs), func(j JobResult) bool { return j.Submit < res.Warmup })
+		warm := map[sched.JobID]bool{}
+		for _, j := range res.Jobs {
+			warm[j.ID] = j.Submit < res.Warmup
+		}
+		measured.Jobs = slices.DeleteFunc(slices.Clone(res.Jobs), func(j JobResult) bool { return warm[j.ID] })
+		if res.Phases != nil {
+			measured.Phases = slices.DeleteFunc(slices.Clone(res.Phases), func(p PhaseResult) bool { return warm[p.Job] })
+		}
 		res = &measured
 	}
 	summarizeJobs(s, "", res.Jobs)

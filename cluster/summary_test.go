@@ -193,3 +193,22 @@ func TestSummaryOfCloningMeasuresP(t *testing.T) {
 	none := Summarize(&Records{Phases: []PhaseResult{}, Cloning: true}, [2]int{4, 2}, time.Minute)
 	assert.Equal(t, 0.0, none["clones.p"], "none measured")
 }
+
+func TestSummaryLeavesTheWarmUpsJobsAndPhasesOut(t *testing.T) {
+	// Job 1, submitted before the 10 s warm-up, runs but counts in no job
+	// or phase metric; job 2 does.
+	s := time.Second
+	job := func(id sched.JobID, submit, finish time.Duration) JobResult {
+		return JobResult{JobRecord: actors.JobRecord{ID: id, Submit: submit, Finish: finish, Maps: 4}, Outcome: JobSucceeded}
+	}
+	phase := func(id sched.JobID, d time.Duration) PhaseResult {
+		return PhaseResult{Job: id, Kind: sched.Map, Tasks: 4, Duration: d, SlowestOverMedian: 1, MedianOverMinRate: 1, Improvable: math.NaN()}
+	}
+	res := &Records{Warmup: 10 * s, Jobs: []JobResult{job(1, 0, 100*s), job(2, 10*s, 30*s)},
+		Phases: []PhaseResult{phase(1, 90*s), phase(2, 15*s)}}
+	sum := Summarize(res, [2]int{4, 2}, time.Minute)
+	assert.Equal(t, 1.0, sum["jobs.succeeded"])
+	assert.Equal(t, 20.0, sum["jobs.response_time.mean"])
+	assert.Equal(t, 15.0, sum["phases.duration.p50"], "the warm-up job's phase is left out")
+	assert.Len(t, res.Phases, 2, "the records keep every phase")
+}
