@@ -348,6 +348,13 @@ func Summarize(res *Records, slots [2]int, end time.Duration) Summary {
 	if res.Warmup > 0 {
 		measured := *res
 		measured.Jobs = slices.DeleteFunc(slices.Clone(res.Jobs), func(j JobResult) bool { return j.Submit < res.Warmup })
+		if res.Phases != nil {
+			kept := make(map[sched.JobID]bool, len(measured.Jobs))
+			for _, j := range measured.Jobs {
+				kept[j.ID] = true
+			}
+			measured.Phases = slices.DeleteFunc(slices.Clone(res.Phases), func(p PhaseResult) bool { return !kept[p.Job] })
+		}
 		res = &measured
 	}
 	summarizeJobs(s, "", res.Jobs)

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 
 	"clusteremu/actors"
 	"clusteremu/policies/sched"
+	"clusteremu/units"
 )
 
 func TestSummaryCountsEachPoolApart(t *testing.T) {
@@ -192,4 +194,39 @@ func TestSummaryOfCloningMeasuresP(t *testing.T) {
 	assert.Equal(t, UnitFraction, MetricUnit("clones.p"))
 	none := Summarize(&Records{Phases: []PhaseResult{}, Cloning: true}, [2]int{4, 2}, time.Minute)
 	assert.Equal(t, 0.0, none["clones.p"], "none measured")
+}
+
+func TestWarmupLeavesOutItsJobsPhasesAndCloneCounts(t *testing.T) {
+	// Job 1 comes in the 1-minute warm-up, job 2 after it: only job 2's
+	// phases and per-job counts are measured; run counters stay whole.
+	r := newRecorder()
+	r.configure(&RunOptions{Warmup: units.Duration(time.Minute)})
+	r.JobSubmitted(actors.JobRecord{ID: 1, Submit: 30 * time.Second, Maps: 1})
+	r.JobSubmitted(actors.JobRecord{ID: 2, Submit: 90 * time.Second, Maps: 20})
+	for _, c := range []struct {
+		job            sched.JobID
+		bin            int
+		straggled, per int64
+	}{{1, 1, 3, 4}, {2, 2, 2, 6}} {
+		r.CountJob(c.job, actors.MetricClonedPhases, 1)
+		r.CountJob(c.job, actors.MetricAttemptsMeasured, 10)
+		r.CountJob(c.job, actors.MetricAttemptsStraggled, c.straggled)
+		r.CountJob(c.job, fmt.Sprintf("%s%d", actors.MetricClonesChargedBin, c.bin), c.per)
+	}
+	r.Count(actors.MetricCloneBudgetPeak, 500_000)
+	res, err := r.results(3 * time.Minute)
+	assert.NoError(t, err)
+	res.Cloning = true
+	res.Phases = []PhaseResult{
+		{Job: 1, Tasks: 1, Duration: time.Second, SlowestOverMedian: 1, MedianOverMinRate: 1},
+		{Job: 2, Tasks: 20, Duration: time.Minute, SlowestOverMedian: 4, MedianOverMinRate: 5},
+	}
+	s := Summarize(res, [2]int{4, 2}, 3*time.Minute)
+	assert.Equal(t, 1.0, s[actors.MetricClonedPhases], "job 2's phase alone")
+	assert.InDelta(t, 0.2, s["clones.p"], 1e-12, "job 2's 2 of 10")
+	assert.Equal(t, 1.0, s["bins.2.clones.share"], "job 2's bin holds all the measured budget")
+	assert.Equal(t, 0.0, s["bins.1.clones.share"], "job 1's bin, warm-up only")
+	assert.NotContains(t, s, "bins.1.jobs.submitted", "job 1's bin, warm-up only")
+	assert.Equal(t, 5.0, s["phases.median_over_min_rate.p50"], "job 2's phase alone")
+	assert.InDelta(t, 0.5, s["clones.budget.peak"], 1e-12, "the budget's peak counts the whole run")
 }
