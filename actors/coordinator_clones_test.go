@@ -61,6 +61,7 @@ func TestPreemptWithdrawsTheNewestJobsQueuedClones(t *testing.T) {
 			switch c.metric {
 			case MetricClonesPreempted:
 				preempted += c.n
+				assert.Equal(t, sched.JobID(1), c.job, "%s: counted on behalf of the job whose clones were withdrawn", tc.admission)
 			case MetricClonedJobs:
 				jobs += c.n
 			}
