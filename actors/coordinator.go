@@ -246,6 +246,9 @@ func (c *Coordinator) apply(ctx actor.Context, out coordOut) {
 	for _, n := range out.counts {
 		c.deps.Metrics.Count(n.metric, n.n)
 	}
+	for _, n := range out.jobCounts {
+		c.deps.Metrics.CountJob(n.job, n.metric, n.n)
+	}
 	if out.progress {
 		c.deps.progressed()
 	}

@@ -179,15 +179,20 @@ func newCloning(cfg CloningConfig) *cloning {
 
 // measureClones books an attempt's rate ratio, and at a period's end
 // makes the period's straggler share the p admission uses.
-func (s *coordState) measureClones(now time.Duration, ratio float64) {
+func (s *coordState) measureClones(now time.Duration, job sched.JobID, ratio float64) {
 	cl := s.clones
 	cl.roll(now)
 	cl.measured++
-	s.out.counts = append(s.out.counts, count{MetricAttemptsMeasured, 1})
+	s.countJob(job, MetricAttemptsMeasured, 1)
 	if ratio < StragglerRatio {
 		cl.straggled++
-		s.out.counts = append(s.out.counts, count{MetricAttemptsStraggled, 1})
+		s.countJob(job, MetricAttemptsStraggled, 1)
 	}
+}
+
+// countJob adds n to a counter on behalf of the job.
+func (s *coordState) countJob(job sched.JobID, metric string, n int64) {
+	s.out.jobCounts = append(s.out.jobCounts, jobCount{job, count{metric, n}})
 }
 
 // roll ends the periods past by now: p becomes the last one's share of
@@ -243,7 +248,7 @@ func (s *coordState) cloneRelease(job sched.JobID, kind sched.TaskKind, tasks []
 		copies = &[2]int{}
 		cl.copiesOf[job] = copies
 		cl.admitted = append(cl.admitted, job)
-		s.out.counts = append(s.out.counts, count{MetricClonedJobs, 1})
+		s.countJob(job, MetricClonedJobs, 1)
 	}
 	copies[kind] = c
 	per := cl.budget.Cost(1, c)
@@ -254,11 +259,11 @@ func (s *coordState) cloneRelease(job sched.JobID, kind sched.TaskKind, tasks []
 	}
 	cl.charged[kind] += per * k
 	if j := s.jobs[job]; j != nil {
-		s.out.counts = append(s.out.counts, count{fmt.Sprintf("%s%d", MetricClonesChargedBin, workload.SizeBin(j.maps)), int64(per * k)})
+		s.countJob(job, fmt.Sprintf("%s%d", MetricClonesChargedBin, workload.SizeBin(j.maps)), int64(per*k))
 	}
 	s.checkBudget(kind, true)
 	s.emit(&tellJob{job, &ClonesAdmitted{Job: job, Kind: kind, Copies: c, Tasks: k, Omega: cl.omegaFor(s.jobs[job])}})
-	s.out.counts = append(s.out.counts, count{MetricClonedPhases, 1})
+	s.countJob(job, MetricClonedPhases, 1)
 	if share := float64(cl.charged[kind]) / float64(max(1, s.liveSlots[kind])); share > cl.peakShare {
 		s.out.counts = append(s.out.counts, count{MetricCloneBudgetPeak, int64(1e6*share) - int64(1e6*cl.peakShare)})
 		cl.peakShare = share
@@ -331,7 +336,7 @@ func (s *coordState) withdrawClones(job sched.JobID, kind sched.TaskKind) {
 		cl.left[ref] = 0
 		cl.chargeOf[ref] -= left
 		cl.charged[kind] -= left
-		s.out.counts = append(s.out.counts, count{MetricClonesPreempted, int64(left)})
+		s.countJob(job, MetricClonesPreempted, int64(left))
 	}
 }
 
@@ -401,7 +406,7 @@ func (s *coordState) cloneLaunched(a sched.Attempt, node sched.NodeID, clone boo
 		s.clones.nodesOf[ref] = append(s.clones.nodesOf[ref], node)
 	}
 	if clone {
-		s.out.counts = append(s.out.counts, count{MetricClonesLaunched, 1})
+		s.countJob(a.Job, MetricClonesLaunched, 1)
 	}
 }
 

@@ -51,16 +51,17 @@ func TestPreemptWithdrawsTheNewestJobsQueuedClones(t *testing.T) {
 		out := s.take()
 		submitMaps(t, s, 0, 2, 0, []sched.NodeID{2, 3}, []sched.NodeID{2, 3})
 		second := s.take()
-		out.counts = append(out.counts, second.counts...)
+		out.jobCounts = append(out.jobCounts, second.jobCounts...)
 		assert.NoError(t, second.err, tc.admission)
 		assert.Equal(t, tc.first, admittedClones(s, 1), "%s: job 1's queued clones", tc.admission)
 		assert.Equal(t, tc.second, admittedClones(s, 2), "%s: job 2's", tc.admission)
 		assert.Equal(t, tc.charged, s.clones.charged[sched.Map], "%s: B_U", tc.admission)
 		var preempted, jobs int64
-		for _, c := range out.counts {
+		for _, c := range out.jobCounts {
 			switch c.metric {
 			case MetricClonesPreempted:
 				preempted += c.n
+				assert.Equal(t, sched.JobID(1), c.job, "%s: counted on behalf of the job whose clones were withdrawn", tc.admission)
 			case MetricClonedJobs:
 				jobs += c.n
 			}

@@ -217,7 +217,7 @@ func (s *coordState) withdrawCopy(msg *WithdrawCopy) {
 // blacklist.
 func (s *coordState) measured(now time.Duration, msg *AttemptMeasured) {
 	if s.clones != nil {
-		s.measureClones(now, msg.RateRatio)
+		s.measureClones(now, msg.Attempt.Job, msg.RateRatio)
 	}
 	if s.spec != nil {
 		s.spec.measured(msg)

@@ -94,8 +94,10 @@ type coordOut struct {
 	effects []coordEffect
 	records []JobRecord // jobs as they were submitted
 	offers  []OfferRecord
-	// counts are counters to add to (Recorder.Count).
-	counts []count
+	// counts are counters to add to (Recorder.Count), jobCounts on
+	// behalf of jobs (Recorder.CountJob).
+	counts    []count
+	jobCounts []jobCount
 	// progress: work moved forward (a launch, a job's end, an eviction).
 	progress bool
 	// done: every stream has submitted its last job and every job ended.
@@ -157,6 +159,13 @@ type (
 type count struct {
 	metric string
 	n      int64
+}
+
+// jobCount is an addition to a run counter on behalf of a job
+// (Recorder.CountJob).
+type jobCount struct {
+	job sched.JobID
+	count
 }
 
 func (e *spawnJobManager) String() string {

@@ -95,6 +95,9 @@ type Recorder interface {
 	FaultFired(e FaultEvent)
 	// Count adds n to one of the run's counters (the Metric… names).
 	Count(metric string, n int64)
+	// CountJob adds n to one of the run's counters on behalf of a job:
+	// a run with a warm-up (RunOptions.Warmup) leaves out its jobs'.
+	CountJob(job sched.JobID, metric string, n int64)
 	// QoSJobEnded receives a QoS client's job that ended (qos_client.go).
 	QoSJobEnded(r QoSJobRecord)
 }

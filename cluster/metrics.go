@@ -106,7 +106,8 @@ type Records struct {
 	// Recompute: the run has [intermediate_loss] or protects outputs.
 	Recompute bool
 	// Warmup is run.warmup: Summarize leaves out the jobs submitted
-	// before it, and the recorder tallied none of their attempts.
+	// before it and their phases, and the recorder tallied none of their
+	// attempts nor counted anything on their behalf (Recorder.CountJob).
 	Warmup time.Duration
 }
 
@@ -411,6 +412,16 @@ func (r *recorder) Count(metric string, n int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.counters[metric] += n
+}
+
+// CountJob implements actors.Recorder: a job submitted before the
+// warm-up's end counts nothing.
+func (r *recorder) CountJob(job sched.JobID, metric string, n int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.measured(job) {
+		r.counters[metric] += n
+	}
 }
 
 // AttemptProgressed implements actors.Recorder.

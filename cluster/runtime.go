@@ -40,10 +40,11 @@ type RunOptions struct {
 	// is done or nothing is left to happen.
 	Until units.Duration `toml:"until"`
 	// Warmup keeps the jobs submitted before it, and their attempts, out
-	// of the job, task and cache metrics: they run, and fill the history
-	// a policy learns from (Scarlett's T_L), before the measured span. The
-	// run's counters (flows, faults, replication) count the whole run. 0:
-	// none.
+	// of the job, task, cache and phase metrics and the counters kept per
+	// job (Recorder.CountJob: cloning's): they run, and fill the history
+	// a policy learns from (Scarlett's T_L, Dolly's p and ω), before the
+	// measured span. The run's counters (flows, faults, replication, the
+	// cloning budget's peaks) count the whole run. 0: none.
 	Warmup units.Duration `toml:"warmup,omitzero" json:",omitempty"`
 	// StallAfter fails the run when no actor reports progress for this
 	// long in emulated time although timers keep firing; 0 never does.

@@ -347,13 +347,13 @@ func Summarize(res *Records, slots [2]int, end time.Duration) Summary {
 	s := Summary{"run.end": end.Seconds()}
 	if res.Warmup > 0 {
 		measured := *res
-		warm := map[sched.JobID]bool{}
-		for _, j := range res.Jobs {
-			warm[j.ID] = j.Submit < res.Warmup
-		}
-		measured.Jobs = slices.DeleteFunc(slices.Clone(res.Jobs), func(j JobResult) bool { return warm[j.ID] })
+		measured.Jobs = slices.DeleteFunc(slices.Clone(res.Jobs), func(j JobResult) bool { return j.Submit < res.Warmup })
 		if res.Phases != nil {
-			measured.Phases = slices.DeleteFunc(slices.Clone(res.Phases), func(p PhaseResult) bool { return warm[p.Job] })
+			kept := make(map[sched.JobID]bool, len(measured.Jobs))
+			for _, j := range measured.Jobs {
+				kept[j.ID] = true
+			}
+			measured.Phases = slices.DeleteFunc(slices.Clone(res.Phases), func(p PhaseResult) bool { return !kept[p.Job] })
 		}
 		res = &measured
 	}

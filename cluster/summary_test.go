@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 
 	"clusteremu/actors"
 	"clusteremu/policies/sched"
+	"clusteremu/units"
 )
 
 func TestSummaryCountsEachPoolApart(t *testing.T) {
@@ -194,21 +196,37 @@ func TestSummaryOfCloningMeasuresP(t *testing.T) {
 	assert.Equal(t, 0.0, none["clones.p"], "none measured")
 }
 
-func TestSummaryLeavesTheWarmUpsJobsAndPhasesOut(t *testing.T) {
-	// Job 1, submitted before the 10 s warm-up, runs but counts in no job
-	// or phase metric; job 2 does.
-	s := time.Second
-	job := func(id sched.JobID, submit, finish time.Duration) JobResult {
-		return JobResult{JobRecord: actors.JobRecord{ID: id, Submit: submit, Finish: finish, Maps: 4}, Outcome: JobSucceeded}
+func TestWarmupLeavesOutItsJobsPhasesAndCloneCounts(t *testing.T) {
+	// Job 1 comes in the 1-minute warm-up, job 2 after it: only job 2's
+	// phases and per-job counts are measured; run counters stay whole.
+	r := newRecorder()
+	r.configure(&RunOptions{Warmup: units.Duration(time.Minute)})
+	r.JobSubmitted(actors.JobRecord{ID: 1, Submit: 30 * time.Second, Maps: 1})
+	r.JobSubmitted(actors.JobRecord{ID: 2, Submit: 90 * time.Second, Maps: 20})
+	for _, c := range []struct {
+		job            sched.JobID
+		bin            int
+		straggled, per int64
+	}{{1, 1, 3, 4}, {2, 2, 2, 6}} {
+		r.CountJob(c.job, actors.MetricClonedPhases, 1)
+		r.CountJob(c.job, actors.MetricAttemptsMeasured, 10)
+		r.CountJob(c.job, actors.MetricAttemptsStraggled, c.straggled)
+		r.CountJob(c.job, fmt.Sprintf("%s%d", actors.MetricClonesChargedBin, c.bin), c.per)
 	}
-	phase := func(id sched.JobID, d time.Duration) PhaseResult {
-		return PhaseResult{Job: id, Kind: sched.Map, Tasks: 4, Duration: d, SlowestOverMedian: 1, MedianOverMinRate: 1, Improvable: math.NaN()}
+	r.Count(actors.MetricCloneBudgetPeak, 500_000)
+	res, err := r.results(3 * time.Minute)
+	assert.NoError(t, err)
+	res.Cloning = true
+	res.Phases = []PhaseResult{
+		{Job: 1, Tasks: 1, Duration: time.Second, SlowestOverMedian: 1, MedianOverMinRate: 1},
+		{Job: 2, Tasks: 20, Duration: time.Minute, SlowestOverMedian: 4, MedianOverMinRate: 5},
 	}
-	res := &Records{Warmup: 10 * s, Jobs: []JobResult{job(1, 0, 100*s), job(2, 10*s, 30*s)},
-		Phases: []PhaseResult{phase(1, 90*s), phase(2, 15*s)}}
-	sum := Summarize(res, [2]int{4, 2}, time.Minute)
-	assert.Equal(t, 1.0, sum["jobs.succeeded"])
-	assert.Equal(t, 20.0, sum["jobs.response_time.mean"])
-	assert.Equal(t, 15.0, sum["phases.duration.p50"], "the warm-up job's phase is left out")
-	assert.Len(t, res.Phases, 2, "the records keep every phase")
+	s := Summarize(res, [2]int{4, 2}, 3*time.Minute)
+	assert.Equal(t, 1.0, s[actors.MetricClonedPhases], "job 2's phase alone")
+	assert.InDelta(t, 0.2, s["clones.p"], 1e-12, "job 2's 2 of 10")
+	assert.Equal(t, 1.0, s["bins.2.clones.share"], "job 2's bin holds all the measured budget")
+	assert.Equal(t, 0.0, s["bins.1.clones.share"], "job 1's bin, warm-up only")
+	assert.NotContains(t, s, "bins.1.jobs.submitted", "job 1's bin, warm-up only")
+	assert.Equal(t, 5.0, s["phases.median_over_min_rate.p50"], "job 2's phase alone")
+	assert.InDelta(t, 0.5, s["clones.budget.peak"], 1e-12, "the budget's peak counts the whole run")
 }
