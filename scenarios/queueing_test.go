@@ -1,0 +1,85 @@
+package scenarios
+
+import (
+	"cmp"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"clusteremu/cluster"
+)
+
+// The queueing validation's jobs, replayed through an ideal queue of c
+// FIFO servers on the run's own arrivals and task times (Lindley's
+// recursion for one server, Kiefer and Wolfowitz's for c), set apart
+// what the emulator adds from the closed forms' sampling error. A slot
+// freed by an ended map is offered at once, so a job waits beyond the
+// ideal queue only when it arrives at an idle node, for the node's next
+// heartbeat, and the jobs queued behind it in the same busy period wait
+// as long: on one server every job starts less than one heartbeat
+// interval (100 ms) after its ideal start, and never before it, so about
+// half an interval on the mean (`go test -run
+// TestQueueingValidationAgainstAnIdealQueue -v ./scenarios` prints it).
+func TestQueueingValidationAgainstAnIdealQueue(t *testing.T) {
+	const interval = 100 * time.Millisecond
+	for _, tc := range []struct {
+		name  string
+		slots int
+		set   []string
+	}{
+		{"M/M/1 at 0.5", 1, nil},
+		{"M/M/1 at 0.8", 1, []string{"workload.synthetic[0].load=0.8"}},
+		{"M/D/1 at 0.8", 1, []string{"workload.synthetic[0].load=0.8", "workload.synthetic[0].task_dist=constant"}},
+		{"M/M/4 at 0.8", 4, []string{"workload.synthetic[0].load=0.8", "cluster.map_slots=4"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc, err := LoadFile("validation/queueing.toml")
+			require.NoError(t, err)
+			sc, err = sc.WithSet(append(tc.set, "workload.synthetic[0].jobs=2000")...)
+			require.NoError(t, err)
+			c, err := cluster.Build(sc.Config)
+			require.NoError(t, err)
+			rep, err := c.Run()
+			require.NoError(t, err)
+			emu, ideal, late := againstIdealFIFO(t, rep.Records, tc.slots)
+			t.Logf("mean response %.4f s, the ideal queue's %.4f s: %.4f s added, at most %v a job", emu, ideal, emu-ideal, late)
+			require.GreaterOrEqual(t, emu, ideal)
+			require.Less(t, emu-ideal, interval.Seconds(), "on the mean, a heartbeat interval at most")
+			if tc.slots == 1 {
+				require.Less(t, late, interval, "a job later than its ideal start by a heartbeat interval or more")
+			}
+		})
+	}
+}
+
+// againstIdealFIFO returns the mean response of the run's jobs, each of
+// one attempt, the mean they would have had in c FIFO servers without
+// overhead, and the most a job started after its ideal start. It fails
+// on a job that started before its ideal start.
+func againstIdealFIFO(t *testing.T, rec *cluster.Records, c int) (emu, ideal float64, late time.Duration) {
+	t.Helper()
+	type attempt struct{ start, took time.Duration }
+	ran := map[int64]attempt{}
+	for _, a := range rec.Attempts {
+		_, twice := ran[int64(a.Attempt.Job)]
+		require.False(t, twice, "job %d ran two attempts", a.Attempt.Job)
+		ran[int64(a.Attempt.Job)] = attempt{a.Start, a.End - a.Start}
+	}
+	jobs := slices.Clone(rec.Jobs)
+	slices.SortStableFunc(jobs, func(a, b cluster.JobResult) int { return cmp.Compare(a.Submit, b.Submit) })
+	free := make([]time.Duration, c) // when each server frees
+	for _, j := range jobs {
+		a, ok := ran[int64(j.ID)]
+		require.True(t, ok, "job %d ran no attempt", j.ID)
+		k := slices.Index(free, slices.Min(free))
+		start := max(j.Submit, free[k])
+		free[k] = start + a.took
+		require.GreaterOrEqual(t, a.start, start, "job %d started before its ideal start", j.ID)
+		late = max(late, a.start-start)
+		emu += (j.Finish - j.Submit).Seconds()
+		ideal += (start + a.took - j.Submit).Seconds()
+	}
+	return emu / float64(len(jobs)), ideal / float64(len(jobs)), late
+}
