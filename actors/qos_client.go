@@ -7,6 +7,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"clusteremu/policies/qos"
+	"clusteremu/workload"
 )
 
 // QoSWorkload is a [[workload.qos]] stream as each of its clients draws
@@ -24,9 +25,9 @@ type QoSWorkload struct {
 
 // The task-time distributions of a QoS stream.
 const (
-	TaskConstant    = "constant"    // every task TaskTime
-	TaskUniform     = "uniform"     // uniform on [0, 2 × TaskTime]
-	TaskExponential = "exponential" // exponential of mean TaskTime
+	TaskConstant    = workload.TaskConstant    // every task TaskTime
+	TaskUniform     = workload.TaskUniform     // uniform on [0, 2 × TaskTime]
+	TaskExponential = workload.TaskExponential // exponential of mean TaskTime
 )
 
 // QoSClientConfig is one QoS client's setting.
@@ -164,13 +165,7 @@ func (c *QoSClient) handlePostDue(ctx actor.Context) {
 // forward sends the job's next task to a random node at the class.
 func (c *QoSClient) forward(ctx actor.Context, class int) {
 	r, w := c.deps.Rand, c.cfg.Workload
-	d := w.TaskTime
-	switch w.TaskDist {
-	case TaskUniform:
-		d = time.Duration(r.Float64() * 2 * float64(w.TaskTime))
-	case TaskExponential:
-		d = time.Duration(r.ExpFloat64() * float64(w.TaskTime))
-	}
+	d := workload.DrawTaskTime(r, w.TaskDist, w.TaskTime)
 	node := c.cfg.Nodes[r.IntN(len(c.cfg.Nodes))]
 	ctx.Send(node, &ForwardTask{Client: c.self, Job: int32(c.job), Task: c.task, Class: class, Time: d})
 	c.jobs[c.job].outstanding++

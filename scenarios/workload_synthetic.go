@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"clusteremu/actors"
 	"clusteremu/workload"
 )
 
@@ -200,7 +199,7 @@ func (s *SyntheticStream) Validate() error {
 	c.add(!(*v.Zipf > 0) || !finite(*v.Zipf), Invalid("zipf", *v.Zipf, "must be a finite number > 0: the exponent of popularity rank"))
 	c.add(!(v.SizeCorrelation >= -1 && v.SizeCorrelation <= 1), Invalid("size_correlation", v.SizeCorrelation,
 		"must be in [−1, 1] (1: the most popular file is the largest)"))
-	drawn := slices.Contains([]string{actors.TaskConstant, actors.TaskExponential, actors.TaskUniform}, v.TaskDist)
+	drawn := slices.Contains(workload.TaskDists, v.TaskDist)
 	c.add(!drawn && v.TaskDist != "" && v.TaskDist != TaskBytes,
 		Invalid("task_dist", v.TaskDist, `must be "bytes", "constant", "exponential" or "uniform"`))
 	for _, k := range []struct {
@@ -229,16 +228,8 @@ func (s *SyntheticStream) drawTimes(jobs []workload.JobSpec, seed uint64) {
 		return
 	}
 	r := rand.New(rand.NewPCG(seed, 0x7464697374)) // "tdist"
-	mean := float64(s.TaskTime.Std())
 	for i := range jobs {
-		d := mean
-		switch s.TaskDist {
-		case actors.TaskExponential:
-			d = r.ExpFloat64() * mean
-		case actors.TaskUniform:
-			d = r.Float64() * 2 * mean
-		}
-		t := max(time.Duration(d), time.Nanosecond)
+		t := max(workload.DrawTaskTime(r, s.TaskDist, s.TaskTime.Std()), time.Nanosecond)
 		jobs[i].MapTime, jobs[i].MapCPU = t, 0
 		if jobs[i].Reduces > 0 {
 			jobs[i].ReduceTime, jobs[i].ReduceCPU = t, 0
