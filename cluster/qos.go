@@ -2,10 +2,12 @@ package cluster
 
 import (
 	"fmt"
+	"slices"
 
 	"clusteremu/actors"
 	"clusteremu/policies/qos"
 	"clusteremu/units"
+	"clusteremu/workload"
 )
 
 // QoSConfig is Álvarez-Tabío et al.'s QoS classes and their clients
@@ -76,7 +78,7 @@ func (q *QoSConfig) validate(c *Config, check func(bool, string, any, string)) {
 		check(!(s.Jobs >= 0 && s.Jobs <= 1e4), key+"jobs", s.Jobs, "must be a number in [0, 10000]: the mean of a client's Poisson number of jobs")
 		check(!(s.Tasks >= 0 && s.Tasks <= 1e4), key+"tasks", s.Tasks, "must be a number in [0, 10000]: the mean of a job's Poisson number of tasks (at least 1)")
 		check(s.TaskTime <= 0, key+"task_time", units.Duration(s.TaskTime), `must be a duration > 0 like "50ms"`)
-		check(s.TaskDist != actors.TaskConstant && s.TaskDist != actors.TaskUniform && s.TaskDist != actors.TaskExponential,
+		check(!slices.Contains(workload.TaskDists, s.TaskDist),
 			key+"task_dist", s.TaskDist, `must be "constant", "uniform" or "exponential"`)
 		check(s.Period < actors.MinPeriod.Std(), key+"period", units.Duration(s.Period), fmt.Sprintf("must be a duration of at least %v: a client posts a task each period", actors.MinPeriod))
 	}

@@ -51,13 +51,19 @@ func (n *Network) startDirect(slot int32) bool {
 		return false
 	}
 	f := &n.flows[slot]
-	level, alone := 0.0, false
+	level, alone, bottleneck := 0.0, false, LinkID(0)
 	for i, l := range n.hops(slot) {
 		if len(n.links[l].flows) > 0 {
 			continue
 		}
-		if lv := n.loneLevel(slot, i, l); !alone || lv < level {
-			level, alone = lv, true
+		// The filling's arithmetic: level = rem / usage, rem the capacity.
+		w := f.weight * n.useOf(slot, i)
+		lv := 0.0
+		if lk := &n.links[l]; lk.capacity > Epsilon*lk.capacity && w > 0 {
+			lv = lk.capacity / w
+		}
+		if !alone || lv < level {
+			level, alone, bottleneck = lv, true, l
 		}
 	}
 	if !alone {
@@ -72,32 +78,13 @@ func (n *Network) startDirect(slot int32) bool {
 	f.rate = rate
 	n.addLoad(slot, rate)
 	if n.structOn() && level > 0 {
-		// The lone link with the lowest level is the flow's bottleneck.
-		for i, l := range n.hops(slot) {
-			if len(n.links[l].flows) > 0 {
-				continue
-			}
-			if n.loneLevel(slot, i, l) == level {
-				n.setLevel(int32(l), level)
-				n.attach(slot, int32(l), true)
-				break
-			}
-		}
+		// The lone link with the lowest level (the first of them) is the
+		// flow's bottleneck.
+		n.setLevel(int32(bottleneck), level)
+		n.attach(slot, int32(bottleneck), true)
 	}
 	n.stats.Direct++
 	return true
-}
-
-// loneLevel is the water level of a flow alone on its i-th link l, the
-// filling's arithmetic: level = rem / usage, rem the capacity (0 on a
-// link of no capacity).
-func (n *Network) loneLevel(slot int32, i int, l LinkID) float64 {
-	lk := &n.links[l]
-	w := n.flows[slot].weight * n.useOf(slot, i)
-	if lk.capacity > Epsilon*lk.capacity && w > 0 {
-		return lk.capacity / w
-	}
-	return 0
 }
 
 // releaseDirect reports whether a departing flow leaves the others' rates
