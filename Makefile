@@ -45,7 +45,7 @@ viewer: $(SPEEDSCOPE)
 test: browser viewer
 	$(GO) vet ./...
 	CLUSTEREMU_SPEEDSCOPE=$(SPEEDSCOPE) $(GO) test -race -count=1 -timeout 30m ./...
-	$(GO) test -count=1 -run '^(TestReproductionsPassReduced|TestFaultSoak|TestCacheFaultSoak)$$' ./cmd/clusteremu
+	$(GO) test -count=1 -run '^(TestReproductionsPassReduced|TestFaultSoak|TestCacheFaultSoak|TestSharingAgainstIdealQueues)$$' ./cmd/clusteremu ./scenarios
 	cd examples/custom-policy && $(GO) vet ./... && $(GO) test -count=1 ./... -fixed
 
 ## bench: every benchmark, with allocations, then the table of whole runs

@@ -157,10 +157,7 @@ map_cpu_per_mib = "2s"
 			sc, err = sc.WithSet(set...)
 			require.NoError(t, err)
 		}
-		c, err := cluster.Build(sc.Config)
-		require.NoError(t, err)
-		rep, err := c.Run()
-		require.NoError(t, err)
+		rep := runScenario(t, sc)
 		var order []string
 		prev := time.Duration(-1)
 		for _, j := range rep.Records.Jobs {

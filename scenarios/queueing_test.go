@@ -35,15 +35,8 @@ func TestQueueingValidationAgainstAnIdealQueue(t *testing.T) {
 		{"M/M/4 at 0.8", 4, []string{"workload.synthetic[0].load=0.8", "cluster.map_slots=4"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sc, err := LoadFile("validation/queueing.toml")
-			require.NoError(t, err)
-			sc, err = sc.WithSet(append(tc.set, "workload.synthetic[0].jobs=2000")...)
-			require.NoError(t, err)
-			c, err := cluster.Build(sc.Config)
-			require.NoError(t, err)
-			rep, err := c.Run()
-			require.NoError(t, err)
-			emu, ideal, late := againstIdealFIFO(t, rep.Records, tc.slots)
+			_, rec := runValidation(t, "validation/queueing.toml", 0, append(tc.set, "workload.synthetic[0].jobs=2000")...)
+			emu, ideal, late := againstIdealFIFO(t, rec, tc.slots)
 			t.Logf("mean response %.4f s, the ideal queue's %.4f s: %.4f s added, at most %v a job", emu, ideal, emu-ideal, late)
 			require.GreaterOrEqual(t, emu, ideal)
 			require.Less(t, emu-ideal, interval.Seconds(), "on the mean, a heartbeat interval at most")

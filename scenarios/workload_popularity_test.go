@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"clusteremu/cluster"
-
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -178,9 +176,5 @@ files = 4
 input_cov = "thesis"
 `), t.TempDir())
 	require.NoError(t, err)
-	c, err := cluster.Build(sc.Config)
-	require.NoError(t, err)
-	rep, err := c.Run()
-	require.NoError(t, err)
-	assert.Equal(t, 40.0, rep.Summary["jobs.succeeded"], "no job fails for a file split another way")
+	assert.Equal(t, 40.0, runScenario(t, sc).Summary["jobs.succeeded"], "no job fails for a file split another way")
 }
