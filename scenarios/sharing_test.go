@@ -122,99 +122,36 @@ func sharingJobs(t *testing.T, rec *cluster.Records, slots int) (arrive, work, r
 	return arrive, work, resp
 }
 
-// idealFCFS returns each job's response time in one first-come,
-// first-served server (Lindley's recursion), jobs in arrival order.
-func idealFCFS(arrive, work []float64) []float64 {
-	resp := make([]float64, len(arrive))
-	free := 0.0
-	for i, a := range arrive {
-		free = max(free, a) + work[i]
-		resp[i] = free - a
-	}
-	return resp
-}
+// A discipline shares one server of rate 1 among the jobs present, in
+// arrival order, given the work each has left and the service each has
+// had: each one's rate (summing to 1), and how long those rates hold
+// unless a job arrives (until a job ends or the shares change).
+type discipline func(present []int, left, got []float64) (rates []float64, hold float64)
 
-// idealPS returns each job's response time in one egalitarian
-// processor-sharing server: the k jobs present each get 1/k of it. Jobs
-// come in arrival order.
-func idealPS(arrive, work []float64) []float64 {
-	resp := make([]float64, len(arrive))
-	left := map[int]float64{} // the work each present job has left
-	now, next := 0.0, 0
-	for next < len(arrive) || len(left) > 0 {
-		// The present job with the least work left ends first, at
-		// now + k·least, unless a job arrives before.
-		least, first := math.Inf(1), -1
-		for j, w := range left {
-			if w < least || w == least && j < first {
-				least, first = w, j
-			}
-		}
-		k := float64(len(left))
-		end := now + k*least
-		if next < len(arrive) && (first < 0 || arrive[next] < end) {
-			for j := range left {
-				left[j] -= (arrive[next] - now) / k
-			}
-			now = arrive[next]
-			left[next] = work[next]
-			next++
-			continue
-		}
-		for j := range left {
-			left[j] -= least
-		}
-		now = end
-		delete(left, first)
-		resp[first] = now - arrive[first]
-	}
-	return resp
-}
-
-// idealLAS returns each job's response time in one least-attained-service
-// (foreground-background) server: the jobs that have had the least service
-// share it equally, until one ends, they catch up with the next least or
-// a job arrives. Jobs come in arrival order.
-func idealLAS(arrive, work []float64) []float64 {
+// idealQueue returns each job's response time in one server of rate 1
+// that the discipline shares, jobs given in arrival order.
+func idealQueue(arrive, work []float64, share discipline) []float64 {
 	const eps = 1e-9
 	resp := make([]float64, len(arrive))
+	left, got := slices.Clone(work), make([]float64, len(work))
 	var present []int
-	got := make([]float64, len(arrive)) // service each job has had
 	now, next := 0.0, 0
 	for next < len(arrive) || len(present) > 0 {
-		if len(present) == 0 {
-			now = arrive[next]
-			present = append(present, next)
-			next++
-			continue
+		rates, hold := []float64(nil), math.Inf(1)
+		if len(present) > 0 {
+			rates, hold = share(present, left, got)
 		}
-		least, above := math.Inf(1), math.Inf(1)
-		for _, j := range present {
-			least = min(least, got[j])
-		}
-		var front []int
-		for _, j := range present {
-			if got[j] <= least+eps {
-				front = append(front, j)
-			} else {
-				above = min(above, got[j])
-			}
-		}
-		k := float64(len(front))
-		step := (above - least) * k // the front catches up
-		for _, j := range front {
-			step = min(step, (work[j]-got[j])*k)
-		}
-		arrives := next < len(arrive) && arrive[next]-now < step
+		arrives := next < len(arrive) && arrive[next]-now < hold
 		if arrives {
-			step = arrive[next] - now
+			hold = arrive[next] - now
 		}
-		now += step
-		for _, j := range front {
-			got[j] += step / k
+		now += hold
+		for k, j := range present {
+			left[j] -= rates[k] * hold
+			got[j] += rates[k] * hold
 		}
 		present = slices.DeleteFunc(present, func(j int) bool {
-			if got[j] < work[j]-eps {
+			if left[j] > eps {
 				return false
 			}
 			resp[j] = now - arrive[j]
@@ -228,35 +165,75 @@ func idealLAS(arrive, work []float64) []float64 {
 	return resp
 }
 
-// idealSRPT returns each job's response time in one server that always
-// serves the job with the least work left, preempting (ties to the
-// earlier). Jobs come in arrival order.
+// only gives the whole server to the k-th present job until it ends.
+func only(present []int, k int, left []float64) ([]float64, float64) {
+	rates := make([]float64, len(present))
+	rates[k] = 1
+	return rates, left[present[k]]
+}
+
+// idealFCFS is one first-come, first-served server.
+func idealFCFS(arrive, work []float64) []float64 {
+	return idealQueue(arrive, work, func(present []int, left, _ []float64) ([]float64, float64) {
+		return only(present, 0, left)
+	})
+}
+
+// idealSRPT is one server that always serves the job with the least work
+// left, preempting (ties to the earlier).
 func idealSRPT(arrive, work []float64) []float64 {
-	resp := make([]float64, len(arrive))
-	left := slices.Clone(work)
-	var present []int
-	now, next := 0.0, 0
-	for next < len(arrive) || len(present) > 0 {
-		if len(present) == 0 {
-			now = arrive[next]
-			present = append(present, next)
-			next++
-			continue
+	return idealQueue(arrive, work, func(present []int, left, _ []float64) ([]float64, float64) {
+		k := 0
+		for i, j := range present {
+			if left[j] < left[present[k]] {
+				k = i
+			}
 		}
-		i := slices.MinFunc(present, func(a, b int) int { return cmp.Or(cmp.Compare(left[a], left[b]), cmp.Compare(a, b)) })
-		if next < len(arrive) && arrive[next] < now+left[i] {
-			left[i] -= arrive[next] - now
-			now = arrive[next]
-			present = append(present, next)
-			next++
-			continue
+		return only(present, k, left)
+	})
+}
+
+// idealPS is one egalitarian processor-sharing server: the k jobs
+// present get 1/k of it each.
+func idealPS(arrive, work []float64) []float64 {
+	return idealQueue(arrive, work, func(present []int, left, _ []float64) ([]float64, float64) {
+		k := float64(len(present))
+		rates, least := make([]float64, len(present)), math.Inf(1)
+		for i, j := range present {
+			rates[i] = 1 / k
+			least = min(least, left[j])
 		}
-		now += left[i]
-		left[i] = 0
-		resp[i] = now - arrive[i]
-		present = slices.DeleteFunc(present, func(j int) bool { return j == i })
-	}
-	return resp
+		return rates, least * k
+	})
+}
+
+// idealLAS is one least-attained-service (foreground-background) server:
+// the jobs that have had the least service share it equally, until one
+// ends or they catch up with the next least.
+func idealLAS(arrive, work []float64) []float64 {
+	const eps = 1e-9
+	return idealQueue(arrive, work, func(present []int, left, got []float64) ([]float64, float64) {
+		least, above := math.Inf(1), math.Inf(1)
+		for _, j := range present {
+			least = min(least, got[j])
+		}
+		front := 0.0
+		for _, j := range present {
+			if got[j] <= least+eps {
+				front++
+			} else {
+				above = min(above, got[j])
+			}
+		}
+		rates, hold := make([]float64, len(present)), (above-least)*front
+		for i, j := range present {
+			if got[j] <= least+eps {
+				rates[i] = 1 / front
+				hold = min(hold, left[j]*front)
+			}
+		}
+		return rates, hold
+	})
 }
 
 func TestIdealQueuesOnHandMadeArrivals(t *testing.T) {
