@@ -71,6 +71,28 @@ func TestMoreRunnableTasksThanCoresSlowEachOther(t *testing.T) {
 	}
 }
 
+// Maps that compute a fixed time on a few bytes of input share the cores
+// as CPU-bound maps do: eight of 10 s on a byte each, on four cores, take
+// 20 s (their work a byte is far over what one byte of a streamed read
+// can carry on the CPU's link, so each reads its byte and then computes).
+func TestFixedTimeMapsOnAByteShareTheCores(t *testing.T) {
+	for _, tc := range []struct {
+		cores int
+		want  time.Duration
+	}{{4, 20 * time.Second}, {8, 10 * time.Second}} {
+		cfg := cpuCluster(8, tc.cores, 8)
+		cfg.HDFS.BlockSize = 1
+		cfg.Workload[0][0].InputBytes, cfg.Workload[0][0].MapCPU = 8, 0
+		cfg.Workload[0][0].MapTime = 10 * time.Second
+		held := mapsHeld(t, run(t, cfg))
+		require.Len(t, held, 8)
+		for m, se := range held {
+			assert.Equal(t, held[0][0], se[0], "map %d launched with the others", m)
+			assert.InDelta(t, tc.want, se[1]-se[0], float64(time.Microsecond), "map %d on %d cores", m, tc.cores)
+		}
+	}
+}
+
 // Four maps on four cores, each alone on its core, launched at s < 5 s.
 // At 5 s the node's speed halves: each has 10 − (5 − s) s of work left,
 // which now takes twice as long, so each ends at 5 + 2 × (5 + s) =
