@@ -47,6 +47,40 @@ func TestQueueingValidationAgainstAnIdealQueue(t *testing.T) {
 	}
 }
 
+// Processor sharing on one core: the validation's maps on 60 slots and a
+// single core share it, so the run's jobs, replayed through an ideal
+// processor-sharing server on their own arrivals and draws, end as they
+// would there but for the wait for a heartbeat before a map launches
+// (under 100 ms, so about half an interval on the mean).
+func TestQueueingValidationAgainstAnIdealProcessorSharingCore(t *testing.T) {
+	const interval = 100 * time.Millisecond
+	for _, dist := range []string{"constant", "uniform"} {
+		t.Run(dist, func(t *testing.T) {
+			sc, rec := runValidation(t, "validation/queueing.toml", 0, "cluster.map_slots=60", "cluster.cores=1",
+				"workload.synthetic[0].slots=1", "workload.synthetic[0].task_dist="+dist, "workload.synthetic[0].jobs=2000")
+			specs := sc.Config.Jobs()
+			jobs := slices.Clone(rec.Jobs)
+			slices.SortStableFunc(jobs, func(a, b cluster.JobResult) int { return cmp.Compare(a.Submit, b.Submit) })
+			var arrive, work []float64
+			var emu float64
+			for _, j := range jobs {
+				require.Equal(t, cluster.JobSucceeded, j.Outcome)
+				arrive = append(arrive, j.Submit.Seconds())
+				work = append(work, specs[j.ID-1].MapTime.Seconds())
+				emu += (j.Finish - j.Submit).Seconds()
+			}
+			var ideal float64
+			for _, r := range idealPS(arrive, work) {
+				ideal += r
+			}
+			emu, ideal = emu/float64(len(jobs)), ideal/float64(len(jobs))
+			t.Logf("mean response %.4f s, the ideal processor sharing's %.4f s: %.4f s added", emu, ideal, emu-ideal)
+			require.GreaterOrEqual(t, emu, ideal)
+			require.Less(t, emu-ideal, interval.Seconds(), "on the mean, a heartbeat interval at most")
+		})
+	}
+}
+
 // againstIdealFIFO returns the mean response of the run's jobs, each of
 // one attempt, the mean they would have had in c FIFO servers without
 // overhead, and the most a job started after its ideal start. It fails
