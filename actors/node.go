@@ -293,12 +293,14 @@ func (n *Node) start(ctx actor.Context, msg *LaunchTask) {
 // work over the node's CPU, bounded at one core, so the map reads no
 // faster than it computes and computes no faster than it reads.
 //
-// A map whose CPU work is over netmodel.MaxUse a byte of its input (a
-// second of compute a byte: a fixed time on a few bytes, as the queueing
-// validations' 1-byte maps) reads first and then computes, its read at
-// most a billionth of its compute: streamed, its CPU use would be cut to
-// MaxUse on the CPU's link, which would see too little of its load and
-// let more such maps than cores run at one core each.
+// A map whose CPU work is over half netmodel.MaxUse a byte of its input
+// (half a second of compute a byte: a fixed time on a few bytes, as the
+// queueing validations' 1-byte maps) reads first and then computes, its
+// read a negligible part of its compute: streamed, its CPU use with a
+// remote read's receive cost (at most MaxByteCPU, far below the other
+// half) would be cut to MaxUse on the CPU's link, which would see too
+// little of its load and let more such maps than cores run at one core
+// each.
 //
 // A map whose block the node caches (TaskSpec.FromMemory) reads it over
 // the node's memory link instead of a disk, and tells the cache client,
@@ -311,7 +313,7 @@ func (n *Node) startMap(ctx actor.Context, r *run) {
 		ctx.Send(n.cfg.Cache, &ReadCachedBlock{Attempt: r.launch.Attempt, File: spec.File, Block: r.launch.Attempt.Task - spec.FileFirst})
 	}
 	work := spec.work(spec.InputBytes)
-	if spec.Model != workload.Overlapped || work <= 0 || spec.InputBytes == 0 || float64(work) > netmodel.MaxUse*float64(spec.InputBytes) {
+	if spec.Model != workload.Overlapped || work <= 0 || spec.InputBytes == 0 || float64(work) > netmodel.MaxUse/2*float64(spec.InputBytes) {
 		n.startFlow(ctx, r, partInput, spec.Source, n.cfg.ID, read, spec.InputBytes, 0)
 		return
 	}
