@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"clusteremu/cluster"
+	"clusteremu/policies/sched"
 )
 
 // The queueing validation's jobs, replayed through an ideal queue of c
@@ -22,21 +23,28 @@ import (
 // interval (100 ms) after its ideal start, and never before it, so about
 // half an interval on the mean (`go test -run
 // TestQueueingValidationAgainstAnIdealQueue -v ./scenarios` prints it).
+// Delay scheduling that waits without end for a node-local slot makes
+// each of four one-slot nodes its own FIFO queue of the jobs whose block
+// it holds: the replay then queues each job at its own node.
 func TestQueueingValidationAgainstAnIdealQueue(t *testing.T) {
 	const interval = 100 * time.Millisecond
+	partitioned := []string{"cluster.nodes_per_rack=4", "scheduler.delay=true", "scheduler.t1=100h", "scheduler.t2=100h"}
 	for _, tc := range []struct {
-		name  string
-		slots int
-		set   []string
+		name    string
+		slots   int
+		set     []string
+		perNode bool // each node its own queue
 	}{
-		{"M/M/1 at 0.5", 1, nil},
-		{"M/M/1 at 0.8", 1, []string{"workload.synthetic[0].load=0.8"}},
-		{"M/D/1 at 0.8", 1, []string{"workload.synthetic[0].load=0.8", "workload.synthetic[0].task_dist=constant"}},
-		{"M/M/4 at 0.8", 4, []string{"workload.synthetic[0].load=0.8", "cluster.map_slots=4"}},
+		{"M/M/1 at 0.5", 1, nil, false},
+		{"M/M/1 at 0.8", 1, []string{"workload.synthetic[0].load=0.8"}, false},
+		{"M/D/1 at 0.8", 1, []string{"workload.synthetic[0].load=0.8", "workload.synthetic[0].task_dist=constant"}, false},
+		{"M/M/4 at 0.8", 4, []string{"workload.synthetic[0].load=0.8", "cluster.map_slots=4"}, false},
+		{"M/M/4 on four nodes at 0.8", 4, []string{"workload.synthetic[0].load=0.8", "cluster.nodes_per_rack=4"}, false},
+		{"4 × M/M/1 by delay scheduling at 0.8", 1, append(partitioned, "workload.synthetic[0].load=0.8"), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, rec := runValidation(t, "validation/queueing.toml", 0, append(tc.set, "workload.synthetic[0].jobs=2000")...)
-			emu, ideal, late := againstIdealFIFO(t, rec, tc.slots)
+			emu, ideal, late := againstIdealFIFO(t, rec, tc.slots, tc.perNode)
 			t.Logf("mean response %.4f s, the ideal queue's %.4f s: %.4f s added, at most %v a job", emu, ideal, emu-ideal, late)
 			require.GreaterOrEqual(t, emu, ideal)
 			require.Less(t, emu-ideal, interval.Seconds(), "on the mean, a heartbeat interval at most")
@@ -83,23 +91,35 @@ func TestQueueingValidationAgainstAnIdealProcessorSharingCore(t *testing.T) {
 
 // againstIdealFIFO returns the mean response of the run's jobs, each of
 // one attempt, the mean they would have had in c FIFO servers without
-// overhead, and the most a job started after its ideal start. It fails
-// on a job that started before its ideal start.
-func againstIdealFIFO(t *testing.T, rec *cluster.Records, c int) (emu, ideal float64, late time.Duration) {
+// overhead (c at each node, each job at its attempt's, when perNode),
+// and the most a job started after its ideal start. It fails on a job
+// that started before its ideal start.
+func againstIdealFIFO(t *testing.T, rec *cluster.Records, c int, perNode bool) (emu, ideal float64, late time.Duration) {
 	t.Helper()
-	type attempt struct{ start, took time.Duration }
+	type attempt struct {
+		start, took time.Duration
+		node        sched.NodeID
+	}
 	ran := map[int64]attempt{}
 	for _, a := range rec.Attempts {
 		_, twice := ran[int64(a.Attempt.Job)]
 		require.False(t, twice, "job %d ran two attempts", a.Attempt.Job)
-		ran[int64(a.Attempt.Job)] = attempt{a.Start, a.End - a.Start}
+		ran[int64(a.Attempt.Job)] = attempt{a.Start, a.End - a.Start, a.Node}
 	}
 	jobs := slices.Clone(rec.Jobs)
 	slices.SortStableFunc(jobs, func(a, b cluster.JobResult) int { return cmp.Compare(a.Submit, b.Submit) })
-	free := make([]time.Duration, c) // when each server frees
+	servers := map[sched.NodeID][]time.Duration{} // when each server frees, by queue
 	for _, j := range jobs {
 		a, ok := ran[int64(j.ID)]
 		require.True(t, ok, "job %d ran no attempt", j.ID)
+		var queue sched.NodeID
+		if perNode {
+			queue = a.node
+		}
+		if servers[queue] == nil {
+			servers[queue] = make([]time.Duration, c)
+		}
+		free := servers[queue]
 		k := slices.Index(free, slices.Min(free))
 		start := max(j.Submit, free[k])
 		free[k] = start + a.took
