@@ -23,7 +23,9 @@ var sharingSeeds = flag.Int("sharing-seeds", 1, "TestSharingAgainstIdealQueues: 
 // sampling error. Each policy meets the ideal single server of the node's
 // rate that it approximates: fair sharing egalitarian processor sharing,
 // FIFO first come first served, LAS least attained service
-// (foreground-background) and SRPT preemptive shortest remaining time.
+// (foreground-background), SRPT preemptive shortest remaining time and
+// LAS_MQ (strict, FIFO within a queue, without stage awareness) the
+// multi-level feedback queue of its thresholds.
 // The emulator gives whole slots as maps end, so a job arriving at a full
 // node waits for one, holds a whole slot or none, and its last wave
 // leaves slots idle when no other job is there to take them; each run's
@@ -31,16 +33,26 @@ var sharingSeeds = flag.Int("sharing-seeds", 1, "TestSharingAgainstIdealQueues: 
 // 1-6 of 300 jobs (`go test -run TestSharingAgainstIdealQueues -v
 // ./scenarios -sharing-seeds 6` prints them), fair sharing adds 1.2-3.4%
 // to PS's mean (lognormal sizes) and 1.4-3.3% (Pareto), FIFO 0.4-0.6% and
-// 0.6-1.1% to FCFS's, LAS 0.0-0.8% and 0.6-1.4% to LAS's, and SRPT
-// 0.8-1.0% and 1.6-2.0% to SRPT's. Their 2,400 jobs a seed, a million
-// maps, take minutes under the race detector, so make test runs this
-// without it, as it does the reproductions.
+// 0.6-1.1% to FCFS's, LAS 0.0-0.8% and 0.6-1.4% to LAS's, SRPT 0.8-1.0%
+// and 1.6-2.0% to SRPT's, and LAS_MQ 0.2-0.6% and 0.9-1.8% to the
+// multi-level queue's. Their 3,000 jobs a seed, over a million maps, take
+// minutes under the race detector, so make test runs this without it,
+// as it does the reproductions.
 func TestSharingAgainstIdealQueues(t *testing.T) {
 	if raceEnabled {
-		t.Skip("a million maps: make test runs this without the race detector")
+		t.Skip("over a million maps: make test runs this without the race detector")
+	}
+	// LAS_MQ as a plain multi-level queue: 10 queues from 25 slot-seconds
+	// of service (10 slots: 2.5 s of the node's), ten times as much each.
+	lasmq := []string{"scheduler.first_threshold=25s", "scheduler.step=10", "scheduler.queues=10",
+		"scheduler.strict=true", "scheduler.order=fifo", "scheduler.stage_aware=false"}
+	thresholds := []float64{2.5}
+	for len(thresholds) < 9 {
+		thresholds = append(thresholds, 10*thresholds[len(thresholds)-1])
 	}
 	for _, tc := range []struct {
 		policy string
+		set    []string
 		ideal  func(arrive, work []float64) []float64
 		bound  float64 // on the mean response over the ideal's, less 1
 		// above: the emulator's mean cannot beat the ideal's: FCFS at
@@ -48,16 +60,18 @@ func TestSharingAgainstIdealQueues(t *testing.T) {
 		// and SRPT's mean response is the least of any discipline's
 		above bool
 	}{
-		{"fair", idealPS, 0.08, false},
-		{"fifo", idealFCFS, 0.02, true},
-		{"las", idealLAS, 0.03, false},
-		{"srpt", idealSRPT, 0.04, true},
+		{"fair", nil, idealPS, 0.08, false},
+		{"fifo", nil, idealFCFS, 0.02, true},
+		{"las", nil, idealLAS, 0.03, false},
+		{"srpt", nil, idealSRPT, 0.04, true},
+		{"lasmq", lasmq, idealMLQ(thresholds), 0.03, false},
 	} {
 		for _, sizes := range []string{"lognormal", "pareto"} {
 			t.Run(tc.policy+" "+sizes, func(t *testing.T) {
 				for seed := range uint64(*sharingSeeds) {
-					sc, rec := runValidation(t, "validation/sharing.toml", seed+1, "scheduler.name="+tc.policy,
-						"workload.synthetic[0].sizes="+sizes, "workload.synthetic[0].jobs=300")
+					set := append([]string{"scheduler.name=" + tc.policy, "workload.synthetic[0].sizes=" + sizes,
+						"workload.synthetic[0].jobs=300"}, tc.set...)
+					sc, rec := runValidation(t, "validation/sharing.toml", seed+1, set...)
 					arrive, work, resp := sharingJobs(t, rec, sc.Config.Cluster.MapSlots)
 					ideal := tc.ideal(arrive, work)
 					var emu, want float64
@@ -234,6 +248,33 @@ func idealLAS(arrive, work []float64) []float64 {
 		}
 		return rates, hold
 	})
+}
+
+// idealMLQ is one multi-level feedback queue server (LAS_MQ with strict
+// priority and FIFO within a queue): a job is in queue i while its
+// service is below thresholds[i] and at least the one before (every job
+// enters the first, and moves down, never up), and the server serves the
+// earliest arrived job of the highest queue that has one, preempting.
+func idealMLQ(thresholds []float64) func(arrive, work []float64) []float64 {
+	return func(arrive, work []float64) []float64 {
+		return idealQueue(arrive, work, func(present []int, left, got []float64) ([]float64, float64) {
+			queue := func(j int) int {
+				q, _ := slices.BinarySearch(thresholds, got[j]+1e-9)
+				return q
+			}
+			k := 0
+			for i, j := range present {
+				if queue(j) < queue(present[k]) {
+					k = i
+				}
+			}
+			rates, hold := only(present, k, left)
+			if q := queue(present[k]); q < len(thresholds) {
+				hold = min(hold, thresholds[q]-got[present[k]])
+			}
+			return rates, hold
+		})
+	}
 }
 
 func TestIdealQueuesOnHandMadeArrivals(t *testing.T) {
