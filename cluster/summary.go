@@ -121,6 +121,15 @@ const PoolMetrics = "pools."
 // only runs with slowdowns have bins.
 const SizeMetrics = "sizes."
 
+// FromReferences reports whether the metric is measured from the jobs'
+// reference runs (Config.Run.Slowdown), so that a run without them has
+// none: slowdowns (the run's, a pool's or a size bin's), the size bins'
+// metrics and the workload's sizes and load.
+func FromReferences(metric string) bool {
+	return strings.HasPrefix(metric, SizeMetrics) || strings.HasPrefix(metric, "workload.") ||
+		strings.HasPrefix(metric, "jobs.slowdown.") || strings.HasPrefix(metric, PoolMetrics) && strings.Contains(metric, ".jobs.slowdown.")
+}
+
 // PartitionMetrics prefixes the metrics of each partition of a policy
 // that splits the slots between queues (sched.Partitioned):
 // partitions.<k>.utilisation.map and .reduce (the slot-seconds held in the

@@ -230,3 +230,14 @@ func TestWarmupLeavesOutItsJobsPhasesAndCloneCounts(t *testing.T) {
 	assert.Equal(t, 5.0, s["phases.median_over_min_rate.p50"], "job 2's phase alone")
 	assert.InDelta(t, 0.5, s["clones.budget.peak"], 1e-12, "the budget's peak counts the whole run")
 }
+
+func TestFromReferencesNamesTheMetricsReferenceRunsMeasure(t *testing.T) {
+	for _, m := range []string{"jobs.slowdown.mean", "jobs.slowdown.bin_spread", "pools.scan.jobs.slowdown.p95",
+		"sizes.316.jobs.response_time.mean", "workload.load.map", "workload.size.scv", "workload.reference.sum"} {
+		assert.True(t, FromReferences(m), m)
+	}
+	for _, m := range []string{"jobs.response_time.mean", "jobs.succeeded", "pools.scan.jobs.response_time.mean",
+		"slots.utilisation.map", "tasks.locality.node", "phases.duration.p50"} {
+		assert.False(t, FromReferences(m), m)
+	}
+}

@@ -53,6 +53,24 @@ func TestSeedsShrinkAndReplay(t *testing.T) {
 	assert.Equal(t, Signature(first), Signature(err))
 }
 
+// Explore leaves the reference runs out unless a plain row checks what
+// they measure: a row on the default scenario's mean slowdown holds on
+// its seeds, where without the reference runs the run would measure no
+// slowdown.
+func TestReferenceRunsOnlyForRowsThatCheckThem(t *testing.T) {
+	path := filepath.Join("..", "scenarios", "examples", "default.toml")
+	text, err := os.ReadFile(path)
+	require.NoError(t, err)
+	text = append(text, "\n[[expect]]\nmetric = \"jobs.slowdown.mean\"\nop = \">\"\nvalue = 0.5\n"...)
+	sc, err := scenarios.Load(path, text, filepath.Dir(path))
+	require.NoError(t, err)
+	require.True(t, checksReferences(sc))
+	for _, o := range Seeds(sc, 1, 2, 0, NewRuns(), nil) {
+		assert.NoError(t, o.Err)
+	}
+	assert.False(t, checksReferences(lossy(t)))
+}
+
 func TestEarliestTakesTheFirstFailingInstant(t *testing.T) {
 	bad := errors.New("bad")
 	assert.Equal(t, -1, Earliest([]Outcome{{}, {Skipped: true}}))

@@ -28,7 +28,8 @@ import (
 func Shrink(w io.Writer, sc *scenarios.Scenario, seed uint64, workers int, runs *Runs) ([]cluster.Decision, error) {
 	start := time.Now()
 	cfg := sc.Config
-	cfg.Run.ScheduleSeed, cfg.Run.Slowdown, cfg.Run.RecordDecisions = seed, false, true
+	cfg.Run.ScheduleSeed, cfg.Run.RecordDecisions = seed, true
+	cfg.Run.Slowdown = cfg.Run.Slowdown && checksReferences(sc)
 	rep, first := Verdict(sc, cfg, runs)
 	if errors.Is(first, cluster.ErrInterrupted) {
 		return nil, fmt.Errorf("interrupted before seed %d had run", seed)

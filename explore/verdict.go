@@ -41,6 +41,18 @@ func VerdictOf(sc *scenarios.Scenario, c *cluster.Cluster, runs *Runs) (*cluster
 	return rep, nil
 }
 
+// checksReferences reports whether a plain [[expect]] block of the
+// scenario checks a metric its reference runs measure (a slowdown, a
+// size bin's, the workload's load).
+func checksReferences(sc *scenarios.Scenario) bool {
+	for i := range sc.Expect {
+		if e := &sc.Expect[i]; e.Plain() && cluster.FromReferences(e.Metric) {
+			return true
+		}
+	}
+	return false
+}
+
 // Outcome is one explored seed's first violation (nil when it passed)
 // and the emulated instant its run ended; Skipped when an interrupt kept
 // it from being explored.
@@ -52,14 +64,15 @@ type Outcome struct {
 
 // Seed runs the scenario under one schedule seed, with its own workload
 // seed, as one of runs. The scenario's reference runs (run.slowdown) are
-// left out: the checks are the run's own.
+// left out unless a plain [[expect]] block checks a metric measured from
+// them: the checks are the run's own.
 func Seed(sc *scenarios.Scenario, seed uint64, runs *Runs) Outcome {
 	if runs.Stopped() {
 		return Outcome{Skipped: true}
 	}
 	cfg := sc.Config
 	cfg.Run.ScheduleSeed = seed
-	cfg.Run.Slowdown = false
+	cfg.Run.Slowdown = cfg.Run.Slowdown && checksReferences(sc)
 	c, err := cluster.Build(cfg)
 	if err != nil {
 		return Outcome{Err: err}
