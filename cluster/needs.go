@@ -70,8 +70,18 @@ func (c *Config) Needs() Needs {
 }
 
 func (n Needs) String() string {
-	return fmt.Sprintf("%d nodes, %d jobs, %d maps and %d reduces, %d block replicas, %d shuffle fetches, at least %v of memory",
-		n.Nodes, n.Jobs, n.Maps, n.Reduces, n.Replicas, n.Fetches, HumanBytes(n.Memory))
+	return fmt.Sprintf("%s, %s, %s and %s, %s, %s, at least %v of memory",
+		count(int64(n.Nodes), "node", "nodes"), count(int64(n.Jobs), "job", "jobs"), count(n.Maps, "map", "maps"),
+		count(n.Reduces, "reduce", "reduces"), count(n.Replicas, "block replica", "block replicas"),
+		count(n.Fetches, "shuffle fetch", "shuffle fetches"), HumanBytes(n.Memory))
+}
+
+// count is n and the noun, singular for one.
+func count(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 func addSat(a, b int64) int64 {
