@@ -80,7 +80,7 @@ fuzz:
 		done; \
 	done
 
-## validate: the paper reproductions and the queueing validation at full
+## validate: the paper reproductions and the queueing validations at full
 ## size, one row per result (WORKERS=host:port,... runs them on clusteremu
 ## worker processes)
 WORKERS ?=

@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"cmp"
 	"slices"
 	"testing"
 	"time"
@@ -67,21 +66,14 @@ func TestQueueingValidationAgainstAnIdealProcessorSharingCore(t *testing.T) {
 			sc, rec := runValidation(t, "validation/queueing.toml", 0, "cluster.map_slots=60", "cluster.cores=1",
 				"workload.synthetic[0].slots=1", "workload.synthetic[0].task_dist="+dist, "workload.synthetic[0].jobs=2000")
 			specs := sc.Config.Jobs()
-			jobs := slices.Clone(rec.Jobs)
-			slices.SortStableFunc(jobs, func(a, b cluster.JobResult) int { return cmp.Compare(a.Submit, b.Submit) })
-			var arrive, work []float64
-			var emu float64
-			for _, j := range jobs {
+			var arrive, work, resp []float64
+			for _, j := range bySubmission(rec) {
 				require.Equal(t, cluster.JobSucceeded, j.Outcome)
 				arrive = append(arrive, j.Submit.Seconds())
 				work = append(work, specs[j.ID-1].MapTime.Seconds())
-				emu += (j.Finish - j.Submit).Seconds()
+				resp = append(resp, (j.Finish - j.Submit).Seconds())
 			}
-			var ideal float64
-			for _, r := range idealPS(arrive, work) {
-				ideal += r
-			}
-			emu, ideal = emu/float64(len(jobs)), ideal/float64(len(jobs))
+			emu, ideal := cluster.Mean(resp), cluster.Mean(idealPS(arrive, work))
 			t.Logf("mean response %.4f s, the ideal processor sharing's %.4f s: %.4f s added", emu, ideal, emu-ideal)
 			require.GreaterOrEqual(t, emu, ideal)
 			require.Less(t, emu-ideal, interval.Seconds(), "on the mean, a heartbeat interval at most")
@@ -106,8 +98,7 @@ func againstIdealFIFO(t *testing.T, rec *cluster.Records, c int, perNode bool) (
 		require.False(t, twice, "job %d ran two attempts", a.Attempt.Job)
 		ran[int64(a.Attempt.Job)] = attempt{a.Start, a.End - a.Start, a.Node}
 	}
-	jobs := slices.Clone(rec.Jobs)
-	slices.SortStableFunc(jobs, func(a, b cluster.JobResult) int { return cmp.Compare(a.Submit, b.Submit) })
+	jobs := bySubmission(rec)
 	servers := map[sched.NodeID][]time.Duration{} // when each server frees, by queue
 	for _, j := range jobs {
 		a, ok := ran[int64(j.ID)]
