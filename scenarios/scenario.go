@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -327,12 +328,12 @@ func (w *WorkloadTable) generate(dir string, c cluster.Config) ([][]workload.Job
 	var streams [][]workload.JobSpec
 	var loads []cluster.LoadStream
 	var errs []error
-	add := func(key, name string, s Stream) {
+	add := func(key, name string, s Stream, seed uint64) {
 		if err := s.Validate(); err != nil {
 			errs = append(errs, Prefix(key, err))
 			return
 		}
-		jobs, err := s.Generate(Env{Dir: dir, Seed: c.Run.Seed, BlockSize: int64(c.HDFS.BlockSize), Name: name})
+		jobs, err := s.Generate(Env{Dir: dir, Seed: seed, BlockSize: int64(c.HDFS.BlockSize), Name: name})
 		if err != nil {
 			errs = append(errs, Prefix(key, err))
 			return
@@ -355,16 +356,27 @@ func (w *WorkloadTable) generate(dir string, c cluster.Config) ([][]workload.Job
 			}
 			s.Slots = c.Nodes() * c.Cluster.MapSlots
 		}
-		add(fmt.Sprintf("workload.synthetic[%d]", i), fmt.Sprintf("s%d", i), &s)
+		add(fmt.Sprintf("workload.synthetic[%d]", i), fmt.Sprintf("s%d", i), &s, streamSeed(c.Run.Seed, i))
 	}
 	for i := range w.SWIM {
-		add(fmt.Sprintf("workload.swim[%d]", i), "", &w.SWIM[i])
+		add(fmt.Sprintf("workload.swim[%d]", i), "", &w.SWIM[i], c.Run.Seed)
 	}
 	for i := range w.Jobs {
-		add(fmt.Sprintf("workload.jobs[%d]", i), "", &w.Jobs[i])
+		add(fmt.Sprintf("workload.jobs[%d]", i), "", &w.Jobs[i], c.Run.Seed)
 	}
 	for i := range w.Recurring {
-		add(fmt.Sprintf("workload.recurring[%d]", i), fmt.Sprintf("r%d", i), &w.Recurring[i])
+		add(fmt.Sprintf("workload.recurring[%d]", i), fmt.Sprintf("r%d", i), &w.Recurring[i], c.Run.Seed)
 	}
 	return streams, loads, errs
+}
+
+// streamSeed is the seed synthetic stream i draws from: the run's for the
+// first, and one mixed from it and i for each other, so that streams of
+// equal parameters are independent (the same seed would draw the same
+// gaps and sizes for each: arrivals scaled copies of one another).
+func streamSeed(seed uint64, i int) uint64 {
+	if i == 0 {
+		return seed
+	}
+	return rand.New(rand.NewPCG(seed, 0x73747265616d<<8|uint64(i))).Uint64() // "stream"
 }

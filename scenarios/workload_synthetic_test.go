@@ -366,3 +366,27 @@ func TestSyntheticTaskDist(t *testing.T) {
 		t.Errorf("without task_dist a map computes per MiB: %+v", plain[0])
 	}
 }
+
+// Two synthetic streams of equal parameters are independent: each draws
+// from a seed of its own, not both from the run's, which would give them
+// the same gaps and sizes.
+func TestSyntheticStreamsDrawIndependently(t *testing.T) {
+	stream := "\n[[workload.synthetic]]\njobs = 50\ninterarrival = \"10s\"\n"
+	sc, err := Load("s.toml", []byte("[cluster]\nracks = 1\nnodes_per_rack = 3\n"+stream+stream), t.TempDir())
+	require.NoError(t, err)
+	streams := sc.Config.Workload
+	require.Len(t, streams, 2)
+	sameGaps, sameSizes := 0, 0
+	for i := 1; i < len(streams[0]); i++ {
+		g0 := streams[0][i].Submit - streams[0][i-1].Submit
+		g1 := streams[1][i].Submit - streams[1][i-1].Submit
+		if g0 == g1 {
+			sameGaps++
+		}
+		if streams[0][i].Maps == streams[1][i].Maps {
+			sameSizes++
+		}
+	}
+	require.Zero(t, sameGaps, "stream 1's gaps are stream 0's")
+	require.Less(t, sameSizes, 25, "stream 1's sizes are stream 0's")
+}
