@@ -341,6 +341,9 @@ func (w *WorkloadTable) generate(dir string, c cluster.Config) ([][]workload.Job
 		if w, ok := s.(weighted); ok {
 			w.jobWeights().draw(jobs, c.Run.Seed, key)
 		}
+		if p, ok := s.(prioritised); ok {
+			p.jobPriority().give(jobs)
+		}
 		if swim, ok := s.(*SWIMStream); ok {
 			if l, ok := swim.LoadStream(key, len(streams)); ok {
 				loads = append(loads, l)

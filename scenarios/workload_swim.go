@@ -49,7 +49,7 @@ import (
 // min_input = "0B" and min_shuffle = "0B" (no floor), start = "0s", duration = "0s" (to the end), max_tasks (no cap),
 // max_jobs = 0 (all), load and slots (the trace's own arrivals), pool =
 // "" (the default pool), map_cpu_per_mib and reduce_cpu_per_mib (see
-// CPUCosts), weights (see JobWeights).
+// CPUCosts), weights (see JobWeights), priority = 2 (see JobPriority).
 type SWIMStream struct {
 	Trace          string   `toml:"trace"`
 	BytesPerReduce Bytes    `toml:"bytes_per_reduce"`
@@ -68,6 +68,7 @@ type SWIMStream struct {
 	CPUCosts
 	Skew
 	JobWeights
+	JobPriority
 }
 
 // DefaultBytesPerReduce is the shuffle one reduce task receives when a
@@ -108,6 +109,7 @@ func (s *SWIMStream) Validate() error {
 	c.add(v.Slots > 0 && v.Load == nil, Invalid("slots", v.Slots, "applies only with load: the slots the load is of"))
 	v.Skew.check(&c)
 	v.JobWeights.check(&c)
+	v.JobPriority.check(&c)
 	return c.err()
 }
 

@@ -80,7 +80,7 @@ import (
 // pool = "", map_cpu_per_mib and reduce_cpu_per_mib (see CPUCosts),
 // files = 0 (every job reads a file of its own), zipf = 1.0,
 // size_correlation = 0, input_cov = 0 and partition_cov = 0 (see Skew),
-// weights (see JobWeights).
+// weights (see JobWeights), priority = 2 (see JobPriority).
 // An absent value takes the default, and so does a zero for keys where
 // zero means nothing (jobs, task_time, the map bounds, block_size...);
 // lognormal_mu, the reduce fractions and the ratios take 0 as written.
@@ -110,6 +110,7 @@ type SyntheticStream struct {
 	SizeCorrelation float64  `toml:"size_correlation,omitzero"`
 	Skew
 	JobWeights
+	JobPriority
 }
 
 // SizeBin is a range of map counts [Lo, Hi] and the fraction of jobs in it.
@@ -212,6 +213,7 @@ func (s *SyntheticStream) Validate() error {
 	}
 	v.Skew.check(&c)
 	v.JobWeights.check(&c)
+	v.JobPriority.check(&c)
 	return c.err()
 }
 

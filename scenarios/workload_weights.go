@@ -58,3 +58,37 @@ type weighted interface {
 }
 
 func (w JobWeights) jobWeights() JobWeights { return w }
+
+// JobPriority is a stream's priority key: the Hadoop priority of each of
+// its jobs, 0 (very high) to 4 (very low), 2 (normal) when absent. FIFO
+// serves jobs by priority, then by submission (Hadoop's default
+// scheduler), so two streams of different priorities under it are the
+// non-preemptive priority queue of queueing theory; policies that order
+// jobs otherwise do not read it.
+type JobPriority struct {
+	Priority *int `toml:"priority"`
+}
+
+// check reports a priority outside 0 … 4.
+func (p JobPriority) check(c *checks) {
+	if p.Priority != nil {
+		c.add(*p.Priority < 0 || *p.Priority > 4, Invalid("priority", *p.Priority, "must be 0 (very high) … 4 (very low); 2 is normal"))
+	}
+}
+
+// give sets every job's priority to the stream's, when it gives one.
+func (p JobPriority) give(jobs []workload.JobSpec) {
+	if p.Priority == nil {
+		return
+	}
+	for i := range jobs {
+		jobs[i].Priority = *p.Priority
+	}
+}
+
+// prioritised is a stream that takes the priority key.
+type prioritised interface {
+	jobPriority() JobPriority
+}
+
+func (p JobPriority) jobPriority() JobPriority { return p }

@@ -73,3 +73,45 @@ job = [{maps = 1}]
 		`w.toml:9:1: workload.jobs[0].weights[1] = 1001: must be a finite number in (0, 1000]: a job's share weight in its pool`,
 	}, strings.Split(err.Error(), "\n"))
 }
+
+// A stream's priority is every one of its jobs' (2, normal, without the
+// key), and only its own: a second stream keeps its default.
+func TestStreamPriorityGoesToEachOfItsJobs(t *testing.T) {
+	sc, err := Load("p.toml", []byte(`[[workload.synthetic]]
+jobs = 50
+interarrival = "10s"
+pool = "urgent"
+priority = 0
+[[workload.synthetic]]
+jobs = 50
+interarrival = "10s"
+pool = "normal"
+`), ".")
+	require.NoError(t, err)
+	count := map[string]map[int]int{}
+	for _, j := range sc.Config.Jobs() {
+		if count[j.Pool] == nil {
+			count[j.Pool] = map[int]int{}
+		}
+		count[j.Pool][j.Priority]++
+	}
+	assert.Equal(t, map[string]map[int]int{"urgent": {0: 50}, "normal": {2: 50}}, count)
+}
+
+// A priority outside 0 … 4 is refused at its key, in each stream that
+// takes one.
+func TestStreamPriorityBadInput(t *testing.T) {
+	_, err := Load("p.toml", []byte(`[[workload.synthetic]]
+jobs = 2
+interarrival = "1s"
+priority = 5
+[[workload.swim]]
+trace = "t.tsv"
+priority = -1
+`), ".")
+	require.Error(t, err)
+	assert.Equal(t, []string{
+		`p.toml:4:1: workload.synthetic[0].priority = 5: must be 0 (very high) … 4 (very low); 2 is normal`,
+		`p.toml:7:1: workload.swim[0].priority = -1: must be 0 (very high) … 4 (very low); 2 is normal`,
+	}, strings.Split(err.Error(), "\n"))
+}
