@@ -71,17 +71,21 @@ type Expectation struct {
 // ReducedRow is how a reproduction's row is checked in its reduced form
 // (`clusteremu reproduce --reduced`, which CI runs) when the smaller run
 // cannot hold it as the full one does: skipped, or with its own operator,
-// value or tolerance (each left out keeps the row's). Why says why, and
-// reproduce prints it beside the row.
+// value or tolerance (each left out keeps the row's), or with overrides
+// of its own, applied after the row's set, baseline and saved_from (a
+// row whose set sizes the workload sizes it anew for the reduced form).
+// Why says why, and reproduce prints it beside the row.
 //
 //	reduced = { value = 1.0, why = "200 jobs on 20 nodes: FBQ gains less" }
 //	reduced = { skip = true, why = "fails in the full form too" }
+//	reduced = { set = ["workload.synthetic[0].jobs=400"], tolerance = 1.6, why = "a tenth of the jobs" }
 type ReducedRow struct {
-	Skip      bool    `toml:"skip"`
-	Op        string  `toml:"op"`
-	Value     any     `toml:"value"`
-	Tolerance float64 `toml:"tolerance"`
-	Why       string  `toml:"why"`
+	Skip      bool     `toml:"skip"`
+	Op        string   `toml:"op"`
+	Value     any      `toml:"value"`
+	Tolerance float64  `toml:"tolerance"`
+	Set       []string `toml:"set"`
+	Why       string   `toml:"why"`
 }
 
 // ReducedForm is the row as the reduced form checks it, and whether the
@@ -100,6 +104,15 @@ func (e Expectation) ReducedForm() (Expectation, bool) {
 	if r.Tolerance != 0 || r.Op != "" {
 		e.Tolerance = r.Tolerance
 	}
+	if len(r.Set) > 0 {
+		e.Set = append(slices.Clone(e.Set), r.Set...)
+		if e.Baseline != nil {
+			e.Baseline = append(slices.Clone(e.Baseline), r.Set...)
+		}
+		if e.SavedFrom != nil {
+			e.SavedFrom = append(slices.Clone(e.SavedFrom), r.Set...)
+		}
+	}
 	return e, r.Skip
 }
 
@@ -111,10 +124,14 @@ func (e *Expectation) validateReduced() []error {
 	var errs checks
 	errs.add(r.Why == "", Missing("reduced.why", "say why the reduced form checks the row otherwise"))
 	if r.Skip {
-		errs.add(r.Op != "" || r.Value != nil || r.Tolerance != 0, Invalid("reduced.skip", true, "a skipped row takes no op, value or tolerance"))
+		errs.add(r.Op != "" || r.Value != nil || r.Tolerance != 0 || r.Set != nil, Invalid("reduced.skip", true, "a skipped row takes no op, value, tolerance or set"))
 		return errs
 	}
-	errs.add(r.Op == "" && r.Value == nil && r.Tolerance == 0, Invalid("reduced", r.Why, "give skip = true, or the op, value or tolerance the reduced form checks"))
+	errs.add(r.Op == "" && r.Value == nil && r.Tolerance == 0 && r.Set == nil, Invalid("reduced", r.Why, "give skip = true, or the op, value, tolerance or set the reduced form checks"))
+	for i, set := range r.Set {
+		k, _, ok := strings.Cut(set, "=")
+		errs.add(!ok || k == "", Invalid(fmt.Sprintf("reduced.set[%d]", i), set, "must be key=value"))
+	}
 	form, _ := e.ReducedForm()
 	form.Reduced = nil
 	for _, err := range flatten(form.Validate()) {

@@ -77,7 +77,8 @@ func TestCompareTablesSlowdownBySize(t *testing.T) {
 }
 
 // In the reduced form a row may be skipped, or checked with its own
-// value, each with its reason printed under the table; the full form
+// value or its own overrides (after the row's, and on both sides of a
+// ratio), each with its reason printed under the table; the full form
 // checks the rows as written.
 func TestReproduceReducedRows(t *testing.T) {
 	path := writeScenario(t, smallScenario+`
@@ -98,6 +99,23 @@ metric = "jobs.succeeded"
 op = "=="
 value = 0
 reduced = { skip = true, why = "it fails in the full form too" }
+
+[[expect]]
+run = "fewer jobs"
+set = ["workload.synthetic[0].jobs=5"]
+metric = "jobs.succeeded"
+op = "=="
+value = 6
+reduced = { set = ["workload.synthetic[0].jobs=2"], value = 3, why = "fewer still" }
+
+[[expect]]
+run = "fewer than written"
+set = ["workload.synthetic[0].jobs=5"]
+baseline = []
+metric = "jobs.succeeded"
+op = "=="
+value = 0.5
+reduced = { set = ["workload.synthetic[0].jobs=5"], value = 1, why = "as many on both sides" }
 `)
 	var out, errs bytes.Buffer
 	assert.Equal(t, 0, run([]string{"reproduce", "--reduced", path}, &out, &errs), out.String()+errs.String())
@@ -105,10 +123,14 @@ reduced = { skip = true, why = "it fails in the full form too" }
 	assert.Regexp(t, `no reduces\s+jobs.succeeded\s+-\s+== 0\s+skipped\*`, out.String())
 	assert.Contains(t, out.String(), "  * reduced form, two racks, jobs.succeeded: the same jobs on one rack\n")
 	assert.Contains(t, out.String(), "  * reduced form, no reduces, jobs.succeeded: it fails in the full form too\n")
+	assert.Regexp(t, `fewer jobs\s+jobs.succeeded\s+3\s+== 3\s+pass\*`, out.String(), "the reduced set after the row's")
+	assert.Regexp(t, `fewer than written\s+jobs.succeeded ratio\s+1\s+== 1\s+pass\*`, out.String(), "the reduced set on both sides")
 
 	out.Reset()
 	assert.Equal(t, 1, run([]string{"reproduce", path}, &out, &errs))
 	assert.Regexp(t, `no reduces\s+jobs.succeeded\s+12\s+== 0\s+FAIL`, out.String())
+	assert.Regexp(t, `fewer jobs\s+jobs.succeeded\s+6\s+== 6\s+pass`, out.String())
+	assert.Regexp(t, `fewer than written\s+jobs.succeeded ratio\s+0.5\s+== 0.5\s+pass`, out.String())
 	assert.NotContains(t, out.String(), "reduced form")
 }
 
