@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -120,4 +121,86 @@ func againstIdealFIFO(t *testing.T, rec *cluster.Records, c int, perNode bool) (
 		ideal += (start + a.took - j.Submit).Seconds()
 	}
 	return emu / float64(len(jobs)), ideal / float64(len(jobs)), late
+}
+
+// The priority validation's two classes, replayed through an ideal
+// non-preemptive priority queue on one server (the waiting job of the
+// highest priority next, the earliest among equals) on the run's own
+// arrivals and task times: each class's mean response is the ideal's
+// but for the heartbeat a job arriving at an idle node waits for (under
+// 100 ms, so about half an interval on the mean; a job of the other
+// class arriving within it may then go first, so a class may also gain a
+// little). First come, first served on the same jobs is seconds away for
+// each class, so the runs follow the priorities and not the arrivals.
+func TestPriorityValidationAgainstAnIdealQueue(t *testing.T) {
+	const interval = 100 * time.Millisecond
+	for _, tc := range []struct {
+		name string
+		set  []string
+	}{
+		{"equal classes at 0.25 + 0.25", nil},
+		{"equal classes at 0.35 + 0.35", []string{"workload.synthetic[0].load=0.35", "workload.synthetic[1].load=0.35"}},
+		{"short jobs first", []string{"workload.synthetic[0].task_time=5s", "workload.synthetic[1].task_time=20s", "workload.synthetic[1].jobs=500"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc, rec := runValidation(t, "validation/priority.toml", 0, append([]string{"workload.synthetic[0].jobs=2000", "workload.synthetic[1].jobs=2000"}, tc.set...)...)
+			specs := sc.Config.Jobs()
+			took := map[int64]float64{}
+			for _, a := range rec.Attempts {
+				took[int64(a.Attempt.Job)] = (a.End - a.Start).Seconds()
+			}
+			var arrive, work, resp []float64
+			var class []int
+			for _, j := range bySubmission(rec) {
+				require.Equal(t, cluster.JobSucceeded, j.Outcome)
+				arrive = append(arrive, j.Submit.Seconds())
+				work = append(work, took[int64(j.ID)])
+				class = append(class, specs[j.ID-1].Priority)
+				resp = append(resp, (j.Finish - j.Submit).Seconds())
+			}
+			ideal, fcfs := idealPriority(arrive, work, class), idealFCFS(arrive, work)
+			for _, p := range []int{1, 3} {
+				var emu, want, first []float64
+				for i, c := range class {
+					if c == p {
+						emu, want, first = append(emu, resp[i]), append(want, ideal[i]), append(first, fcfs[i])
+					}
+				}
+				e, w, f := cluster.Mean(emu), cluster.Mean(want), cluster.Mean(first)
+				t.Logf("priority %d: %d jobs, mean response %.4f s, the ideal priority queue's %.4f s (%+.4f s), first come first served's %.4f s",
+					p, len(emu), e, w, e-w, f)
+				require.Less(t, math.Abs(e-w), interval.Seconds(), "priority %d: within a heartbeat interval of the ideal queue", p)
+				require.Greater(t, math.Abs(e-f), 10*interval.Seconds(), "priority %d: first come, first served is far off", p)
+			}
+		})
+	}
+}
+
+// idealPriority is the response of each job (in arrival order) in one
+// non-preemptive server that, when free, takes the waiting job of the
+// least class, the earliest among equals.
+func idealPriority(arrive, work []float64, class []int) []float64 {
+	resp := make([]float64, len(arrive))
+	var waiting []int
+	now, next := 0.0, 0
+	for next < len(arrive) || len(waiting) > 0 {
+		if len(waiting) == 0 {
+			now = max(now, arrive[next])
+		}
+		for next < len(arrive) && arrive[next] <= now {
+			waiting = append(waiting, next)
+			next++
+		}
+		k := 0 // waiting is in arrival order: the first of the least class
+		for j, w := range waiting {
+			if class[w] < class[waiting[k]] {
+				k = j
+			}
+		}
+		i := waiting[k]
+		waiting = slices.Delete(waiting, k, k+1)
+		now += work[i]
+		resp[i] = now - arrive[i]
+	}
+	return resp
 }

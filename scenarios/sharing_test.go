@@ -332,4 +332,11 @@ func TestIdealQueuesOnHandMadeArrivals(t *testing.T) {
 	for _, ideal := range []func(a, w []float64) []float64{idealPS, idealFCFS, idealLAS, idealSRPT} {
 		require.InDeltaSlice(t, []float64{1, 1}, ideal([]float64{0, 5}, []float64{1, 1}), 1e-12)
 	}
+	// Non-preemptive priority: a low job (class 3) at 0 for 2 s keeps the
+	// server when a high one (1) arrives at 1; at 2, of the high one and
+	// a second low one waiting since 1.5, the high one goes first, 2 to
+	// 4, and the low one 4 to 5.
+	require.InDeltaSlice(t, []float64{2, 3, 3.5},
+		idealPriority([]float64{0, 1, 1.5}, []float64{2, 2, 1}, []int{3, 1, 3}), 1e-12)
+	require.InDeltaSlice(t, []float64{1, 1}, idealPriority([]float64{0, 5}, []float64{1, 1}, []int{3, 1}), 1e-12)
 }
