@@ -188,7 +188,10 @@ func (p *PoolParams) pool(delay Waits) Pool {
 }
 
 // Fair is the FAIR scheduler: max-min fair shares with minimum guarantees
-// among pools and fair sharing among a pool's jobs, computed separately for
+// among pools and fair sharing among a pool's jobs, each job weighted by
+// its weight times its priority's factor (Priority.ShareFactor, as
+// Hadoop's fair scheduler weighs a job of high priority twice a normal
+// one's), computed separately for
 // map and reduce slots; a free slot goes to the job furthest below its
 // share, waiting for locality by delay scheduling; optional preemption.
 // The shares and the slot order are kept from one slot offer to the next

@@ -70,6 +70,7 @@ type rankInput struct {
 	id       JobID
 	pool     string // as the view names it (Job.Pool)
 	weight   float64
+	priority Priority
 	submit   time.Duration
 	attempts int
 	pending  int
@@ -151,7 +152,7 @@ func (r *fairRank) check(v View, kind TaskKind) rankChange {
 		}
 		in := &r.inputs[i]
 		i++
-		if st.ID != in.id || st.Pool != in.pool || st.Weight != in.weight || st.Submit != in.submit {
+		if st.ID != in.id || st.Pool != in.pool || st.Weight != in.weight || st.Priority != in.priority || st.Submit != in.submit {
 			return rankStale // gather starts over: nothing recorded here counts
 		}
 		attempts, pending := st.Attempts(kind), st.Pending(kind)
@@ -304,7 +305,7 @@ func (r *fairRank) gather(f *Fair, v View, kind TaskKind) {
 		}
 		r.pools[g].hi++ // its number of jobs, for now
 		r.inputs = append(r.inputs, rankInput{
-			id: st.ID, pool: st.Pool, weight: st.Weight, submit: st.Submit,
+			id: st.ID, pool: st.Pool, weight: st.Weight, priority: st.Priority, submit: st.Submit,
 			attempts: st.Attempts(kind), pending: st.Pending(kind), group: g,
 		})
 	}
@@ -328,7 +329,7 @@ func (r *fairRank) gather(f *Fair, v View, kind TaskKind) {
 		p := &r.pools[in.group]
 		in.at = p.hi
 		p.hi++
-		r.claims[in.at] = claim{weight: weightOf(in.weight), demand: float64(in.attempts + in.pending)}
+		r.claims[in.at] = claim{weight: weightOf(in.weight) * in.priority.ShareFactor(), demand: float64(in.attempts + in.pending)}
 		r.shares[in.at] = jobShare{id: in.id, submit: in.submit, pool: p.name, running: float64(in.attempts)}
 	}
 }

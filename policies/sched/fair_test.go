@@ -218,6 +218,32 @@ func TestFairSharesOfJobsInPools(t *testing.T) {
 	assert.InDeltaMapValues(t, map[JobID]float64{1: 2, 2: 6, 3: 4}, got, 1e-9)
 }
 
+// A job's priority scales its weight within its pool as Hadoop's fair
+// scheduler's does: very high 4, high 2, normal 1, low 0.5, very low
+// 0.25. Jobs of high, normal and very low priority in one pool, all
+// wanting more than 13 map slots, split them 8 : 4 : 1.
+func TestFairSharesByPriority(t *testing.T) {
+	assert.Equal(t, []float64{4, 2, 1, 0.5, 0.25},
+		[]float64{VeryHigh.ShareFactor(), High.ShareFactor(), Normal.ShareFactor(), Low.ShareFactor(), VeryLow.ShareFactor()})
+	f := NewFair(FairConfig{})
+	j1, j2, j3 := pooled(1, "", 0, 20), pooled(2, "", 0, 20), pooled(3, "", 0, 20)
+	j1.Priority, j3.Priority = High, VeryLow
+	v := fairView(j1, j2, j3)
+	v.slots[Map] = 13
+	got := map[JobID]float64{}
+	for _, js := range f.shares(v, Map) {
+		got[js.id] = js.fair
+	}
+	assert.InDeltaMapValues(t, map[JobID]float64{1: 8, 2: 4, 3: 1}, got, 1e-9)
+
+	// A job whose priority changes is ranked anew.
+	j3.Priority = High
+	for _, js := range f.shares(v, Map) {
+		got[js.id] = js.fair
+	}
+	assert.InDeltaMapValues(t, map[JobID]float64{1: 5.2, 2: 2.6, 3: 5.2}, got, 1e-9)
+}
+
 func TestFairSlotOrder(t *testing.T) {
 	// 10 map slots. Pools p (minimum 4, running 2: ratio 0.5) and q
 	// (minimum 2, running 0: ratio 0) are below their minimums; r has no

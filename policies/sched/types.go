@@ -3,6 +3,7 @@ package sched
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -95,6 +96,13 @@ const (
 	Low
 	VeryLow
 )
+
+// ShareFactor is what the priority multiplies a job's weight by in fair
+// sharing, as Hadoop's fair scheduler weighs its jobs: 4 for very high,
+// 2 high, 1 normal, 0.5 low, 0.25 very low (2^(Normal − p)).
+func (p Priority) ShareFactor() float64 {
+	return math.Ldexp(1, int(Normal)-int(p))
+}
 
 // Job is what a policy learns of a job when it is submitted: nothing a
 // real scheduler could not know at submission time, except where a paper's
