@@ -211,11 +211,16 @@ func TestFairSharesOfJobsInPools(t *testing.T) {
 	j2.Weight = 3
 	v := fairView(j1, j2, j3)
 	v.slots[Map] = 12
+	assert.InDeltaMapValues(t, map[JobID]float64{1: 2, 2: 6, 3: 4}, mapShares(f, v), 1e-9)
+}
+
+// mapShares are the jobs' fair shares of the map slots.
+func mapShares(f *Fair, v View) map[JobID]float64 {
 	got := map[JobID]float64{}
 	for _, js := range f.shares(v, Map) {
 		got[js.id] = js.fair
 	}
-	assert.InDeltaMapValues(t, map[JobID]float64{1: 2, 2: 6, 3: 4}, got, 1e-9)
+	return got
 }
 
 // A job's priority scales its weight within its pool as Hadoop's fair
@@ -230,18 +235,11 @@ func TestFairSharesByPriority(t *testing.T) {
 	j1.Priority, j3.Priority = High, VeryLow
 	v := fairView(j1, j2, j3)
 	v.slots[Map] = 13
-	got := map[JobID]float64{}
-	for _, js := range f.shares(v, Map) {
-		got[js.id] = js.fair
-	}
-	assert.InDeltaMapValues(t, map[JobID]float64{1: 8, 2: 4, 3: 1}, got, 1e-9)
+	assert.InDeltaMapValues(t, map[JobID]float64{1: 8, 2: 4, 3: 1}, mapShares(f, v), 1e-9)
 
 	// A job whose priority changes is ranked anew.
 	j3.Priority = High
-	for _, js := range f.shares(v, Map) {
-		got[js.id] = js.fair
-	}
-	assert.InDeltaMapValues(t, map[JobID]float64{1: 5.2, 2: 2.6, 3: 5.2}, got, 1e-9)
+	assert.InDeltaMapValues(t, map[JobID]float64{1: 5.2, 2: 2.6, 3: 5.2}, mapShares(f, v), 1e-9)
 }
 
 func TestFairSlotOrder(t *testing.T) {
