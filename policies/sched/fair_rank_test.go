@@ -34,7 +34,7 @@ func freshShares(f *Fair, v View, kind TaskKind) []jobShare {
 		claims := make([]claim, len(jobs))
 		running := 0.0
 		for k, st := range jobs {
-			claims[k] = claim{weight: weightOf(st.Weight), demand: float64(st.Attempts(kind) + st.Pending(kind))}
+			claims[k] = claim{weight: weightOf(st.Weight) * st.Priority.ShareFactor(), demand: float64(st.Attempts(kind) + st.Pending(kind))}
 			running += float64(st.Attempts(kind))
 		}
 		jobShares := fairShares(claims, poolShares[i])
@@ -183,7 +183,7 @@ func (w *rankWorld) submit() {
 	weights := []float64{0, 1, 1, 0.5, 2, 3}
 	st := &JobStatus{Job: Job{
 		ID: w.next, Pool: pools[w.rng.IntN(len(pools))], Weight: weights[w.rng.IntN(len(weights))],
-		Submit: w.now, Maps: 1 + w.rng.IntN(8), Reduces: w.rng.IntN(4),
+		Priority: []Priority{Normal, Normal, High, VeryLow}[w.rng.IntN(4)], Submit: w.now, Maps: 1 + w.rng.IntN(8), Reduces: w.rng.IntN(4),
 	}}
 	w.next++
 	if w.rng.IntN(4) == 0 && w.now > 0 { // submitted earlier, told late: it sorts before others
@@ -305,6 +305,8 @@ func (w *rankWorld) unseen() {
 	case 5:
 		if st != nil && w.rng.IntN(4) == 0 {
 			st.Weight = float64(w.rng.IntN(4))
+		} else if st != nil && w.rng.IntN(4) == 0 {
+			st.Priority = Priority(w.rng.IntN(5))
 		}
 	case 6:
 		if st != nil && w.rng.IntN(4) == 0 {
