@@ -229,6 +229,8 @@ interarrival = "1s"
 files = 3
 zipf = 0.0
 size_correlation = 1.5
+drift = 1.5
+drift_period = "-1h"
 [[workload.recurring]]
 every = "0s"
 count = 2
@@ -244,8 +246,10 @@ input_bytes = "1GiB"
 			`s.toml:12:1: cache.timeout = "0s": must be at least 1ms`,
 			`s.toml:17:1: workload.synthetic[0].zipf = 0: must be a finite number > 0: the exponent of popularity rank`,
 			`s.toml:18:1: workload.synthetic[0].size_correlation = 1.5: must be in [−1, 1]`,
-			`s.toml:20:1: workload.recurring[0].every = "0s": must be > 0: the period between runs`,
-			`s.toml:22:1: workload.recurring[0].window = -1: must be 0 (one file) … 10000: the time-range files a run reads`,
+			`s.toml:19:1: workload.synthetic[0].drift = 1.5: must be in [0, 1]`,
+			`s.toml:20:1: workload.synthetic[0].drift_period = "-1h": must be ≥ 0`,
+			`s.toml:22:1: workload.recurring[0].every = "0s": must be > 0: the period between runs`,
+			`s.toml:24:1: workload.recurring[0].window = -1: must be 0 (one file) … 10000: the time-range files a run reads`,
 		}},
 		{"replication: every key out of range", `[replication]
 name = "hdfs"

@@ -17,6 +17,50 @@ type popularity struct {
 	maps   []int
 	cdf    []float64 // P(rank ≤ i + 1)
 	picks  *rand.Rand
+	// Drift: the probability a rank is picked for a rotation at each
+	// period's end, its generator, and the file (from 0) at each rank
+	// (from 0) by period, extended as jobs reach later periods.
+	drift  float64
+	moves  *rand.Rand
+	period [][]int
+}
+
+// at returns the file (from 0) at rank r (from 0) in period k (from 0).
+// Without drift, or in period 0, rank r holds file r.
+func (p *popularity) at(k, r int) int {
+	if p.drift == 0 || k <= 0 {
+		return r
+	}
+	if p.period == nil {
+		first := make([]int, len(p.maps))
+		for i := range first {
+			first[i] = i
+		}
+		p.period = [][]int{first}
+	}
+	for len(p.period) <= k {
+		p.period = append(p.period, rotate(p.period[len(p.period)-1], p.drift, p.moves))
+	}
+	return p.period[k][r]
+}
+
+// rotate returns the files by rank for the next period: each rank is
+// picked with probability d, and the picked ranks' files move one step
+// along a random cycle of them, so each picked rank holds another file
+// (when two or more are picked) and the others keep theirs.
+func rotate(files []int, d float64, r *rand.Rand) []int {
+	next := slices.Clone(files)
+	var picked []int
+	for i := range files {
+		if r.Float64() < d {
+			picked = append(picked, i)
+		}
+	}
+	r.Shuffle(len(picked), func(i, j int) { picked[i], picked[j] = picked[j], picked[i] })
+	for j, i := range picked {
+		next[i] = files[picked[(j+1)%len(picked)]]
+	}
+	return next
 }
 
 // popularFiles draws the stream's files, or returns nil when it has none.
@@ -54,7 +98,8 @@ func (s *SyntheticStream) popularFiles(env Env) *popularity {
 		maps[r] = size[f]
 	}
 	p := &popularity{prefix: env.Name, maps: maps, cdf: make([]float64, n),
-		picks: rand.New(rand.NewPCG(env.Seed, 0x7069636b73))} // "picks"
+		picks: rand.New(rand.NewPCG(env.Seed, 0x7069636b73)),                 // "picks"
+		drift: s.Drift, moves: rand.New(rand.NewPCG(env.Seed, 0x6472696674))} // "drift"
 	total := 0.0
 	for r := range n {
 		total += math.Pow(float64(r+1), -*s.Zipf)

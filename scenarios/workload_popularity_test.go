@@ -178,3 +178,106 @@ input_cov = "thesis"
 	require.NoError(t, err)
 	assert.Equal(t, 40.0, runScenario(t, sc).Summary["jobs.succeeded"], "no job fails for a file split another way")
 }
+
+// drift = d: at each drift_period's end a share d of the ranks hold
+// another file and the rest keep theirs; each period still reads its
+// ranks by Zipf; a file keeps its maps; arrivals stay those of drift 0.
+func TestDriftMovesAShareOfTheRanks(t *testing.T) {
+	const n = 20000
+	base := SyntheticStream{Jobs: 4000, Interarrival: Duration(time.Minute), Sizes: "pareto", MaxMaps: 200,
+		Files: n, Zipf: new(1.0), DriftPeriod: Duration(24 * time.Hour)}
+	for _, d := range []float64{0.25, 0.5} {
+		s := base
+		s.Drift = d
+		v := s.withDefaults()
+		p := v.popularFiles(Env{Seed: 5, Name: "s0"})
+		kept := 0
+		for r := range n {
+			if p.at(1, r) == p.at(0, r) {
+				kept++
+			}
+		}
+		want := 1 - d
+		within(t, "share of ranks keeping their file", float64(kept)/n, want, sqrt(d*(1-d)/n))
+		// A rotation is a permutation: every file is still at one rank.
+		seen := make([]bool, n)
+		for r := range n {
+			f := p.at(2, r)
+			require.False(t, seen[f], "file %d at two ranks", f)
+			seen[f] = true
+		}
+	}
+	// Jobs: per period, the most read file is period's rank 1, and a
+	// job's file has its maps; arrivals do not move.
+	s := base
+	s.Drift, s.Files, s.Jobs, s.Interarrival = 1, 30, 6000, Duration(30*time.Second) // about 2880 jobs a day
+	off := base
+	off.Files, off.Jobs, off.Interarrival = 30, 6000, Duration(30*time.Second)
+	jobs, err := s.Generate(Env{Seed: 2, Name: "s0"})
+	require.NoError(t, err)
+	plain, err := off.Generate(Env{Seed: 2, Name: "s0"})
+	require.NoError(t, err)
+	v := s.withDefaults()
+	p := v.popularFiles(Env{Seed: 2, Name: "s0"})
+	reads := [2]map[string]int{{}, {}}
+	size := map[string]int{}
+	moved := 0
+	for i, j := range jobs {
+		require.Equal(t, plain[i].Submit, j.Submit, "drift moves no arrival")
+		if m, seen := size[j.InputFile]; seen {
+			require.Equal(t, m, j.Maps, "%s read with %d and %d maps", j.InputFile, m, j.Maps)
+		}
+		size[j.InputFile] = j.Maps
+		if k := int(j.Submit / (24 * time.Hour)); k < 2 {
+			reads[k][j.InputFile]++
+		}
+		if j.InputFile != plain[i].InputFile {
+			moved++
+		}
+	}
+	assert.Positive(t, moved, "drift 1 moves files after the first day")
+	for k := range 2 {
+		top := p.name(p.at(k, 0))
+		for f, c := range reads[k] {
+			assert.LessOrEqual(t, c, reads[k][top], "day %d: %s read more than rank 1's %s", k, f, top)
+		}
+		total := 0
+		for _, c := range reads[k] {
+			total += c
+		}
+		h := 0.0
+		for r := 1; r <= 30; r++ {
+			h += pow(r, -1.0)
+		}
+		got := float64(reads[k][top]) / float64(total)
+		within(t, "day "+strconv.Itoa(k)+": share of rank 1", got, 1/h, sqrt((1/h)*(1-1/h)/float64(total)))
+	}
+	assert.NotEqual(t, p.at(0, 0), p.at(1, 0), "drift 1: rank 1 holds another file on day 2")
+}
+
+// drift = 0, or a drift whose first period outlasts the stream, draws
+// exactly the jobs of a stream without it.
+func TestNoDriftDrawsTheSameJobs(t *testing.T) {
+	for _, sizes := range []string{"facebook", "bm"} {
+		plain := SyntheticStream{Jobs: 500, Load: 0.7, Slots: 100, Sizes: sizes, Files: 40, Zipf: new(1.1),
+			SizeCorrelation: 0.5, TaskDist: "exponential"}
+		a, err := plain.Generate(Env{Seed: 7, Name: "s0"})
+		require.NoError(t, err)
+		zero := plain
+		zero.DriftPeriod = Duration(time.Hour)
+		b, err := zero.Generate(Env{Seed: 7, Name: "s0"})
+		require.NoError(t, err)
+		assert.True(t, reflect.DeepEqual(a, b), "%s: drift 0", sizes)
+		long := plain
+		long.Drift, long.DriftPeriod = 0.5, Duration(1000*24*time.Hour)
+		c, err := long.Generate(Env{Seed: 7, Name: "s0"})
+		require.NoError(t, err)
+		require.Less(t, a[len(a)-1].Submit, 1000*24*time.Hour)
+		assert.True(t, reflect.DeepEqual(a, c), "%s: drift in a period longer than the stream", sizes)
+		short := long
+		short.DriftPeriod = Duration(time.Minute)
+		d, err := short.Generate(Env{Seed: 7, Name: "s0"})
+		require.NoError(t, err)
+		assert.False(t, reflect.DeepEqual(a, d), "%s: drift every minute changes the jobs", sizes)
+	}
+}

@@ -57,9 +57,21 @@ import (
 // sizes given out in the order of the first and the ranks in the order of
 // the second, so 1 makes the most popular file the largest, 0 leaves size
 // and popularity independent and −1 makes it the smallest. The files are
-// named <stream>-file<rank> ("s0-file1" is stream 0's most popular), and
-// are drawn from generators of their own, so a stream without files draws
-// exactly the jobs it did before.
+// named <stream>-file<rank> ("s0-file1" is stream 0's most popular at
+// the start), and are drawn from generators of their own, so a stream
+// without files draws exactly the jobs it did before.
+//
+// Drift (the thesis's "half of a day's files are read the next day"):
+// with drift = d, at each multiple of drift_period after start every
+// popularity rank is picked with probability d and the files of the
+// picked ranks are rotated among them in a random cycle, so the picked
+// ranks (a share d of them) each hold another file for the next period
+// and the others keep theirs. A job's rank is drawn as without drift and
+// it reads the file at that rank in the period it is submitted in, with
+// that file's maps; files keep their names and sizes, and arrivals are
+// those of drift 0 (load is met by the jobs as drawn before drift moves
+// them). The rotations come from a generator of their own, so drift 0
+// draws exactly the jobs it did before.
 //
 // Compute: by default ("bytes") a task computes its CPU cost over the
 // bytes it processes (map_cpu_per_mib, reduce_cpu_per_mib), and task_time
@@ -79,8 +91,9 @@ import (
 // block_size = "128MiB", shuffle_ratio = 1.0, output_ratio = 1.0,
 // pool = "", map_cpu_per_mib and reduce_cpu_per_mib (see CPUCosts),
 // files = 0 (every job reads a file of its own), zipf = 1.0,
-// size_correlation = 0, input_cov = 0 and partition_cov = 0 (see Skew),
-// weights (see JobWeights), priority = 2 (see JobPriority).
+// size_correlation = 0, drift = 0, drift_period = "24h", input_cov = 0 and
+// partition_cov = 0 (see Skew), weights (see JobWeights), priority = 2 (see
+// JobPriority).
 // An absent value takes the default, and so does a zero for keys where
 // zero means nothing (jobs, task_time, the map bounds, block_size...);
 // lognormal_mu, the reduce fractions and the ratios take 0 as written.
@@ -108,6 +121,8 @@ type SyntheticStream struct {
 	Files           int      `toml:"files,omitzero"`
 	Zipf            *float64 `toml:"zipf"`
 	SizeCorrelation float64  `toml:"size_correlation,omitzero"`
+	Drift           float64  `toml:"drift,omitzero"`
+	DriftPeriod     Duration `toml:"drift_period"`
 	Skew
 	JobWeights
 	JobPriority
@@ -163,6 +178,7 @@ func DefaultSyntheticStream() SyntheticStream {
 		MinMaps: 1, MaxMaps: 12800, LognormalMu: new(2.5), LognormalSigma: 1.5,
 		MinReduceFraction: new(0.05), MaxReduceFraction: new(0.25),
 		BlockSize: 128 << 20, ShuffleRatio: new(1.0), OutputRatio: new(1.0), Zipf: new(1.0),
+		DriftPeriod: Duration(24 * time.Hour),
 	}
 }
 
@@ -200,6 +216,8 @@ func (s *SyntheticStream) Validate() error {
 	c.add(!(*v.Zipf > 0) || !finite(*v.Zipf), Invalid("zipf", *v.Zipf, "must be a finite number > 0: the exponent of popularity rank"))
 	c.add(!(v.SizeCorrelation >= -1 && v.SizeCorrelation <= 1), Invalid("size_correlation", v.SizeCorrelation,
 		"must be in [−1, 1] (1: the most popular file is the largest)"))
+	c.add(!(v.Drift >= 0 && v.Drift <= 1), Invalid("drift", v.Drift, "must be in [0, 1]: the share of ranks whose file changes each drift_period"))
+	c.add(v.DriftPeriod < 0, Invalid("drift_period", v.DriftPeriod, "must be > 0: the time between popularity changes"))
 	drawn := slices.Contains(workload.TaskDists, v.TaskDist)
 	c.add(!drawn && v.TaskDist != "" && v.TaskDist != TaskBytes,
 		Invalid("task_dist", v.TaskDist, `must be "bytes", "constant", "exponential" or "uniform"`))
@@ -245,10 +263,10 @@ func (s *SyntheticStream) Generate(env Env) ([]workload.JobSpec, error) {
 		return nil, err
 	}
 	v := s.withDefaults()
-	sizes := rand.New(rand.NewPCG(env.Seed, 0x73697a6573))    // "sizes"
+	sizesSrc := rand.NewPCG(env.Seed, 0x73697a6573) // "sizes"
+	sizes := rand.New(sizesSrc)
 	arrivals := rand.New(rand.NewPCG(env.Seed, 0x6172726976)) // "arriv"
 	jobs := make([]workload.JobSpec, v.Jobs)
-	work := 0.0
 	var order []int // the BM's sizes, one shuffled pass per 50 jobs
 	for v.Sizes == "bm" && len(order) < len(jobs) {
 		for _, k := range sizes.Perm(len(BMSizes)) {
@@ -256,31 +274,61 @@ func (s *SyntheticStream) Generate(env Env) ([]workload.JobSpec, error) {
 		}
 	}
 	files := v.popularFiles(env)
-	for i := range jobs {
-		maps, rank := 0, 0
-		if order != nil {
-			maps = order[i]
+	again := *sizesSrc // the size draws' state after the BM's, to draw the jobs again under drift
+	var ranks []int    // by job, from 0; the picks have a generator of their own
+	if files != nil {
+		ranks = make([]int, len(jobs))
+		for i := range ranks {
+			ranks[i] = files.pick()
 		}
-		if files != nil {
-			rank = files.pick()
-			maps = files.maps[rank]
-		}
-		jobs[i] = v.job(i, maps, sizes)
-		if files != nil {
-			jobs[i].InputFile = files.name(rank)
-		}
-		work += float64(jobs[i].Maps+jobs[i].Reduces) * v.TaskTime.Std().Seconds()
 	}
+	work := v.drawJobs(jobs, files, ranks, order, sizes)
 	v.drawTimes(jobs, env.Seed)
 	gap := v.meanGap(work / float64(len(jobs)))
 	t := v.Start.Std().Seconds()
+	submit := make([]float64, len(jobs))
 	for i := range jobs {
 		t += arrivals.ExpFloat64() * gap
-		jobs[i].Submit = seconds(t)
+		submit[i] = t
+	}
+	if files != nil && v.Drift > 0 {
+		// Again from the same draws, each job reading its rank's file in
+		// its period.
+		read := make([]int, len(jobs))
+		for i, r := range ranks {
+			read[i] = files.at(int((submit[i]-v.Start.Std().Seconds())/v.DriftPeriod.Std().Seconds()), r)
+		}
+		v.drawJobs(jobs, files, read, order, rand.New(&again))
+		v.drawTimes(jobs, env.Seed)
+	}
+	for i := range jobs {
+		jobs[i].Submit = seconds(submit[i])
 	}
 	sortBySubmit(jobs)
 	v.Skew.apply(jobs, env.Seed)
 	return jobs, nil
+}
+
+// drawJobs draws jobs in generation order from sizes, job i reading
+// file read[i] (from 0) when the stream has files, and returns their work
+// in slot-seconds.
+func (s *SyntheticStream) drawJobs(jobs []workload.JobSpec, files *popularity, read, order []int, sizes *rand.Rand) float64 {
+	work := 0.0
+	for i := range jobs {
+		maps := 0
+		if order != nil {
+			maps = order[i]
+		}
+		if files != nil {
+			maps = files.maps[read[i]]
+		}
+		jobs[i] = s.job(i, maps, sizes)
+		if files != nil {
+			jobs[i].InputFile = files.name(read[i])
+		}
+		work += float64(jobs[i].Maps+jobs[i].Reduces) * s.TaskTime.Std().Seconds()
+	}
+	return work
 }
 
 // meanGap returns the mean inter-arrival time in seconds for a mean job
