@@ -19,29 +19,36 @@ type popularity struct {
 	picks  *rand.Rand
 	// Drift: the probability a rank is picked for a rotation at each
 	// period's end, its generator, and the file (from 0) at each rank
-	// (from 0) by period, extended as jobs reach later periods.
-	drift  float64
-	moves  *rand.Rand
-	period [][]int
+	// (from 0) in period shown, the latest asked for: only that one is
+	// kept, so a short drift_period costs time, not memory.
+	drift float64
+	moves *rand.Rand
+	files []int
+	shown int
 }
 
 // at returns the file (from 0) at rank r (from 0) in period k (from 0).
-// Without drift, or in period 0, rank r holds file r.
+// Without drift, or in period 0, rank r holds file r. Later periods are
+// drawn in turn as they are first asked for, so past period 0 k may not
+// fall below the last period asked for (Generate asks in submission
+// order).
 func (p *popularity) at(k, r int) int {
 	if p.drift == 0 || k <= 0 {
 		return r
 	}
-	if p.period == nil {
-		first := make([]int, len(p.maps))
-		for i := range first {
-			first[i] = i
+	if p.files == nil {
+		p.files = make([]int, len(p.maps))
+		for i := range p.files {
+			p.files[i] = i
 		}
-		p.period = [][]int{first}
 	}
-	for len(p.period) <= k {
-		p.period = append(p.period, rotate(p.period[len(p.period)-1], p.drift, p.moves))
+	if k < p.shown {
+		panic(fmt.Sprintf("popularity: period %d asked for after period %d", k, p.shown))
 	}
-	return p.period[k][r]
+	for ; p.shown < k; p.shown++ {
+		p.files = rotate(p.files, p.drift, p.moves)
+	}
+	return p.files[r]
 }
 
 // rotate returns the files by rank for the next period: each rank is

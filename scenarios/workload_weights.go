@@ -63,8 +63,9 @@ func (w JobWeights) jobWeights() JobWeights { return w }
 // its jobs, 0 (very high) to 4 (very low), 2 (normal) when absent. FIFO
 // serves jobs by priority, then by submission (Hadoop's default
 // scheduler), so two streams of different priorities under it are the
-// non-preemptive priority queue of queueing theory; policies that order
-// jobs otherwise do not read it.
+// non-preemptive priority queue of queueing theory; FAIR multiplies a
+// job's weight by the priority's factor (sched.Priority.ShareFactor);
+// the other policies do not read it.
 type JobPriority struct {
 	Priority *int `toml:"priority"`
 }

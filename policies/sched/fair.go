@@ -189,11 +189,11 @@ func (p *PoolParams) pool(delay Waits) Pool {
 
 // Fair is the FAIR scheduler: max-min fair shares with minimum guarantees
 // among pools and fair sharing among a pool's jobs, each job weighted by
-// its weight times its priority's factor (Priority.ShareFactor, as
-// Hadoop's fair scheduler weighs a job of high priority twice a normal
-// one's), computed separately for
-// map and reduce slots; a free slot goes to the job furthest below its
-// share, waiting for locality by delay scheduling; optional preemption.
+// its weight times its priority's factor (Priority.ShareFactor: as in
+// Hadoop's fair scheduler, a job of high priority weighs twice a normal
+// one), computed separately for map and reduce slots; a free slot goes
+// to the job furthest below its share, waiting for locality by delay
+// scheduling; optional preemption.
 // The shares and the slot order are kept from one slot offer to the next
 // and checked against the view on every offer (fairRank), so an offer
 // after a launch costs O(jobs) rather than O(jobs log jobs).
