@@ -33,6 +33,12 @@ type blockMap struct {
 	// forgotten counts, per node, the refs in onNode[node] to forgotten
 	// files, which are dropped when they are half of the list.
 	forgotten map[sched.NodeID]int
+	// stored is the bytes of the live replicas each node holds, held the
+	// bytes of the replicas removed from the live lists that its disk
+	// still holds (lazy deletion): a block written to the node overwrites
+	// held bytes first, and a disk lost with its node loses them.
+	stored, held []int64
+	peak         int64 // the most stored + held on one node so far
 }
 
 // file is a stored file: its blocks, each with its replicas. A skewed
@@ -74,6 +80,8 @@ func newBlockMap(blockSize int64, replication int, rackOf []sched.RackID, seed u
 		onNode:      make(map[sched.NodeID][]blockRef),
 		dormant:     make(map[sched.NodeID][]blockRef),
 		forgotten:   make(map[sched.NodeID]int),
+		stored:      make([]int64, len(rackOf)),
+		held:        make([]int64, len(rackOf)),
 	}
 }
 
@@ -125,6 +133,7 @@ func (b *blockMap) ensureSplits(name string, size, blockSize int64, cov float64,
 		for k, node := range nodes {
 			f.blocks[i].replicas[k] = sched.NodeID(node)
 			b.onNode[sched.NodeID(node)] = append(b.onNode[sched.NodeID(node)], blockRef{f, i})
+			b.write(sched.NodeID(node), f.blocks[i].bytes)
 		}
 	}
 	b.files[name] = f
@@ -231,6 +240,7 @@ func (b *blockMap) forget(name string) {
 	f.forgotten = true
 	for _, blk := range f.blocks {
 		for _, node := range blk.replicas {
+			b.stored[node] -= blk.bytes
 			b.forgotten[node]++
 			if refs := b.onNode[node]; 2*b.forgotten[node] >= len(refs) {
 				b.onNode[node] = slices.DeleteFunc(refs, func(r blockRef) bool { return r.file.forgotten })
@@ -259,6 +269,7 @@ func (b *blockMap) nodeDown(node sched.NodeID) {
 	b.dormant[node] = append(b.dormant[node], b.onNode[node]...)
 	delete(b.onNode, node)
 	delete(b.forgotten, node)
+	b.stored[node] = 0
 }
 
 // nodeUp lets new replicas onto a node that came back and, when its disk
@@ -270,6 +281,7 @@ func (b *blockMap) nodeUp(node sched.NodeID, keep bool) []blockRef {
 	refs := b.dormant[node]
 	delete(b.dormant, node)
 	if !keep {
+		b.held[node] = 0
 		return nil
 	}
 	var back []blockRef
@@ -281,6 +293,7 @@ func (b *blockMap) nodeUp(node sched.NodeID, keep bool) []blockRef {
 		if !slices.Contains(blk.replicas, node) {
 			blk.replicas = append(blk.replicas, node)
 			back = append(back, ref)
+			b.stored[node] += blk.bytes
 		}
 	}
 	b.onNode[node] = append(b.onNode[node], back...)
@@ -296,6 +309,7 @@ func (b *blockMap) addReplica(ref blockRef, node sched.NodeID) bool {
 	}
 	blk.replicas = append(blk.replicas, node)
 	b.onNode[node] = append(b.onNode[node], ref)
+	b.write(node, blk.bytes)
 	return true
 }
 
@@ -312,5 +326,14 @@ func (b *blockMap) removeReplica(ref blockRef, node sched.NodeID) bool {
 	if k := slices.Index(b.onNode[node], ref); k >= 0 {
 		b.onNode[node] = slices.Delete(b.onNode[node], k, k+1)
 	}
+	b.stored[node] -= blk.bytes
+	b.held[node] += blk.bytes
 	return true
+}
+
+// write counts a new replica of bytes on node, over held bytes first.
+func (b *blockMap) write(node sched.NodeID, bytes int64) {
+	b.stored[node] += bytes
+	b.held[node] -= min(b.held[node], bytes)
+	b.peak = max(b.peak, b.stored[node]+b.held[node])
 }

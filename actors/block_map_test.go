@@ -172,3 +172,101 @@ func TestAddAndRemoveReplica(t *testing.T) {
 	assert.NotContains(t, f.blocks[0].replicas, held[0])
 	assert.NotContains(t, b.onNode[held[0]], ref)
 }
+
+// Each node's stored bytes are those of the live replicas it holds,
+// whatever the order of stores, copies, removals, forgets and failures:
+// checked against a recount from the files after every step.
+func TestBlockMapCountsTheBytesEachNodeStores(t *testing.T) {
+	rackOf := []sched.RackID{0, 0, 0, 1, 1, 1}
+	b := newBlockMap(100, 3, rackOf, 7)
+	rng := rand.New(rand.NewPCG(3, 4))
+	var names []string
+	var peak int64
+	recount := func() []int64 {
+		want := make([]int64, len(rackOf))
+		for _, f := range b.files {
+			for _, blk := range f.blocks {
+				for _, n := range blk.replicas {
+					want[n] += blk.bytes
+				}
+			}
+		}
+		return want
+	}
+	for step := range 2000 {
+		node := sched.NodeID(rng.IntN(len(rackOf)))
+		switch op := rng.IntN(6); {
+		case (op == 0 || len(names) == 0) && countLive(b) >= 3:
+			name := fmt.Sprintf("f%d", step)
+			_, err := b.ensure(name, 1+rng.Int64N(450), 100, 0)
+			require.NoError(t, err)
+			names = append(names, name)
+		case op == 1 && len(names) > 0:
+			k := rng.IntN(len(names))
+			b.forget(names[k])
+			names = slices.Delete(names, k, k+1)
+		case op == 2 && len(names) > 0 && !b.topo.Down[node]:
+			f := b.files[names[rng.IntN(len(names))]]
+			b.addReplica(blockRef{f, rng.IntN(len(f.blocks))}, node)
+		case op == 3 && len(names) > 0:
+			f := b.files[names[rng.IntN(len(names))]]
+			b.removeReplica(blockRef{f, rng.IntN(len(f.blocks))}, node)
+		case op == 4 && !b.topo.Down[node]:
+			b.nodeDown(node)
+		case op == 5 && b.topo.Down[node]:
+			b.nodeUp(node, rng.IntN(2) == 0)
+		}
+		require.Equal(t, recount(), b.stored, "step %d", step)
+		for n := range rackOf {
+			require.GreaterOrEqual(t, b.held[n], int64(0))
+			peak = max(peak, b.stored[n]+b.held[n])
+		}
+		require.Equal(t, peak, b.peak, "step %d: the fullest disk so far", step)
+	}
+	assert.Positive(t, peak)
+}
+
+func countLive(b *blockMap) int {
+	live := 0
+	for _, down := range b.topo.Down {
+		if !down {
+			live++
+		}
+	}
+	return live
+}
+
+// A removed replica's bytes stay on its node's disk (held) until a new
+// replica there overwrites them, or the disk is lost; a disk kept over a
+// failure keeps them.
+func TestRemovedReplicasAreHeldUntilOverwritten(t *testing.T) {
+	b := newBlockMap(100, 1, []sched.RackID{0, 1}, 1)
+	big, err := b.ensure("big", 300, 100, 0)
+	require.NoError(t, err)
+	small, err := b.ensure("small", 60, 100, 0)
+	require.NoError(t, err)
+	for _, f := range []*file{big, small} {
+		for i := range f.blocks {
+			require.True(t, b.removeReplica(blockRef{f, i}, f.blocks[i].replicas[0]))
+		}
+	}
+	assert.Equal(t, []int64{0, 0}, b.stored)
+	assert.Equal(t, int64(360), b.held[0]+b.held[1], "every removed byte is held")
+	on := sched.NodeID(0)
+	if b.held[1] > b.held[0] {
+		on = 1
+	}
+	peak, held := b.peak, b.held[on]
+
+	require.True(t, b.addReplica(blockRef{small, 0}, on))
+	assert.Equal(t, held-60, b.held[on], "a new replica overwrites held bytes first")
+	assert.Equal(t, peak, b.peak, "and takes no new space")
+	b.nodeDown(on)
+	b.nodeUp(on, true)
+	assert.Equal(t, held-60, b.held[on], "a disk kept over a failure keeps them")
+	assert.Equal(t, int64(60), b.stored[on])
+	b.nodeDown(on)
+	b.nodeUp(on, false)
+	assert.Zero(t, b.held[on], "a lost disk loses them")
+	assert.Zero(t, b.stored[on])
+}

@@ -37,8 +37,9 @@ type scarlettRole struct {
 	next   int64
 	// epoch is when the last rearrangement ran, prev the one before.
 	epoch, prev time.Duration
-	// stored and extra are the last values the storage gauges reported.
-	stored, extra int64
+	// stored, extra, held and peak are the last values the storage
+	// gauges reported.
+	stored, extra, held, peak int64
 	// factors are the last epoch's r_f above the base, by file: what
 	// re-replication restores a block of the file to.
 	factors map[*file]int
@@ -150,6 +151,7 @@ func (s *coordState) rearrange(now time.Duration) {
 	for _, r := range plan.Remove {
 		s.removeReplica(blockRef{stored[r.File], r.Block}, sched.NodeID(r.Node))
 	}
+	s.heldGauge()
 	s.planCopies(stored, plan.Add)
 }
 
@@ -174,6 +176,26 @@ func (s *coordState) storageGauges(files []replication.File, factors []int, stor
 	}
 	s.out.counts = append(s.out.counts, count{MetricStoredBytes, stored - sc.stored}, count{MetricExtraBytes, extra - sc.extra})
 	sc.stored, sc.extra = stored, extra
+}
+
+// heldGauge reports the bytes of removed replicas the disks still hold.
+func (s *coordState) heldGauge() {
+	var held int64
+	for _, h := range s.blocks.held {
+		held += h
+	}
+	if sc := s.scarlett; held != sc.held {
+		s.out.counts = append(s.out.counts, count{MetricHeldBytes, held - sc.held})
+		sc.held = held
+	}
+}
+
+// peakGauge reports a new peak of the bytes one node's disk holds.
+func (s *coordState) peakGauge() {
+	if sc := s.scarlett; s.blocks.peak > sc.peak {
+		s.out.counts = append(s.out.counts, count{MetricNodePeakBytes, s.blocks.peak - sc.peak})
+		sc.peak = s.blocks.peak
+	}
 }
 
 // removeReplica takes a replica out of the block's live list (lazily: the

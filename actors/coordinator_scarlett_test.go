@@ -27,11 +27,12 @@ func scarlettCore() (*coordState, *scriptPolicy) {
 
 // saidCounting is said with the counters the core added, summed by name.
 func saidCounting(s *coordState) ([]string, map[string]int64) {
+	out := s.take()
 	counts := map[string]int64{}
-	for _, c := range s.out.counts {
+	for _, c := range out.counts {
 		counts[c.metric] += c.n
 	}
-	return said(s), counts
+	return lines(out), counts
 }
 
 // hotJob submits job id reading the one 100-byte block of "hot", held on
@@ -81,7 +82,8 @@ func TestRemovedReplicaIsNeverRead(t *testing.T) {
 	effects, counts := saidCounting(s)
 	assert.Empty(t, effects)
 	assert.Equal(t, []sched.NodeID{1, 2}, s.jobs[1].input.blocks[0].replicas)
-	assert.Equal(t, map[string]int64{MetricStoredBytes: 200, MetricExtraBytes: 0, MetricReplicasRemoved: 1}, counts)
+	assert.Equal(t, map[string]int64{MetricStoredBytes: 200, MetricExtraBytes: 0, MetricReplicasRemoved: 1,
+		MetricHeldBytes: 100}, counts, "node 0's disk holds the removed replica's 100 bytes")
 	s.heartbeat(time.Hour+time.Second, &Heartbeat{Node: 0})
 	assert.Equal(t, []string{"launch j1-map0.0 on node 0 map slot 0, rack, reads node 1"}, said(s))
 }

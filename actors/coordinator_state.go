@@ -278,6 +278,9 @@ const partsKey = 0x7061727473 << 24 // "parts"
 
 // take hands over what the core has asked for since the last take.
 func (s *coordState) take() coordOut {
+	if s.scarlett != nil {
+		s.peakGauge()
+	}
 	out := s.out
 	s.out = coordOut{}
 	return out

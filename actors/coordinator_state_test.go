@@ -72,8 +72,11 @@ func testCore(mod func(*CoordinatorConfig)) (*coordState, *scriptPolicy) {
 
 // said lists the core's effects since the last call, one line each, with
 // a line for the end of the run or a failure.
-func said(s *coordState) []string {
-	out := s.take()
+func said(s *coordState) []string { return lines(s.take()) }
+
+// lines are an output's effects, one line each, with a line for the end
+// of the run or a failure.
+func lines(out coordOut) []string {
 	var lines []string
 	for _, e := range out.effects {
 		lines = append(lines, e.String())
@@ -118,14 +121,18 @@ func submitJob(t *testing.T, s *coordState, now time.Duration, id sched.JobID, s
 }
 
 // pin moves block i of a file to the given nodes, in the block map's
-// index of what each node holds too.
+// index and bytes of what each node holds too.
 func pin(b *blockMap, f *file, i int, nodes []sched.NodeID) {
 	for n, refs := range b.onNode {
 		b.onNode[n] = slices.DeleteFunc(refs, func(r blockRef) bool { return r.file == f && r.index == i })
 	}
+	for _, n := range f.blocks[i].replicas {
+		b.stored[n] -= f.blocks[i].bytes
+	}
 	f.blocks[i].replicas = slices.Clone(nodes)
 	for _, n := range nodes {
 		b.onNode[n] = append(b.onNode[n], blockRef{f, i})
+		b.stored[n] += f.blocks[i].bytes
 	}
 }
 

@@ -204,6 +204,12 @@ const (
 	// keep: storage.overhead is their ratio.
 	MetricStoredBytes = "storage.stored_bytes"
 	MetricExtraBytes  = "storage.extra_bytes"
+	// MetricHeldBytes is the bytes of the replicas removed from the live
+	// lists that the disks still hold at the last epoch (lazy deletion),
+	// MetricNodePeakBytes the most bytes one node's disk held at any time
+	// of the run, live replicas and held ones.
+	MetricHeldBytes     = "storage.held_bytes"
+	MetricNodePeakBytes = "storage.node_peak_bytes"
 )
 
 // OfferRecord is one slot offer: the jobs the policy looked at with its

@@ -14,6 +14,7 @@ import (
 var ReplicationMetricNames = []string{
 	actors.MetricReplicationBytes, actors.MetricReplicationBytesRaw, "replication.overhead",
 	actors.MetricReplicasAdded, actors.MetricReplicasRemoved, "storage.overhead",
+	actors.MetricHeldBytes, actors.MetricNodePeakBytes,
 }
 
 func init() {
@@ -117,10 +118,12 @@ func (f taskFlow) within(windows []Span) float64 {
 // replication.overhead (the copies' network bytes over the tasks' within
 // the spans the copies ran, each from its first stage to its last) and
 // storage.overhead (the extra replicas' bytes over the bytes stored at
-// base replication, at the last epoch).
+// base replication, at the last epoch), storage.held_bytes (removed
+// replicas' bytes still on the disks at the last epoch) and
+// storage.node_peak_bytes (the most one disk held).
 func summarizeReplication(s Summary, res *Records) {
 	for _, name := range []string{actors.MetricReplicationBytes, actors.MetricReplicationBytesRaw,
-		actors.MetricReplicasAdded, actors.MetricReplicasRemoved} {
+		actors.MetricReplicasAdded, actors.MetricReplicasRemoved, actors.MetricHeldBytes, actors.MetricNodePeakBytes} {
 		s[name] = float64(res.Counters[name])
 	}
 	s["replication.overhead"] = 0

@@ -409,9 +409,10 @@ func printSummary(w io.Writer, cfg cluster.Config, rep *cluster.Report, wall tim
 			s["cache.requests"], s["cache.requests.peak_per_second"])
 	}
 	if r := cfg.Replication; r != nil {
-		fmt.Fprintf(w, "replicas  %s every %v, δ %d, budget %.0f%%, %s: %.0f added, %.0f removed; %.1f MB on the wire for %.1f MB raw (%.2f%% of the tasks' network bytes while copies ran); storage +%.1f%%\n",
+		fmt.Fprintf(w, "replicas  %s every %v, δ %d, budget %.0f%%, %s: %.0f added, %.0f removed; %.1f MB on the wire for %.1f MB raw (%.2f%% of the tasks' network bytes while copies ran); storage +%.1f%%, %.1f GB of removed replicas held, the fullest disk %.1f GB\n",
 			r.Name, r.Epoch, r.Delta, 100*r.Budget, r.Compression, s["replicas.added"], s["replicas.removed"],
-			s["replication.bytes"]/1e6, s["replication.bytes_raw"]/1e6, 100*s["replication.overhead"], 100*s["storage.overhead"])
+			s["replication.bytes"]/1e6, s["replication.bytes_raw"]/1e6, 100*s["replication.overhead"], 100*s["storage.overhead"],
+			s["storage.held_bytes"]/1e9, s["storage.node_peak_bytes"]/1e9)
 	}
 	if len(cfg.Faults) > 0 || len(cfg.Rules) > 0 {
 		printFaults(w, s, rep.Records.Flows)
