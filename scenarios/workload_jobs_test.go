@@ -80,7 +80,7 @@ model = "batch"
 	}
 	got := parsed.Locate(Prefix("jobs", s.Jobs.Validate()))
 	want := strings.Join([]string{
-		"jobs.toml:3:1: jobs.job[0].priority = 7: must be 0 (very high) to 4 (very low)",
+		"jobs.toml:3:1: jobs.job[0].priority = 7: must be 0 (very high) to 4 (very low); 2 is normal",
 		"jobs.toml:5:1: jobs.job[1].name = \"a\": repeats job[0]",
 		"jobs.toml:7:1: jobs.job[1].model = \"batch\": must be \"overlapped\" or \"sequential\"",
 	}, "\n")

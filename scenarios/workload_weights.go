@@ -73,7 +73,7 @@ type JobPriority struct {
 // check reports a priority outside 0 … 4.
 func (p JobPriority) check(c *checks) {
 	if p.Priority != nil {
-		c.add(*p.Priority < 0 || *p.Priority > 4, Invalid("priority", *p.Priority, "must be 0 (very high) … 4 (very low); 2 is normal"))
+		c.add(!workload.ValidPriority(*p.Priority), Invalid("priority", *p.Priority, workload.PriorityRange))
 	}
 }
 

@@ -111,7 +111,7 @@ priority = -1
 `), ".")
 	require.Error(t, err)
 	assert.Equal(t, []string{
-		`p.toml:4:1: workload.synthetic[0].priority = 5: must be 0 (very high) … 4 (very low); 2 is normal`,
-		`p.toml:7:1: workload.swim[0].priority = -1: must be 0 (very high) … 4 (very low); 2 is normal`,
+		`p.toml:4:1: workload.synthetic[0].priority = 5: must be 0 (very high) to 4 (very low); 2 is normal`,
+		`p.toml:7:1: workload.swim[0].priority = -1: must be 0 (very high) to 4 (very low); 2 is normal`,
 	}, strings.Split(err.Error(), "\n"))
 }

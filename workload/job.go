@@ -125,14 +125,21 @@ func (j *JobSpec) MapCount(blockSize int64) int {
 	return int(max(1, n))
 }
 
+// ValidPriority tells whether p is a job priority: 0 (very high) to 4
+// (very low).
+func ValidPriority(p int) bool { return p >= 0 && p <= 4 }
+
+// PriorityRange says which priorities are valid.
+const PriorityRange = "must be 0 (very high) to 4 (very low); 2 is normal"
+
 // Validate checks the spec; the error names the field, its value and what
 // is allowed.
 func (j *JobSpec) Validate() error {
 	switch {
 	case j.Submit < 0:
 		return fmt.Errorf("submit = %v: must be ≥ 0", j.Submit)
-	case j.Priority < 0 || j.Priority > 4:
-		return fmt.Errorf("priority = %d: must be 0 (very high) to 4 (very low)", j.Priority)
+	case !ValidPriority(j.Priority):
+		return fmt.Errorf("priority = %d: %s", j.Priority, PriorityRange)
 	case j.Weight < 0 || math.IsNaN(j.Weight) || math.IsInf(j.Weight, 0):
 		return fmt.Errorf("weight = %v: must be a finite number ≥ 0", j.Weight)
 	case j.InputBytes < 0:

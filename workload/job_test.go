@@ -44,7 +44,7 @@ func TestValidate(t *testing.T) {
 		want   string
 	}{
 		{func(j *JobSpec) { j.Submit = -time.Second }, "submit = -1s: must be ≥ 0"},
-		{func(j *JobSpec) { j.Priority = 5 }, "priority = 5: must be 0 (very high) to 4 (very low)"},
+		{func(j *JobSpec) { j.Priority = 5 }, "priority = 5: must be 0 (very high) to 4 (very low); 2 is normal"},
 		{func(j *JobSpec) { j.Weight = math.NaN() }, "weight = NaN: must be a finite number ≥ 0"},
 		{func(j *JobSpec) { j.InputBytes = -1 }, "input_bytes = -1: must be ≥ 0"},
 		{func(j *JobSpec) { j.Maps = -2 }, "maps = -2: must be ≥ 0 (0 = one per block)"},
