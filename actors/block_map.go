@@ -331,6 +331,26 @@ func (b *blockMap) removeReplica(ref blockRef, node sched.NodeID) bool {
 	return true
 }
 
+// checkStored recounts each live node's bytes from the files' replicas
+// and reports the first node whose count differs, or whose held bytes
+// went negative: the invariant an epoch checks.
+func (b *blockMap) checkStored() error {
+	want := make([]int64, len(b.stored))
+	for _, f := range b.files {
+		for _, blk := range f.blocks {
+			for _, n := range blk.replicas {
+				want[n] += blk.bytes
+			}
+		}
+	}
+	for n := range want {
+		if want[n] != b.stored[n] || b.held[n] < 0 {
+			return fmt.Errorf("node %d counts %d bytes stored and %d held, its replicas hold %d", n, b.stored[n], b.held[n], want[n])
+		}
+	}
+	return nil
+}
+
 // write counts a new replica of bytes on node, over held bytes first.
 func (b *blockMap) write(node sched.NodeID, bytes int64) {
 	b.stored[node] += bytes

@@ -217,6 +217,7 @@ func TestBlockMapCountsTheBytesEachNodeStores(t *testing.T) {
 			b.nodeUp(node, rng.IntN(2) == 0)
 		}
 		require.Equal(t, recount(), b.stored, "step %d", step)
+		require.NoError(t, b.checkStored())
 		for n := range rackOf {
 			require.GreaterOrEqual(t, b.held[n], int64(0))
 			peak = max(peak, b.stored[n]+b.held[n])
@@ -224,6 +225,8 @@ func TestBlockMapCountsTheBytesEachNodeStores(t *testing.T) {
 		require.Equal(t, peak, b.peak, "step %d: the fullest disk so far", step)
 	}
 	assert.Positive(t, peak)
+	b.stored[0]++
+	assert.ErrorContains(t, b.checkStored(), "node 0 counts", "a count off by a byte")
 }
 
 func countLive(b *blockMap) int {

@@ -122,6 +122,9 @@ func (s *coordState) scarlettJobEnded(now time.Duration, id sched.JobID) {
 func (s *coordState) rearrange(now time.Duration) {
 	sc := s.scarlett
 	sc.prev, sc.epoch = sc.epoch, now
+	if err := s.blocks.checkStored(); err != nil {
+		s.fail("block map at the epoch: %v", err)
+	}
 	sc.conc.Prune(now)
 	s.abandonStale()
 	names := slices.Sorted(maps.Keys(s.blocks.files))
