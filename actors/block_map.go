@@ -351,6 +351,9 @@ func (b *blockMap) checkStored() error {
 	return nil
 }
 
+// bytes is the block's size.
+func (r blockRef) bytes() int64 { return r.file.blocks[r.index].bytes }
+
 // write counts a new replica of bytes on node, over held bytes first.
 func (b *blockMap) write(node sched.NodeID, bytes int64) {
 	b.stored[node] += bytes

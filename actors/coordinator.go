@@ -177,7 +177,7 @@ func (c *Coordinator) handle(ctx actor.Context, now time.Duration, m any) {
 	case *epochTick:
 		c.core.rearrange(now)
 	case *BlockReplicated:
-		c.core.blockReplicated(msg)
+		c.core.blockReplicated(now, msg)
 	case *ReplicationFailed:
 		c.core.replicationFailed(msg)
 	case *FlowDone:
@@ -248,6 +248,9 @@ func (c *Coordinator) apply(ctx actor.Context, out coordOut) {
 	}
 	for _, n := range out.jobCounts {
 		c.deps.Metrics.CountJob(n.job, n.metric, n.n)
+	}
+	for _, r := range out.replicas {
+		c.deps.Metrics.ReplicaChanged(r)
 	}
 	if out.progress {
 		c.deps.progressed()

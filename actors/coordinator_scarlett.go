@@ -152,7 +152,7 @@ func (s *coordState) rearrange(now time.Duration) {
 		}
 	}
 	for _, r := range plan.Remove {
-		s.removeReplica(blockRef{stored[r.File], r.Block}, sched.NodeID(r.Node))
+		s.removeReplica(now, blockRef{stored[r.File], r.Block}, sched.NodeID(r.Node))
 	}
 	s.heldGauge()
 	s.planCopies(stored, plan.Add)
@@ -203,9 +203,10 @@ func (s *coordState) peakGauge() {
 
 // removeReplica takes a replica out of the block's live list (lazily: the
 // node's disk keeps it until the space is wanted).
-func (s *coordState) removeReplica(ref blockRef, node sched.NodeID) {
+func (s *coordState) removeReplica(now time.Duration, ref blockRef, node sched.NodeID) {
 	if s.blocks.removeReplica(ref, node) {
 		s.out.counts = append(s.out.counts, count{MetricReplicasRemoved, 1})
+		s.out.replicas = append(s.out.replicas, ReplicaChange{At: now, Node: node, Bytes: ref.bytes()})
 	}
 }
 
@@ -289,7 +290,7 @@ func (s *coordState) copySource(blk *block, planned sched.NodeID, feeding []sche
 
 // blockReplicated books a copy that landed: a replica now, unless the
 // block's file is gone or the node is.
-func (s *coordState) blockReplicated(msg *BlockReplicated) {
+func (s *coordState) blockReplicated(now time.Duration, msg *BlockReplicated) {
 	c := s.endScarlettCopy(msg.Copy)
 	if c == nil {
 		return
@@ -298,6 +299,7 @@ func (s *coordState) blockReplicated(msg *BlockReplicated) {
 	if !c.ref.file.forgotten && s.live(c.dst) && s.blocks.addReplica(c.ref, c.dst) {
 		s.table.replicaAdded(c.ref.file, c.ref.index, c.dst)
 		s.out.counts = append(s.out.counts, count{MetricReplicasAdded, 1})
+		s.out.replicas = append(s.out.replicas, ReplicaChange{At: now, Node: c.dst, Bytes: c.ref.bytes(), Added: true})
 	}
 	s.nextStep(c.plan)
 }

@@ -62,7 +62,7 @@ func TestNewReplicaJoinsThePendingIndex(t *testing.T) {
 
 	// Before the copy lands, node 1 would read rack-locally; it lands,
 	// and node 1 launches the map node-local.
-	s.blockReplicated(&BlockReplicated{Copy: 0, To: 1, Bytes: 100, Wire: 100})
+	s.blockReplicated(time.Hour, &BlockReplicated{Copy: 0, To: 1, Bytes: 100, Wire: 100})
 	assert.Equal(t, []sched.NodeID{0, 2, 1}, s.jobs[1].input.blocks[0].replicas)
 	s.heartbeat(time.Hour+time.Second, &Heartbeat{Node: 1})
 	effects, counts = saidCounting(s)
@@ -106,8 +106,8 @@ func TestCopiesOfALostNodeFail(t *testing.T) {
 	s.declareDead(time.Hour+time.Minute, 3, "declared dead")
 	said(s)
 	assert.NotContains(t, s.scarlett.copies, int64(1))
-	s.blockReplicated(&BlockReplicated{Copy: 1, To: 3})
-	s.blockReplicated(&BlockReplicated{Copy: 0, To: 1})
+	s.blockReplicated(time.Hour, &BlockReplicated{Copy: 1, To: 3})
+	s.blockReplicated(time.Hour, &BlockReplicated{Copy: 0, To: 1})
 	require.Equal(t, []sched.NodeID{0, 2, 1}, s.jobs[1].input.blocks[0].replicas)
 	assert.Empty(t, s.scarlett.copies)
 }
@@ -139,7 +139,7 @@ func TestReReplicationRestoresTheFilesFactor(t *testing.T) {
 	s.scarlett.conc.Launch(time.Second, "hot", 9)
 	s.rearrange(time.Hour) // r_f 3: a copy to node 1
 	said(s)
-	s.blockReplicated(&BlockReplicated{Copy: 0, To: 1})
+	s.blockReplicated(time.Hour, &BlockReplicated{Copy: 0, To: 1})
 	s.declareDead(time.Hour+time.Minute, 2, "declared dead")
 	assert.Contains(t, said(s), "copy 100 B from node 0 to node 3 (re-replication 0)",
 		"two replicas left of r_f 3: the NameNode copies one to the node that has none")
@@ -172,7 +172,7 @@ func TestAnEpochWhileCopiesRun(t *testing.T) {
 	s.rearrange(2 * time.Hour)
 	assert.Empty(t, said(s))
 	// The copy lands; the first plan's second step goes on.
-	s.blockReplicated(&BlockReplicated{Copy: 0, To: 2})
+	s.blockReplicated(time.Hour, &BlockReplicated{Copy: 0, To: 2})
 	assert.Len(t, said(s), 2)
 
 	// Past T_L, c_f 0 and r_f 2: the live replicas over it go; the copies
@@ -183,8 +183,8 @@ func TestAnEpochWhileCopiesRun(t *testing.T) {
 	s.rearrange(4 * time.Hour)
 	said(s)
 	assert.Equal(t, []sched.NodeID{0, 2}, s.jobs[1].input.blocks[0].replicas)
-	s.blockReplicated(&BlockReplicated{Copy: 1, To: 1})
-	s.blockReplicated(&BlockReplicated{Copy: 2, To: 3})
+	s.blockReplicated(time.Hour, &BlockReplicated{Copy: 1, To: 1})
+	s.blockReplicated(time.Hour, &BlockReplicated{Copy: 2, To: 3})
 	s.rearrange(5 * time.Hour)
 	assert.Len(t, s.jobs[1].input.blocks[0].replicas, 2)
 }
@@ -217,7 +217,7 @@ func TestASourceFeedsOneCopyAStep(t *testing.T) {
 			s := oneReplicaToFour(t)
 			require.Equal(t, []string{"node-0"}, sources(said(s)))
 			if tc.lands {
-				s.blockReplicated(&BlockReplicated{Copy: 0, To: 2})
+				s.blockReplicated(time.Hour, &BlockReplicated{Copy: 0, To: 2})
 			} else {
 				s.replicationFailed(&ReplicationFailed{Copy: 0, Reason: "node lost"})
 			}

@@ -98,6 +98,8 @@ type coordOut struct {
 	// behalf of jobs (Recorder.CountJob).
 	counts    []count
 	jobCounts []jobCount
+	// replicas are the replicas Scarlett added and removed.
+	replicas []ReplicaChange
 	// progress: work moved forward (a launch, a job's end, an eviction).
 	progress bool
 	// done: every stream has submitted its last job and every job ended.

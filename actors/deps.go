@@ -100,6 +100,9 @@ type Recorder interface {
 	CountJob(job sched.JobID, metric string, n int64)
 	// QoSJobEnded receives a QoS client's job that ended (qos_client.go).
 	QoSJobEnded(r QoSJobRecord)
+	// ReplicaChanged receives a replica Scarlett's epochs added (its copy
+	// landed) or removed ([replication]).
+	ReplicaChanged(c ReplicaChange)
 }
 
 // The counters actors keep (Recorder.Count); each is a summary metric.
@@ -229,6 +232,15 @@ type Note struct {
 	At   time.Duration
 	Node sched.NodeID
 	What string
+}
+
+// ReplicaChange is a replica of a block of Bytes on Node that Scarlett
+// added (Added: its copy landed) or removed, at At.
+type ReplicaChange struct {
+	At    time.Duration
+	Node  sched.NodeID
+	Bytes int64
+	Added bool
 }
 
 // LinkSample is what every link of the topology carried over a window.

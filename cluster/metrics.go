@@ -407,6 +407,15 @@ func (r *recorder) QoSJobEnded(j actors.QoSJobRecord) {
 	r.qosJobs = append(r.qosJobs, j)
 }
 
+// ReplicaChanged implements actors.Recorder.
+func (r *recorder) ReplicaChanged(c actors.ReplicaChange) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.repl != nil {
+		r.repl.changes = append(r.repl.changes, c)
+	}
+}
+
 // Count implements actors.Recorder.
 func (r *recorder) Count(metric string, n int64) {
 	r.mu.Lock()

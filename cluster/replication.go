@@ -35,6 +35,9 @@ type ReplicationTotals struct {
 	// TaskBytes are the bytes the attempts' network flows carried within
 	// the windows, each flow's bytes spread evenly over its life.
 	TaskBytes float64
+	// Changes are the replicas the epochs added and removed, in the
+	// order they were.
+	Changes []actors.ReplicaChange
 }
 
 // Span is an interval of emulated time.
@@ -42,8 +45,9 @@ type Span struct{ From, To time.Duration }
 
 // replTally collects the flows replication.overhead is measured from.
 type replTally struct {
-	copies map[int64]Span // each copy's life, by copy ID, over its stages
-	tasks  []taskFlow
+	copies  map[int64]Span // each copy's life, by copy ID, over its stages
+	tasks   []taskFlow
+	changes []actors.ReplicaChange
 }
 
 type taskFlow struct {
@@ -86,7 +90,7 @@ func (t *replTally) totals() *ReplicationTotals {
 		}
 		merged = append(merged, s)
 	}
-	out := &ReplicationTotals{Windows: merged}
+	out := &ReplicationTotals{Windows: merged, Changes: t.changes}
 	for _, f := range t.tasks {
 		out.TaskBytes += f.within(merged)
 	}

@@ -1,13 +1,17 @@
 package cluster
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"clusteremu/actors"
 	"clusteremu/policies/sched"
+	"clusteremu/units"
+	"clusteremu/workload"
 )
 
 // replication.overhead's denominator: each copy's stages, local or not,
@@ -61,4 +65,47 @@ func TestReplicationWindowsCoverCompression(t *testing.T) {
 	got := tally.totals()
 	assert.Equal(t, []Span{{0, 139 * s}}, got.Windows)
 	assert.InDelta(t, 1390, got.TaskBytes, 1e-9, "the task's bytes over the copy's whole life, not its 1 s transfer's 10")
+}
+
+// The replicas Scarlett adds and removes reach the records one by one,
+// as many as its counters count: additions when a copy lands, removals
+// at an epoch's instant, each with its block's bytes.
+func TestReplicaChangesAreRecorded(t *testing.T) {
+	cfg := fourRacks()
+	cfg.HDFS.BlockSize = 128 * mib
+	r := actors.DefaultReplicationConfig()
+	r.Learn, r.Epoch, r.Budget, r.Compression = units.Duration(2*time.Minute), units.Duration(2*time.Minute), 1, "none"
+	cfg.Replication = &r
+	// Four waves of jobs reading one hot 3-block file at once, a minute
+	// apart, then quiet: the first epochs add replicas, later ones
+	// remove them as the hot file cools.
+	var jobs []workload.JobSpec
+	for wave := range 4 {
+		for k := range 4 { // c_f 4: r_f 5, within the budget
+			jobs = append(jobs, workload.JobSpec{Name: fmt.Sprintf("hot-%d-%d", wave, k), InputFile: "hot",
+				Submit: time.Duration(wave) * time.Minute, InputBytes: 3 * 128 * mib,
+				MapCPU: workload.PerMiB(300 * time.Millisecond)})
+		}
+	}
+	jobs = append(jobs, workload.JobSpec{Name: "late", Submit: 12 * time.Minute, InputBytes: 128 * mib})
+	cfg.Workload = [][]workload.JobSpec{jobs}
+	rep := run(t, cfg)
+	changes := rep.Records.Replication.Changes
+	var added, removed int64
+	for i, c := range changes {
+		if i > 0 {
+			require.LessOrEqual(t, changes[i-1].At, c.At, "in the order they were")
+		}
+		assert.Equal(t, int64(128*mib), c.Bytes)
+		if c.Added {
+			added++
+			continue
+		}
+		removed++
+		assert.Zero(t, c.At%(2*time.Minute), "a removal is an epoch's: %v", c.At)
+	}
+	assert.Positive(t, added, "the hot file got replicas")
+	assert.Positive(t, removed, "and lost them once cold")
+	assert.Equal(t, rep.Records.Counters[actors.MetricReplicasAdded], added)
+	assert.Equal(t, rep.Records.Counters[actors.MetricReplicasRemoved], removed)
 }

@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"image/color"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"clusteremu/actors"
 	"clusteremu/cluster"
 	"clusteremu/policies/sched"
 )
@@ -89,6 +91,17 @@ func writeReport(w io.Writer, title string, runs []reportRun) error {
 	page.NoLinks = !sampled && err == nil
 	if sampled || err != nil {
 		if err := add("rack uplink utilisation", "mean over the uplinks solid, the busiest dashed; 1 s windows", p, err); err != nil {
+			return err
+		}
+	}
+	if p, w, err := localityPlot(runs); p != nil || err != nil {
+		note := fmt.Sprintf("the share of the map attempts launched in each %v that read their input on their own node", w)
+		if err := add("map locality", note, p, err); err != nil {
+			return err
+		}
+	}
+	if p, err := replicaPlot(runs); p != nil || err != nil {
+		if err := add("replicas", "up as a copy lands, down as an epoch removes replicas", p, err); err != nil {
 			return err
 		}
 	}
@@ -307,6 +320,107 @@ func linkPlot(runs []reportRun) (*plot.Plot, bool, error) {
 		dash(l)
 	}
 	return p, sampled, nil
+}
+
+// localityPlot plots each run's share of node-local map launches, window
+// by window (about a hundredth of the longest run, at least a second), or
+// returns nil when no run launched a map; windows without a launch have
+// no point.
+func localityPlot(runs []reportRun) (*plot.Plot, time.Duration, error) {
+	var end time.Duration
+	some := false
+	for _, r := range runs {
+		end = max(end, r.Rep.End.At)
+		some = some || len(r.Slots.maps) > 0
+	}
+	if !some {
+		return nil, 0, nil
+	}
+	w := roundWindow(end / 100)
+	p := newPlot("Map locality", "emulated time (s)", "node-local share")
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, end.Seconds(), 0, 1
+	for i, r := range runs {
+		pts := localitySeries(r.Slots.maps, w)
+		if len(pts) == 0 {
+			continue
+		}
+		if _, err := addLine(p, r.Name, i, thin(pts)); err != nil {
+			return nil, w, err
+		}
+	}
+	return p, w, nil
+}
+
+// roundWindow is the shortest of 1, 2, 5, 10, 15 and 30 s, 1, 2, 5, 10,
+// 15 and 30 min and whole hours that is at least d.
+func roundWindow(d time.Duration) time.Duration {
+	for _, w := range []time.Duration{time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 15 * time.Second,
+		30 * time.Second, time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute, 15 * time.Minute, 30 * time.Minute} {
+		if w >= d {
+			return w
+		}
+	}
+	return (d + time.Hour - 1).Truncate(time.Hour)
+}
+
+// localitySeries is the node-local share of the map launches in each
+// window w, at the window's middle; a window without a launch has no
+// point.
+func localitySeries(launches []mapLaunch, w time.Duration) plotter.XYs {
+	type tally struct{ local, all int }
+	by := map[int64]*tally{}
+	for _, m := range launches {
+		k := int64(m.at / w)
+		if by[k] == nil {
+			by[k] = &tally{}
+		}
+		by[k].all++
+		if m.local {
+			by[k].local++
+		}
+	}
+	var pts plotter.XYs
+	for _, k := range slices.Sorted(maps.Keys(by)) {
+		pts = append(pts, plotter.XY{X: (time.Duration(k)*w + w/2).Seconds(), Y: float64(by[k].local) / float64(by[k].all)})
+	}
+	return pts
+}
+
+// replicaPlot plots the replicas Scarlett added that are still live, over
+// time, for the runs with [replication], or returns nil when none has it.
+func replicaPlot(runs []reportRun) (*plot.Plot, error) {
+	if !slices.ContainsFunc(runs, func(r reportRun) bool { return r.Rep.Records.Replication != nil }) {
+		return nil, nil
+	}
+	p := newPlot("Replicas added by Scarlett, live", "emulated time (s)", "replicas")
+	for i, r := range runs {
+		repl := r.Rep.Records.Replication
+		if repl == nil {
+			continue
+		}
+		if _, err := addLine(p, r.Name, i, thin(replicaSeries(repl.Changes, r.Rep.End.At))); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// replicaSeries is the step function of the replicas added and not yet
+// removed, from 0 to end.
+func replicaSeries(changes []actors.ReplicaChange, end time.Duration) plotter.XYs {
+	steps := make([]levelChange, len(changes))
+	for k, c := range changes {
+		steps[k] = levelChange{c.At, -1}
+		if c.Added {
+			steps[k].delta = 1
+		}
+	}
+	pts := plotter.XYs{{X: 0, Y: 0}}
+	for _, l := range stepLevels(steps) {
+		x := l.at.Seconds()
+		pts = append(pts, plotter.XY{X: x, Y: pts[len(pts)-1].Y}, plotter.XY{X: x, Y: float64(l.n)})
+	}
+	return append(pts, plotter.XY{X: end.Seconds(), Y: pts[len(pts)-1].Y})
 }
 
 // ganttPlot draws a bar per job from submission to end, darker from its

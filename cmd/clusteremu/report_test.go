@@ -7,12 +7,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/net/html"
+	"gonum.org/v1/plot/plotter"
+
+	"clusteremu/actors"
 )
 
 var screenshot = flag.String("screenshot", "", "also save the browser's screenshot of the default scenario's report here (docs/report.png)")
@@ -76,10 +81,10 @@ func TestReportHasEveryPlotAndNoOutsideResource(t *testing.T) {
 	var out, errs bytes.Buffer
 	require.Equal(t, 0, run([]string{"run", "--quiet", writeScenario(t, smallScenario), "--set", "run.slowdown=false", "--out", dir}, &out, &errs), errs.String())
 	svgs, titles, links := reportOf(t, filepath.Join(dir, "report.html"))
-	require.Len(t, titles, 6)
-	assert.Equal(t, []string{"Runs", "By job size", "job response time", "slot utilisation", "rack uplink utilisation"}, titles[:5])
-	assert.True(t, strings.HasPrefix(titles[5], "jobs of "), titles[5])
-	assert.Len(t, svgs, 4, "response CDF, slots, uplinks, jobs (no slowdowns without reference runs)")
+	require.Len(t, titles, 7)
+	assert.Equal(t, []string{"Runs", "By job size", "job response time", "slot utilisation", "rack uplink utilisation", "map locality"}, titles[:6])
+	assert.True(t, strings.HasPrefix(titles[6], "jobs of "), titles[6])
+	assert.Len(t, svgs, 5, "response CDF, slots, uplinks, locality, jobs (no slowdowns without reference runs, no replicas without [replication])")
 	assert.Empty(t, links, "no resource from outside the file")
 	assert.GreaterOrEqual(t, pathPoints(svgs[0]), 12, "a point per succeeded job (12)")
 	for i, s := range svgs[1:] {
@@ -117,7 +122,7 @@ func TestReportInABrowser(t *testing.T) {
 	flags := []string{"--headless", "--disable-gpu", "--no-sandbox", "--hide-scrollbars", "--window-size=1280,3200"}
 	dom, err := exec.Command(browser, append(flags, "--dump-dom", page)...).Output()
 	require.NoError(t, err)
-	assert.Equal(t, 5, strings.Count(string(dom), "<svg"), "the browser's DOM has the five plots")
+	assert.Equal(t, 6, strings.Count(string(dom), "<svg"), "the browser's DOM has the six plots")
 	assert.NotContains(t, string(dom), "<script")
 	_, err = exec.Command(browser, append(flags, "--screenshot="+shot, page)...).CombinedOutput()
 	require.NoError(t, err)
@@ -141,3 +146,63 @@ func TestReportInABrowser(t *testing.T) {
 		require.NoError(t, os.WriteFile(*screenshot, raw, 0o644))
 	}
 }
+
+// The map locality plot is the node-local share of each window's map
+// launches, at the window's middle, with no point for a window without
+// one; the window is a round duration of about a hundredth of the run.
+func TestLocalitySeries(t *testing.T) {
+	s := time.Second
+	got := localitySeries([]mapLaunch{{1 * s, true}, {3 * s, false}, {9 * s, true}, {25 * s, true}, {29 * s, true}, {27 * s, false}, {28 * s, false}}, 10*s)
+	assert.Equal(t, plotter.XYs{{X: 5, Y: 2.0 / 3}, {X: 25, Y: 0.5}}, got)
+	for d, want := range map[time.Duration]time.Duration{0: s, 900 * time.Millisecond: s, 3 * s: 5 * s, 503 * s: 10 * time.Minute,
+		40 * time.Minute: time.Hour, 90 * time.Minute: 2 * time.Hour} {
+		assert.Equal(t, want, roundWindow(d), "%v", d)
+	}
+}
+
+// The replicas plot steps up as a copy lands and down as an epoch removes
+// one, several at an instant in one step, and holds to the run's end.
+func TestReplicaSeries(t *testing.T) {
+	s := time.Second
+	got := replicaSeries([]actors.ReplicaChange{{At: 10 * s, Added: true}, {At: 12 * s, Added: true}, {At: 12 * s, Added: true},
+		{At: 20 * s}, {At: 20 * s}}, 30*s)
+	assert.Equal(t, plotter.XYs{{X: 0, Y: 0}, {X: 10, Y: 0}, {X: 10, Y: 1}, {X: 12, Y: 1}, {X: 12, Y: 3}, {X: 20, Y: 3}, {X: 20, Y: 1}, {X: 30, Y: 1}}, got)
+}
+
+// A run with [replication] has the replicas plot, drawn from the copies
+// that landed.
+func TestReportPlotsReplicas(t *testing.T) {
+	dir := t.TempDir()
+	var out, errs bytes.Buffer
+	require.Equal(t, 0, run([]string{"run", "--quiet", writeScenario(t, replicatedScenario), "--set", "run.slowdown=false", "--out", dir}, &out, &errs), errs.String())
+	svgs, titles, _ := reportOf(t, filepath.Join(dir, "report.html"))
+	k := slices.Index(titles, "replicas")
+	require.Positive(t, k, "titles %v", titles)
+	assert.Greater(t, pathPoints(svgs[k-2]), 3, "the replicas' steps") // the two tables come first
+}
+
+// replicatedScenario has Scarlett's epochs every 2 minutes over jobs
+// reading two files: replicas are added and removed.
+const replicatedScenario = `
+[cluster]
+racks = 2
+nodes_per_rack = 3
+
+[replication]
+learn = "2m"
+epoch = "2m"
+budget = 1
+compression = "none"
+
+[[workload.synthetic]]
+jobs = 60
+interarrival = "4s"
+sizes = "pareto"
+max_maps = 4
+files = 2
+
+[[expect]]
+metric = "replicas.added"
+op = ">"
+value = 0
+`

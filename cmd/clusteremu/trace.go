@@ -453,12 +453,23 @@ func (t *traceLog) counters(jobs []cluster.JobResult, slots *slotLog, put func(*
 // attempt lost before it launched held no slot.
 type slotLog struct {
 	busy [2][]levelChange
+	maps []mapLaunch // in the order the attempts ended
+}
+
+// mapLaunch is when a map attempt launched, and whether it read its
+// input on its own node.
+type mapLaunch struct {
+	at    time.Duration
+	local bool
 }
 
 func (s *slotLog) add(a actors.AttemptRecord) {
 	if a.Start >= 0 {
 		k := a.Attempt.Kind
 		s.busy[k] = append(s.busy[k], levelChange{a.Start, 1}, levelChange{a.End, -1})
+		if k == sched.Map {
+			s.maps = append(s.maps, mapLaunch{a.Start, a.Locality == sched.NodeLocal})
+		}
 	}
 }
 
