@@ -408,6 +408,17 @@ func replicaPlot(runs []reportRun) (*plot.Plot, error) {
 // replicaSeries is the step function of the replicas added and not yet
 // removed, from 0 to end.
 func replicaSeries(changes []actors.ReplicaChange, end time.Duration) plotter.XYs {
+	pts := plotter.XYs{{X: 0, Y: 0}}
+	for _, l := range stepLevels(replicaSteps(changes)) {
+		x := l.at.Seconds()
+		pts = append(pts, plotter.XY{X: x, Y: pts[len(pts)-1].Y}, plotter.XY{X: x, Y: float64(l.n)})
+	}
+	return append(pts, plotter.XY{X: end.Seconds(), Y: pts[len(pts)-1].Y})
+}
+
+// replicaSteps are the replicas' changes as steps of a level: +1 for each
+// added, −1 for each removed.
+func replicaSteps(changes []actors.ReplicaChange) []levelChange {
 	steps := make([]levelChange, len(changes))
 	for k, c := range changes {
 		steps[k] = levelChange{c.At, -1}
@@ -415,12 +426,7 @@ func replicaSeries(changes []actors.ReplicaChange, end time.Duration) plotter.XY
 			steps[k].delta = 1
 		}
 	}
-	pts := plotter.XYs{{X: 0, Y: 0}}
-	for _, l := range stepLevels(steps) {
-		x := l.at.Seconds()
-		pts = append(pts, plotter.XY{X: x, Y: pts[len(pts)-1].Y}, plotter.XY{X: x, Y: float64(l.n)})
-	}
-	return append(pts, plotter.XY{X: end.Seconds(), Y: pts[len(pts)-1].Y})
+	return steps
 }
 
 // ganttPlot draws a bar per job from submission to end, darker from its

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"image/png"
 	"os"
@@ -170,8 +171,9 @@ func TestReplicaSeries(t *testing.T) {
 }
 
 // A run with [replication] has the replicas plot, drawn from the copies
-// that landed.
-func TestReportPlotsReplicas(t *testing.T) {
+// that landed, and a counter track of them in its trace, which ends at
+// the replicas added less those removed.
+func TestReplicasArePlottedAndTraced(t *testing.T) {
 	dir := t.TempDir()
 	var out, errs bytes.Buffer
 	require.Equal(t, 0, run([]string{"run", "--quiet", writeScenario(t, replicatedScenario), "--set", "run.slowdown=false", "--out", dir}, &out, &errs), errs.String())
@@ -179,6 +181,23 @@ func TestReportPlotsReplicas(t *testing.T) {
 	k := slices.Index(titles, "replicas")
 	require.Positive(t, k, "titles %v", titles)
 	assert.Greater(t, pathPoints(svgs[k-2]), 3, "the replicas' steps") // the two tables come first
+
+	var values []float64
+	for _, e := range traceEvents(t, dir) {
+		if e.Name == "replicas added by Scarlett" {
+			values = append(values, e.Args["value"].(float64))
+		}
+	}
+	var summary struct {
+		Metrics map[string]float64 `json:"metrics"`
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(raw, &summary))
+	require.NotEmpty(t, values)
+	added, removed := summary.Metrics["replicas.added"], summary.Metrics["replicas.removed"]
+	assert.Positive(t, removed)
+	assert.Equal(t, added-removed, values[len(values)-1], "added %v, removed %v", added, removed)
 }
 
 // replicatedScenario has Scarlett's epochs every 2 minutes over jobs

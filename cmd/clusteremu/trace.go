@@ -226,7 +226,7 @@ func (t *traceLog) write(w io.Writer, res *cluster.Records, slots *slotLog, link
 		func() error { return t.launchInstants(put) },
 		func() error { return t.nodeEvents(res.Notes, put) },
 		func() error { return t.faultEvents(res.Faults, put) },
-		func() error { return t.counters(res.Jobs, slots, put) },
+		func() error { return t.counters(res, slots, put) },
 		func() error { return t.flowsTo(bw) },
 		func() error { return linkCounters(links, linksPath, put) },
 	} {
@@ -419,26 +419,32 @@ func (t *traceLog) launchInstants(put func(*traceEvent) error) error {
 }
 
 // counters are the cluster's counter tracks: busy map and reduce slots,
-// from the attempts' starts and ends, and tasks not yet started, which
-// count every task of a job from its submission until its first attempt
-// begins (reduces waiting for slow-start included).
-func (t *traceLog) counters(jobs []cluster.JobResult, slots *slotLog, put func(*traceEvent) error) error {
+// from the attempts' starts and ends; tasks not yet started, which count
+// every task of a job from its submission until its first attempt begins
+// (reduces waiting for slow-start included); and with [replication] the
+// replicas Scarlett added and has not removed.
+func (t *traceLog) counters(res *cluster.Records, slots *slotLog, put func(*traceEvent) error) error {
 	const pending = "tasks not yet started"
 	var waiting []levelChange
-	for _, j := range jobs {
+	for _, j := range res.Jobs {
 		waiting = append(waiting, levelChange{j.Submit, j.Maps + j.Reduces})
 	}
 	for _, s := range t.firstStart {
 		waiting = append(waiting, levelChange{s, -1})
 	}
-	for _, c := range []struct {
+	type track struct {
 		name    string
 		changes []levelChange
-	}{
+	}
+	tracks := []track{
 		{"busy " + sched.Map.String() + " slots", slots.busy[sched.Map]},
 		{"busy " + sched.Reduce.String() + " slots", slots.busy[sched.Reduce]},
 		{pending, waiting},
-	} {
+	}
+	if res.Replication != nil {
+		tracks = append(tracks, track{"replicas added by Scarlett", replicaSteps(res.Replication.Changes)})
+	}
+	for _, c := range tracks {
 		for _, l := range stepLevels(c.changes) {
 			if err := put(&traceEvent{Name: c.name, Ph: "C", Ts: usec(l.at), Pid: clusterPid, Args: counterArgs{float64(l.n)}}); err != nil {
 				return err

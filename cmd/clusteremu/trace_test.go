@@ -19,6 +19,18 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// traceEvents reads the events of a run directory's trace.json.
+func traceEvents(t *testing.T, dir string) []checkedEvent {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(dir, "trace.json"))
+	require.NoError(t, err)
+	var doc struct {
+		TraceEvents []checkedEvent `json:"traceEvents"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &doc))
+	return doc.TraceEvents
+}
+
 // checkedEvent is what the trace checks read of an event; pointers tell a
 // missing field from a zero.
 type checkedEvent struct {
@@ -248,14 +260,8 @@ func TestTraceShowsFaults(t *testing.T) {
 	var out, errs bytes.Buffer
 	path := filepath.Join("..", "..", "scenarios", "examples", "faults.toml")
 	require.Equal(t, 0, run([]string{"run", "--quiet", path, "--until", "6m", "--out", dir}, &out, &errs), errs.String())
-	raw, err := os.ReadFile(filepath.Join(dir, "trace.json"))
-	require.NoError(t, err)
-	var doc struct {
-		TraceEvents []checkedEvent `json:"traceEvents"`
-	}
-	require.NoError(t, json.Unmarshal(raw, &doc))
 	var faults []string
-	for _, e := range doc.TraceEvents {
+	for _, e := range traceEvents(t, dir) {
 		if e.Cat == "fault" {
 			faults = append(faults, fmt.Sprintf("%s at %gs on process %d", e.Name, *e.Ts/1e6, *e.Pid))
 		}
