@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"math/rand/v2"
 	"slices"
+	"time"
 
 	"clusteremu/policies/placement"
 	"clusteremu/policies/sched"
@@ -351,8 +352,11 @@ func (b *blockMap) checkStored() error {
 	return nil
 }
 
-// bytes is the block's size.
-func (r blockRef) bytes() int64 { return r.file.blocks[r.index].bytes }
+// change is the record of a replica of the block on node added or
+// removed at now.
+func (r blockRef) change(now time.Duration, node sched.NodeID, added bool) ReplicaChange {
+	return ReplicaChange{At: now, File: r.file.name, Block: r.index, Node: node, Bytes: r.file.blocks[r.index].bytes, Added: added}
+}
 
 // write counts a new replica of bytes on node, over held bytes first.
 func (b *blockMap) write(node sched.NodeID, bytes int64) {

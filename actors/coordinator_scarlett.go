@@ -206,7 +206,7 @@ func (s *coordState) peakGauge() {
 func (s *coordState) removeReplica(now time.Duration, ref blockRef, node sched.NodeID) {
 	if s.blocks.removeReplica(ref, node) {
 		s.out.counts = append(s.out.counts, count{MetricReplicasRemoved, 1})
-		s.out.replicas = append(s.out.replicas, ReplicaChange{At: now, Node: node, Bytes: ref.bytes()})
+		s.out.replicas = append(s.out.replicas, ref.change(now, node, false))
 	}
 }
 
@@ -299,7 +299,7 @@ func (s *coordState) blockReplicated(now time.Duration, msg *BlockReplicated) {
 	if !c.ref.file.forgotten && s.live(c.dst) && s.blocks.addReplica(c.ref, c.dst) {
 		s.table.replicaAdded(c.ref.file, c.ref.index, c.dst)
 		s.out.counts = append(s.out.counts, count{MetricReplicasAdded, 1})
-		s.out.replicas = append(s.out.replicas, ReplicaChange{At: now, Node: c.dst, Bytes: c.ref.bytes(), Added: true})
+		s.out.replicas = append(s.out.replicas, c.ref.change(now, c.dst, true))
 	}
 	s.nextStep(c.plan)
 }

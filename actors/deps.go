@@ -234,10 +234,13 @@ type Note struct {
 	What string
 }
 
-// ReplicaChange is a replica of a block of Bytes on Node that Scarlett
-// added (Added: its copy landed) or removed, at At.
+// ReplicaChange is a replica of block Block (from 0) of File, of Bytes,
+// on Node, that Scarlett added (Added: its copy landed) or removed, at
+// At.
 type ReplicaChange struct {
 	At    time.Duration
+	File  string
+	Block int
 	Node  sched.NodeID
 	Bytes int64
 	Added bool

@@ -97,6 +97,8 @@ func TestReplicaChangesAreRecorded(t *testing.T) {
 			require.LessOrEqual(t, changes[i-1].At, c.At, "in the order they were")
 		}
 		assert.Equal(t, int64(128*mib), c.Bytes)
+		assert.Equal(t, "hot", c.File)
+		assert.Contains(t, []int{0, 1, 2}, c.Block)
 		if c.Added {
 			added++
 			continue

@@ -32,7 +32,7 @@ const (
 
 // outFiles are the files a run writes into --out; a reused directory is
 // cleared of them first, so nothing there is left from an earlier run.
-var outFiles = []string{"summary.json", "run.json", "jobs.csv", "tasks.csv", "trace.json", "report.html", "offers.jsonl", "links.csv", "flows.csv", "scenario.toml",
+var outFiles = []string{"summary.json", "run.json", "jobs.csv", "tasks.csv", "trace.json", "report.html", "offers.jsonl", "links.csv", "flows.csv", "replicas.csv", "scenario.toml",
 	"events.jsonl", "choices.jsonl", "decisions.jsonl"}
 
 // outputs is a run's output directory: checked, created and cleared of an
@@ -234,6 +234,9 @@ func (o *outputs) write(sc *scenarios.Scenario, cfg cluster.Config, rep *cluster
 		writeJSON(o.path("summary.json"), summary),
 		writeJSON(o.path("run.json"), run),
 		writeCSV(o.path("jobs.csv"), jobRows(rep.Records)))
+	if repl := rep.Records.Replication; repl != nil {
+		errs = append(errs, writeCSV(o.path("replicas.csv"), replicaRows(repl.Changes)))
+	}
 	errs = append(errs, o.finish(rep.Records)...)
 	errs = append(errs,
 		writeAtomic(o.path("report.html"), func(w io.Writer) error {
@@ -294,6 +297,21 @@ func writeJSON(path string, v any) error {
 
 func writeCSV(path string, rows [][]string) error {
 	return writeAtomic(path, func(w io.Writer) error { return csv.NewWriter(w).WriteAll(rows) })
+}
+
+// replicaRows are replicas.csv (runs with [replication]): every replica
+// Scarlett added (its copy landed) or removed, in the order it was.
+func replicaRows(changes []actors.ReplicaChange) [][]string {
+	rows := [][]string{{"at", "file", "block", "node", "bytes", "change"}}
+	for _, c := range changes {
+		change := "removed"
+		if c.Added {
+			change = "added"
+		}
+		rows = append(rows, []string{secs(c.At), c.File, strconv.Itoa(c.Block), strconv.Itoa(int(c.Node)),
+			strconv.FormatInt(c.Bytes, 10), change})
+	}
+	return rows
 }
 
 // secs prints emulated times in seconds with a fixed format.

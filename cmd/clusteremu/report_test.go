@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"flag"
 	"image/png"
@@ -9,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -171,9 +173,9 @@ func TestReplicaSeries(t *testing.T) {
 }
 
 // A run with [replication] has the replicas plot, drawn from the copies
-// that landed, and a counter track of them in its trace, which ends at
-// the replicas added less those removed.
-func TestReplicasArePlottedAndTraced(t *testing.T) {
+// that landed, a counter track of them in its trace, which ends at the
+// replicas added less those removed, and replicas.csv, a row for each.
+func TestReplicasArePlottedTracedAndListed(t *testing.T) {
 	dir := t.TempDir()
 	var out, errs bytes.Buffer
 	require.Equal(t, 0, run([]string{"run", "--quiet", writeScenario(t, replicatedScenario), "--set", "run.slowdown=false", "--out", dir}, &out, &errs), errs.String())
@@ -198,6 +200,24 @@ func TestReplicasArePlottedAndTraced(t *testing.T) {
 	added, removed := summary.Metrics["replicas.added"], summary.Metrics["replicas.removed"]
 	assert.Positive(t, removed)
 	assert.Equal(t, added-removed, values[len(values)-1], "added %v, removed %v", added, removed)
+
+	f, err := os.Open(filepath.Join(dir, "replicas.csv"))
+	require.NoError(t, err)
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	require.NoError(t, err)
+	assert.Equal(t, []string{"at", "file", "block", "node", "bytes", "change"}, rows[0])
+	changes := map[string]float64{}
+	last := 0.0
+	for _, r := range rows[1:] {
+		changes[r[5]]++
+		at, err := strconv.ParseFloat(r[0], 64)
+		require.NoError(t, err)
+		assert.GreaterOrEqual(t, at, last, "in time order")
+		last = at
+		assert.True(t, strings.HasPrefix(r[1], "s0-file"), "a file of the stream: %s", r[1])
+	}
+	assert.Equal(t, map[string]float64{"added": added, "removed": removed}, changes)
 }
 
 // replicatedScenario has Scarlett's epochs every 2 minutes over jobs
