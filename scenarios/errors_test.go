@@ -231,6 +231,7 @@ zipf = 0.0
 size_correlation = 1.5
 drift = 1.5
 drift_period = "-1h"
+drift_within = "rank"
 [[workload.recurring]]
 every = "0s"
 count = 2
@@ -248,8 +249,9 @@ input_bytes = "1GiB"
 			`s.toml:18:1: workload.synthetic[0].size_correlation = 1.5: must be in [−1, 1]`,
 			`s.toml:19:1: workload.synthetic[0].drift = 1.5: must be in [0, 1]`,
 			`s.toml:20:1: workload.synthetic[0].drift_period = "-1h": must be ≥ 0`,
-			`s.toml:22:1: workload.recurring[0].every = "0s": must be > 0: the period between runs`,
-			`s.toml:24:1: workload.recurring[0].window = -1: must be 0 (one file) … 10000: the time-range files a run reads`,
+			`s.toml:21:1: workload.synthetic[0].drift_within = "rank": must be "all" (any file may take a rank) or "size" (only a file of the same maps)`,
+			`s.toml:23:1: workload.recurring[0].every = "0s": must be > 0: the period between runs`,
+			`s.toml:25:1: workload.recurring[0].window = -1: must be 0 (one file) … 10000: the time-range files a run reads`,
 		}},
 		{"replication: every key out of range", `[replication]
 name = "hdfs"

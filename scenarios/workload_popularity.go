@@ -3,6 +3,7 @@ package scenarios
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -25,6 +26,9 @@ type popularity struct {
 	moves *rand.Rand
 	files []int
 	shown int
+	// bySize: drift_within = "size", the picked ranks' files rotate
+	// only among files of the same maps.
+	bySize bool
 }
 
 // at returns the file (from 0) at rank r (from 0) in period k (from 0).
@@ -45,8 +49,12 @@ func (p *popularity) at(k, r int) int {
 	if k < p.shown {
 		panic(fmt.Sprintf("popularity: period %d asked for after period %d", k, p.shown))
 	}
+	var class func(file int) int
+	if p.bySize {
+		class = func(file int) int { return p.maps[file] } // file f is period 0's rank f
+	}
 	for ; p.shown < k; p.shown++ {
-		p.files = rotate(p.files, p.drift, p.moves)
+		p.files = rotate(p.files, p.drift, p.moves, class)
 	}
 	return p.files[r]
 }
@@ -54,8 +62,11 @@ func (p *popularity) at(k, r int) int {
 // rotate returns the files by rank for the next period: each rank is
 // picked with probability d, and the picked ranks' files move one step
 // along a random cycle of them, so each picked rank holds another file
-// (when two or more are picked) and the others keep theirs.
-func rotate(files []int, d float64, r *rand.Rand) []int {
+// (when two or more are picked) and the others keep theirs. With class,
+// the picked ranks are cycled apart by their files' class (smallest
+// class first), so a rank only ever holds a file of its first file's
+// class, and a picked rank alone in its class keeps its file.
+func rotate(files []int, d float64, r *rand.Rand, class func(file int) int) []int {
 	next := slices.Clone(files)
 	var picked []int
 	for i := range files {
@@ -63,9 +74,22 @@ func rotate(files []int, d float64, r *rand.Rand) []int {
 			picked = append(picked, i)
 		}
 	}
-	r.Shuffle(len(picked), func(i, j int) { picked[i], picked[j] = picked[j], picked[i] })
-	for j, i := range picked {
-		next[i] = files[picked[(j+1)%len(picked)]]
+	groups := [][]int{picked}
+	if class != nil {
+		by := map[int][]int{}
+		for _, i := range picked {
+			by[class(files[i])] = append(by[class(files[i])], i)
+		}
+		groups = groups[:0]
+		for _, c := range slices.Sorted(maps.Keys(by)) {
+			groups = append(groups, by[c])
+		}
+	}
+	for _, g := range groups {
+		r.Shuffle(len(g), func(i, j int) { g[i], g[j] = g[j], g[i] })
+		for j, i := range g {
+			next[i] = files[g[(j+1)%len(g)]]
+		}
 	}
 	return next
 }
@@ -106,7 +130,8 @@ func (s *SyntheticStream) popularFiles(env Env) *popularity {
 	}
 	p := &popularity{prefix: env.Name, maps: maps, cdf: make([]float64, n),
 		picks: rand.New(rand.NewPCG(env.Seed, 0x7069636b73)),                 // "picks"
-		drift: s.Drift, moves: rand.New(rand.NewPCG(env.Seed, 0x6472696674))} // "drift"
+		drift: s.Drift, moves: rand.New(rand.NewPCG(env.Seed, 0x6472696674)), // "drift"
+		bySize: s.DriftWithin == DriftBySize}
 	total := 0.0
 	for r := range n {
 		total += math.Pow(float64(r+1), -*s.Zipf)

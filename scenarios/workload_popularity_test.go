@@ -281,3 +281,64 @@ func TestNoDriftDrawsTheSameJobs(t *testing.T) {
 		assert.False(t, reflect.DeepEqual(a, d), "%s: drift every minute changes the jobs", sizes)
 	}
 }
+
+// drift_within = "size": every rank holds, in every period, a file of
+// its period-0 file's maps, so each job has the maps, sizes and arrival
+// it would have without drift and only its file moves; about a share d
+// of the ranks still change file each period. "all", written or not, is
+// the drift of any file to any rank.
+func TestDriftWithinSizeKeepsTheLoad(t *testing.T) {
+	const n = 2000
+	mu := 0.2
+	s := SyntheticStream{Jobs: 3000, Interarrival: Duration(time.Minute), Sizes: "lognormal", LognormalMu: &mu,
+		LognormalSigma: 0.8, MaxMaps: 20, Files: n, Zipf: new(1.3), Drift: 0.5, DriftPeriod: Duration(12 * time.Hour),
+		DriftWithin: DriftBySize}
+	v := s.withDefaults()
+	p := v.popularFiles(Env{Seed: 3, Name: "s0"})
+	prev := make([]int, n)
+	for r := range n {
+		prev[r] = p.at(0, r)
+	}
+	for k := 1; k <= 3; k++ {
+		kept := 0
+		for r := range n {
+			f := p.at(k, r)
+			require.Equal(t, p.maps[r], p.maps[f], "period %d: rank %d holds file %d of %d maps, not %d", k, r, f, p.maps[f], p.maps[r])
+			if f == prev[r] {
+				kept++
+			}
+			prev[r] = f
+		}
+		// Nearly every picked rank shares its class with another picked
+		// one: about a share d changes file (a 1% allowance for the few
+		// alone in theirs, which keep it).
+		within(t, "share of ranks keeping their file", float64(kept)/n, 0.5, sqrt(0.25/n)+0.0025)
+	}
+
+	jobs, err := s.Generate(Env{Seed: 3, Name: "s0"})
+	require.NoError(t, err)
+	plain := s
+	plain.Drift = 0
+	want, err := plain.Generate(Env{Seed: 3, Name: "s0"})
+	require.NoError(t, err)
+	moved := 0
+	for i := range jobs {
+		if jobs[i].InputFile != want[i].InputFile {
+			moved++
+		}
+		j := jobs[i]
+		j.InputFile = want[i].InputFile
+		require.Equal(t, want[i], j, "job %d: only its file moves", i)
+	}
+	assert.Greater(t, moved, len(jobs)/10, "files move")
+
+	all := s
+	all.DriftWithin = DriftAmongAll
+	a, err := all.Generate(Env{Seed: 3, Name: "s0"})
+	require.NoError(t, err)
+	all.DriftWithin = ""
+	b, err := all.Generate(Env{Seed: 3, Name: "s0"})
+	require.NoError(t, err)
+	assert.True(t, reflect.DeepEqual(a, b), `"all" is the default`)
+	assert.False(t, reflect.DeepEqual(a, jobs), `"all" is not "size"`)
+}

@@ -71,7 +71,12 @@ import (
 // that file's maps; files keep their names and sizes, and arrivals are
 // those of drift 0 (load is met by the jobs as drawn before drift moves
 // them). The rotations come from a generator of their own, so drift 0
-// draws exactly the jobs it did before.
+// draws exactly the jobs it did before. drift_within = "size" rotates the
+// picked ranks' files only among files of the same maps: every period
+// then has period 0's sizes at each rank, every job the maps it would
+// have without drift, so drift moves which file is popular but not the
+// offered load ("all", the default, lets a file of any size take a rank,
+// and a hot rank's load moves with it).
 //
 // Compute: by default ("bytes") a task computes its CPU cost over the
 // bytes it processes (map_cpu_per_mib, reduce_cpu_per_mib), and task_time
@@ -91,7 +96,8 @@ import (
 // block_size = "128MiB", shuffle_ratio = 1.0, output_ratio = 1.0,
 // pool = "", map_cpu_per_mib and reduce_cpu_per_mib (see CPUCosts),
 // files = 0 (every job reads a file of its own), zipf = 1.0,
-// size_correlation = 0, drift = 0, drift_period = "24h", input_cov = 0 and
+// size_correlation = 0, drift = 0, drift_period = "24h", drift_within =
+// "all", input_cov = 0 and
 // partition_cov = 0 (see Skew), weights (see JobWeights), priority = 2 (see
 // JobPriority).
 // An absent value takes the default, and so does a zero for keys where
@@ -123,10 +129,17 @@ type SyntheticStream struct {
 	SizeCorrelation float64  `toml:"size_correlation,omitzero"`
 	Drift           float64  `toml:"drift,omitzero"`
 	DriftPeriod     Duration `toml:"drift_period"`
+	DriftWithin     string   `toml:"drift_within,omitempty"`
 	Skew
 	JobWeights
 	JobPriority
 }
+
+// The values of a synthetic stream's drift_within.
+const (
+	DriftAmongAll = "all"
+	DriftBySize   = "size"
+)
 
 // SizeBin is a range of map counts [Lo, Hi] and the fraction of jobs in it.
 type SizeBin struct {
@@ -218,6 +231,8 @@ func (s *SyntheticStream) Validate() error {
 		"must be in [−1, 1] (1: the most popular file is the largest)"))
 	c.add(!(v.Drift >= 0 && v.Drift <= 1), Invalid("drift", v.Drift, "must be in [0, 1]: the share of ranks whose file changes each drift_period"))
 	c.add(v.DriftPeriod < 0, Invalid("drift_period", v.DriftPeriod, "must be > 0: the time between popularity changes"))
+	c.add(v.DriftWithin != "" && v.DriftWithin != DriftAmongAll && v.DriftWithin != DriftBySize,
+		Invalid("drift_within", v.DriftWithin, `must be "all" (any file may take a rank) or "size" (only a file of the same maps)`))
 	drawn := slices.Contains(workload.TaskDists, v.TaskDist)
 	c.add(!drawn && v.TaskDist != "" && v.TaskDist != TaskBytes,
 		Invalid("task_dist", v.TaskDist, `must be "bytes", "constant", "exponential" or "uniform"`))
