@@ -19,6 +19,10 @@ func (s *Scenario) Resolved() ([]byte, error) {
 	if f.Cluster.RackUplink > 0 {
 		f.Cluster.Oversubscription = 0 // the uplink is set; see senseChecks
 	}
+	f.Workload.Synthetic = slices.Clone(f.Workload.Synthetic)
+	for i := range f.Workload.Synthetic {
+		f.Workload.Synthetic[i] = f.Workload.Synthetic[i].withDefaults()
+	}
 	f.Workload.SWIM = slices.Clone(f.Workload.SWIM)
 	for i := range f.Workload.SWIM {
 		if t := f.Workload.SWIM[i].Trace; t != "" && !filepath.IsAbs(t) {

@@ -191,7 +191,7 @@ func DefaultSyntheticStream() SyntheticStream {
 		MinMaps: 1, MaxMaps: 12800, LognormalMu: new(2.5), LognormalSigma: 1.5,
 		MinReduceFraction: new(0.05), MaxReduceFraction: new(0.25),
 		BlockSize: 128 << 20, ShuffleRatio: new(1.0), OutputRatio: new(1.0), Zipf: new(1.0),
-		DriftPeriod: Duration(24 * time.Hour),
+		DriftPeriod: Duration(24 * time.Hour), DriftWithin: DriftAmongAll,
 	}
 }
 
