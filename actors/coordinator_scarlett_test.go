@@ -226,3 +226,27 @@ func TestASourceFeedsOneCopyAStep(t *testing.T) {
 		})
 	}
 }
+
+// The fullest disk's bytes reach the counters as they grow: a copy that
+// lands on a node already holding another file's block raises the peak
+// by the block's bytes, once.
+func TestPeakGaugeFollowsTheFullestDisk(t *testing.T) {
+	s, _ := scarlettCore()
+	hotJob(t, s, 0, 1, 0, 2)
+	warm, err := s.blocks.ensure("warm", 100, 100, 0)
+	require.NoError(t, err)
+	pin(s.blocks, warm, 0, []sched.NodeID{1, 3})
+	saidCounting(s) // what storing the files reported
+	require.Equal(t, int64(100), s.blocks.peak, "no disk has held two blocks yet")
+	s.scarlett.conc.Launch(time.Second, "hot", 8)
+	s.scarlett.conc.Launch(time.Second, "hot", 9)
+	s.rearrange(time.Hour)
+	effects, _ := saidCounting(s)
+	require.Equal(t, []string{"node-0 ← ReplicateBlock 0: hot block 0 to node 1"}, effects)
+
+	s.blockReplicated(time.Hour, &BlockReplicated{Copy: 0, To: 1, Bytes: 100, Wire: 100})
+	_, counts := saidCounting(s)
+	assert.Equal(t, int64(100), counts[MetricNodePeakBytes], "node 1 now holds warm's block and hot's: 200")
+	_, counts = saidCounting(s)
+	assert.Zero(t, counts[MetricNodePeakBytes], "reported once")
+}
