@@ -26,9 +26,9 @@ type popularity struct {
 	moves *rand.Rand
 	files []int
 	shown int
-	// bySize: drift_within = "size", the picked ranks' files rotate
-	// only among files of the same maps.
-	bySize bool
+	// class is what a file's rank may pass to under drift_within =
+	// "size", its maps; nil (any file to any rank) otherwise.
+	class func(file int) int
 }
 
 // at returns the file (from 0) at rank r (from 0) in period k (from 0).
@@ -49,12 +49,8 @@ func (p *popularity) at(k, r int) int {
 	if k < p.shown {
 		panic(fmt.Sprintf("popularity: period %d asked for after period %d", k, p.shown))
 	}
-	var class func(file int) int
-	if p.bySize {
-		class = func(file int) int { return p.maps[file] } // file f is period 0's rank f
-	}
 	for ; p.shown < k; p.shown++ {
-		p.files = rotate(p.files, p.drift, p.moves, class)
+		p.files = rotate(p.files, p.drift, p.moves, p.class)
 	}
 	return p.files[r]
 }
@@ -130,8 +126,10 @@ func (s *SyntheticStream) popularFiles(env Env) *popularity {
 	}
 	p := &popularity{prefix: env.Name, maps: maps, cdf: make([]float64, n),
 		picks: rand.New(rand.NewPCG(env.Seed, 0x7069636b73)),                 // "picks"
-		drift: s.Drift, moves: rand.New(rand.NewPCG(env.Seed, 0x6472696674)), // "drift"
-		bySize: s.DriftWithin == DriftBySize}
+		drift: s.Drift, moves: rand.New(rand.NewPCG(env.Seed, 0x6472696674))} // "drift"
+	if s.DriftWithin == DriftBySize {
+		p.class = func(file int) int { return p.maps[file] } // file f is period 0's rank f
+	}
 	total := 0.0
 	for r := range n {
 		total += math.Pow(float64(r+1), -*s.Zipf)

@@ -231,7 +231,7 @@ func (s *SyntheticStream) Validate() error {
 		"must be in [−1, 1] (1: the most popular file is the largest)"))
 	c.add(!(v.Drift >= 0 && v.Drift <= 1), Invalid("drift", v.Drift, "must be in [0, 1]: the share of ranks whose file changes each drift_period"))
 	c.add(v.DriftPeriod < 0, Invalid("drift_period", v.DriftPeriod, "must be > 0: the time between popularity changes"))
-	c.add(v.DriftWithin != "" && v.DriftWithin != DriftAmongAll && v.DriftWithin != DriftBySize,
+	c.add(v.DriftWithin != DriftAmongAll && v.DriftWithin != DriftBySize,
 		Invalid("drift_within", v.DriftWithin, `must be "all" (any file may take a rank) or "size" (only a file of the same maps)`))
 	drawn := slices.Contains(workload.TaskDists, v.TaskDist)
 	c.add(!drawn && v.TaskDist != "" && v.TaskDist != TaskBytes,

@@ -255,7 +255,7 @@ func slotPlot(runs []reportRun) (*plot.Plot, error) {
 			if slots[kind] == 0 {
 				continue
 			}
-			pts := busySeries(r.Slots, kind, float64(slots[kind]))
+			pts := stepSeries(r.Slots.busy[kind], float64(slots[kind]))
 			l, err := addLine(p, fmt.Sprintf("%s: %v", r.Name, kind), i, thin(pts))
 			if err != nil {
 				return nil, err
@@ -268,13 +268,13 @@ func slotPlot(runs []reportRun) (*plot.Plot, error) {
 	return p, nil
 }
 
-// busySeries is the step function of attempts of a kind running, over
-// slots.
-func busySeries(log *slotLog, kind sched.TaskKind, slots float64) plotter.XYs {
+// stepSeries is the step function of a level (the changes summed in time
+// order, from 0 at 0), over scale.
+func stepSeries(changes []levelChange, scale float64) plotter.XYs {
 	pts := plotter.XYs{{X: 0, Y: 0}}
-	for _, l := range stepLevels(log.busy[kind]) {
+	for _, l := range stepLevels(changes) {
 		x := l.at.Seconds()
-		pts = append(pts, plotter.XY{X: x, Y: pts[len(pts)-1].Y}, plotter.XY{X: x, Y: float64(l.n) / slots})
+		pts = append(pts, plotter.XY{X: x, Y: pts[len(pts)-1].Y}, plotter.XY{X: x, Y: float64(l.n) / scale})
 	}
 	return pts
 }
@@ -408,11 +408,7 @@ func replicaPlot(runs []reportRun) (*plot.Plot, error) {
 // replicaSeries is the step function of the replicas added and not yet
 // removed, from 0 to end.
 func replicaSeries(changes []actors.ReplicaChange, end time.Duration) plotter.XYs {
-	pts := plotter.XYs{{X: 0, Y: 0}}
-	for _, l := range stepLevels(replicaSteps(changes)) {
-		x := l.at.Seconds()
-		pts = append(pts, plotter.XY{X: x, Y: pts[len(pts)-1].Y}, plotter.XY{X: x, Y: float64(l.n)})
-	}
+	pts := stepSeries(replicaSteps(changes), 1)
 	return append(pts, plotter.XY{X: end.Seconds(), Y: pts[len(pts)-1].Y})
 }
 
