@@ -28,10 +28,10 @@ import (
 // loses nothing it delivered; a flow that starts where nothing is left
 // waits at rate 0 for the re-solve, at most Δ. The error on a completion
 // instant is not bounded by Δ alone (a freed link's capacity sits idle up
-// to Δ, and max-min shares are not monotone); it is measured in the
-// README against exact runs. SetCapacity and SetMaxRate-style capacity
-// changes are not deferred: the next query re-solves, so a cut link stops
-// its flows at once.
+// to Δ, and max-min shares are not monotone); docs/performance.md measures
+// it against exact runs. SetCapacity and SetMaxRate-style capacity changes
+// are not deferred: the next query re-solves, so a cut link stops its flows
+// at once.
 //
 // With Δ = 0 (the default) every instant's changes are re-solved at that
 // instant, exactly.
