@@ -230,6 +230,8 @@ func slowdowns(r reportRun) []float64 {
 // value.
 func cdfPlot(title, xLabel string, runs []reportRun, of func(reportRun) []float64) (*plot.Plot, error) {
 	p := newPlot(title, xLabel, "fraction of jobs")
+	p.Legend.Top = false // a CDF leaves its lower right empty; it ends at the top right
+	p.Y.Min, p.Y.Max = 0, 1
 	for i, r := range runs {
 		vs := slices.Sorted(slices.Values(of(r)))
 		if len(vs) == 0 {
@@ -255,8 +257,8 @@ func slotPlot(runs []reportRun) (*plot.Plot, error) {
 			if slots[kind] == 0 {
 				continue
 			}
-			pts := stepSeries(r.Slots.busy[kind], float64(slots[kind]))
-			l, err := addLine(p, fmt.Sprintf("%s: %v", r.Name, kind), i, thin(pts))
+			pts := steps(levelSpans(r.Slots.busy[kind], float64(slots[kind]), r.Rep.End.At), false)
+			l, err := addLine(p, fmt.Sprintf("%s: %v", r.Name, kind), i, pts)
 			if err != nil {
 				return nil, err
 			}
@@ -268,15 +270,76 @@ func slotPlot(runs []reportRun) (*plot.Plot, error) {
 	return p, nil
 }
 
-// stepSeries is the step function of a level (the changes summed in time
-// order, from 0 at 0), over scale.
-func stepSeries(changes []levelChange, scale float64) plotter.XYs {
-	pts := plotter.XYs{{X: 0, Y: 0}}
+// span is a level y held from from to to (seconds).
+type span struct{ from, to, y float64 }
+
+// levelSpans is the step function of a level (the changes summed in time
+// order, from 0 at 0) over scale, as spans from 0 to end.
+func levelSpans(changes []levelChange, scale float64, end time.Duration) []span {
+	var out []span
+	from, y := 0.0, 0.0
 	for _, l := range stepLevels(changes) {
 		x := l.at.Seconds()
-		pts = append(pts, plotter.XY{X: x, Y: pts[len(pts)-1].Y}, plotter.XY{X: x, Y: float64(l.n) / scale})
+		if x > from {
+			out = append(out, span{from, x, y})
+		}
+		from, y = x, float64(l.n)/scale
+	}
+	if e := end.Seconds(); e > from || len(out) == 0 {
+		out = append(out, span{from, max(e, from), y})
+	}
+	return out
+}
+
+// steps draws contiguous spans as a step line. More spans than
+// maxSeriesPoints/2 are merged into that many bins of equal length, each
+// drawn at the time-weighted mean of the spans it holds or, with peak, at
+// their highest level, so that a long run's line keeps its busy and idle
+// stretches and its peaks (a point taken every so often would skip them).
+func steps(spans []span, peak bool) plotter.XYs {
+	if len(spans) == 0 {
+		return nil
+	}
+	if len(spans) > maxSeriesPoints/2 {
+		spans = binned(spans, maxSeriesPoints/2, peak)
+	}
+	pts := make(plotter.XYs, 0, 2*len(spans))
+	for _, s := range spans {
+		pts = append(pts, plotter.XY{X: s.from, Y: s.y}, plotter.XY{X: s.to, Y: s.y})
 	}
 	return pts
+}
+
+// binned merges contiguous spans into n bins of equal length over theirs.
+func binned(spans []span, n int, peak bool) []span {
+	start, end := spans[0].from, spans[len(spans)-1].to
+	width := (end - start) / float64(n)
+	if width <= 0 {
+		return spans[len(spans)-1:]
+	}
+	out := make([]span, n)
+	seen := make([]bool, n)
+	for b := range out {
+		out[b] = span{start + float64(b)*width, start + float64(b+1)*width, 0}
+	}
+	out[n-1].to = end
+	for _, s := range spans {
+		first := max(0, min(n-1, int((s.from-start)/width))-1) // a bin early, against rounding
+		for b := first; b < n && out[b].from < s.to; b++ {
+			overlap := min(s.to, out[b].to) - max(s.from, out[b].from)
+			switch {
+			case overlap <= 0 && s.to > s.from:
+			case peak:
+				if !seen[b] || s.y > out[b].y {
+					out[b].y = s.y
+				}
+				seen[b] = true
+			default:
+				out[b].y += s.y * overlap / (out[b].to - out[b].from)
+			}
+		}
+	}
+	return out
 }
 
 // linkPlot plots the mean and the highest utilisation of the rack
@@ -299,21 +362,21 @@ func linkPlot(runs []reportRun) (*plot.Plot, bool, error) {
 			continue
 		}
 		sampled = true
-		var meanPts, maxPts plotter.XYs
+		means := make([]span, len(links.windows))
+		tops := make([]span, len(links.windows))
 		for w, s := range links.windows {
 			sum, top := 0.0, 0.0
 			for _, k := range ups {
 				u := links.rackUse(k, w)
 				sum, top = sum+u, max(top, u)
 			}
-			x := (s.from + (s.to-s.from)/2).Seconds()
-			meanPts = append(meanPts, plotter.XY{X: x, Y: sum / float64(len(ups))})
-			maxPts = append(maxPts, plotter.XY{X: x, Y: top})
+			means[w] = span{s.from.Seconds(), s.to.Seconds(), sum / float64(len(ups))}
+			tops[w] = span{s.from.Seconds(), s.to.Seconds(), top}
 		}
-		if _, err := addLine(p, r.Name+": mean", i, thin(meanPts)); err != nil {
+		if _, err := addLine(p, r.Name+": mean", i, steps(means, false)); err != nil {
 			return nil, true, err
 		}
-		l, err := addLine(p, r.Name+": busiest", i, thin(maxPts))
+		l, err := addLine(p, r.Name+": busiest", i, steps(tops, true))
 		if err != nil {
 			return nil, true, err
 		}
@@ -398,7 +461,7 @@ func replicaPlot(runs []reportRun) (*plot.Plot, error) {
 		if repl == nil {
 			continue
 		}
-		if _, err := addLine(p, r.Name, i, thin(replicaSeries(repl.Changes, r.Rep.End.At))); err != nil {
+		if _, err := addLine(p, r.Name, i, steps(replicaSeries(repl.Changes, r.Rep.End.At), false)); err != nil {
 			return nil, err
 		}
 	}
@@ -407,9 +470,8 @@ func replicaPlot(runs []reportRun) (*plot.Plot, error) {
 
 // replicaSeries is the step function of the replicas added and not yet
 // removed, from 0 to end.
-func replicaSeries(changes []actors.ReplicaChange, end time.Duration) plotter.XYs {
-	pts := stepSeries(replicaSteps(changes), 1)
-	return append(pts, plotter.XY{X: end.Seconds(), Y: pts[len(pts)-1].Y})
+func replicaSeries(changes []actors.ReplicaChange, end time.Duration) []span {
+	return levelSpans(replicaSteps(changes), 1, end)
 }
 
 // replicaSteps are the replicas' changes as steps of a level: +1 for each

@@ -169,7 +169,58 @@ func TestReplicaSeries(t *testing.T) {
 	s := time.Second
 	got := replicaSeries([]actors.ReplicaChange{{At: 10 * s, Added: true}, {At: 12 * s, Added: true}, {At: 12 * s, Added: true},
 		{At: 20 * s}, {At: 20 * s}}, 30*s)
-	assert.Equal(t, plotter.XYs{{X: 0, Y: 0}, {X: 10, Y: 0}, {X: 10, Y: 1}, {X: 12, Y: 1}, {X: 12, Y: 3}, {X: 20, Y: 3}, {X: 20, Y: 1}, {X: 30, Y: 1}}, got)
+	assert.Equal(t, []span{{0, 10, 0}, {10, 12, 1}, {12, 20, 3}, {20, 30, 1}}, got)
+	assert.Equal(t, plotter.XYs{{X: 0, Y: 0}, {X: 10, Y: 0}, {X: 10, Y: 1}, {X: 12, Y: 1}, {X: 12, Y: 3}, {X: 20, Y: 3}, {X: 20, Y: 1}, {X: 30, Y: 1}},
+		steps(got, false))
+}
+
+// A long series is drawn in at most maxSeriesPoints points, each bin at the
+// time-weighted mean of what it holds, so the line's area is the level's;
+// with peak, at its highest level, so that a one-second spike in an hour
+// still shows, which a point taken every so often would skip.
+func TestStepsBinLongSeries(t *testing.T) {
+	var spans []span
+	area := 0.0
+	for k := range 3600 {
+		y := float64(k%7) / 10
+		if k == 1801 {
+			y = 1 // the spike
+		}
+		spans = append(spans, span{float64(k), float64(k + 1), y})
+		area += y
+	}
+	for _, peak := range []bool{false, true} {
+		pts := steps(spans, peak)
+		require.LessOrEqual(t, len(pts), maxSeriesPoints)
+		assert.Equal(t, 0.0, pts[0].X)
+		assert.Equal(t, 3600.0, pts[len(pts)-1].X)
+		drawn, top := 0.0, 0.0
+		for k := 0; k+1 < len(pts); k += 2 {
+			assert.Equal(t, pts[k].Y, pts[k+1].Y, "a bin is flat")
+			if k+2 < len(pts) {
+				assert.Equal(t, pts[k+1].X, pts[k+2].X, "bins are contiguous")
+			}
+			drawn += pts[k].Y * (pts[k+1].X - pts[k].X)
+			top = max(top, pts[k].Y)
+		}
+		if peak {
+			assert.Equal(t, 1.0, top, "the spike")
+		} else {
+			assert.InDelta(t, area, drawn, 1e-6, "the area")
+			assert.Less(t, top, 0.7, "a mean over a bin of 7.2 s")
+		}
+	}
+	assert.Equal(t, plotter.XYs{{X: 5, Y: 2}, {X: 7, Y: 2}}, steps([]span{{5, 7, 2}}, true))
+	assert.Nil(t, steps(nil, false))
+}
+
+// The slots plot's level starts at 0 and holds its last value to the run's
+// end; an instant's launches and ends make one step.
+func TestLevelSpans(t *testing.T) {
+	s := time.Second
+	got := levelSpans([]levelChange{{2 * s, 1}, {2 * s, 1}, {5 * s, -1}, {5 * s, 1}, {6 * s, -2}}, 4, 10*s)
+	assert.Equal(t, []span{{0, 2, 0}, {2, 5, 0.5}, {5, 6, 0.5}, {6, 10, 0}}, got)
+	assert.Equal(t, []span{{0, 3, 0}}, levelSpans(nil, 4, 3*s))
 }
 
 // A run with [replication] has the replicas plot, drawn from the copies
