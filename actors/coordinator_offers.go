@@ -37,7 +37,16 @@ func (s *coordState) heartbeat(now time.Duration, hb *Heartbeat) {
 	for _, e := range hb.Ended {
 		at, ok := s.running[e.Attempt]
 		if !ok {
-			continue // booked already: reported before, or its node was declared dead
+			// Booked already: reported before, or its node was declared
+			// dead. After a restart, though, an attempt that ended while
+			// the coordinator was down was never running here, and its
+			// node's own TaskFinished may have been lost: its job manager
+			// hears of it from here too, and takes the first of the two.
+			if s.restarted && s.cfg.Heartbeat.Reliable && s.jobs[e.Attempt.Job] != nil {
+				s.emit(&tellJob{e.Attempt.Job, &TaskFinished{
+					Attempt: e.Attempt, Node: hb.Node, Outcome: e.Outcome, Reason: e.Reason, OutputBytes: e.OutputBytes}})
+			}
+			continue
 		}
 		if s.cfg.Heartbeat.Reliable {
 			s.emit(&tellJob{e.Attempt.Job, &TaskFinished{

@@ -108,6 +108,7 @@ func (c *Coordinator) handleRestart(ctx actor.Context, msg *RestartCoordinator) 
 // are kept, the rest rebuilt (see the top of the file).
 func (s *coordState) restart(now time.Duration, policy sched.Policy, failJobs bool) {
 	s.policy, s.slotAware = policy, isSlotAware(policy)
+	s.restarted = true
 	old := s.table
 	s.table = newJobTable(s.cfg.RackOf)
 	s.table.version = old.version // so that it never goes back to a version seen

@@ -34,6 +34,9 @@ type coordState struct {
 	nodes     []nodeEntry
 	jobs      map[sched.JobID]*coordJob
 	running   map[sched.Attempt]placed
+	// restarted: the coordinator crashed and came back at least once
+	// (coordinator_recovery.go).
+	restarted bool
 	// admit are the admission rules a node's slot offer passes before a
 	// task of a job may take it; copies and space are the same rules by
 	// their concrete types, nil when off.
