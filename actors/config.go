@@ -170,6 +170,11 @@ type HeartbeatConfig struct {
 	// than Interval, so the coordinator hears about PerSecond heartbeats a
 	// second however large the cluster.
 	PerSecond int `toml:"per_second"`
+	// ServiceTime is the emulated time the coordinator takes to handle
+	// each message from a node, job manager, cache client or client; it
+	// handles them one at a time, in turn, each taking effect when its
+	// service ends (coordinator_service.go). 0: at once.
+	ServiceTime units.Duration `toml:"service_time" json:",omitzero"`
 }
 
 // Period is the interval between one node's heartbeats in a cluster of
@@ -367,6 +372,7 @@ func (h *HeartbeatConfig) Validate(errs *Checks) {
 	errs.Check(h.ControlLatency < 0, "heartbeat.control_latency", h.ControlLatency, "must be ≥ 0")
 	errs.Check(h.DeadAfter < 0, "heartbeat.dead_after", h.DeadAfter, "must be ≥ 0 missed heartbeats (0: never)")
 	errs.Check(h.PerSecond < 0, "heartbeat.per_second", h.PerSecond, "must be ≥ 0 (0: the interval does not scale with the cluster)")
+	errs.Check(h.ServiceTime < 0, "heartbeat.service_time", h.ServiceTime, "must be ≥ 0 (0: the coordinator answers at once)")
 }
 
 // Validate checks [tasks] on nodes with reduceSlots.

@@ -83,6 +83,9 @@ type Coordinator struct {
 	// suspect holds the nodes' recent output losses
 	// (coordinator_recompute.go); nil before the first.
 	suspect *suspicions
+	// service queues the requests of a coordinator with a service time
+	// (coordinator_service.go).
+	service serviceQueue
 }
 
 // livenessTick checks for nodes that stopped heartbeating.
@@ -103,6 +106,7 @@ func NewCoordinator(cfg CoordinatorConfig, policy sched.Policy, deps Deps) *Coor
 		cfg: cfg, deps: deps,
 		jms:     make(map[sched.JobID]*actor.PID),
 		clients: make(map[sched.JobID]*actor.PID),
+		service: serviceQueue{each: cfg.Heartbeat.ServiceTime.Std()},
 	}
 	c.core = newCoordState(&c.cfg, policy, deps.Rand.Uint64())
 	return c
@@ -111,10 +115,14 @@ func NewCoordinator(cfg CoordinatorConfig, policy sched.Policy, deps Deps) *Coor
 // Receive implements actor.Actor.
 func (c *Coordinator) Receive(ctx actor.Context) {
 	if c.down {
-		c.receiveDown(ctx)
+		c.receiveDownMsg(ctx, ctx.Message())
 		return
 	}
-	c.handle(ctx, c.deps.Clock.Now(), ctx.Message())
+	now := c.deps.Clock.Now()
+	if c.service.each > 0 && c.serve(ctx, now, ctx.Message()) {
+		return
+	}
+	c.handle(ctx, now, ctx.Message())
 	c.apply(ctx, c.core.take())
 }
 
@@ -190,6 +198,7 @@ func (c *Coordinator) handle(ctx actor.Context, now time.Duration, m any) {
 		c.core.offSuspected().lapse(msg.Node)
 	case *CrashCoordinator:
 		c.down = true
+		c.dropQueue(ctx)
 	case *RestartCoordinator:
 		// A restart of a coordinator that is up: nothing to do.
 	case *actor.Stopping, *actor.Stopped, *actor.Restarting, *actor.Terminated:

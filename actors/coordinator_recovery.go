@@ -65,9 +65,10 @@ type RunningAttempt struct {
 // restarts without recovery.
 const ReasonCoordinatorRestart = "the coordinator restarted and does not recover running jobs (recovery = \"fail\")"
 
-// receiveDown handles a message reaching the crashed coordinator.
-func (c *Coordinator) receiveDown(ctx actor.Context) {
-	switch msg := ctx.Message().(type) {
+// receiveDownMsg handles a message reaching the crashed coordinator, or
+// one it had queued when it crashed (coordinator_service.go).
+func (c *Coordinator) receiveDownMsg(ctx actor.Context, msg any) {
+	switch msg := msg.(type) {
 	case *RestartCoordinator:
 		c.handleRestart(ctx, msg)
 	case *FlowDone, *FlowFailed:
@@ -76,7 +77,7 @@ func (c *Coordinator) receiveDown(ctx actor.Context) {
 		c.apply(ctx, c.core.take())
 	case *SubmitJob, *WorkloadSubmitted, *RequeueTasks, *MapsFinished, *JobEnded, *RegisterNode, *JobResynced:
 		c.stash = append(c.stash, msg)
-	case *livenessTick, *policyTick, *spaceTick, *CrashCoordinator,
+	case *livenessTick, *policyTick, *spaceTick, *CrashCoordinator, *serviceDone,
 		*actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting, *actor.Terminated:
 	default:
 		c.deps.Metrics.Count(MetricLostToCrash, 1)

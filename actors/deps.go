@@ -190,6 +190,15 @@ const (
 	MetricAttemptsMeasured  = "clones.attempts_measured"
 	MetricAttemptsStraggled = "clones.attempts_straggled"
 	MetricDelayedByRule     = "messages.delayed"
+	// MetricCoordinatorRequests counts the messages a coordinator with a
+	// service time served in turn (those still queued at the run's end
+	// not), MetricCoordinatorWaitNs the nanoseconds they waited before
+	// their service began, and
+	// MetricCoordinatorQueuePeak the most waiting or in service at once
+	// (its increments add up to it).
+	MetricCoordinatorRequests  = "coordinator.requests"
+	MetricCoordinatorWaitNs    = "coordinator.wait_ns"
+	MetricCoordinatorQueuePeak = "coordinator.queue.peak"
 )
 
 // The counters of a run with [replication] (Scarlett).

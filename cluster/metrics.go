@@ -105,6 +105,9 @@ type Records struct {
 	Replication *ReplicationTotals
 	// Recompute: the run has [intermediate_loss] or protects outputs.
 	Recompute bool
+	// ServiceTime is heartbeat.service_time: with it the summary gives
+	// the coordinator's queue (coordinator.*).
+	ServiceTime time.Duration
 	// Warmup is run.warmup: Summarize leaves out the jobs submitted
 	// before it and their phases, and the recorder tallied none of their
 	// attempts nor counted anything on their behalf (Recorder.CountJob).
@@ -237,7 +240,9 @@ type recorder struct {
 	// recompute: the run has [intermediate_loss] or protects outputs
 	// (recompute.go).
 	recompute bool
-	errs      []error
+	// service is heartbeat.service_time (Records.ServiceTime).
+	service time.Duration
+	errs    []error
 }
 
 // hooks are RunOptions' streaming hooks, each nil when unset.
@@ -578,7 +583,7 @@ func (r *recorder) results(end time.Duration) (*Records, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	res := &Records{Flows: r.flows, Tally: r.tally, PartitionSlots: slices.Clone(r.partSlots), Admission: r.admission, Evicting: r.evicting, Cloning: r.cloning,
-		Warmup: r.warmup, Recompute: r.recompute}
+		Warmup: r.warmup, Recompute: r.recompute, ServiceTime: r.service}
 	res.Tally.Partitions = slices.Clone(r.tally.Partitions)
 	if r.repl != nil {
 		res.Replication = r.repl.totals()

@@ -89,6 +89,7 @@ var CacheMetricNames = []string{
 func init() {
 	MetricNames = append(MetricNames, CounterNames...)
 	MetricNames = append(MetricNames, CacheMetricNames...)
+	MetricNames = append(MetricNames, ServiceMetricNames...)
 	slices.Sort(MetricNames)
 	MetricNames = slices.Compact(MetricNames) // tasks.slot_seconds is a cache's and a straggler run's
 }
@@ -411,7 +412,31 @@ func Summarize(res *Records, slots [2]int, end time.Duration) Summary {
 	if res.Recompute {
 		summarizeRecomputes(s, res)
 	}
+	if res.ServiceTime > 0 {
+		summarizeService(s, res, end)
+	}
 	return s
+}
+
+// ServiceMetricNames are the metrics of a run whose coordinator takes
+// heartbeat.service_time over each message: the messages it served in
+// turn, the share of the run it was busy, how long they waited for their
+// service on the mean, and the most waiting or in service at once.
+var ServiceMetricNames = []string{
+	actors.MetricCoordinatorRequests, "coordinator.busy", "coordinator.wait.mean", actors.MetricCoordinatorQueuePeak,
+}
+
+// summarizeService sets the coordinator's queue metrics.
+func summarizeService(s Summary, res *Records, end time.Duration) {
+	n := res.Counters[actors.MetricCoordinatorRequests]
+	s[actors.MetricCoordinatorRequests] = float64(n)
+	s[actors.MetricCoordinatorQueuePeak] = float64(res.Counters[actors.MetricCoordinatorQueuePeak])
+	if end > 0 {
+		s["coordinator.busy"] = float64(n) * res.ServiceTime.Seconds() / end.Seconds()
+	}
+	if n > 0 {
+		s["coordinator.wait.mean"] = float64(res.Counters[actors.MetricCoordinatorWaitNs]) / 1e9 / float64(n)
+	}
 }
 
 // summarizeQoS sets each QoS class's metrics: its tasks' counters and

@@ -170,6 +170,17 @@ func TestRunCutOff(t *testing.T) {
 	assert.NotContains(t, out.String(), " 0 cut off")
 }
 
+// A coordinator with a service time gets a line of its queue; without one,
+// none.
+func TestRunPrintsTheMastersQueue(t *testing.T) {
+	var out, errs bytes.Buffer
+	require.Equal(t, 0, run([]string{"run", writeScenario(t, smallScenario), "--set", "heartbeat.service_time=40ms"}, &out, &errs), errs.String())
+	assert.Regexp(t, `(?m)^master    40ms a message: \d+ served, \d+\.\d% busy, \d\.\d{3} s of mean wait, at most \d+ waiting or in service$`, out.String())
+	out.Reset()
+	require.Equal(t, 0, run([]string{"run", writeScenario(t, smallScenario)}, &out, &errs), errs.String())
+	assert.NotContains(t, out.String(), "master")
+}
+
 func TestRunPrintsEachPool(t *testing.T) {
 	scenario, _, _ := strings.Cut(smallScenario, "[[expect]]") // cut off, jobs fall short of it
 	scenario = strings.Replace(scenario, `name = "sort"`, "name = \"sort\"\npool = \"prod\"", 1)
