@@ -69,6 +69,7 @@ func (c *Coordinator) serve(ctx actor.Context, now time.Duration, msg any) bool 
 			s.queue = s.queue[1:]
 			c.deps.Metrics.Count(MetricCoordinatorRequests, 1)
 			c.deps.Metrics.Count(MetricCoordinatorWaitNs, int64(head.done-s.each-head.arrived))
+			c.deps.Metrics.CoordinatorQueued(now, -1)
 			c.handle(ctx, now, head.msg)
 			c.apply(ctx, c.core.take())
 			if c.down {
@@ -86,6 +87,7 @@ func (c *Coordinator) serve(ctx actor.Context, now time.Duration, msg any) bool 
 	start := max(now, s.busy)
 	s.busy = start + s.each
 	s.queue = append(s.queue, queuedRequest{msg, now, s.busy})
+	c.deps.Metrics.CoordinatorQueued(now, 1)
 	if n := len(s.queue); n > s.peak {
 		c.deps.Metrics.Count(MetricCoordinatorQueuePeak, int64(n-s.peak))
 		s.peak = n
@@ -106,6 +108,9 @@ func (c *Coordinator) dropQueue(ctx actor.Context) {
 	}
 	queue := s.queue
 	s.queue, s.busy = nil, 0
+	if len(queue) > 0 {
+		c.deps.Metrics.CoordinatorQueued(c.deps.Clock.Now(), -len(queue))
+	}
 	for _, q := range queue {
 		c.receiveDownMsg(ctx, q.msg)
 	}

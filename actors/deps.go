@@ -103,6 +103,10 @@ type Recorder interface {
 	// ReplicaChanged receives a replica Scarlett's epochs added (its copy
 	// landed) or removed ([replication]).
 	ReplicaChanged(c ReplicaChange)
+	// CoordinatorQueued receives a change of the messages waiting for or
+	// in the coordinator's service (heartbeat.service_time): +1 as one
+	// arrives, −1 as its service ends.
+	CoordinatorQueued(at time.Duration, delta int)
 }
 
 // The counters actors keep (Recorder.Count); each is a summary metric.

@@ -139,6 +139,9 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	c.rec.admission = cfg.Scheduler.MaxRunning > 0
 	c.rec.cloning = cfg.Cloning.On()
 	c.rec.service = cfg.Heartbeat.ServiceTime.Std()
+	if c.rec.service > 0 {
+		c.rec.queue = newQueueTally()
+	}
 	if cfg.IntermediateLoss != nil || cfg.Tasks.ProtectOutputs {
 		c.rec.countRecomputes()
 	}

@@ -108,6 +108,9 @@ type Records struct {
 	// ServiceTime is heartbeat.service_time: with it the summary gives
 	// the coordinator's queue (coordinator.*).
 	ServiceTime time.Duration
+	// CoordinatorQueue is the coordinator's queue window by window, with
+	// a service time; nil without.
+	CoordinatorQueue []QueueSpan
 	// Warmup is run.warmup: Summarize leaves out the jobs submitted
 	// before it and their phases, and the recorder tallied none of their
 	// attempts nor counted anything on their behalf (Recorder.CountJob).
@@ -242,7 +245,9 @@ type recorder struct {
 	recompute bool
 	// service is heartbeat.service_time (Records.ServiceTime).
 	service time.Duration
-	errs    []error
+	// queue keeps the coordinator's queue, with a service time.
+	queue *queueTally
+	errs  []error
 }
 
 // hooks are RunOptions' streaming hooks, each nil when unset.
@@ -584,6 +589,9 @@ func (r *recorder) results(end time.Duration) (*Records, error) {
 	defer r.mu.Unlock()
 	res := &Records{Flows: r.flows, Tally: r.tally, PartitionSlots: slices.Clone(r.partSlots), Admission: r.admission, Evicting: r.evicting, Cloning: r.cloning,
 		Warmup: r.warmup, Recompute: r.recompute, ServiceTime: r.service}
+	if r.queue != nil {
+		res.CoordinatorQueue = r.queue.until(end)
+	}
 	res.Tally.Partitions = slices.Clone(r.tally.Partitions)
 	if r.repl != nil {
 		res.Replication = r.repl.totals()

@@ -105,6 +105,11 @@ func writeReport(w io.Writer, title string, runs []reportRun) error {
 			return err
 		}
 	}
+	if p, err := queuePlot(runs); p != nil || err != nil {
+		if err := add("coordinator queue", "the most messages waiting for or in the coordinator's service (heartbeat.service_time) in each second", p, err); err != nil {
+			return err
+		}
+	}
 	for i, r := range runs {
 		p, of, err := ganttPlot(i, r)
 		note := ""
@@ -462,6 +467,30 @@ func replicaPlot(runs []reportRun) (*plot.Plot, error) {
 			continue
 		}
 		if _, err := addLine(p, r.Name, i, steps(replicaSeries(repl.Changes, r.Rep.End.At), false)); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// queuePlot plots the coordinator's queue over time for the runs with a
+// service time, or returns nil when none has one.
+func queuePlot(runs []reportRun) (*plot.Plot, error) {
+	if !slices.ContainsFunc(runs, func(r reportRun) bool { return r.Rep.Records.CoordinatorQueue != nil }) {
+		return nil, nil
+	}
+	p := newPlot("Coordinator queue", "emulated time (s)", "messages")
+	p.Y.Min = 0
+	for i, r := range runs {
+		q := r.Rep.Records.CoordinatorQueue
+		if q == nil {
+			continue
+		}
+		spans := make([]span, len(q))
+		for k, s := range q {
+			spans[k] = span{s.From.Seconds(), s.To.Seconds(), float64(s.Most)}
+		}
+		if _, err := addLine(p, r.Name, i, steps(spans, true)); err != nil {
 			return nil, err
 		}
 	}

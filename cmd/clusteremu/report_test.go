@@ -296,3 +296,37 @@ metric = "replicas.added"
 op = ">"
 value = 0
 `
+
+// A run whose coordinator has a service time has the coordinator queue
+// plot and counter track, whose most in a second reaches the summary's
+// peak; a run without one has neither.
+func TestCoordinatorQueueIsPlottedAndTraced(t *testing.T) {
+	for _, service := range []string{"60ms", "0s"} {
+		dir := t.TempDir()
+		var out, errs bytes.Buffer
+		require.Equal(t, 0, run([]string{"run", "--quiet", writeScenario(t, smallScenario), "--set", "heartbeat.service_time=" + service, "--out", dir}, &out, &errs), errs.String())
+		svgs, titles, _ := reportOf(t, filepath.Join(dir, "report.html"))
+		k := slices.Index(titles, "coordinator queue")
+		var most float64
+		for _, e := range traceEvents(t, dir) {
+			if e.Name == coordinatorQueueTrack {
+				most = max(most, e.Args["value"].(float64))
+			}
+		}
+		if service == "0s" {
+			assert.Equal(t, -1, k, "titles %v", titles)
+			assert.Zero(t, most)
+			continue
+		}
+		require.Positive(t, k, "titles %v", titles)
+		assert.Greater(t, pathPoints(svgs[k-2]), 3, "the queue's steps") // the two tables come first
+		var summary struct {
+			Metrics map[string]float64 `json:"metrics"`
+		}
+		raw, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(raw, &summary))
+		assert.Positive(t, summary.Metrics["coordinator.queue.peak"])
+		assert.Equal(t, summary.Metrics["coordinator.queue.peak"], most)
+	}
+}

@@ -451,8 +451,18 @@ func (t *traceLog) counters(res *cluster.Records, slots *slotLog, put func(*trac
 			}
 		}
 	}
+	for _, q := range res.CoordinatorQueue {
+		if err := put(&traceEvent{Name: coordinatorQueueTrack, Ph: "C", Ts: usec(q.From), Pid: clusterPid, Args: counterArgs{float64(q.Most)}}); err != nil {
+			return err
+		}
+	}
 	return nil
 }
+
+// coordinatorQueueTrack is the counter track of a coordinator with a
+// service time: the most messages waiting for or in its service in each
+// second (cluster.QueueWindow) in which it changed.
+const coordinatorQueueTrack = "coordinator queue (most in a second)"
 
 // slotLog is the busy slots over a run, gathered as attempts end: +1 at
 // each attempt's start and −1 at its end, by kind, 16 bytes a change. An
