@@ -162,6 +162,10 @@ func (c *Coordinator) handle(ctx actor.Context, now time.Duration, m any) {
 	case *Heartbeat:
 		c.core.heartbeat(now, msg)
 		c.noteProduced(msg)
+		if c.service.each > 0 {
+			// The call returns after what it launched (coordinator_service.go).
+			c.core.emit(&tellNode{msg.Node, &HeartbeatAnswered{Seq: msg.Seq}})
+		}
 	case *JobEnded:
 		c.handleJobEnded(ctx, msg)
 	case *livenessTick:

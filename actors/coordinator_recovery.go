@@ -81,6 +81,7 @@ func (c *Coordinator) receiveDownMsg(ctx actor.Context, msg any) {
 		*actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting, *actor.Terminated:
 	default:
 		c.deps.Metrics.Count(MetricLostToCrash, 1)
+		c.refuse(ctx, msg)
 	}
 }
 

@@ -115,3 +115,62 @@ func (c *Coordinator) dropQueue(ctx actor.Context) {
 		c.receiveDownMsg(ctx, q.msg)
 	}
 }
+
+// With a service time a node's heartbeat is a call, as Hadoop's
+// TaskTracker's is (an RPC that blocks until the JobTracker answers): the
+// node sends its next heartbeat, periodic or out of band, only once the
+// last was answered (HeartbeatAnswered, sent as its service ends), at
+// once if one fell due meanwhile. So a coordinator past saturation slows
+// the heartbeats down, one outstanding a node, rather than queueing them
+// without end. A crashed coordinator's host refuses the calls, those it
+// held included; a call unanswered for CallTimeout, or half the silence
+// after which a node is declared dead (its heartbeat or answer lost to a
+// message rule), returns anyway.
+
+// CallTimeout is how long a node waits at most for its heartbeat's
+// answer: Hadoop IPC's ping interval, after which a call that heard
+// nothing fails. A node waits half the silence after which the
+// coordinator declares it dead when that is shorter, so that a lost
+// answer does not cost it its registration.
+const CallTimeout = time.Minute
+
+// callTimeout is a node's wait for its heartbeat's answer.
+func (h *HeartbeatConfig) callTimeout() time.Duration {
+	if d := h.DeadTimeout(); d > 0 {
+		return min(CallTimeout, d/2)
+	}
+	return CallTimeout
+}
+
+// heartbeatCall is a node's heartbeat awaiting its answer.
+type heartbeatCall struct {
+	waiting bool          // sent and not answered
+	seq     int64         // which
+	sent    time.Duration // when
+	held    bool          // another fell due meanwhile
+}
+
+// callExpired gives up on the answer to heartbeat seq.
+type callExpired struct{ seq int64 }
+
+// refuse fails the call of a heartbeat that reached the coordinator down,
+// or waited in its queue when it crashed: its host refuses the connection,
+// or resets it, so the node need not wait out CallTimeout.
+func (c *Coordinator) refuse(ctx actor.Context, msg any) {
+	if hb, ok := msg.(*Heartbeat); ok && c.service.each > 0 {
+		c.cfg.Directory.relay(ctx, hb.Node, &HeartbeatAnswered{Seq: hb.Seq})
+	}
+}
+
+// answered returns the node's heartbeat call seq, answered or timed out,
+// and sends the heartbeat that fell due meanwhile.
+func (n *Node) answered(ctx actor.Context, seq int64) {
+	if !n.call.waiting || seq != n.call.seq {
+		return // an earlier call's answer or timeout
+	}
+	n.call.waiting = false
+	if n.call.held {
+		n.call.held = false
+		n.sendHeartbeat(ctx)
+	}
+}

@@ -107,6 +107,13 @@ type HeartbeatAck struct {
 	Seq int64
 }
 
+// HeartbeatAnswered returns a node's heartbeat call when the coordinator
+// has a service time (HeartbeatConfig.ServiceTime): sent as its service
+// ends, it lets the node send its next (coordinator_service.go).
+type HeartbeatAnswered struct {
+	Seq int64
+}
+
 // LaunchTask starts an attempt in the named slot of its kind on the node,
 // a slot the node has free: the coordinator offered it to the policy.
 type LaunchTask struct {
@@ -835,7 +842,7 @@ type OutputReplicated struct {
 // message rule can drop or delay.
 var ControlMessages = []string{
 	"RegisterNode", "Heartbeat", "TaskFinished", "TaskProgress", "FetchFailed",
-	"LaunchTask", "KillTask", "MapOutputs", "MapEvents", "DropJobData", "ReinitNode", "ResyncNode", "HeartbeatAck",
+	"LaunchTask", "KillTask", "MapOutputs", "MapEvents", "DropJobData", "ReinitNode", "ResyncNode", "HeartbeatAck", "HeartbeatAnswered",
 	"PickEviction", "EvictFile", "BlockCached", "BlockEvicted", "CacheReported", "CacheReportAcked",
 	"ReplicateBlock", "BlockReplicated", "ReplicationFailed", "ReplicateOutput", "OutputReplicated",
 }

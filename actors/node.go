@@ -91,6 +91,8 @@ type Node struct {
 	// (node_recompute.go), by copy; nil until the first.
 	protecting map[int64]*ReplicateOutput
 	protectSeq int64
+	// call is the heartbeat awaiting its answer, with a service time.
+	call heartbeatCall
 }
 
 // heartbeatTick fires the node's periodic heartbeat.
@@ -184,6 +186,10 @@ func (n *Node) Receive(ctx actor.Context) {
 		n.handleResync(ctx)
 	case *HeartbeatAck:
 		n.acked(msg.Seq)
+	case *HeartbeatAnswered:
+		n.answered(ctx, msg.Seq)
+	case *callExpired:
+		n.answered(ctx, msg.seq)
 	case *ForwardTask:
 		n.handleForward(ctx, msg)
 	case *qosDone:
@@ -219,7 +225,17 @@ func (n *Node) handleTick(ctx actor.Context) {
 }
 
 func (n *Node) sendHeartbeat(ctx actor.Context) {
+	if n.call.waiting {
+		// Sent once the call returns; one due at the instant the call
+		// went out is that call.
+		n.call.held = n.call.held || n.deps.Clock.Now() > n.call.sent
+		return
+	}
 	n.seq++
+	if n.cfg.Heartbeat.ServiceTime > 0 {
+		n.call.waiting, n.call.seq, n.call.sent = true, n.seq, n.deps.Clock.Now()
+		n.deps.Clock.After(n.cfg.Heartbeat.callTimeout(), n.self, &callExpired{n.seq})
+	}
 	n.relay(ctx, n.cfg.Coordinator, &Heartbeat{
 		Node: n.cfg.ID, Seq: n.seq, Launches: n.got, Ended: n.reports(),
 		Copying: n.copyingReport(), FreeCompute: n.computeSlots - n.computing - len(n.awaiting), FreeSpace: n.freeSpace(),

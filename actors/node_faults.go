@@ -22,7 +22,7 @@ func (n *Node) receiveDown(ctx actor.Context) {
 	switch msg := ctx.Message().(type) {
 	case *RestartNode:
 		n.handleRestart(ctx, msg)
-	case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting:
+	case *callExpired, *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting:
 	default:
 		n.deps.Metrics.Count(MetricLostToCrash, 1)
 	}
@@ -55,6 +55,7 @@ func (n *Node) dropAll() {
 		clear(n.slots[k])
 	}
 	n.ended, n.unacked, n.awaiting, n.computing, n.reserved = nil, nil, nil, 0, 0
+	n.call = heartbeatCall{} // a new process has no call out
 	clear(n.copying)
 	clear(n.logs)
 	clear(n.stored)
