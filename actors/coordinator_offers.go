@@ -129,7 +129,7 @@ func (s *coordState) explain(now time.Duration, slot sched.Slot, first int) {
 	if slot.Why == nil {
 		return
 	}
-	rec := OfferRecord{At: now, Node: slot.Node, Kind: slot.Kind, Slot: slot.Index, Notes: slot.Why.Notes}
+	rec := OfferRecord{At: now, Node: slot.Node, Kind: slot.Kind, Slot: slot.Index, Notes: slot.Why.Notes, Waited: s.waited}
 	for _, e := range s.out.effects[first:] {
 		if l, ok := e.(*launchAttempt); ok {
 			rec.Launched, rec.Locality = &l.attempt, l.locality

@@ -70,7 +70,9 @@ func (c *Coordinator) serve(ctx actor.Context, now time.Duration, msg any) bool 
 			c.deps.Metrics.Count(MetricCoordinatorRequests, 1)
 			c.deps.Metrics.Count(MetricCoordinatorWaitNs, int64(head.done-s.each-head.arrived))
 			c.deps.Metrics.CoordinatorQueued(now, -1)
+			c.core.waited = now - head.arrived
 			c.handle(ctx, now, head.msg)
+			c.core.waited = 0
 			c.apply(ctx, c.core.take())
 			if c.down {
 				return true // it crashed the coordinator: handleCrash took the queue

@@ -37,6 +37,10 @@ type coordState struct {
 	// restarted: the coordinator crashed and came back at least once
 	// (coordinator_recovery.go).
 	restarted bool
+	// waited is how long the message being handled waited for and in
+	// the coordinator's service (coordinator_service.go), for the offers
+	// it explains.
+	waited time.Duration
 	// admit are the admission rules a node's slot offer passes before a
 	// task of a job may take it; copies and space are the same rules by
 	// their concrete types, nil when off.

@@ -238,6 +238,10 @@ type OfferRecord struct {
 	Notes    []sched.JobNote
 	Launched *sched.Attempt
 	Locality sched.Locality
+	// Waited is how long the heartbeat that made the offer waited for and
+	// in the coordinator's service (heartbeat.service_time): it arrived
+	// at At − Waited. 0 without a service time.
+	Waited time.Duration
 }
 
 // Note is something that happened to a node at an instant.

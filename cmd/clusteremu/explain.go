@@ -346,6 +346,9 @@ func (r *runDir) explainAttempt(w io.Writer, a map[string]string, kind string) {
 	}
 	if launch != nil {
 		fmt.Fprintf(w, "launched  at %.3fs on node %d slot %d, %s: %s\n", launch.At, launch.Node, launch.Slot, localityWords(launch.Locality), reasonsFor(*launch, jobID))
+		if launch.Waited > 0 {
+			fmt.Fprintf(w, "          on the node's heartbeat that reached the coordinator at %.3fs, %.3fs in its queue and service\n", launch.At-launch.Waited, launch.Waited)
+		}
 	}
 	for _, p := range r.phases[name] {
 		fmt.Fprintf(w, "phase     %-8s %.3fs → %.3fs  %.3fs\n", p.name, p.start, p.start+p.dur, p.dur)

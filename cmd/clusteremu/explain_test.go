@@ -5,7 +5,9 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -131,4 +133,28 @@ func TestExplainWalksARackFetchsLinks(t *testing.T) {
 	assert.Contains(t, names[disk[0]].String(), "host 1 ", "a disk read starts at its source")
 	_, err = flowPath(topo, actors.RackFetch, 1, 2)
 	assert.Error(t, err, "a rack fetch within one rack")
+}
+
+// With a service time, a task's launch says when its node's heartbeat
+// reached the coordinator and how long it waited for and in its service;
+// the two add up to the launch.
+func TestExplainShowsTheCoordinatorsQueue(t *testing.T) {
+	dir := t.TempDir()
+	var out, errs bytes.Buffer
+	require.Equal(t, 0, run([]string{"run", "--quiet", "--set", "heartbeat.service_time=60ms", "--set", "run.slowdown=false", "--out", dir}, &out, &errs), errs.String())
+	out.Reset()
+	require.Equal(t, 0, run([]string{"explain", dir, "--task", "j5-map0"}, &out, &errs), errs.String())
+	m := regexp.MustCompile(`launched  at (\d+\.\d{3})s .*\n +on the node's heartbeat that reached the coordinator at (\d+\.\d{3})s, (\d+\.\d{3})s in its queue and service\n`).
+		FindStringSubmatch(out.String())
+	require.NotNil(t, m, out.String())
+	at, arrived, waited := parseSeconds(t, m[1]), parseSeconds(t, m[2]), parseSeconds(t, m[3])
+	assert.InDelta(t, at, arrived+waited, 0.0015, "arrival and wait make the launch")
+	assert.GreaterOrEqual(t, waited, 0.06, "at least its own service")
+}
+
+func parseSeconds(t *testing.T, s string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(s, 64)
+	require.NoError(t, err)
+	return v
 }

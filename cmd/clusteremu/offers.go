@@ -15,6 +15,9 @@ type offerLine struct {
 	Considered []jobLine `json:"considered,omitempty"`
 	Launched   string    `json:"launched,omitempty"`
 	Locality   string    `json:"locality,omitempty"`
+	// Waited is the seconds the heartbeat waited for and in the
+	// coordinator's service (heartbeat.service_time).
+	Waited float64 `json:"waited,omitempty"`
 }
 
 // jobLine is a job the policy looked at and its reason.
@@ -25,7 +28,7 @@ type jobLine struct {
 
 // offerLineOf is an offer's line.
 func offerLineOf(o actors.OfferRecord) *offerLine {
-	line := &offerLine{At: o.At.Seconds(), Node: int32(o.Node), Kind: o.Kind.String(), Slot: o.Slot}
+	line := &offerLine{At: o.At.Seconds(), Node: int32(o.Node), Kind: o.Kind.String(), Slot: o.Slot, Waited: o.Waited.Seconds()}
 	for _, n := range o.Notes {
 		line.Considered = append(line.Considered, jobLine{Job: int64(n.Job), Reason: n.Reason})
 	}
