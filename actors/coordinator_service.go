@@ -20,7 +20,7 @@ import (
 // are not requests and pass at once. A crash loses the queue, as it loses
 // a running process's: what clients and job managers would send again
 // waits for the restart, as it does while the coordinator is down, and
-// the rest is lost.
+// the rest is lost (the heartbeats' calls refused, below).
 //
 // With S = 0 nothing waits and no message is delayed: the run is
 // delivery for delivery the same as without the key.
@@ -75,7 +75,7 @@ func (c *Coordinator) serve(ctx actor.Context, now time.Duration, msg any) bool 
 			c.core.waited = 0
 			c.apply(ctx, c.core.take())
 			if c.down {
-				return true // it crashed the coordinator: handleCrash took the queue
+				return true // dropQueue has taken the rest
 			}
 		}
 		if len(s.queue) > 0 {
