@@ -175,7 +175,15 @@ type HeartbeatConfig struct {
 	// handles them one at a time, in turn, each taking effect when its
 	// service ends (coordinator_service.go). 0: at once.
 	ServiceTime units.Duration `toml:"service_time" json:",omitzero"`
+	// ServicePerTask is added to a message's service for each task its
+	// handling launches (the Omega simulator's t_task beside its t_job):
+	// a heartbeat that fills many slots takes longer to answer. 0: none.
+	ServicePerTask units.Duration `toml:"service_per_task" json:",omitzero"`
 }
+
+// Serves reports whether the coordinator serves its messages in turn,
+// taking time over each (coordinator_service.go).
+func (h *HeartbeatConfig) Serves() bool { return h.ServiceTime > 0 || h.ServicePerTask > 0 }
 
 // Period is the interval between one node's heartbeats in a cluster of
 // the given size: Interval, or the scaled one when PerSecond is set and
@@ -373,6 +381,7 @@ func (h *HeartbeatConfig) Validate(errs *Checks) {
 	errs.Check(h.DeadAfter < 0, "heartbeat.dead_after", h.DeadAfter, "must be ≥ 0 missed heartbeats (0: never)")
 	errs.Check(h.PerSecond < 0, "heartbeat.per_second", h.PerSecond, "must be ≥ 0 (0: the interval does not scale with the cluster)")
 	errs.Check(h.ServiceTime < 0, "heartbeat.service_time", h.ServiceTime, "must be ≥ 0 (0: the coordinator answers at once)")
+	errs.Check(h.ServicePerTask < 0, "heartbeat.service_per_task", h.ServicePerTask, "must be ≥ 0 (0: a launch costs nothing)")
 }
 
 // Validate checks [tasks] on nodes with reduceSlots.

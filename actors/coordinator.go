@@ -106,7 +106,7 @@ func NewCoordinator(cfg CoordinatorConfig, policy sched.Policy, deps Deps) *Coor
 		cfg: cfg, deps: deps,
 		jms:     make(map[sched.JobID]*actor.PID),
 		clients: make(map[sched.JobID]*actor.PID),
-		service: serviceQueue{each: cfg.Heartbeat.ServiceTime.Std()},
+		service: serviceQueue{each: cfg.Heartbeat.ServiceTime.Std(), perTask: cfg.Heartbeat.ServicePerTask.Std()},
 	}
 	c.core = newCoordState(&c.cfg, policy, deps.Rand.Uint64())
 	return c
@@ -119,7 +119,7 @@ func (c *Coordinator) Receive(ctx actor.Context) {
 		return
 	}
 	now := c.deps.Clock.Now()
-	if c.service.each > 0 && c.serve(ctx, now, ctx.Message()) {
+	if c.cfg.Heartbeat.Serves() && c.serve(ctx, now, ctx.Message()) {
 		return
 	}
 	c.handle(ctx, now, ctx.Message())
@@ -162,7 +162,7 @@ func (c *Coordinator) handle(ctx actor.Context, now time.Duration, m any) {
 	case *Heartbeat:
 		c.core.heartbeat(now, msg)
 		c.noteProduced(msg)
-		if c.service.each > 0 {
+		if c.cfg.Heartbeat.Serves() {
 			// The call returns after what it launched (coordinator_service.go).
 			c.core.emit(&tellNode{msg.Node, &HeartbeatAnswered{Seq: msg.Seq}})
 		}

@@ -25,24 +25,29 @@ import (
 // With S = 0 nothing waits and no message is delayed: the run is
 // delivery for delivery the same as without the key.
 
-// serviceDone is the coordinator's timer for the end of the head
-// request's service.
+// serviceDone is the coordinator's timer for the end of a step of the
+// head request's service: its decision, S after it began, or its answer,
+// the launches' share after that.
 type serviceDone struct{}
 
 // serviceQueue is the coordinator's requests waiting for or in service.
 type serviceQueue struct {
-	each  time.Duration // S
-	busy  time.Duration // when the last request queued ends its service
-	queue []queuedRequest
-	timer TimerID
-	// The run's counters, kept here and counted as they grow.
-	peak int
+	each    time.Duration // S
+	perTask time.Duration // added for each task a decision launches
+	queue   []queuedRequest
+	// began is when the head's service began; decided, that its
+	// decision is made and its effects held until answer.
+	began, answer time.Duration
+	decided       bool
+	held          coordOut
+	timer         TimerID
+	peak          int // the most queued, counted as it grows
 }
 
-// queuedRequest is a request, when it arrived and when its service ends.
+// queuedRequest is a request and when it arrived.
 type queuedRequest struct {
-	msg           any
-	arrived, done time.Duration
+	msg     any
+	arrived time.Duration
 }
 
 // isRequest reports whether the coordinator serves msg in turn: every
@@ -57,62 +62,101 @@ func isRequest(msg any) bool {
 	return true
 }
 
-// serve queues a request that arrived at now, or handles the head of the
-// queue when its service ends; it reports whether it took the message.
+// serve queues a request that arrived at now, or takes the head's service
+// a step on when its timer fires; it reports whether it took the message.
 func (c *Coordinator) serve(ctx actor.Context, now time.Duration, msg any) bool {
 	s := &c.service
 	if _, ok := msg.(*serviceDone); ok {
 		s.timer = 0
-		for len(s.queue) > 0 && s.queue[0].done <= now {
-			head := s.queue[0]
-			s.queue[0] = queuedRequest{}
-			s.queue = s.queue[1:]
-			c.deps.Metrics.Count(MetricCoordinatorRequests, 1)
-			c.deps.Metrics.Count(MetricCoordinatorWaitNs, int64(head.done-s.each-head.arrived))
-			c.deps.Metrics.CoordinatorQueued(now, -1)
-			c.core.waited = now - head.arrived
-			c.handle(ctx, now, head.msg)
-			c.core.waited = 0
-			c.apply(ctx, c.core.take())
-			if c.down {
-				return true // dropQueue has taken the rest
-			}
+		if !s.decided {
+			c.decide(ctx, now)
 		}
-		if len(s.queue) > 0 {
-			s.timer = c.deps.Clock.At(s.queue[0].done, c.self, &serviceDone{})
+		if s.decided && now >= s.answer {
+			c.answer(ctx, now)
 		}
 		return true
 	}
 	if !isRequest(msg) {
 		return false
 	}
-	start := max(now, s.busy)
-	s.busy = start + s.each
-	s.queue = append(s.queue, queuedRequest{msg, now, s.busy})
+	s.queue = append(s.queue, queuedRequest{msg, now})
 	c.deps.Metrics.CoordinatorQueued(now, 1)
 	if n := len(s.queue); n > s.peak {
 		c.deps.Metrics.Count(MetricCoordinatorQueuePeak, int64(n-s.peak))
 		s.peak = n
 	}
 	if len(s.queue) == 1 {
-		s.timer = c.deps.Clock.At(s.busy, c.self, &serviceDone{})
+		c.begin(now)
 	}
 	return true
 }
 
-// dropQueue empties the queue of a coordinator that crashed: what the
-// down coordinator would stash it stashes, in order, and the rest is lost.
+// begin starts the head's service at now.
+func (c *Coordinator) begin(now time.Duration) {
+	s := &c.service
+	s.began, s.decided = now, false
+	s.timer = c.deps.Clock.At(now+s.each, c.self, &serviceDone{})
+}
+
+// decide handles the head, S after its service began: its state changes
+// now, and its effects wait for its answer, later by perTask for each
+// task it launched.
+func (c *Coordinator) decide(ctx actor.Context, now time.Duration) {
+	s := &c.service
+	head := s.queue[0]
+	c.core.waited = now - head.arrived
+	c.handle(ctx, now, head.msg)
+	c.core.waited = 0
+	s.held, s.decided, s.answer = c.core.take(), true, now
+	if s.perTask > 0 {
+		for _, e := range s.held.effects {
+			if _, ok := e.(*launchAttempt); ok {
+				s.answer += s.perTask
+			}
+		}
+	}
+	if s.answer > now {
+		s.timer = c.deps.Clock.At(s.answer, c.self, &serviceDone{})
+	}
+}
+
+// answer applies the head's effects, ends its service and begins the
+// next one's.
+func (c *Coordinator) answer(ctx actor.Context, now time.Duration) {
+	s := &c.service
+	held := s.held
+	s.held, s.decided = coordOut{}, false
+	c.deps.Metrics.Count(MetricCoordinatorWaitNs, int64(s.began-s.queue[0].arrived))
+	s.queue[0] = queuedRequest{}
+	s.queue = s.queue[1:]
+	c.deps.Metrics.Count(MetricCoordinatorRequests, 1)
+	c.deps.Metrics.Count(MetricCoordinatorServiceNs, int64(now-s.began))
+	c.deps.Metrics.CoordinatorQueued(now, -1)
+	c.apply(ctx, held)
+	if len(s.queue) > 0 && !c.down {
+		c.begin(now)
+	}
+}
+
+// dropQueue empties the queue of a coordinator that crashed. A request
+// already decided has its answer sent as it crashes, so that what its
+// decision changed and what it told agree (the crash comes just after
+// it); of the rest, what the down coordinator would stash it stashes, in
+// order, and the rest is lost.
 func (c *Coordinator) dropQueue(ctx actor.Context) {
 	s := &c.service
 	if s.timer != 0 {
 		c.deps.Clock.Cancel(s.timer)
 		s.timer = 0
 	}
+	if s.decided {
+		c.answer(ctx, c.deps.Clock.Now())
+	}
 	queue := s.queue
-	s.queue, s.busy = nil, 0
 	if len(queue) > 0 {
 		c.deps.Metrics.CoordinatorQueued(c.deps.Clock.Now(), -len(queue))
 	}
+	s.queue = nil
 	for _, q := range queue {
 		c.receiveDownMsg(ctx, q.msg)
 	}
@@ -159,7 +203,7 @@ type callExpired struct{ seq int64 }
 // or waited in its queue when it crashed: its host refuses the connection,
 // or resets it, so the node need not wait out CallTimeout.
 func (c *Coordinator) refuse(ctx actor.Context, msg any) {
-	if hb, ok := msg.(*Heartbeat); ok && c.service.each > 0 {
+	if hb, ok := msg.(*Heartbeat); ok && c.cfg.Heartbeat.Serves() {
 		c.cfg.Directory.relay(ctx, hb.Node, &HeartbeatAnswered{Seq: hb.Seq})
 	}
 }

@@ -197,11 +197,13 @@ const (
 	// MetricCoordinatorRequests counts the messages a coordinator with a
 	// service time served in turn (those still queued at the run's end
 	// not), MetricCoordinatorWaitNs the nanoseconds they waited before
-	// their service began, and
+	// their service began, MetricCoordinatorServiceNs the nanoseconds of
+	// their service, and
 	// MetricCoordinatorQueuePeak the most waiting or in service at once
 	// (its increments add up to it).
 	MetricCoordinatorRequests  = "coordinator.requests"
 	MetricCoordinatorWaitNs    = "coordinator.wait_ns"
+	MetricCoordinatorServiceNs = "coordinator.service_ns"
 	MetricCoordinatorQueuePeak = "coordinator.queue.peak"
 )
 

@@ -232,7 +232,7 @@ func (n *Node) sendHeartbeat(ctx actor.Context) {
 		return
 	}
 	n.seq++
-	if n.cfg.Heartbeat.ServiceTime > 0 {
+	if n.cfg.Heartbeat.Serves() {
 		n.call.waiting, n.call.seq, n.call.sent = true, n.seq, n.deps.Clock.Now()
 		n.deps.Clock.After(n.cfg.Heartbeat.callTimeout(), n.self, &callExpired{n.seq})
 	}

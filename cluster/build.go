@@ -138,8 +138,8 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	c.rec.configure(&cfg.Run)
 	c.rec.admission = cfg.Scheduler.MaxRunning > 0
 	c.rec.cloning = cfg.Cloning.On()
-	c.rec.service = cfg.Heartbeat.ServiceTime.Std()
-	if c.rec.service > 0 {
+	c.rec.service = cfg.Heartbeat.Serves()
+	if c.rec.service {
 		c.rec.queue = newQueueTally()
 	}
 	if cfg.IntermediateLoss != nil || cfg.Tasks.ProtectOutputs {

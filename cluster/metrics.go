@@ -105,9 +105,10 @@ type Records struct {
 	Replication *ReplicationTotals
 	// Recompute: the run has [intermediate_loss] or protects outputs.
 	Recompute bool
-	// ServiceTime is heartbeat.service_time: with it the summary gives
-	// the coordinator's queue (coordinator.*).
-	ServiceTime time.Duration
+	// Serves: the coordinator takes time over each message
+	// (heartbeat.service_time, service_per_task), and the summary gives
+	// its queue (coordinator.*).
+	Serves bool
 	// CoordinatorQueue is the coordinator's queue window by window, with
 	// a service time; nil without.
 	CoordinatorQueue []QueueSpan
@@ -243,8 +244,8 @@ type recorder struct {
 	// recompute: the run has [intermediate_loss] or protects outputs
 	// (recompute.go).
 	recompute bool
-	// service is heartbeat.service_time (Records.ServiceTime).
-	service time.Duration
+	// service: the coordinator serves its messages (Records.Serves).
+	service bool
 	// queue keeps the coordinator's queue, with a service time.
 	queue *queueTally
 	errs  []error
@@ -588,7 +589,7 @@ func (r *recorder) results(end time.Duration) (*Records, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	res := &Records{Flows: r.flows, Tally: r.tally, PartitionSlots: slices.Clone(r.partSlots), Admission: r.admission, Evicting: r.evicting, Cloning: r.cloning,
-		Warmup: r.warmup, Recompute: r.recompute, ServiceTime: r.service}
+		Warmup: r.warmup, Recompute: r.recompute, Serves: r.service}
 	if r.queue != nil {
 		res.CoordinatorQueue = r.queue.until(end)
 	}

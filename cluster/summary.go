@@ -412,7 +412,7 @@ func Summarize(res *Records, slots [2]int, end time.Duration) Summary {
 	if res.Recompute {
 		summarizeRecomputes(s, res)
 	}
-	if res.ServiceTime > 0 {
+	if res.Serves {
 		summarizeService(s, res, end)
 	}
 	return s
@@ -432,7 +432,7 @@ func summarizeService(s Summary, res *Records, end time.Duration) {
 	s[actors.MetricCoordinatorRequests] = float64(n)
 	s[actors.MetricCoordinatorQueuePeak] = float64(res.Counters[actors.MetricCoordinatorQueuePeak])
 	if end > 0 {
-		s["coordinator.busy"] = float64(n) * res.ServiceTime.Seconds() / end.Seconds()
+		s["coordinator.busy"] = float64(res.Counters[actors.MetricCoordinatorServiceNs]) / float64(end)
 	}
 	if n > 0 {
 		s["coordinator.wait.mean"] = float64(res.Counters[actors.MetricCoordinatorWaitNs]) / 1e9 / float64(n)

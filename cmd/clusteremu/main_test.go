@@ -177,6 +177,9 @@ func TestRunPrintsTheMastersQueue(t *testing.T) {
 	require.Equal(t, 0, run([]string{"run", writeScenario(t, smallScenario), "--set", "heartbeat.service_time=40ms"}, &out, &errs), errs.String())
 	assert.Regexp(t, `(?m)^master    40ms a message: \d+ served, \d+\.\d% busy, \d\.\d{3} s of mean wait, at most \d+ waiting or in service$`, out.String())
 	out.Reset()
+	require.Equal(t, 0, run([]string{"run", writeScenario(t, smallScenario), "--set", "heartbeat.service_per_task=5ms"}, &out, &errs), errs.String())
+	assert.Contains(t, out.String(), "master    0s a message and 5ms a task launched: ")
+	out.Reset()
 	require.Equal(t, 0, run([]string{"run", writeScenario(t, smallScenario)}, &out, &errs), errs.String())
 	assert.NotContains(t, out.String(), "master")
 }

@@ -414,9 +414,13 @@ func printSummary(w io.Writer, cfg cluster.Config, rep *cluster.Report, wall tim
 			s["replication.bytes"]/1e6, s["replication.bytes_raw"]/1e6, 100*s["replication.overhead"], 100*s["storage.overhead"],
 			s["storage.held_bytes"]/1e9, s["storage.node_peak_bytes"]/1e9)
 	}
-	if st := cfg.Heartbeat.ServiceTime; st > 0 {
-		fmt.Fprintf(w, "master    %v a message: %.0f served, %.1f%% busy, %.3f s of mean wait, at most %.0f waiting or in service\n",
-			st, s["coordinator.requests"], 100*s["coordinator.busy"], s["coordinator.wait.mean"], s["coordinator.queue.peak"])
+	if h := cfg.Heartbeat; h.Serves() {
+		cost := fmt.Sprintf("%v a message", h.ServiceTime)
+		if h.ServicePerTask > 0 {
+			cost += fmt.Sprintf(" and %v a task launched", h.ServicePerTask)
+		}
+		fmt.Fprintf(w, "master    %s: %.0f served, %.1f%% busy, %.3f s of mean wait, at most %.0f waiting or in service\n",
+			cost, s["coordinator.requests"], 100*s["coordinator.busy"], s["coordinator.wait.mean"], s["coordinator.queue.peak"])
 	}
 	if len(cfg.Faults) > 0 || len(cfg.Rules) > 0 {
 		printFaults(w, s, rep.Records.Flows)
