@@ -193,6 +193,7 @@ type heartbeatCall struct {
 	waiting bool          // sent and not answered
 	seq     int64         // which
 	sent    time.Duration // when
+	expiry  TimerID       // its callExpired, cancelled by the answer
 	held    bool          // another fell due meanwhile
 }
 

@@ -187,6 +187,9 @@ func (n *Node) Receive(ctx actor.Context) {
 	case *HeartbeatAck:
 		n.acked(msg.Seq)
 	case *HeartbeatAnswered:
+		if n.call.waiting && msg.Seq == n.call.seq {
+			n.deps.Clock.Cancel(n.call.expiry)
+		}
 		n.answered(ctx, msg.Seq)
 	case *callExpired:
 		n.answered(ctx, msg.seq)
@@ -234,7 +237,7 @@ func (n *Node) sendHeartbeat(ctx actor.Context) {
 	n.seq++
 	if n.cfg.Heartbeat.Serves() {
 		n.call.waiting, n.call.seq, n.call.sent = true, n.seq, n.deps.Clock.Now()
-		n.deps.Clock.After(n.cfg.Heartbeat.callTimeout(), n.self, &callExpired{n.seq})
+		n.call.expiry = n.deps.Clock.After(n.cfg.Heartbeat.callTimeout(), n.self, &callExpired{n.seq})
 	}
 	n.relay(ctx, n.cfg.Coordinator, &Heartbeat{
 		Node: n.cfg.ID, Seq: n.seq, Launches: n.got, Ended: n.reports(),
