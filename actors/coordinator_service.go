@@ -166,7 +166,8 @@ func (c *Coordinator) dropQueue(ctx actor.Context) {
 // TaskTracker's is (an RPC that blocks until the JobTracker answers): the
 // node sends its next heartbeat, periodic or out of band, only once the
 // last was answered (HeartbeatAnswered, sent as its service ends), at
-// once if one fell due meanwhile. So a coordinator past saturation slows
+// once if one fell due meanwhile, and each an interval after the last went
+// rather than on a fixed phase, as the TaskTracker's loop waits. So a coordinator past saturation slows
 // the heartbeats down, one outstanding a node, rather than queueing them
 // without end. A crashed coordinator's host refuses the calls, those it
 // held included; a call unanswered for CallTimeout, or half the silence

@@ -238,6 +238,10 @@ func (n *Node) sendHeartbeat(ctx actor.Context) {
 	if n.cfg.Heartbeat.Serves() {
 		n.call.waiting, n.call.seq, n.call.sent = true, n.seq, n.deps.Clock.Now()
 		n.call.expiry = n.deps.Clock.After(n.cfg.Heartbeat.callTimeout(), n.self, &callExpired{n.seq})
+		// The next an interval after this one, as the TaskTracker's loop
+		// waits from its last heartbeat, out of band ones too.
+		n.deps.Clock.Cancel(n.beat)
+		n.beat = n.deps.Clock.After(n.cfg.Heartbeat.Interval.Std(), n.self, &heartbeatTick{})
 	}
 	n.relay(ctx, n.cfg.Coordinator, &Heartbeat{
 		Node: n.cfg.ID, Seq: n.seq, Launches: n.got, Ended: n.reports(),

@@ -115,6 +115,12 @@ func (n *Node) registration(restarted, diskLost bool, running []RunningAttempt) 
 func (n *Node) register(ctx actor.Context, restarted, diskLost bool) {
 	n.relay(ctx, n.cfg.Coordinator, n.registration(restarted, diskLost, nil))
 	phase := time.Duration(n.deps.Rand.Int64N(int64(n.cfg.Heartbeat.Interval)))
+	if n.cfg.Heartbeat.Serves() {
+		// A call's next heartbeat is an interval after it went
+		// (sendHeartbeat re-arms the tick), not on a fixed phase.
+		n.beat = n.deps.Clock.At(n.deps.Clock.Now()+phase, n.self, &heartbeatTick{})
+		return
+	}
 	n.beat = n.deps.Clock.Every(n.deps.Clock.Now()+phase, n.cfg.Heartbeat.Interval.Std(), n.self, &heartbeatTick{})
 }
 
