@@ -42,6 +42,24 @@ var compareMetrics = []string{
 	"slots.utilisation.map", "slots.utilisation.reduce", "flows.bytes",
 }
 
+// compareOptional are rows compare prints after those when a variant has
+// them: the metrics of the features a run may turn on.
+var compareOptional = []string{
+	"cache.hit_ratio", "jobs.all_memory_local", "tasks.slot_seconds",
+	"coordinator.busy", "coordinator.wait.mean", "coordinator.queue.peak",
+}
+
+// comparedMetrics are the rows of a comparison of these reports.
+func comparedMetrics(reports []*cluster.Report) []string {
+	rows := slices.Clone(compareMetrics)
+	for _, m := range compareOptional {
+		if slices.ContainsFunc(reports, func(r *cluster.Report) bool { _, ok := r.Summary[m]; return ok }) {
+			rows = append(rows, m)
+		}
+	}
+	return rows
+}
+
 // compareCommand runs several scenarios, or one scenario with a key swept
 // over values (--set key=v1,v2,...), on the same seeds and prints their
 // metrics side by side, each with its ratio to the first.
@@ -183,7 +201,7 @@ func writeComparison(dir string, variants []*scenarios.Scenario, reports []*clus
 		all[i] = variant{Name: v.Name, Metrics: reports[i].Summary}
 	}
 	rows := [][]string{header}
-	for _, m := range compareMetrics {
+	for _, m := range comparedMetrics(reports) {
 		row := []string{m}
 		for _, rep := range reports {
 			cell := ""
@@ -254,7 +272,7 @@ func printComparison(w io.Writer, variants []*scenarios.Scenario, reports []*clu
 		fmt.Fprintf(tw, "%s\t", shortName(v.Name))
 	}
 	fmt.Fprintln(tw)
-	for _, m := range compareMetrics {
+	for _, m := range comparedMetrics(reports) {
 		fmt.Fprintf(tw, "%s\t", m)
 		first, ok := reports[0].Summary[m]
 		for i, rep := range reports {

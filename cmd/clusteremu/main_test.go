@@ -268,6 +268,20 @@ func TestCompareSweepsAKey(t *testing.T) {
 	assert.Greater(t, ratio, 1.0)
 }
 
+// A feature's metrics are rows of a comparison when a variant has them:
+// the coordinator's queue, a dash for the variant without a service time.
+func TestCompareAddsTheRowsOfFeaturesOn(t *testing.T) {
+	var out, errs bytes.Buffer
+	path := writeScenario(t, smallScenario)
+	require.Equal(t, 0, run([]string{"compare", path, "--set", "heartbeat.service_time=0s,40ms"}, &out, &errs), errs.String())
+	assert.Regexp(t, `(?m)^\s+coordinator.busy\s+-\s+0\.\d+\s*$`, out.String())
+	assert.Regexp(t, `(?m)^\s+coordinator.queue.peak\s+-\s+\d+\s*$`, out.String())
+	assert.NotContains(t, out.String(), "cache.hit_ratio")
+	out.Reset()
+	require.Equal(t, 0, run([]string{"compare", path, "--set", "heartbeat.interval=1s,30s"}, &out, &errs), errs.String())
+	assert.NotContains(t, out.String(), "coordinator.")
+}
+
 // compare --jobs ends with each variant's per-job error against the
 // first: none for the same run, some for 30 s heartbeats.
 func TestCompareJobsPrintsPerJobErrors(t *testing.T) {
