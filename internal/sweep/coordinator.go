@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"slices"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -119,9 +120,14 @@ func (p *Pool) Parallel() int {
 }
 
 // Close stops the coordinator's side of the connections; the workers
-// keep running, ready for another coordinator.
+// keep running, ready for another coordinator. After a lost worker the
+// server is stopped at once rather than gracefully: protoactor's graceful
+// stop tells every incoming stream to disconnect on a channel that a
+// stream broken by the worker's death has already closed, and panics
+// (send on closed channel).
 func (p *Pool) Close() {
-	p.remote.Shutdown(true)
+	graceful := !slices.ContainsFunc(p.workers, func(w worker) bool { return w.lost })
+	p.remote.Shutdown(graceful)
 	p.system.Shutdown()
 }
 
