@@ -22,8 +22,9 @@ import (
 // waits for the restart, as it does while the coordinator is down, and
 // the rest is lost (the heartbeats' calls refused, below).
 //
-// With S = 0 nothing waits and no message is delayed: the run is
-// delivery for delivery the same as without the key.
+// service_per_task T makes a decision's answer T later for each task it
+// launches. With both keys 0 nothing waits and no message is delayed: the
+// run is delivery for delivery the same as without them.
 
 // serviceDone is the coordinator's timer for the end of a step of the
 // head request's service: its decision, S after it began, or its answer,
@@ -36,12 +37,12 @@ type serviceQueue struct {
 	perTask time.Duration // added for each task a decision launches
 	queue   []queuedRequest
 	// began is when the head's service began; decided, that its
-	// decision is made and its effects held until answer.
-	began, answer time.Duration
-	decided       bool
-	held          coordOut
-	timer         TimerID
-	peak          int // the most queued, counted as it grows
+	// decision is made and its effects held until answerAt.
+	began, answerAt time.Duration
+	decided         bool
+	held            coordOut
+	timer           TimerID
+	peak            int // the most queued, counted as it grows
 }
 
 // queuedRequest is a request and when it arrived.
@@ -71,7 +72,7 @@ func (c *Coordinator) serve(ctx actor.Context, now time.Duration, msg any) bool 
 		if !s.decided {
 			c.decide(ctx, now)
 		}
-		if s.decided && now >= s.answer {
+		if s.decided && now >= s.answerAt {
 			c.answer(ctx, now)
 		}
 		return true
@@ -107,16 +108,16 @@ func (c *Coordinator) decide(ctx actor.Context, now time.Duration) {
 	c.core.waited = now - head.arrived
 	c.handle(ctx, now, head.msg)
 	c.core.waited = 0
-	s.held, s.decided, s.answer = c.core.take(), true, now
+	s.held, s.decided, s.answerAt = c.core.take(), true, now
 	if s.perTask > 0 {
 		for _, e := range s.held.effects {
 			if _, ok := e.(*launchAttempt); ok {
-				s.answer += s.perTask
+				s.answerAt += s.perTask
 			}
 		}
 	}
-	if s.answer > now {
-		s.timer = c.deps.Clock.At(s.answer, c.self, &serviceDone{})
+	if s.answerAt > now {
+		s.timer = c.deps.Clock.At(s.answerAt, c.self, &serviceDone{})
 	}
 }
 
@@ -166,10 +167,10 @@ func (c *Coordinator) dropQueue(ctx actor.Context) {
 // TaskTracker's is (an RPC that blocks until the JobTracker answers): the
 // node sends its next heartbeat, periodic or out of band, only once the
 // last was answered (HeartbeatAnswered, sent as its service ends), at
-// once if one fell due meanwhile, and each an interval after the last went
-// rather than on a fixed phase, as the TaskTracker's loop waits. So a coordinator past saturation slows
-// the heartbeats down, one outstanding a node, rather than queueing them
-// without end. A crashed coordinator's host refuses the calls, those it
+// once if one fell due meanwhile, and each an interval after the last
+// went rather than on a fixed phase, as the TaskTracker's loop waits. So
+// a coordinator past saturation slows the heartbeats down, one
+// outstanding a node, rather than queueing them without end. A crashed coordinator's host refuses the calls, those it
 // held included; a call unanswered for CallTimeout, or half the silence
 // after which a node is declared dead (its heartbeat or answer lost to a
 // message rule), returns anyway.
@@ -217,6 +218,7 @@ func (n *Node) answered(ctx actor.Context, seq int64) {
 		return // an earlier call's answer or timeout
 	}
 	n.call.waiting = false
+	n.deps.Clock.Cancel(n.call.expiry) // spent already when it is what returned the call
 	if n.call.held {
 		n.call.held = false
 		n.sendHeartbeat(ctx)

@@ -187,9 +187,6 @@ func (n *Node) Receive(ctx actor.Context) {
 	case *HeartbeatAck:
 		n.acked(msg.Seq)
 	case *HeartbeatAnswered:
-		if n.call.waiting && msg.Seq == n.call.seq {
-			n.deps.Clock.Cancel(n.call.expiry)
-		}
 		n.answered(ctx, msg.Seq)
 	case *callExpired:
 		n.answered(ctx, msg.seq)

@@ -138,8 +138,7 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	c.rec.configure(&cfg.Run)
 	c.rec.admission = cfg.Scheduler.MaxRunning > 0
 	c.rec.cloning = cfg.Cloning.On()
-	c.rec.service = cfg.Heartbeat.Serves()
-	if c.rec.service {
+	if cfg.Heartbeat.Serves() {
 		c.rec.queue = newQueueTally()
 	}
 	if cfg.IntermediateLoss != nil || cfg.Tasks.ProtectOutputs {

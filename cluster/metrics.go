@@ -244,9 +244,8 @@ type recorder struct {
 	// recompute: the run has [intermediate_loss] or protects outputs
 	// (recompute.go).
 	recompute bool
-	// service: the coordinator serves its messages (Records.Serves).
-	service bool
-	// queue keeps the coordinator's queue, with a service time.
+	// queue keeps the coordinator's queue when it serves its messages
+	// in turn (Records.Serves); nil otherwise.
 	queue *queueTally
 	errs  []error
 }
@@ -589,7 +588,7 @@ func (r *recorder) results(end time.Duration) (*Records, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	res := &Records{Flows: r.flows, Tally: r.tally, PartitionSlots: slices.Clone(r.partSlots), Admission: r.admission, Evicting: r.evicting, Cloning: r.cloning,
-		Warmup: r.warmup, Recompute: r.recompute, Serves: r.service}
+		Warmup: r.warmup, Recompute: r.recompute, Serves: r.queue != nil}
 	if r.queue != nil {
 		res.CoordinatorQueue = r.queue.until(end)
 	}

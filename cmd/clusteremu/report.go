@@ -315,7 +315,8 @@ func steps(spans []span, peak bool) plotter.XYs {
 	return pts
 }
 
-// binned merges contiguous spans into n bins of equal length over theirs.
+// binned merges contiguous spans, of levels never below 0, into n bins of
+// equal length over theirs.
 func binned(spans []span, n int, peak bool) []span {
 	start, end := spans[0].from, spans[len(spans)-1].to
 	width := (end - start) / float64(n)
@@ -323,7 +324,6 @@ func binned(spans []span, n int, peak bool) []span {
 		return spans[len(spans)-1:]
 	}
 	out := make([]span, n)
-	seen := make([]bool, n)
 	for b := range out {
 		out[b] = span{start + float64(b)*width, start + float64(b+1)*width, 0}
 	}
@@ -334,11 +334,9 @@ func binned(spans []span, n int, peak bool) []span {
 			overlap := min(s.to, out[b].to) - max(s.from, out[b].from)
 			switch {
 			case overlap <= 0 && s.to > s.from:
+				continue // only touches the bin
 			case peak:
-				if !seen[b] || s.y > out[b].y {
-					out[b].y = s.y
-				}
-				seen[b] = true
+				out[b].y = max(out[b].y, s.y)
 			default:
 				out[b].y += s.y * overlap / (out[b].to - out[b].from)
 			}
