@@ -86,6 +86,11 @@ func (c *CacheConfig) Validate(errs *Checks, cl *ClusterConfig) {
 	errs.Check(c.Capacity < 0, "cache.capacity", c.Capacity, "must be ≥ 0 (0: no cache)")
 	errs.Check(c.Capacity > 0 && cl.Memory <= 0, "cache.capacity", c.Capacity,
 		"needs cluster.memory, the nodes' memory bandwidth that cached blocks are read at (e.g. 4GB/s)")
+	for k := range cl.Classes {
+		hw := cl.Class(k)
+		errs.Check(c.Capacity > 0 && cl.Memory > 0 && hw.Memory <= 0, fmt.Sprintf("cluster.class[%d].memory", k), hw.Memory,
+			"must be > 0 with cache.capacity: every node caches, and reads its cached blocks at its memory bandwidth")
+	}
 	errs.Check(!slices.Contains(cache.Names, c.Name), "cache.name", c.Name, fmt.Sprintf("must be one of %q", cache.Names))
 	errs.Check(c.Width != cache.WidthWave && c.Width != cache.WidthSize, "cache.width", c.Width,
 		fmt.Sprintf("must be %q (the measured wave-width) or %q (LIFE~: the file's size)", cache.WidthWave, cache.WidthSize))

@@ -66,6 +66,9 @@ type ClusterConfig struct {
 	// ([cache]); 0: no memory link, as a cluster without a cache needs
 	// none.
 	Memory units.Rate `toml:"memory,omitzero" json:",omitempty"`
+	// Classes are the nodes whose hardware differs from the keys above
+	// ([[cluster.class]], cluster_class.go); none: every node is alike.
+	Classes []NodeClass `toml:"class,omitempty" json:",omitempty"`
 }
 
 // CoreRate is one core's work per second at speed 1: work is counted in
@@ -340,28 +343,35 @@ func (c *ClusterConfig) Validate(errs *Checks) {
 	errs.Check(c.NodesPerRack < 1, "cluster.nodes_per_rack", c.NodesPerRack, "must be ≥ 1")
 	errs.Check(c.Racks >= 1 && c.NodesPerRack >= 1 && c.Nodes() > MaxNodes, "cluster.nodes_per_rack", c.NodesPerRack,
 		fmt.Sprintf("racks × nodes_per_rack must be at most %d nodes; cluster.racks = %d", MaxNodes, c.Racks))
-	errs.Check(c.MapSlots < 0 || c.MapSlots > MaxSlotsPerNode, "cluster.map_slots", c.MapSlots, fmt.Sprintf("must be 0 … %d", MaxSlotsPerNode))
-	errs.Check(c.ReduceSlots < 0 || c.ReduceSlots > MaxSlotsPerNode, "cluster.reduce_slots", c.ReduceSlots, fmt.Sprintf("must be 0 … %d", MaxSlotsPerNode))
-	errs.Check(!positive(float64(c.DiskRead)), "cluster.disk_read", c.DiskRead, "must be a rate > 0")
-	errs.Check(!positive(float64(c.DiskWrite)), "cluster.disk_write", c.DiskWrite, "must be a rate > 0")
-	errs.Check(!positive(float64(c.NIC)), "cluster.nic", c.NIC, "must be a rate > 0")
 	errs.Check(!nonNegative(float64(c.RackUplink)), "cluster.rack_uplink", c.RackUplink, "must be ≥ 0 (0: set by oversubscription)")
 	errs.Check(!nonNegative(c.Oversubscription), "cluster.oversubscription", c.Oversubscription, "must be ≥ 0")
 	errs.Check(!nonNegative(float64(c.Core)), "cluster.core", c.Core, "must be ≥ 0 (0: no core link)")
 	errs.Check(c.CompletionWindow < 0, "cluster.completion_window", c.CompletionWindow, "must be ≥ 0")
 	errs.Check(c.SolveInterval < 0, "cluster.solve_interval", c.SolveInterval, "must be ≥ 0")
 	errs.Check(c.IntermediateSpace < 0, "cluster.intermediate_space", c.IntermediateSpace, "must be ≥ 0 (0: unlimited)")
-	errs.Check(c.Cores < 0 || c.Cores > MaxSlotsPerNode, "cluster.cores", c.Cores, fmt.Sprintf("must be 0 (one per slot) … %d", MaxSlotsPerNode))
-	errs.Check(!(c.Speed > 0 && c.Speed <= MaxSpeed), "cluster.speed", c.Speed, fmt.Sprintf("must be > 0 and at most %v (1: the speed the jobs' CPU costs are for)", MaxSpeed))
 	for _, b := range []struct {
 		key string
 		d   units.Duration
 	}{{"cluster.send_cpu_per_mib", c.SendCPU}, {"cluster.receive_cpu_per_mib", c.ReceiveCPU}} {
 		errs.Check(b.d != 0 && (b.d < MinByteCPU || b.d > MaxByteCPU), b.key, b.d, fmt.Sprintf("must be 0 or %v … %v of CPU per MiB", MinByteCPU, MaxByteCPU))
 	}
-	errs.Check(!nonNegative(float64(c.Memory)), "cluster.memory", c.Memory, "must be ≥ 0 (0: no memory link)")
+	c.checkNode(errs, "cluster.")
+	c.validateClasses(errs)
 	errs.Check(c.Evict != "" && c.Evict != EvictLatest && c.Evict != EvictLeastProgress && c.Evict != EvictLargest,
 		"cluster.evict", c.Evict, fmt.Sprintf("must be %q, %q or %q", EvictLatest, EvictLeastProgress, EvictLargest))
+}
+
+// checkNode checks the keys a [[cluster.class]] may set, each under
+// prefix ("cluster." or the class's "cluster.class[k].").
+func (c *ClusterConfig) checkNode(errs *Checks, prefix string) {
+	errs.Check(c.MapSlots < 0 || c.MapSlots > MaxSlotsPerNode, prefix+"map_slots", c.MapSlots, fmt.Sprintf("must be 0 … %d", MaxSlotsPerNode))
+	errs.Check(c.ReduceSlots < 0 || c.ReduceSlots > MaxSlotsPerNode, prefix+"reduce_slots", c.ReduceSlots, fmt.Sprintf("must be 0 … %d", MaxSlotsPerNode))
+	errs.Check(!positive(float64(c.DiskRead)), prefix+"disk_read", c.DiskRead, "must be a rate > 0")
+	errs.Check(!positive(float64(c.DiskWrite)), prefix+"disk_write", c.DiskWrite, "must be a rate > 0")
+	errs.Check(!positive(float64(c.NIC)), prefix+"nic", c.NIC, "must be a rate > 0")
+	errs.Check(c.Cores < 0 || c.Cores > MaxSlotsPerNode, prefix+"cores", c.Cores, fmt.Sprintf("must be 0 (one per slot) … %d", MaxSlotsPerNode))
+	errs.Check(!(c.Speed > 0 && c.Speed <= MaxSpeed), prefix+"speed", c.Speed, fmt.Sprintf("must be > 0 and at most %v (1: the speed the jobs' CPU costs are for)", MaxSpeed))
+	errs.Check(!nonNegative(float64(c.Memory)), prefix+"memory", c.Memory, "must be ≥ 0 (0: no memory link)")
 }
 
 // Validate checks [hdfs] on a cluster of nodes.

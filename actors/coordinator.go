@@ -86,6 +86,9 @@ type Coordinator struct {
 	// service queues the requests of a coordinator with a service time
 	// (coordinator_service.go).
 	service serviceQueue
+	// nics is each node's NIC where nodes differ ([[cluster.class]]);
+	// nil when every node has [cluster]'s.
+	nics []float64
 }
 
 // livenessTick checks for nodes that stopped heartbeating.
@@ -109,6 +112,9 @@ func NewCoordinator(cfg CoordinatorConfig, policy sched.Policy, deps Deps) *Coor
 		service: serviceQueue{each: cfg.Heartbeat.ServiceTime.Std(), perTask: cfg.Heartbeat.ServicePerTask.Std()},
 	}
 	c.core = newCoordState(&c.cfg, policy, deps.Rand.Uint64())
+	if cfg.Cluster.Heterogeneous() {
+		cfg.Cluster.EachNode(func(_ int, hw *ClusterConfig) { c.nics = append(c.nics, float64(hw.NIC)) })
+	}
 	return c
 }
 
@@ -321,7 +327,7 @@ func (c *Coordinator) spawnJobManager(ctx actor.Context, e *spawnJobManager) {
 	}
 	jm.reportLosses = c.cfg.IntermediateLoss != nil
 	if r := c.cfg.Tasks.RecomputeConfig; r.ProtectOutputs {
-		jm.protect = &outputProtection{nic: float64(c.cfg.Cluster.NIC), budget: r.Budget(), perRack: c.cfg.Cluster.NodesPerRack,
+		jm.protect = &outputProtection{nic: float64(c.cfg.Cluster.NIC), nics: c.nics, budget: r.Budget(), perRack: c.cfg.Cluster.NodesPerRack,
 			lossRate: make(map[sched.NodeID]float64)}
 	}
 	if pl := c.cfg.Tasks.ReducePlacementConfig; pl.On() {

@@ -24,14 +24,13 @@ type admission interface {
 }
 
 // copyCompute is copy-compute splitting's admission (Zaharia et al.
-// §5.2): a node runs at most perJob of a job's reducers that have not
-// begun computing, counting launches still on their way; and with
+// §5.2): a node runs at most its compute slots' worth of a job's reducers
+// that have not begun computing, counting launches still on their way; and with
 // computeAware, a reducer of a job whose maps have all finished, which
 // will compute as soon as it has copied, launches only where a compute
 // slot is free, so it waits for such a node in the job's queue rather than
 // in one node's.
 type copyCompute struct {
-	perJob       int
 	computeAware bool
 	nodes        []copyNode
 	// mapsFinished holds the jobs whose job managers reported every map
@@ -44,17 +43,22 @@ type copyCompute struct {
 // copyNode is one node as its last heartbeat showed it, and the reduce
 // launches sent since.
 type copyNode struct {
+	perJob      int                 // the most of one job's reducers not yet computing: its compute slots
 	copying     map[sched.JobID]int // each job's reducers not yet computing
 	freeCompute int                 // compute slots no reducer claims
 	acked       int64               // reduce launches the node had received
 	inFlight    []sched.JobID       // the jobs of reduce launches sent since
 }
 
-func newCopyCompute(nodes, perJob int, computeAware bool) *copyCompute {
-	return &copyCompute{
-		perJob: perJob, computeAware: computeAware,
-		nodes: make([]copyNode, nodes), mapsFinished: make(map[sched.JobID]bool),
+func newCopyCompute(perJob []int, computeAware bool) *copyCompute {
+	c := &copyCompute{
+		computeAware: computeAware,
+		nodes:        make([]copyNode, len(perJob)), mapsFinished: make(map[sched.JobID]bool),
 	}
+	for n, p := range perJob {
+		c.nodes[n].perJob = p
+	}
+	return c
 }
 
 func (c *copyCompute) admits(job sched.JobID, kind sched.TaskKind, node sched.NodeID) bool {
@@ -68,7 +72,7 @@ func (c *copyCompute) admits(job sched.JobID, kind sched.TaskKind, node sched.No
 			copying++
 		}
 	}
-	if copying >= c.perJob {
+	if copying >= n.perJob {
 		return false
 	}
 	return !c.computeAware || !c.mapsFinished[job] || c.freeCompute(n) > 0

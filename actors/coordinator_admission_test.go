@@ -179,3 +179,36 @@ func TestTheRunEndsWhenEveryStreamHasSubmittedAndEveryJobEnded(t *testing.T) {
 	s.maybeFinish()
 	assert.Empty(t, said(s), "done once")
 }
+
+// A node's cap on a job's copying reducers is its own compute slots: on
+// a class of nodes with two reduce slots, two of one job's reducers copy
+// at once where [cluster]'s nodes take one.
+func TestCopyComputeCapIsEachNodesOwn(t *testing.T) {
+	two := 2
+	s, _ := testCore(func(c *CoordinatorConfig) {
+		c.Tasks.CopyCompute = true
+		c.Cluster = ClusterConfig{Racks: 2, NodesPerRack: 2, ReduceSlots: 1,
+			Classes: []NodeClass{{Name: "wide", Racks: []int{1}, ReduceSlots: &two}}}
+	})
+	for i := range s.nodes {
+		s.nodes[i].busy[sched.Reduce] = make([]bool, 3)
+	}
+	submitReduces(t, s, 1, 4)
+	s.heartbeat(time.Second, &Heartbeat{Node: 0})
+	assert.Equal(t, []string{"launch j1-reduce0.0 on node 0 reduce slot 0, remote"}, said(s))
+	s.heartbeat(time.Second, &Heartbeat{Node: 2})
+	assert.Equal(t, []string{
+		"launch j1-reduce1.0 on node 2 reduce slot 0, remote",
+		"launch j1-reduce2.0 on node 2 reduce slot 1, remote",
+	}, said(s))
+}
+
+// A protected output's copy to a rack-mate is timed at the slower NIC of
+// the two nodes.
+func TestProtectionTimesACopyAtTheSlowerNIC(t *testing.T) {
+	even := outputProtection{nic: 125e6}
+	assert.Equal(t, 125e6, even.rate(0, 1))
+	mixed := outputProtection{nic: 125e6, nics: []float64{125e6, 12.5e6}}
+	assert.Equal(t, 12.5e6, mixed.rate(0, 1))
+	assert.Equal(t, 12.5e6, mixed.rate(1, 0))
+}

@@ -260,8 +260,13 @@ func (s *coordState) indexMemory() {
 // with no node reported yet.
 func (s *coordState) setUpAdmission() {
 	cfg := s.cfg
-	if perJob := cfg.Tasks.ComputeSlots(cfg.Cluster.ReduceSlots); perJob > 0 {
-		s.copies = newCopyCompute(len(cfg.RackOf), perJob, cfg.Tasks.ComputeAware)
+	if cfg.Tasks.CopyCompute {
+		perJob := make([]int, len(cfg.RackOf))
+		for n := range perJob {
+			hw := cfg.Cluster.ForNode(n)
+			perJob[n] = cfg.Tasks.ComputeSlots(hw.ReduceSlots)
+		}
+		s.copies = newCopyCompute(perJob, cfg.Tasks.ComputeAware)
 		s.admit = append(s.admit, s.copies)
 	}
 	if space := int64(cfg.Cluster.IntermediateSpace); space > 0 {

@@ -76,10 +76,11 @@ func (m *JobManager) handleNodeSuspected(ctx actor.Context, msg *NodeSuspected) 
 // rack-local rate a copy moves at, the budget, the tokens it has, and
 // each node's loss estimate as the coordinator last gave it.
 type outputProtection struct {
-	nic      float64 // bytes/s
-	budget   float64 // tokens granted per byte processed
-	tokens   float64 // bytes the job may still copy
-	perRack  int     // nodes per rack: a node's rack-mates are its rack's
+	nic      float64   // bytes/s
+	nics     []float64 // each node's, where nodes differ; nil: nic
+	budget   float64   // tokens granted per byte processed
+	tokens   float64   // bytes the job may still copy
+	perRack  int       // nodes per rack: a node's rack-mates are its rack's
 	lossRate map[sched.NodeID]float64
 }
 
@@ -91,6 +92,15 @@ func (p *outputProtection) rackMate(node sched.NodeID) (sched.NodeID, bool) {
 	}
 	first := int(node) / p.perRack * p.perRack
 	return sched.NodeID(first + (int(node)-first+1)%p.perRack), true
+}
+
+// rate is the NIC rate a copy from one node to another moves at: the
+// slower of the two.
+func (p *outputProtection) rate(from, to sched.NodeID) float64 {
+	if p.nics == nil {
+		return p.nic
+	}
+	return min(p.nics[from], p.nics[to])
 }
 
 // maybeProtect copies a map's newly committed output to a rack-mate when
@@ -111,7 +121,7 @@ func (m *JobManager) maybeProtect(ctx actor.Context, msg *TaskFinished) {
 	p.tokens += p.budget * float64(m.spec.InputBytes/int64(max(len(m.state.maps), 1))+msg.OutputBytes)
 	to, ok := p.rackMate(msg.Node)
 	tRedo := m.deps.Clock.Now() - msg.Start
-	if !ok || !straggler.ShouldReplicate(msg.OutputBytes, p.nic, p.lossRate[msg.Node], tRedo, p.tokens) {
+	if !ok || !straggler.ShouldReplicate(msg.OutputBytes, p.rate(msg.Node, to), p.lossRate[msg.Node], tRedo, p.tokens) {
 		return
 	}
 	p.tokens -= float64(msg.OutputBytes)

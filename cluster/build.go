@@ -49,7 +49,7 @@ type Report struct {
 // TopologySpec is the fabric's topology for a configuration.
 func TopologySpec(cfg Config) netmodel.TopologySpec {
 	shape := &cfg.Cluster
-	return netmodel.TopologySpec{
+	spec := netmodel.TopologySpec{
 		Racks: shape.Racks, HostsPerRack: shape.NodesPerRack,
 		DiskRead: float64(shape.DiskRead), DiskWrite: float64(shape.DiskWrite),
 		NICUp: float64(shape.NIC), NICDown: float64(shape.NIC),
@@ -57,6 +57,17 @@ func TopologySpec(cfg Config) netmodel.TopologySpec {
 		Oversubscription: shape.Oversubscription, Core: float64(shape.Core),
 		CPU: shape.CPU(&cfg.Tasks), Memory: float64(shape.Memory),
 	}
+	if shape.Heterogeneous() {
+		spec.Hosts = make([]netmodel.HostSpec, 0, shape.Nodes())
+		shape.EachNode(func(_ int, hw *actors.ClusterConfig) {
+			spec.Hosts = append(spec.Hosts, netmodel.HostSpec{
+				DiskRead: float64(hw.DiskRead), DiskWrite: float64(hw.DiskWrite),
+				NICUp: float64(hw.NIC), NICDown: float64(hw.NIC),
+				CPU: hw.CPU(&cfg.Tasks), Memory: float64(hw.Memory),
+			})
+		})
+	}
+	return spec
 }
 
 // Build validates the configuration and spawns the cluster's actors:
@@ -136,6 +147,7 @@ func (c *Cluster) spawnActor(name string, a actor.Actor) (*actor.PID, error) {
 func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	cfg := &c.cfg
 	c.rec.configure(&cfg.Run)
+	c.rec.hardware = newHardwareTally(&cfg.Cluster, &cfg.Tasks)
 	c.rec.admission = cfg.Scheduler.MaxRunning > 0
 	c.rec.cloning = cfg.Cloning.On()
 	if cfg.Heartbeat.Serves() {
@@ -222,7 +234,7 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	for i := range n {
 		name := fmt.Sprintf("node-%d", i)
 		nc := actors.NodeConfig{
-			ID: sched.NodeID(i), Rack: rackOf[i], Cluster: cfg.Cluster, HDFS: cfg.HDFS, Heartbeat: cfg.Heartbeat, Tasks: cfg.Tasks,
+			ID: sched.NodeID(i), Rack: rackOf[i], Cluster: cfg.Cluster.ForNode(i), HDFS: cfg.HDFS, Heartbeat: cfg.Heartbeat, Tasks: cfg.Tasks,
 			Switch: dir.Switches[i], Coordinator: coordinator, Fabric: fabric, QoSWeights: cfg.QoS.weights(),
 			NameOutputs: cfg.IntermediateLoss != nil || cfg.Tasks.ProtectOutputs,
 		}
@@ -356,7 +368,7 @@ func (c *Cluster) Run() (*Report, error) {
 	}
 	rep := &Report{
 		End: res, Records: results, Network: c.network.Stats(), ReferenceWall: refWall, SizingWall: c.sizingWall,
-		Summary: Summarize(results, [2]int{c.cfg.Cluster.MapSlots * c.cfg.Nodes(), c.cfg.Reducers() * c.cfg.Nodes()}, res.At),
+		Summary: Summarize(results, c.cfg.Slots(), res.At),
 	}
 	if res.Err != nil {
 		return rep, res.Err

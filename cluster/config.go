@@ -189,8 +189,12 @@ func (c *Config) Nodes() int { return c.Cluster.Nodes() }
 // Shape is the cluster as its policy sees it: the nodes, and each node's
 // map slots and reduce attempts (the reducers it runs at once).
 func (c *Config) Shape() sched.Shape {
-	return sched.Shape{Nodes: c.Nodes(), Slots: [2]int{c.Cluster.MapSlots, c.Reducers()}}
+	return sched.Shape{Nodes: c.Nodes(), Slots: [2]int{c.Cluster.MapSlots, c.Reducers()}, NodeSlots: c.Cluster.NodeSlots(&c.Tasks)}
 }
+
+// Slots is the cluster's map slots and reduce attempts over all its
+// nodes.
+func (c *Config) Slots() [2]int { return c.Cluster.SlotTotals(&c.Tasks) }
 
 // FieldError is one invalid configuration value (actors.FieldError).
 type FieldError = actors.FieldError
@@ -234,6 +238,11 @@ func (c *Config) Validate() error {
 	c.HDFS.Validate(&checks, c.Nodes())
 	c.Heartbeat.Validate(&checks)
 	c.Tasks.Validate(&checks, c.Cluster.ReduceSlots)
+	for k := range c.Cluster.Classes {
+		hw := c.Cluster.Class(k)
+		check(c.Tasks.MaxReducers > 0 && hw.ReduceSlots > c.Tasks.MaxReducers, fmt.Sprintf("cluster.class[%d].reduce_slots", k), hw.ReduceSlots,
+			fmt.Sprintf("must be at most tasks.max_reducers = %d: a node's reducers include those computing", c.Tasks.MaxReducers))
+	}
 	c.Stragglers.Validate(&checks)
 	c.Blacklist.Validate(&checks)
 	c.Cloning.Validate(&checks)
@@ -397,8 +406,8 @@ func (c *Config) validateSlots() []error {
 		tasks func(*workload.JobSpec) int
 		kind  string
 	}{
-		{"cluster.map_slots", c.Cluster.MapSlots, func(j *workload.JobSpec) int { return j.MapCount(int64(c.HDFS.BlockSize)) }, "map"},
-		{"cluster.reduce_slots", c.Cluster.ReduceSlots, func(j *workload.JobSpec) int { return j.Reduces }, "reduce"},
+		{"cluster.map_slots", c.Slots()[0], func(j *workload.JobSpec) int { return j.MapCount(int64(c.HDFS.BlockSize)) }, "map"},
+		{"cluster.reduce_slots", c.Cluster.Sum(func(hw *actors.ClusterConfig) int { return hw.ReduceSlots }), func(j *workload.JobSpec) int { return j.Reduces }, "reduce"},
 	} {
 		if k.slots > 0 {
 			continue

@@ -37,7 +37,7 @@ const liveLinks = 10
 func (c *Cluster) Live() LiveStatus {
 	s := c.rec.live()
 	s.Now = c.rt.Now()
-	s.Slots = [2]int{c.cfg.Cluster.MapSlots * c.cfg.Nodes(), c.cfg.Reducers() * c.cfg.Nodes()}
+	s.Slots = c.cfg.Slots()
 	return s
 }
 

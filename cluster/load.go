@@ -87,7 +87,8 @@ func (c *Config) loadArrivals(l LoadStream) ([]workload.JobSpec, error) {
 	}
 	slots := l.Slots
 	if slots == 0 {
-		slots = c.Nodes() * (c.Cluster.MapSlots + c.Reducers())
+		all := c.Slots()
+		slots = all[0] + all[1]
 	}
 	if !(total > 0) {
 		return nil, &FieldError{Key: l.Key + ".load", Value: l.Load, Msg: fmt.Sprintf(

@@ -88,6 +88,10 @@ type Records struct {
 	// splits them between queues (sched.Partitioned), by sched.TaskKind;
 	// partition k is PartitionSlots[k-1]. Empty for other policies.
 	PartitionSlots [][2]int
+	// Hardware is what each kind of node did when the cluster has
+	// [[cluster.class]] entries: the nodes of no class first, then each
+	// class, those with nodes; nil otherwise.
+	Hardware []Hardware
 	// Cache is what the caches did, nil for a run without [cache].
 	Cache *CacheTotals
 	// Phases are the phases of the jobs that succeeded, in job order,
@@ -216,11 +220,14 @@ type recorder struct {
 	// the policy does not partition; partSlots the partitions' slots.
 	partition func(actors.AttemptRecord) int
 	partSlots [][2]int
-	offers    []actors.OfferRecord
-	flowList  []actors.FlowRecord
-	faults    []actors.FaultEvent
-	counters  map[string]int64
-	qosJobs   []actors.QoSJobRecord
+	// hardware books attempts to their nodes' kinds; nil when every node
+	// is alike.
+	hardware *hardwareTally
+	offers   []actors.OfferRecord
+	flowList []actors.FlowRecord
+	faults   []actors.FaultEvent
+	counters map[string]int64
+	qosJobs  []actors.QoSJobRecord
 	// lost are the attempts booked as lost with their node (or reported by
 	// a node before it was), when the run has faults: the other report
 	// of such an attempt is stale, not a second end. A run that keeps its
@@ -384,6 +391,9 @@ func (r *recorder) AttemptEnded(rec actors.AttemptRecord) {
 	}
 	if r.measured(rec.Attempt.Job) {
 		r.tally.add(rec, r.partition)
+		if r.hardware != nil {
+			r.hardware.add(rec)
+		}
 		if r.cache != nil {
 			r.cache.add(rec)
 		}
@@ -546,9 +556,9 @@ func (r *recorder) partitioned(p sched.Partitioned, shape sched.Shape) {
 	r.partition = func(a actors.AttemptRecord) int {
 		return p.Partition(sched.Slot{Node: a.Node, Kind: a.Attempt.Kind, Index: a.Slot})
 	}
-	for kind, n := range shape.Slots {
+	for kind := range shape.Slots {
 		for node := range shape.Nodes {
-			for i := range n {
+			for i := range shape.Of(sched.NodeID(node), sched.TaskKind(kind)) {
 				k := p.Partition(sched.Slot{Node: sched.NodeID(node), Kind: sched.TaskKind(kind), Index: i})
 				for len(r.partSlots) < k {
 					r.partSlots = append(r.partSlots, [2]int{})
@@ -593,6 +603,7 @@ func (r *recorder) results(end time.Duration) (*Records, error) {
 		res.CoordinatorQueue = r.queue.until(end)
 	}
 	res.Tally.Partitions = slices.Clone(r.tally.Partitions)
+	res.Hardware = r.hardware.results()
 	if r.repl != nil {
 		res.Replication = r.repl.totals()
 	}

@@ -44,7 +44,7 @@ const (
 func (c *Config) Needs() Needs {
 	n := Needs{Nodes: c.Nodes()}
 	block := max(int64(c.HDFS.BlockSize), 1)
-	reduceSlots := mulSat(int64(n.Nodes), int64(c.Reducers()))
+	reduceSlots := int64(c.Slots()[1])
 	var largest int64
 	for i, j := range c.Jobs() {
 		n.Jobs++

@@ -161,8 +161,9 @@ func describe(cfg *cluster.Config) string {
 	if cfg.Nodes() > 1 {
 		nodes += fmt.Sprintf(" … node-%d", cfg.Nodes()-1)
 	}
-	return fmt.Sprintf("%s × %s (%s), %d map + %d reduce slots each; %s blocks × %d; heartbeat %s; %s; %s",
+	return fmt.Sprintf("%s × %s (%s), %d map + %d reduce slots each%s; %s blocks × %d; heartbeat %s; %s; %s",
 		count(cfg.Cluster.Racks, "rack"), count(cfg.Cluster.NodesPerRack, "node"), nodes, cfg.Cluster.MapSlots, cfg.Cluster.ReduceSlots,
+		cfg.Cluster.DescribeClasses(),
 		scenarios.Bytes(cfg.HDFS.BlockSize), cfg.HDFS.Replication, scenarios.Duration(cfg.Heartbeat.Interval), cfg.Scheduler.Name,
 		count(len(cfg.Jobs()), "job")) + describeFaults(cfg.Faults) + describeRules(cfg.Rules)
 }

@@ -224,6 +224,9 @@ func MetricError(name string) error {
 	if rest, ok := strings.CutPrefix(name, actors.QoSMetrics); ok {
 		return qosMetricError(name, rest)
 	}
+	if rest, ok := strings.CutPrefix(name, HardwareMetrics); ok {
+		return hardwareMetricError(name, rest)
+	}
 	rest, ok := strings.CutPrefix(name, PoolMetrics)
 	i := strings.LastIndex(rest, ".jobs.")
 	if ok && i > 0 && strings.HasPrefix(rest[i+1:], "jobs.") && slices.Contains(MetricNames, rest[i+1:]) {
@@ -294,7 +297,8 @@ func MetricUnit(name string) string {
 		return UnitFraction
 	case name == "files.top5_over_bottom75":
 		return UnitRatio
-	case strings.HasPrefix(name, PartitionMetrics) || strings.HasSuffix(name, ".nonconformant_ratio"):
+	case strings.HasPrefix(name, PartitionMetrics) || strings.HasSuffix(name, ".nonconformant_ratio") ||
+		strings.HasPrefix(name, HardwareMetrics) && !strings.HasSuffix(name, ".seconds.mean"):
 		return UnitFraction
 	case strings.HasPrefix(name, "workload.load") || strings.HasSuffix(name, ".scv") || strings.HasSuffix(name, ".overhead"):
 		return UnitRatio
@@ -304,7 +308,8 @@ func MetricUnit(name string) string {
 		return UnitFraction
 	case strings.HasPrefix(name, "jobs.response_time.") || strings.HasSuffix(name, ".response_time.mean") ||
 		name == "jobs.makespan" || name == "run.end" || strings.HasSuffix(name, ".slot_seconds") ||
-		strings.HasPrefix(name, "phases.duration.") || strings.HasPrefix(name, "phases.reduce.duration."):
+		strings.HasPrefix(name, "phases.duration.") || strings.HasPrefix(name, "phases.reduce.duration.") ||
+		strings.HasPrefix(name, HardwareMetrics) && strings.HasSuffix(name, ".seconds.mean"):
 		return UnitSeconds
 	case strings.HasPrefix(name, "tasks.locality.") || strings.HasPrefix(name, "slots.utilisation.") ||
 		strings.HasSuffix(name, "outlier_heavy") || name == "phases.improvable_heavy" || name == "tasks.speculative.success":
@@ -388,6 +393,7 @@ func Summarize(res *Records, slots [2]int, end time.Duration) Summary {
 	summarizeWorkload(s, res.Jobs)
 	summarizeAttempts(s, res, slots, end)
 	summarizePartitions(s, res, end)
+	summarizeHardware(s, res, end)
 	s["flows.completed"] = float64(res.Flows.Completed)
 	s["flows.aborted"] = float64(res.Flows.Aborted)
 	s["flows.bytes"] = float64(res.Flows.Delivered)

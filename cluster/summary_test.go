@@ -49,6 +49,20 @@ func TestValidMetricNamesPoolsOnlyForJobMetrics(t *testing.T) {
 	assert.False(t, ValidMetric("scan.jobs.succeeded"))
 }
 
+// A kind of node's metrics are valid under any class name, as a pool's,
+// and only those a kind of node has; their units are fractions but for
+// the maps' mean time.
+func TestValidMetricNamesHardware(t *testing.T) {
+	assert.True(t, ValidMetric("hardware.old.utilisation.map"))
+	assert.True(t, ValidMetric("hardware.cluster.work"))
+	assert.True(t, ValidMetric("hardware.gen.2.maps.seconds.mean"), "a class's name may hold dots")
+	assert.False(t, ValidMetric("hardware.old.jobs.succeeded"))
+	assert.False(t, ValidMetric("hardware..work"))
+	assert.ErrorContains(t, MetricError("hardware.old.speed"), "a kind of node has utilisation.map, utilisation.reduce, work, maps.seconds.mean")
+	assert.Equal(t, UnitFraction, MetricUnit("hardware.old.work"))
+	assert.Equal(t, UnitSeconds, MetricUnit("hardware.old.maps.seconds.mean"))
+}
+
 func TestSummaryCountsTheSlotTimeLostAttemptsHeld(t *testing.T) {
 	attempt := func(task int32, start, end time.Duration, outcome sched.Outcome) actors.AttemptRecord {
 		return actors.AttemptRecord{Attempt: sched.Attempt{Task: task}, Start: start, End: end, Outcome: outcome}

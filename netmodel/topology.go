@@ -35,10 +35,10 @@ func (k TransferKind) String() string {
 	return fmt.Sprintf("TransferKind(%d)", int(k))
 }
 
-// TopologySpec describes racks of identical hosts. Capacities are in
-// bytes/s; a per-host or per-rack capacity of 0 leaves that link out of
-// the model (paths skip it), which is how a NIC-and-rack-only fabric is
-// built.
+// TopologySpec describes racks of hosts, identical unless Hosts says
+// otherwise. Capacities are in bytes/s; a per-host or per-rack capacity
+// of 0 leaves that link out of the model (paths skip it), which is how a
+// NIC-and-rack-only fabric is built.
 type TopologySpec struct {
 	Racks        int // ≥ 1
 	HostsPerRack int // ≥ 1
@@ -53,11 +53,16 @@ type TopologySpec struct {
 	// core). No path crosses it; a caller adds it to a compute's path,
 	// and to a transfer's with the CPU work per byte as FlowSpec.Use.
 	CPU float64
+	// Hosts, when not nil, holds every host's own capacities, host by
+	// host (Racks × HostsPerRack of them), in place of the six above:
+	// racks of older and newer machines.
+	Hosts []HostSpec
 
 	// RackUp and RackDown are the rack switch's links to the core. When 0
 	// and Oversubscription is positive, each is HostsPerRack × the host NIC
 	// capacity (NICUp, NICDown) / Oversubscription: 20 hosts × 125 MB/s at
-	// ratio 10 give 250 MB/s.
+	// ratio 10 give 250 MB/s. With Hosts, each rack's is the sum of its
+	// own hosts' NICs over the ratio.
 	RackUp           float64
 	RackDown         float64
 	Oversubscription float64
@@ -92,7 +97,45 @@ func (s TopologySpec) Validate() error {
 			return err
 		}
 	}
+	if s.Hosts != nil {
+		if len(s.Hosts) != s.Racks*s.HostsPerRack {
+			return fmt.Errorf("%w: TopologySpec.Hosts has %d hosts: must be Racks × HostsPerRack = %d",
+				ErrInvalid, len(s.Hosts), s.Racks*s.HostsPerRack)
+		}
+		for i, h := range s.Hosts {
+			for _, f := range h.fields() {
+				if err := checkCapacity(fmt.Sprintf("TopologySpec.Hosts[%d].%s", i, f.name), f.v); err != nil {
+					return err
+				}
+			}
+		}
+	}
 	return s.checkDead()
+}
+
+// HostSpec is one host's capacities (TopologySpec.Hosts).
+type HostSpec struct {
+	DiskRead, DiskWrite, NICUp, NICDown, Memory, CPU float64
+}
+
+// fields lists the capacities by name, for validation.
+func (h HostSpec) fields() []struct {
+	name string
+	v    float64
+} {
+	return []struct {
+		name string
+		v    float64
+	}{{"DiskRead", h.DiskRead}, {"DiskWrite", h.DiskWrite}, {"NICUp", h.NICUp}, {"NICDown", h.NICDown},
+		{"Memory", h.Memory}, {"CPU", h.CPU}}
+}
+
+// host is host h's capacities.
+func (s TopologySpec) host(h int) HostSpec {
+	if s.Hosts != nil {
+		return s.Hosts[h]
+	}
+	return HostSpec{DiskRead: s.DiskRead, DiskWrite: s.DiskWrite, NICUp: s.NICUp, NICDown: s.NICDown, Memory: s.Memory, CPU: s.CPU}
 }
 
 // noLink marks a link left out of the model.
@@ -132,15 +175,15 @@ func BuildTopology(n *Network, spec TopologySpec) (*Topology, error) {
 		return l
 	}
 	for i := range spec.Racks * spec.HostsPerRack {
-		h := HostID(i)
+		h, hs := HostID(i), spec.host(i)
 		t.hosts = append(t.hosts, HostLinks{
-			DiskRead: add(spec.DiskRead, LinkRef{Kind: HostDiskRead, Host: h}), DiskWrite: add(spec.DiskWrite, LinkRef{Kind: HostDiskWrite, Host: h}),
-			NICUp: add(spec.NICUp, LinkRef{Kind: HostNICUp, Host: h}), NICDown: add(spec.NICDown, LinkRef{Kind: HostNICDown, Host: h}),
-			Memory: add(spec.Memory, LinkRef{Kind: HostMemory, Host: h}), CPU: add(spec.CPU, LinkRef{Kind: HostCPU, Host: h}),
+			DiskRead: add(hs.DiskRead, LinkRef{Kind: HostDiskRead, Host: h}), DiskWrite: add(hs.DiskWrite, LinkRef{Kind: HostDiskWrite, Host: h}),
+			NICUp: add(hs.NICUp, LinkRef{Kind: HostNICUp, Host: h}), NICDown: add(hs.NICDown, LinkRef{Kind: HostNICDown, Host: h}),
+			Memory: add(hs.Memory, LinkRef{Kind: HostMemory, Host: h}), CPU: add(hs.CPU, LinkRef{Kind: HostCPU, Host: h}),
 		})
 	}
-	up, down := spec.rackCapacities()
 	for r := range spec.Racks {
+		up, down := spec.rackCapacities(r)
 		t.up = append(t.up, add(up, LinkRef{Kind: RackUp, Rack: r}))
 		t.down = append(t.down, add(down, LinkRef{Kind: RackDown, Rack: r}))
 	}
@@ -148,17 +191,24 @@ func BuildTopology(n *Network, spec TopologySpec) (*Topology, error) {
 	return t, nil
 }
 
-// rackCapacities applies the oversubscription ratio to links not set
-// directly.
-func (s TopologySpec) rackCapacities() (up, down float64) {
+// rackCapacities applies the oversubscription ratio to rack r's links
+// not set directly.
+func (s TopologySpec) rackCapacities(r int) (up, down float64) {
 	up, down = s.RackUp, s.RackDown
 	if s.Oversubscription > 0 {
-		hosts := float64(s.HostsPerRack)
+		nicUp, nicDown := float64(s.HostsPerRack)*s.NICUp, float64(s.HostsPerRack)*s.NICDown
+		if s.Hosts != nil {
+			nicUp, nicDown = 0, 0
+			for _, h := range s.Hosts[r*s.HostsPerRack : (r+1)*s.HostsPerRack] {
+				nicUp += h.NICUp
+				nicDown += h.NICDown
+			}
+		}
 		if up == 0 {
-			up = hosts * s.NICUp / s.Oversubscription
+			up = nicUp / s.Oversubscription
 		}
 		if down == 0 {
-			down = hosts * s.NICDown / s.Oversubscription
+			down = nicDown / s.Oversubscription
 		}
 	}
 	return up, down

@@ -111,3 +111,43 @@ func TestParseLinkRefReadsWhatStringWrites(t *testing.T) {
 		assert.ErrorIs(t, err, ErrUnknownLink, bad)
 	}
 }
+
+// Hosts of their own: each host's links are its own spec's, a rack's
+// links set by oversubscription are its own hosts' NICs over the ratio,
+// and a transfer between a fast and a slow host runs at the slower NIC.
+// A Hosts list of the wrong length is refused.
+func TestHostsOfTheirOwn(t *testing.T) {
+	fast := HostSpec{DiskRead: 200e6, DiskWrite: 100e6, NICUp: 125e6, NICDown: 125e6, CPU: 4e9}
+	slow := HostSpec{DiskRead: 50e6, DiskWrite: 25e6, NICUp: 12.5e6, NICDown: 12.5e6, CPU: 1e9}
+	spec := TopologySpec{Racks: 2, HostsPerRack: 2, Oversubscription: 5, Hosts: []HostSpec{fast, fast, fast, slow}}
+	n, err := NewNetwork(DefaultConfig())
+	require.NoError(t, err)
+	topo, err := BuildTopology(n, spec)
+	require.NoError(t, err)
+	capacity := func(ref LinkRef) float64 {
+		l, err := topo.Link(ref)
+		require.NoError(t, err)
+		c, err := n.Capacity(l)
+		require.NoError(t, err)
+		return c
+	}
+	assert.Equal(t, 200e6, capacity(LinkRef{Kind: HostDiskRead, Host: 2}))
+	assert.Equal(t, 50e6, capacity(LinkRef{Kind: HostDiskRead, Host: 3}))
+	assert.Equal(t, 1e9, capacity(LinkRef{Kind: HostCPU, Host: 3}))
+	assert.Equal(t, 50e6, capacity(LinkRef{Kind: RackUp, Rack: 0}), "2 × 125 MB/s / 5")
+	assert.Equal(t, 27.5e6, capacity(LinkRef{Kind: RackDown, Rack: 1}), "(125 + 12.5) MB/s / 5")
+
+	path, err := topo.Path(2, 3, Transfer)
+	require.NoError(t, err)
+	start(t, n, FlowSpec{Size: 25e6, Path: path})
+	done := advance(t, n, time.Hour)
+	require.Len(t, done, 1)
+	assert.Equal(t, 2*time.Second, done[0].At, "25 MB at host 3's 12.5 MB/s")
+
+	spec.Hosts = spec.Hosts[:3]
+	_, err = BuildTopology(n, spec)
+	assert.ErrorContains(t, err, "TopologySpec.Hosts has 3 hosts: must be Racks × HostsPerRack = 4")
+	spec.Hosts = []HostSpec{fast, fast, fast, {NICUp: -1}}
+	_, err = BuildTopology(n, spec)
+	assert.ErrorContains(t, err, "TopologySpec.Hosts[3].NICUp")
+}

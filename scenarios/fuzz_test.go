@@ -109,6 +109,7 @@ func FuzzLoad(f *testing.F) {
 		"[heartbeat]\ninterval = \"1h\"\n[scheduler]\nname = \"fair\"\npreemption = true\n[[workload.synthetic]]\njobs = 3\ninterarrival = \"1s\"\nmax_maps = 4\n",
 		"[[workload.jobs]]\njob = 5\n[workload.closed]\nworkers = \"x\"\n[run]\nseed = [1, 2]\nuntil = 1979-05-27\n[reproduce]\nreduced = [\"a\", 1]\n",
 		"[scheduler]\nname = \"fair\"\n[scheduler.pools]\nname = 7\n[[workload]]\nsynthetic = 1\n",
+		"[cluster]\nracks = 2\nnodes_per_rack = 2\n[[cluster.class]]\nname = \"o\"\nracks = [1]\nmap_slots = 1\nspeed = 0.5\n[[workload.synthetic]]\njobs = 4\ninterarrival = \"5s\"\nmax_maps = 6\n",
 	} {
 		f.Add(seed)
 	}

@@ -354,10 +354,10 @@ func (w *WorkloadTable) generate(dir string, c cluster.Config) ([][]workload.Job
 	for i := range w.Synthetic {
 		s := w.Synthetic[i]
 		if s.Load > 0 && s.Slots == 0 {
-			if n := c.Nodes(); n < 1 || n > actors.MaxNodes || c.Cluster.MapSlots > actors.MaxSlotsPerNode {
+			if n := c.Nodes(); n < 1 || n > actors.MaxNodes || !slotsInRange(&c.Cluster) {
 				continue // the load is of a cluster that is invalid, as reported
 			}
-			s.Slots = c.Nodes() * c.Cluster.MapSlots
+			s.Slots = c.Slots()[0]
 		}
 		add(fmt.Sprintf("workload.synthetic[%d]", i), fmt.Sprintf("s%d", i), &s, streamSeed(c.Run.Seed, i))
 	}
@@ -382,4 +382,15 @@ func streamSeed(seed uint64, i int) uint64 {
 		return seed
 	}
 	return rand.New(rand.NewPCG(seed, 0x73747265616d<<8|uint64(i))).Uint64() // "stream"
+}
+
+// slotsInRange reports whether every node's map slots are within what a
+// node may have, so that their sum means something.
+func slotsInRange(c *actors.ClusterConfig) bool {
+	in := func(n int) bool { return n >= 0 && n <= actors.MaxSlotsPerNode }
+	ok := in(c.MapSlots)
+	for _, k := range c.Classes {
+		ok = ok && (k.MapSlots == nil || in(*k.MapSlots))
+	}
+	return ok
 }

@@ -54,7 +54,7 @@ value = "soon"
 	lines := strings.Split(err.Error(), "\n")
 	assert.Equal(t, []string{
 		"bad.toml:2:1: cluster.racks = -2: must be ≥ 1",
-		"bad.toml:3:1: cluster.nodes_per_rak: unknown key; allowed: racks, nodes_per_rack, map_slots, reduce_slots, disk_read, disk_write, nic, rack_uplink, oversubscription, core, rack_awareness, completion_window, solve_interval, intermediate_space, evict, cores, speed, send_cpu_per_mib, receive_cpu_per_mib, memory",
+		"bad.toml:3:1: cluster.nodes_per_rak: unknown key; allowed: racks, nodes_per_rack, map_slots, reduce_slots, disk_read, disk_write, nic, rack_uplink, oversubscription, core, rack_awareness, completion_window, solve_interval, intermediate_space, evict, cores, speed, send_cpu_per_mib, receive_cpu_per_mib, memory, class",
 		"bad.toml:6:1: hdfs.replication = 0: must be 1 … 1 (the nodes)",
 		`bad.toml:9:1: scheduler.name = "lottery": must be one of capacity, comp, fair, fbq, fifo, las, lasmq, sita, srpt, tags`,
 		`bad.toml:12:1: expect[0].metric = "jobs.speed": must be one of ` + strings.Join(cluster.MetricNames, ", ") +

@@ -105,6 +105,7 @@ func blame(assignments []string, applied []int, errs []error) []setError {
 // cloneFile copies the parts of a File that setPath can change in place;
 // [scheduler] needs no copy, as setAny replaces the tables it changes.
 func cloneFile(f File) File {
+	f.Cluster.Classes = slices.Clone(f.Cluster.Classes)
 	f.Workload.Synthetic = append([]SyntheticStream(nil), f.Workload.Synthetic...)
 	f.Workload.SWIM = append([]SWIMStream(nil), f.Workload.SWIM...)
 	f.Workload.Jobs = append([]JobsStream(nil), f.Workload.Jobs...)

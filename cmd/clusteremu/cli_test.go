@@ -52,7 +52,7 @@ func TestBadInput(t *testing.T) {
 		{"pct without its steps", []string{"run", good, "--set", "run.strategy=pct", "--set", "run.pct_depth=2"}, "run.pct_steps = 0: must be ≥ 1"},
 		{"pct_depth without pct", []string{"run", good, "--set", "run.pct_depth=2"}, `run.strategy = "": must be "pct"`},
 		{"explore past the last seed", []string{"explore", good, "--first", "9223372036854775807", "--seeds", "2"}, "the last seed passes"},
-		{"reproduce a plain scenario", []string{"reproduce", good}, "not a reproduction: reproduce needs a [reproduce] table"},
+		{"reproduce a plain scenario", []string{"reproduce", good}, "not a reproduction: reproduce needs [[expect]] blocks, and a [reproduce] table"},
 		{"compare --out is a file", []string{"compare", good, "--set", "heartbeat.interval=1s,3s", "--out", file}, "exists and is not a directory"},
 		{"an unknown flag", []string{"run", "--jobz", "3"}, "flag provided but not defined: -jobz"},
 		{"help for no command", []string{"help", "fly"}, `unknown command "fly"`},

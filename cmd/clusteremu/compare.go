@@ -49,7 +49,9 @@ var compareOptional = []string{
 	"coordinator.busy", "coordinator.wait.mean", "coordinator.queue.peak",
 }
 
-// comparedMetrics are the rows of a comparison of these reports.
+// comparedMetrics are the rows of a comparison of these reports: then
+// each kind of node's work and maps' mean time, when a variant's cluster
+// has [[cluster.class]] entries.
 func comparedMetrics(reports []*cluster.Report) []string {
 	rows := slices.Clone(compareMetrics)
 	for _, m := range compareOptional {
@@ -57,7 +59,17 @@ func comparedMetrics(reports []*cluster.Report) []string {
 			rows = append(rows, m)
 		}
 	}
-	return rows
+	var hardware []string
+	for _, r := range reports {
+		for name := range r.Summary {
+			if strings.HasPrefix(name, cluster.HardwareMetrics) && (strings.HasSuffix(name, ".work") || strings.HasSuffix(name, ".maps.seconds.mean")) &&
+				!slices.Contains(hardware, name) {
+				hardware = append(hardware, name)
+			}
+		}
+	}
+	slices.Sort(hardware)
+	return append(rows, hardware...)
 }
 
 // compareCommand runs several scenarios, or one scenario with a key swept

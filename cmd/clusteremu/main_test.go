@@ -280,6 +280,15 @@ func TestCompareAddsTheRowsOfFeaturesOn(t *testing.T) {
 	out.Reset()
 	require.Equal(t, 0, run([]string{"compare", path, "--set", "heartbeat.interval=1s,30s"}, &out, &errs), errs.String())
 	assert.NotContains(t, out.String(), "coordinator.")
+	assert.NotContains(t, out.String(), "hardware.")
+
+	// Each kind of node's work and maps' time, when nodes differ: the
+	// variant of one kind has none.
+	classed := writeScenario(t, smallScenario+"\n[[cluster.class]]\nname = \"old\"\nracks = [1]\nspeed = 0.5\n")
+	out.Reset()
+	require.Equal(t, 0, run([]string{"compare", classed, path}, &out, &errs), errs.String())
+	assert.Regexp(t, `(?m)^\s+hardware.old.work\s+0\.\d+\s+-\s*$`, out.String())
+	assert.Regexp(t, `(?m)^\s+hardware.cluster.maps.seconds.mean\s+\d+(\.\d+)?\s+-\s*$`, out.String())
 }
 
 // compare --jobs ends with each variant's per-job error against the
@@ -413,6 +422,17 @@ func TestReproduceReportsFailures(t *testing.T) {
 	assert.Equal(t, 0, run([]string{"run", path, "--quiet"}, &out, &errs), errs.String())
 	assert.Contains(t, out.String(), "expect    1 of 1 passed")
 	assert.Contains(t, out.String(), "expect    1 more need runs with other settings: clusteremu reproduce")
+}
+
+// A scenario without [reproduce] whose expectations compare runs is
+// reproduce's too, as run's hint says: the rows run, under a header that
+// names its expectations for the missing source.
+func TestReproduceTakesAScenarioThatComparesRuns(t *testing.T) {
+	path := writeScenario(t, strings.Replace(twiceAsMany, "[reproduce]\nsource = \"a test\"\n", "", 1))
+	var out, errs bytes.Buffer
+	assert.Equal(t, 1, run([]string{"reproduce", path}, &out, &errs), errs.String())
+	assert.Contains(t, out.String(), ": its [[expect]] blocks\n")
+	assert.Regexp(t, `cluster.racks=1\s+jobs.succeeded ratio\s+twice as many\s+1\s+~ 2 ± 0.5\s+FAIL`, out.String())
 }
 
 // The command run names for the rows it leaves runs a scenario run with

@@ -164,9 +164,8 @@ func runSummary(i int, r reportRun) runLine {
 	col := runColour(i)
 	return runLine{
 		Name: r.Name, Colour: fmt.Sprintf("#%02x%02x%02x", col.R, col.G, col.B),
-		Cluster: fmt.Sprintf("%d racks × %d nodes, %d map + %d reduce slots each", c.Cluster.Racks, c.Cluster.NodesPerRack,
-			c.Cluster.MapSlots, c.Cluster.ReduceSlots),
-		Policy: c.Scheduler.Name, Clock: clockName(*c), End: fmt.Sprintf("%s at %v", r.Rep.End.Reason, r.Rep.End.At.Round(time.Millisecond)),
+		Cluster: c.Cluster.Describe(),
+		Policy:  c.Scheduler.Name, Clock: clockName(*c), End: fmt.Sprintf("%s at %v", r.Rep.End.Reason, r.Rep.End.At.Round(time.Millisecond)),
 		Seed: c.Run.Seed, ScheduleSeed: c.Run.ScheduleSeed,
 		Jobs: len(r.Rep.Records.Jobs), Succeeded: int(s["jobs.succeeded"]),
 		Mean: secsOf("jobs.response_time.mean"), P95: secsOf("jobs.response_time.p95"), Slowdown: sd,
@@ -257,7 +256,7 @@ func cdfPlot(title, xLabel string, runs []reportRun, of func(reportRun) []float6
 func slotPlot(runs []reportRun) (*plot.Plot, error) {
 	p := newPlot("Slots busy", "emulated time (s)", "share of slots")
 	for i, r := range runs {
-		slots := [2]int{r.Cfg.Cluster.MapSlots * r.Cfg.Nodes(), r.Cfg.Reducers() * r.Cfg.Nodes()}
+		slots := r.Cfg.Slots()
 		for _, kind := range []sched.TaskKind{sched.Map, sched.Reduce} {
 			if slots[kind] == 0 {
 				continue

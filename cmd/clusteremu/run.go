@@ -338,6 +338,17 @@ func printFaults(w io.Writer, s cluster.Summary, f cluster.FlowTotals) {
 		s["flows.requested_bytes"], f.Bytes, f.Completed, f.AbortedBytes, f.Abandoned(), f.Aborted, f.CutOffDue, f.CutOff)
 }
 
+// printHardware prints a line per kind of node of a cluster with
+// [[cluster.class]] entries: its nodes and slots, how busy they were, its
+// share of the work, and its maps' mean time.
+func printHardware(w io.Writer, s cluster.Summary, res *cluster.Records) {
+	for _, k := range res.Hardware {
+		p := cluster.HardwareMetrics + k.Name + "."
+		fmt.Fprintf(w, "hardware  %s: %d nodes, %d map + %d reduce slots, map %.1f%%  reduce %.1f%% busy, %.1f%% of the slot-seconds, maps %.1fs on the mean\n",
+			k.Name, k.Nodes, k.Slots[0], k.Slots[1], 100*s[p+"utilisation.map"], 100*s[p+"utilisation.reduce"], 100*s[p+"work"], s[p+"maps.seconds.mean"])
+	}
+}
+
 // printPartitions prints a line per partition of a policy that splits the
 // slots between queues: its slots, how busy they were, its share of the
 // work.
@@ -351,8 +362,7 @@ func printPartitions(w io.Writer, s cluster.Summary, res *cluster.Records) {
 
 func printSummary(w io.Writer, cfg cluster.Config, rep *cluster.Report, wall time.Duration) {
 	s := rep.Summary
-	fmt.Fprintf(w, "cluster   %d racks × %d nodes, %d map + %d reduce slots each, %s\n",
-		cfg.Cluster.Racks, cfg.Cluster.NodesPerRack, cfg.Cluster.MapSlots, cfg.Cluster.ReduceSlots, cfg.Scheduler.Name)
+	fmt.Fprintf(w, "cluster   %s, %s\n", cfg.Cluster.Describe(), cfg.Scheduler.Name)
 	fmt.Fprintf(w, "jobs      %.0f submitted, %.0f succeeded, %.0f failed, %.0f cut off\n",
 		s["jobs.submitted"], s["jobs.succeeded"], s["jobs.failed"], s["jobs.cut_off"])
 	printFailures(w, rep.Records)
@@ -392,6 +402,7 @@ func printSummary(w io.Writer, cfg cluster.Config, rep *cluster.Report, wall tim
 	}
 	fmt.Fprintln(w)
 	printPartitions(w, s, rep.Records)
+	printHardware(w, s, rep.Records)
 	if scv, ok := s["workload.size.scv"]; ok {
 		fmt.Fprintf(w, "sizes     mean %.0f slot-s, SCV %.2f; the largest 8%% of jobs hold %.1f%% of the slot-seconds; %.1f%% below 10 s; reference runtimes sum to %.1f h, SCV %.2f\n",
 			s["workload.size.mean"], scv, 100*s["workload.size.top_8pct"], 100*s["workload.size.below_10s"],

@@ -457,12 +457,41 @@ type partitions struct {
 	nodes int
 	// bounds[kind][k] is the first rank past queue k's slots.
 	bounds [2][]int
+	// ranks[kind][node][index] is a slot's rank where nodes' slots
+	// differ (Shape.NodeSlots); nil where every node has the same, and a
+	// slot's rank is index × nodes + node.
+	ranks [2][][]int32
+}
+
+// slotRanks ranks the slots of nodes with counts[node] slots each as the
+// even shape does, index by index and node by node within an index, so
+// that a queue's share of the slots is spread over the nodes.
+func slotRanks(counts []int) [][]int32 {
+	ranks := make([][]int32, len(counts))
+	most := 0
+	for n, c := range counts {
+		ranks[n] = make([]int32, c)
+		most = max(most, c)
+	}
+	rank := int32(0)
+	for i := range most {
+		for n, c := range counts {
+			if i < c {
+				ranks[n][i] = rank
+				rank++
+			}
+		}
+	}
+	return ranks
 }
 
 func newPartitions(percent []float64, shape Shape) *partitions {
 	p := &partitions{nodes: shape.Nodes}
 	for kind := range p.bounds {
-		total := shape.Nodes * shape.Slots[kind]
+		if counts := shape.NodeSlots[kind]; counts != nil {
+			p.ranks[kind] = slotRanks(counts)
+		}
+		total := shape.Total(TaskKind(kind))
 		b := make([]int, len(percent))
 		at := 0
 		for k, c := range percent {
@@ -481,6 +510,9 @@ func newPartitions(percent []float64, shape Shape) *partitions {
 // of is the 1-based queue the slot belongs to.
 func (p *partitions) of(s Slot) int {
 	rank := s.Index*p.nodes + int(s.Node)
+	if r := p.ranks[s.Kind]; r != nil {
+		rank = int(r[s.Node][s.Index])
+	}
 	b := p.bounds[s.Kind]
 	k, _ := slices.BinarySearch(b, rank+1)
 	return min(k, len(b)-1) + 1

@@ -170,6 +170,25 @@ func TestTAGSPartitionsEverySlotKindIndexMajor(t *testing.T) {
 	assert.True(t, tags.SlotAware())
 }
 
+// Nodes of unequal slots ([[cluster.class]]) are ranked as the even
+// shape ranks them, index by index and node by node within an index, so
+// a partition's share still spreads over the nodes: [50, 50] of nodes
+// with 2, 1 and 3 map slots gives partition 1 slot 0 of every node.
+func TestTAGSPartitionsUnequalNodes(t *testing.T) {
+	shape := Shape{Nodes: 3, Slots: [2]int{4, 1}, NodeSlots: [2][]int{{2, 1, 3}, {1, 1, 1}}}
+	assert.Equal(t, 6, shape.Total(Map))
+	assert.Equal(t, 3, shape.Of(2, Map))
+	tags := mq(t, "tags", shape, func(p *MultiQueueParams) { p.Partitions = []float64{50, 50} }).(*TAGS)
+	var got [3][]int
+	for node, n := range shape.NodeSlots[Map] {
+		for i := range n {
+			got[node] = append(got[node], tags.Partition(Slot{Node: NodeID(node), Kind: Map, Index: i}))
+		}
+	}
+	assert.Equal(t, [3][]int{{1, 2}, {1}, {1, 2, 2}}, got)
+	assert.Equal(t, [][]int32{{0, 3}, {1}, {2, 4, 5}}, slotRanks([]int{2, 1, 3}))
+}
+
 func TestTAGSNeverOffersAPartitionToAnotherQueue(t *testing.T) {
 	// Job 1 has been demoted to queue 2; job 2 in queue 1 has nothing to
 	// run. A partition-1 slot stays idle rather than go to job 1, and a

@@ -23,6 +23,30 @@ type (
 type Shape struct {
 	Nodes int
 	Slots [2]int
+	// NodeSlots, when not nil, is each node's slots by kind, node by
+	// node, where nodes differ ([[cluster.class]]); Slots is then not
+	// every node's.
+	NodeSlots [2][]int
+}
+
+// Of is node's slots of kind.
+func (s Shape) Of(node NodeID, kind TaskKind) int {
+	if s.NodeSlots[kind] != nil {
+		return s.NodeSlots[kind][node]
+	}
+	return s.Slots[kind]
+}
+
+// Total is the cluster's slots of kind.
+func (s Shape) Total(kind TaskKind) int {
+	if s.NodeSlots[kind] == nil {
+		return s.Nodes * s.Slots[kind]
+	}
+	total := 0
+	for _, n := range s.NodeSlots[kind] {
+		total += n
+	}
+	return total
 }
 
 // TaskKind is the kind of slot a task needs.
