@@ -65,6 +65,7 @@ func writeReport(w io.Writer, title string, runs []reportRun) error {
 		page.Runs = append(page.Runs, runSummary(i, r))
 	}
 	page.Bins = binRows(runs)
+	page.Hardware = hardwareRows(runs)
 	add := func(name, note string, p *plot.Plot, err error) error {
 		if err != nil {
 			return fmt.Errorf("report: %s: %w", name, err)
@@ -125,11 +126,40 @@ func writeReport(w io.Writer, title string, runs []reportRun) error {
 
 // reportPage is what the template shows.
 type reportPage struct {
-	Title   string
-	Runs    []runLine
-	Bins    []binRow
-	Plots   []reportPlot
-	NoLinks bool
+	Title    string
+	Runs     []runLine
+	Bins     []binRow
+	Hardware []hardwareRow
+	Plots    []reportPlot
+	NoLinks  bool
+}
+
+// hardwareRow is what one kind of node did in one run
+// ([[cluster.class]]).
+type hardwareRow struct {
+	Kind, Run, Nodes, Slots, MapBusy, ReduceBusy, Work, Maps string
+}
+
+// hardwareRows are a row per kind of node and run, for the runs whose
+// nodes differ.
+func hardwareRows(runs []reportRun) []hardwareRow {
+	var rows []hardwareRow
+	for _, r := range runs {
+		s := r.Rep.Summary
+		for _, k := range r.Rep.Records.Hardware {
+			p := cluster.HardwareMetrics + k.Name + "."
+			maps := "–"
+			if v, ok := s[p+"maps.seconds.mean"]; ok {
+				maps = fmt.Sprintf("%.1f s", v)
+			}
+			rows = append(rows, hardwareRow{
+				Kind: k.Name, Run: r.Name, Nodes: fmt.Sprint(k.Nodes), Slots: fmt.Sprintf("%d + %d", k.Slots[0], k.Slots[1]),
+				MapBusy: fmt.Sprintf("%.1f%%", 100*s[p+"utilisation.map"]), ReduceBusy: fmt.Sprintf("%.1f%%", 100*s[p+"utilisation.reduce"]),
+				Work: fmt.Sprintf("%.1f%%", 100*s[p+"work"]), Maps: maps,
+			})
+		}
+	}
+	return rows
 }
 
 type reportPlot struct {
@@ -625,7 +655,11 @@ figure{margin:1em 0}figcaption{color:#555;font-size:.9em}svg{max-width:100%;heig
 <table><tr><th>maps</th><th>run</th><th>jobs</th><th>mean response</th><th>p95 response</th><th>mean slowdown</th></tr>
 {{range .Bins}}<tr><td>{{.Bin}}</td><td>{{.Run}}</td><td>{{.Jobs}}</td><td>{{.Mean}}</td><td>{{.P95}}</td><td>{{.Slowdown}}</td></tr>
 {{end}}</table>
-{{range .Plots}}<h2>{{.Name}}</h2><figure class="plot">{{.SVG}}{{if .Note}}<figcaption>{{.Note}}</figcaption>{{end}}</figure>
+{{if .Hardware}}<h2>By kind of node</h2>
+<table><tr><th>nodes</th><th>run</th><th>count</th><th>map + reduce slots</th><th>map slots busy</th><th>reduce slots busy</th><th>share of the slot-seconds</th><th>mean map</th></tr>
+{{range .Hardware}}<tr><td>{{.Kind}}</td><td>{{.Run}}</td><td>{{.Nodes}}</td><td>{{.Slots}}</td><td>{{.MapBusy}}</td><td>{{.ReduceBusy}}</td><td>{{.Work}}</td><td>{{.Maps}}</td></tr>
+{{end}}</table>
+{{end}}{{range .Plots}}<h2>{{.Name}}</h2><figure class="plot">{{.SVG}}{{if .Note}}<figcaption>{{.Note}}</figcaption>{{end}}</figure>
 {{end}}{{if .NoLinks}}<h2>rack uplink utilisation</h2><p>Not sampled in this run: runs with --out sample their links.</p>{{end}}
 </body></html>
 `))

@@ -95,6 +95,21 @@ func TestReportHasEveryPlotAndNoOutsideResource(t *testing.T) {
 	}
 }
 
+// A cluster of two kinds of node adds a table of them after the sizes:
+// a row for [cluster]'s nodes and one for the class.
+func TestReportTablesEachKindOfNode(t *testing.T) {
+	dir := t.TempDir()
+	var out, errs bytes.Buffer
+	classed := smallScenario + "\n[[cluster.class]]\nname = \"old\"\nracks = [1]\nspeed = 0.5\nmap_slots = 1\n"
+	require.Equal(t, 0, run([]string{"run", "--quiet", writeScenario(t, classed), "--set", "run.slowdown=false", "--out", dir}, &out, &errs), errs.String())
+	_, titles, _ := reportOf(t, filepath.Join(dir, "report.html"))
+	assert.Equal(t, []string{"Runs", "By job size", "By kind of node", "job response time"}, titles[:4])
+	text, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	require.NoError(t, err)
+	assert.Regexp(t, `<td>cluster</td><td>[^<]+</td><td>3</td><td>12 &#43; 6</td>`, string(text))
+	assert.Regexp(t, `<td>old</td><td>[^<]+</td><td>3</td><td>3 &#43; 6</td>`, string(text))
+}
+
 // compare's report overlays every variant.
 func TestCompareReportOverlaysTheVariants(t *testing.T) {
 	dir := t.TempDir()
