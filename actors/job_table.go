@@ -52,6 +52,12 @@ type jobTable struct {
 	// stands (sched.Versioned). Only the methods of this file write a
 	// status, and each that does moves it first.
 	version uint64
+	// pending[kind][id] is active job id's pending tasks of the kind, as
+	// its status counts them, in one dense array by job ID: a policy asks
+	// of job after job in its order whether it has a task for a slot
+	// (bestLocality), and most have none, which this answers without a
+	// map lookup and a cold job record each.
+	pending [2][]int32
 }
 
 // memoryIndex is what the job table asks the cache directory.
@@ -153,6 +159,8 @@ func (t *jobTable) remove(id sched.JobID) {
 		return
 	}
 	delete(t.jobs, id)
+	t.setPending(id, sched.Map, 0)
+	t.setPending(id, sched.Reduce, 0)
 	t.order = slices.DeleteFunc(t.order, func(o *tableJob) bool { return o == j })
 	if j.input == nil {
 		return
@@ -208,6 +216,7 @@ func (t *jobTable) addMap(id sched.JobID, task int32) {
 	e.gen++
 	q := queued{task, e.gen}
 	j.status.PendingMaps++
+	t.setPending(id, sched.Map, j.status.PendingMaps)
 	for _, n := range j.input.block(task).replicas {
 		listAt(j.byNode, n).add(q, again)
 		listAt(j.byRack, t.rackOf[n]).add(q, again) // once per rack
@@ -274,6 +283,7 @@ func (t *jobTable) addReduce(id sched.JobID, task int32) {
 	e.gen++
 	j.reduces.add(queued{task, e.gen}, again)
 	j.status.PendingReduces++
+	t.setPending(id, sched.Reduce, j.status.PendingReduces)
 }
 
 // addReduceIn makes a reduce task pending in a rack, which it leaves for
@@ -305,6 +315,7 @@ func (t *jobTable) take(id sched.JobID, kind sched.TaskKind, node sched.NodeID, 
 		if ok {
 			j.tasks[sched.Reduce][task].pending = false
 			j.status.PendingReduces--
+			t.setPending(id, sched.Reduce, j.status.PendingReduces)
 		}
 		return task, loc, ok
 	}
@@ -312,6 +323,7 @@ func (t *jobTable) take(id sched.JobID, kind sched.TaskKind, node sched.NodeID, 
 	if ok {
 		j.tasks[sched.Map][task].pending = false
 		j.status.PendingMaps--
+		t.setPending(id, sched.Map, j.status.PendingMaps)
 	}
 	return task, loc, ok
 }
@@ -319,16 +331,29 @@ func (t *jobTable) take(id sched.JobID, kind sched.TaskKind, node sched.NodeID, 
 // bestLocality reports the best locality of a pending task of the kind on
 // the node, and false when the job has none.
 func (t *jobTable) bestLocality(id sched.JobID, kind sched.TaskKind, node sched.NodeID) (sched.Locality, bool) {
-	j := t.jobs[id]
-	if j == nil || j.status.Pending(kind) == 0 {
+	if p := t.pending[kind]; id < 0 || id >= sched.JobID(len(p)) || p[id] == 0 {
 		return 0, false
 	}
+	j := t.jobs[id]
 	if kind == sched.Reduce {
 		_, loc, ok := t.bestReduce(j, node)
 		return loc, ok
 	}
 	_, loc, ok := t.bestMap(j, node, sched.OffRack)
 	return loc, ok
+}
+
+// setPending records job id's pending tasks of the kind (pending).
+func (t *jobTable) setPending(id sched.JobID, kind sched.TaskKind, n int) {
+	p := t.pending[kind]
+	if id < 0 || id >= sched.JobID(len(p)) && n == 0 {
+		return
+	}
+	if id >= sched.JobID(len(p)) {
+		p = slices.Grow(p, int(id)+1-len(p))[:id+1]
+		t.pending[kind] = p
+	}
+	p[id] = int32(n)
 }
 
 // bestReduce finds the pending reduce a node may take: one placed in the

@@ -305,3 +305,53 @@ func TestJobTableHoldsPlacedReducesInTheirRack(t *testing.T) {
 	assert.Equal(t, sched.RackLocal, loc)
 	assert.Equal(t, 0, status(tab, 1).PendingReduces)
 }
+
+// The dense pending counts bestLocality reads first always equal the
+// jobs' statuses' (0 for a job removed), through tasks queued, queued
+// again, taken and jobs removed, in a seeded random order, and
+// bestLocality finds a task exactly when the status has one pending.
+func TestPendingCountsFollowTheStatuses(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	tab := twoRacks()
+	active := map[sched.JobID]bool{}
+	next := sched.JobID(1)
+	for range 5000 {
+		switch op := r.IntN(10); {
+		case op == 0 || len(active) == 0:
+			tab.add(sched.Job{ID: next, Maps: 4, Reduces: 2}, inputOn([]sched.NodeID{0, 3}, []sched.NodeID{1, 4}, []sched.NodeID{2, 5}, []sched.NodeID{0, 5}))
+			active[next] = true
+			next++
+		default:
+			id := sched.JobID(1 + r.IntN(int(next-1)))
+			switch r.IntN(4) {
+			case 0:
+				tab.addMap(id, int32(r.IntN(4)))
+			case 1:
+				tab.addReduce(id, int32(r.IntN(2)))
+			case 2:
+				tab.take(id, sched.TaskKind(r.IntN(2)), sched.NodeID(r.IntN(6)), sched.OffRack)
+			case 3:
+				if r.IntN(20) == 0 {
+					tab.remove(id)
+					delete(active, id)
+				}
+			}
+		}
+		for id := range next {
+			for kind := range sched.TaskKind(2) {
+				_, ok := tab.bestLocality(id, kind, sched.NodeID(r.IntN(6)))
+				want := active[id] && tab.job(id).status.Pending(kind) > 0
+				require.Equal(t, want, ok, "job %d %v", id, kind)
+				count := 0
+				if active[id] {
+					count = tab.job(id).status.Pending(kind)
+				}
+				if int(id) < len(tab.pending[kind]) {
+					require.Equal(t, int32(count), tab.pending[kind][id], "job %d %v", id, kind)
+				} else {
+					require.Zero(t, count, "job %d %v", id, kind)
+				}
+			}
+		}
+	}
+}
