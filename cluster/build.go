@@ -247,8 +247,14 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 		}
 	}
 	c.nodes = dir.Nodes
-	if len(cfg.Faults) > 0 {
+	if len(cfg.Faults) > 0 || len(cfg.Rules) > 0 || cfg.Heartbeat.Serves() {
+		// A node may be declared dead while it lives: cut off by a fault,
+		// its heartbeats lost to a message rule, or waiting in a busy
+		// coordinator's queue past the silence allowed. Its attempts are
+		// booked lost, and their ends it reports later are stale.
 		c.rec.lost = make(map[sched.Attempt]bool)
+	}
+	if len(cfg.Faults) > 0 {
 		targets := actors.FaultTargets{Nodes: dir.Nodes, Switches: switches, Fabric: fabric, Coordinator: coordinator,
 			NodesPerRack: cfg.Cluster.NodesPerRack}
 		if _, err := c.spawnActor("faults", actors.NewFaultInjector(cfg.Faults, targets, c.deps("faults"))); err != nil {
