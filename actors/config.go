@@ -182,11 +182,19 @@ type HeartbeatConfig struct {
 	// handling launches (the Omega simulator's t_task beside its t_job):
 	// a heartbeat that fills many slots takes longer to answer. 0: none.
 	ServicePerTask units.Duration `toml:"service_per_task" json:",omitzero"`
+	// ServicePerJob is added to a message's service for each job the
+	// scheduling policy looks at while deciding it (each job status the
+	// coordinator's view hands it: sched.View's Job, BestLocality, and
+	// each job Jobs yields): a policy that scans every job at every offer
+	// pays for the scan. 0: none.
+	ServicePerJob units.Duration `toml:"service_per_job" json:",omitzero"`
 }
 
 // Serves reports whether the coordinator serves its messages in turn,
 // taking time over each (coordinator_service.go).
-func (h *HeartbeatConfig) Serves() bool { return h.ServiceTime > 0 || h.ServicePerTask > 0 }
+func (h *HeartbeatConfig) Serves() bool {
+	return h.ServiceTime > 0 || h.ServicePerTask > 0 || h.ServicePerJob > 0
+}
 
 // Period is the interval between one node's heartbeats in a cluster of
 // the given size: Interval, or the scaled one when PerSecond is set and
@@ -392,6 +400,7 @@ func (h *HeartbeatConfig) Validate(errs *Checks) {
 	errs.Check(h.PerSecond < 0, "heartbeat.per_second", h.PerSecond, "must be ≥ 0 (0: the interval does not scale with the cluster)")
 	errs.Check(h.ServiceTime < 0, "heartbeat.service_time", h.ServiceTime, "must be ≥ 0 (0: the coordinator answers at once)")
 	errs.Check(h.ServicePerTask < 0, "heartbeat.service_per_task", h.ServicePerTask, "must be ≥ 0 (0: a launch costs nothing)")
+	errs.Check(h.ServicePerJob < 0, "heartbeat.service_per_job", h.ServicePerJob, "must be ≥ 0 (0: the policy's looking costs nothing)")
 }
 
 // Validate checks [tasks] on nodes with reduceSlots.

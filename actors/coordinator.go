@@ -109,7 +109,8 @@ func NewCoordinator(cfg CoordinatorConfig, policy sched.Policy, deps Deps) *Coor
 		cfg: cfg, deps: deps,
 		jms:     make(map[sched.JobID]*actor.PID),
 		clients: make(map[sched.JobID]*actor.PID),
-		service: serviceQueue{each: cfg.Heartbeat.ServiceTime.Std(), perTask: cfg.Heartbeat.ServicePerTask.Std()},
+		service: serviceQueue{each: cfg.Heartbeat.ServiceTime.Std(), perTask: cfg.Heartbeat.ServicePerTask.Std(),
+			perJob: cfg.Heartbeat.ServicePerJob.Std()},
 	}
 	c.core = newCoordState(&c.cfg, policy, deps.Rand.Uint64())
 	if cfg.Cluster.Heterogeneous() {

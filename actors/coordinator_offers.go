@@ -239,11 +239,22 @@ func (s *coordState) admits(job sched.JobID, kind sched.TaskKind, node sched.Nod
 // counts, and the best locality a node may launch at after admission.
 type coordView struct{ s *coordState }
 
-// Jobs implements sched.View.
-func (v coordView) Jobs() iter.Seq[sched.JobStatus] { return v.s.table.statuses() }
+// Jobs implements sched.View; each job it yields is one the policy
+// looked at (coordState.looked).
+func (v coordView) Jobs() iter.Seq[sched.JobStatus] {
+	return func(yield func(sched.JobStatus) bool) {
+		for st := range v.s.table.statuses() {
+			v.s.looked++
+			if !yield(st) {
+				return
+			}
+		}
+	}
+}
 
 // Job implements sched.View.
 func (v coordView) Job(id sched.JobID) (sched.JobStatus, bool) {
+	v.s.looked++
 	if j := v.s.table.job(id); j != nil {
 		return j.status, true
 	}
@@ -252,6 +263,7 @@ func (v coordView) Job(id sched.JobID) (sched.JobStatus, bool) {
 
 // BestLocality implements sched.View.
 func (v coordView) BestLocality(id sched.JobID, kind sched.TaskKind, node sched.NodeID) (sched.Locality, bool) {
+	v.s.looked++
 	if !v.s.admits(id, kind, node) {
 		return 0, false
 	}

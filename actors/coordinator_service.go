@@ -23,8 +23,11 @@ import (
 // the rest is lost (the heartbeats' calls refused, below).
 //
 // service_per_task T makes a decision's answer T later for each task it
-// launches. With both keys 0 nothing waits and no message is delayed: the
-// run is delivery for delivery the same as without them.
+// launches, and service_per_job J later for each job the policy looked at
+// to make it (coordView counts them): FIFO asking job after job whether
+// it has a task for the slot pays for each it passes over. With the three
+// keys 0 nothing waits and no message is delayed: the run is delivery for
+// delivery the same as without them.
 
 // serviceDone is the coordinator's timer for the end of a step of the
 // head request's service: its decision, S after it began, or its answer,
@@ -35,6 +38,7 @@ type serviceDone struct{}
 type serviceQueue struct {
 	each    time.Duration // S
 	perTask time.Duration // added for each task a decision launches
+	perJob  time.Duration // added for each job the policy looked at
 	queue   []queuedRequest
 	// began is when the head's service began; decided, that its
 	// decision is made and its effects held until answerAt.
@@ -106,9 +110,12 @@ func (c *Coordinator) decide(ctx actor.Context, now time.Duration) {
 	s := &c.service
 	head := s.queue[0]
 	c.core.waited = now - head.arrived
+	c.core.looked = 0
 	c.handle(ctx, now, head.msg)
 	c.core.waited = 0
 	s.held, s.decided, s.answerAt = c.core.take(), true, now
+	c.deps.Metrics.Count(MetricCoordinatorLooked, c.core.looked)
+	s.answerAt += time.Duration(c.core.looked) * s.perJob
 	if s.perTask > 0 {
 		for _, e := range s.held.effects {
 			if _, ok := e.(*launchAttempt); ok {

@@ -41,6 +41,10 @@ type coordState struct {
 	// the coordinator's service (coordinator_service.go), for the offers
 	// it explains.
 	waited time.Duration
+	// looked counts the jobs the policy looked at through the view
+	// (coordView) since the service last reset it, for
+	// heartbeat.service_per_job.
+	looked int64
 	// admit are the admission rules a node's slot offer passes before a
 	// task of a job may take it; copies and space are the same rules by
 	// their concrete types, nil when off.

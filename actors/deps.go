@@ -205,6 +205,10 @@ const (
 	MetricCoordinatorWaitNs    = "coordinator.wait_ns"
 	MetricCoordinatorServiceNs = "coordinator.service_ns"
 	MetricCoordinatorQueuePeak = "coordinator.queue.peak"
+	// MetricCoordinatorLooked counts the jobs the scheduling policy
+	// looked at while deciding the messages served
+	// (heartbeat.service_per_job).
+	MetricCoordinatorLooked = "coordinator.jobs_looked"
 )
 
 // The counters of a run with [replication] (Scarlett).

@@ -427,9 +427,11 @@ func Summarize(res *Records, slots [2]int, end time.Duration) Summary {
 // ServiceMetricNames are the metrics of a run whose coordinator takes
 // heartbeat.service_time over each message: the messages it served in
 // turn, the share of the run it was busy, how long they waited for their
-// service on the mean, and the most waiting or in service at once.
+// service on the mean, the most waiting or in service at once, and the
+// jobs the policy looked at deciding them.
 var ServiceMetricNames = []string{
 	actors.MetricCoordinatorRequests, "coordinator.busy", "coordinator.wait.mean", actors.MetricCoordinatorQueuePeak,
+	actors.MetricCoordinatorLooked,
 }
 
 // summarizeService sets the coordinator's queue metrics.
@@ -437,6 +439,7 @@ func summarizeService(s Summary, res *Records, end time.Duration) {
 	n := res.Counters[actors.MetricCoordinatorRequests]
 	s[actors.MetricCoordinatorRequests] = float64(n)
 	s[actors.MetricCoordinatorQueuePeak] = float64(res.Counters[actors.MetricCoordinatorQueuePeak])
+	s[actors.MetricCoordinatorLooked] = float64(res.Counters[actors.MetricCoordinatorLooked])
 	if end > 0 {
 		s["coordinator.busy"] = float64(res.Counters[actors.MetricCoordinatorServiceNs]) / float64(end)
 	}

@@ -189,10 +189,13 @@ func TestAServiceTimeThatLosesLiveNodesBreaksNoInvariant(t *testing.T) {
 func TestRunPrintsTheMastersQueue(t *testing.T) {
 	var out, errs bytes.Buffer
 	require.Equal(t, 0, run([]string{"run", writeScenario(t, smallScenario), "--set", "heartbeat.service_time=40ms"}, &out, &errs), errs.String())
-	assert.Regexp(t, `(?m)^master    40ms a message: \d+ served, \d+\.\d% busy, \d\.\d{3} s of mean wait, at most \d+ waiting or in service$`, out.String())
+	assert.Regexp(t, `(?m)^master    40ms a message: \d+ served, \d+\.\d% busy, \d\.\d{3} s of mean wait, at most \d+ waiting or in service; the policy looked at \d+\.\d jobs a message$`, out.String())
 	out.Reset()
 	require.Equal(t, 0, run([]string{"run", writeScenario(t, smallScenario), "--set", "heartbeat.service_per_task=5ms"}, &out, &errs), errs.String())
-	assert.Contains(t, out.String(), "master    0s a message and 5ms a task launched: ")
+	assert.Contains(t, out.String(), "master    0s a message, 5ms a task launched: ")
+	out.Reset()
+	require.Equal(t, 0, run([]string{"run", writeScenario(t, smallScenario), "--set", "heartbeat.service_per_job=1ms"}, &out, &errs), errs.String())
+	assert.Contains(t, out.String(), "master    0s a message, 1ms a job looked at: ")
 	out.Reset()
 	require.Equal(t, 0, run([]string{"run", writeScenario(t, smallScenario)}, &out, &errs), errs.String())
 	assert.NotContains(t, out.String(), "master")

@@ -428,10 +428,17 @@ func printSummary(w io.Writer, cfg cluster.Config, rep *cluster.Report, wall tim
 	if h := cfg.Heartbeat; h.Serves() {
 		cost := fmt.Sprintf("%v a message", h.ServiceTime)
 		if h.ServicePerTask > 0 {
-			cost += fmt.Sprintf(" and %v a task launched", h.ServicePerTask)
+			cost += fmt.Sprintf(", %v a task launched", h.ServicePerTask)
 		}
-		fmt.Fprintf(w, "master    %s: %.0f served, %.1f%% busy, %.3f s of mean wait, at most %.0f waiting or in service\n",
-			cost, s["coordinator.requests"], 100*s["coordinator.busy"], s["coordinator.wait.mean"], s["coordinator.queue.peak"])
+		if h.ServicePerJob > 0 {
+			cost += fmt.Sprintf(", %v a job looked at", h.ServicePerJob)
+		}
+		looked := 0.0
+		if n := s["coordinator.requests"]; n > 0 {
+			looked = s[actors.MetricCoordinatorLooked] / n
+		}
+		fmt.Fprintf(w, "master    %s: %.0f served, %.1f%% busy, %.3f s of mean wait, at most %.0f waiting or in service; the policy looked at %.1f jobs a message\n",
+			cost, s["coordinator.requests"], 100*s["coordinator.busy"], s["coordinator.wait.mean"], s["coordinator.queue.peak"], looked)
 	}
 	if len(cfg.Faults) > 0 || len(cfg.Rules) > 0 {
 		printFaults(w, s, rep.Records.Flows)
