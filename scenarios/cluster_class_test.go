@@ -105,21 +105,3 @@ until = "1m"
 	assert.Equal(t, 1.0, slow.Config.Cluster.ForNode(2).Speed, "rack 1 is [cluster]'s in this copy")
 	assert.Equal(t, []int{1}, sc.Config.Cluster.Classes[0].Racks)
 }
-
-// The coordinator's service keys take no negative time, each refused at
-// its key.
-func TestServiceKeysAreRefusedBelowZero(t *testing.T) {
-	_, err := Load("h.toml", []byte(`[heartbeat]
-service_time = "-1s"
-service_per_task = "-1ms"
-service_per_job = "-1µs"
-[run]
-until = "1m"
-`), ".")
-	require.Error(t, err)
-	assert.Equal(t, []string{
-		`h.toml:2:1: heartbeat.service_time = "-1s": must be ≥ 0`,
-		`h.toml:3:1: heartbeat.service_per_task = "-1ms": must be ≥ 0`,
-		`h.toml:4:1: heartbeat.service_per_job = "-1µs": must be ≥ 0`,
-	}, strings.Split(err.Error(), "\n"))
-}

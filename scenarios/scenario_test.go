@@ -606,3 +606,21 @@ receive_cpu_per_mib = "2000s"
 		assert.ErrorContains(t, err, "must be", set)
 	}
 }
+
+// The coordinator's service keys take no negative time, each refused at
+// its key.
+func TestServiceKeysAreRefusedBelowZero(t *testing.T) {
+	_, err := Load("h.toml", []byte(`[heartbeat]
+service_time = "-1s"
+service_per_task = "-1ms"
+service_per_job = "-1µs"
+[run]
+until = "1m"
+`), ".")
+	require.Error(t, err)
+	assert.Equal(t, []string{
+		`h.toml:2:1: heartbeat.service_time = "-1s": must be ≥ 0`,
+		`h.toml:3:1: heartbeat.service_per_task = "-1ms": must be ≥ 0`,
+		`h.toml:4:1: heartbeat.service_per_job = "-1µs": must be ≥ 0`,
+	}, strings.Split(err.Error(), "\n"))
+}
