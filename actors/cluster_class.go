@@ -190,8 +190,25 @@ func (c *ClusterConfig) validateClasses(errs *Checks) {
 		own := *c
 		own.Classes = nil
 		hw := cl.apply(own)
-		hw.checkNode(errs, key+".")
+		var found Checks
+		hw.checkNode(&found, key+".")
+		for _, err := range found {
+			// A key the class leaves out is [cluster]'s, reported there.
+			if fe, ok := err.(*FieldError); ok && cl.sets(strings.TrimPrefix(fe.Key, key+".")) {
+				*errs = append(*errs, err)
+			}
+		}
 	}
+}
+
+// sets reports whether the class sets the key.
+func (k *NodeClass) sets(key string) bool {
+	for _, kv := range k.keys() {
+		if name, _, _ := strings.Cut(kv, " "); name == key {
+			return true
+		}
+	}
+	return false
 }
 
 // CheckNodes checks a key every node has against each node's hardware:

@@ -105,3 +105,23 @@ until = "1m"
 	assert.Equal(t, 1.0, slow.Config.Cluster.ForNode(2).Speed, "rack 1 is [cluster]'s in this copy")
 	assert.Equal(t, []int{1}, sc.Config.Cluster.Classes[0].Racks)
 }
+
+// A key a class leaves out is [cluster]'s: an invalid one is reported
+// there once, not again under each class.
+func TestClassInheritsABadKeyWithoutRepeatingIt(t *testing.T) {
+	_, err := Load("c.toml", []byte(`[cluster]
+racks = 2
+nodes_per_rack = 2
+speed = 0
+[[cluster.class]]
+name = "old"
+racks = [1]
+map_slots = 1
+[run]
+until = "1m"
+`), ".")
+	require.Error(t, err)
+	assert.Equal(t, []string{
+		"c.toml:4:1: cluster.speed = 0: must be > 0 and at most 1000 (1: the speed the jobs' CPU costs are for)",
+	}, strings.Split(err.Error(), "\n"))
+}
