@@ -86,9 +86,8 @@ func (c *CacheConfig) Validate(errs *Checks, cl *ClusterConfig) {
 	errs.Check(c.Capacity < 0, "cache.capacity", c.Capacity, "must be ≥ 0 (0: no cache)")
 	errs.Check(c.Capacity > 0 && cl.Memory <= 0, "cache.capacity", c.Capacity,
 		"needs cluster.memory, the nodes' memory bandwidth that cached blocks are read at (e.g. 4GB/s)")
-	for k := range cl.Classes {
-		hw := cl.Class(k)
-		errs.Check(c.Capacity > 0 && cl.Memory > 0 && hw.Memory <= 0, fmt.Sprintf("cluster.class[%d].memory", k), hw.Memory,
+	if c.Capacity > 0 {
+		cl.CheckClasses(errs.Check, "memory", func(hw *ClusterConfig) bool { return hw.Memory <= 0 }, func(hw *ClusterConfig) any { return hw.Memory },
 			"must be > 0 with cache.capacity: every node caches, and reads its cached blocks at its memory bandwidth")
 	}
 	errs.Check(!slices.Contains(cache.Names, c.Name), "cache.name", c.Name, fmt.Sprintf("must be one of %q", cache.Names))

@@ -2,6 +2,7 @@ package actors
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"clusteremu/units"
@@ -56,6 +57,13 @@ func override[T any](dst, v *T) {
 	}
 }
 
+// own is [cluster]'s own hardware: the keys above its classes.
+func (c *ClusterConfig) own() ClusterConfig {
+	own := *c
+	own.Classes = nil
+	return own
+}
+
 // Heterogeneous reports whether any node's hardware is not [cluster]'s.
 func (c *ClusterConfig) Heterogeneous() bool { return len(c.Classes) > 0 }
 
@@ -84,8 +92,7 @@ func (c *ClusterConfig) ClassOf(node int) int {
 // ForNode is node's hardware: [cluster] with its class's keys applied,
 // and no classes of its own.
 func (c *ClusterConfig) ForNode(node int) ClusterConfig {
-	own := *c
-	own.Classes = nil
+	own := c.own()
 	if k := c.ClassOf(node); k >= 0 {
 		return c.Classes[k].apply(own)
 	}
@@ -95,8 +102,7 @@ func (c *ClusterConfig) ForNode(node int) ClusterConfig {
 // EachNode calls f with every node's hardware, in node order, computing
 // each class's once.
 func (c *ClusterConfig) EachNode(f func(node int, hw *ClusterConfig)) {
-	own := *c
-	own.Classes = nil
+	own := c.own()
 	classes := make([]ClusterConfig, len(c.Classes))
 	for k := range c.Classes {
 		classes[k] = c.Classes[k].apply(own)
@@ -187,9 +193,7 @@ func (c *ClusterConfig) validateClasses(errs *Checks) {
 			}
 			claim(".nodes", n)
 		}
-		own := *c
-		own.Classes = nil
-		hw := cl.apply(own)
+		hw := cl.apply(c.own())
 		var found Checks
 		hw.checkNode(&found, key+".")
 		for _, err := range found {
@@ -203,22 +207,15 @@ func (c *ClusterConfig) validateClasses(errs *Checks) {
 
 // sets reports whether the class sets the key.
 func (k *NodeClass) sets(key string) bool {
-	for _, kv := range k.keys() {
-		if name, _, _ := strings.Cut(kv, " "); name == key {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(k.set(), func(kv keyValue) bool { return kv.name == key })
 }
 
-// CheckNodes checks a key every node has against each node's hardware:
-// [cluster]'s under "cluster.<key>", and a class's under its own
-// "cluster.class[k].<key>" where the class makes it bad. value gives the
-// key's value to report.
-func (c *ClusterConfig) CheckNodes(check func(bad bool, key string, v any, msg string), key string, bad func(hw *ClusterConfig) bool, value func(hw *ClusterConfig) any, msg string) {
-	own := *c
-	own.Classes = nil
-	check(bad(&own), "cluster."+key, value(&own), msg)
+// CheckClasses checks a key every node has against each class's
+// hardware, under the class's "cluster.class[k].<key>", where the class
+// makes it bad and [cluster]'s own is not (that one the caller reports
+// under its own key). value gives the key's value to report.
+func (c *ClusterConfig) CheckClasses(check func(bad bool, key string, v any, msg string), key string, bad func(hw *ClusterConfig) bool, value func(hw *ClusterConfig) any, msg string) {
+	own := c.own()
 	for k := range c.Classes {
 		hw := c.Classes[k].apply(own)
 		check(bad(&hw) && !bad(&own), fmt.Sprintf("cluster.class[%d].%s", k, key), value(&hw), msg)
@@ -226,11 +223,7 @@ func (c *ClusterConfig) CheckNodes(check func(bad bool, key string, v any, msg s
 }
 
 // Class is class k's hardware: [cluster] with the class's keys applied.
-func (c *ClusterConfig) Class(k int) ClusterConfig {
-	own := *c
-	own.Classes = nil
-	return c.Classes[k].apply(own)
-}
+func (c *ClusterConfig) Class(k int) ClusterConfig { return c.Classes[k].apply(c.own()) }
 
 // Describe is the cluster's shape in a line: racks, nodes, slots, and
 // each class's nodes and the keys it sets.
@@ -262,29 +255,37 @@ func (c *ClusterConfig) DescribeClasses() string {
 	return b.String()
 }
 
+// set lists the keys the class sets with their values, in the order
+// they are documented.
+func (k *NodeClass) set() []keyValue {
+	var out []keyValue
+	add := func(name string, isSet bool, v func() any) {
+		if isSet {
+			out = append(out, keyValue{name, v()})
+		}
+	}
+	add("map_slots", k.MapSlots != nil, func() any { return *k.MapSlots })
+	add("reduce_slots", k.ReduceSlots != nil, func() any { return *k.ReduceSlots })
+	add("cores", k.Cores != nil, func() any { return *k.Cores })
+	add("speed", k.Speed != nil, func() any { return *k.Speed })
+	add("disk_read", k.DiskRead != nil, func() any { return *k.DiskRead })
+	add("disk_write", k.DiskWrite != nil, func() any { return *k.DiskWrite })
+	add("nic", k.NIC != nil, func() any { return *k.NIC })
+	add("memory", k.Memory != nil, func() any { return *k.Memory })
+	return out
+}
+
+// keyValue is one key a class sets.
+type keyValue struct {
+	name  string
+	value any
+}
+
 // keys are the keys the class sets, as "key value".
 func (k *NodeClass) keys() []string {
 	var out []string
-	add := func(name string, v any) { out = append(out, fmt.Sprintf("%s %v", name, v)) }
-	if k.MapSlots != nil {
-		add("map_slots", *k.MapSlots)
-	}
-	if k.ReduceSlots != nil {
-		add("reduce_slots", *k.ReduceSlots)
-	}
-	if k.Cores != nil {
-		add("cores", *k.Cores)
-	}
-	if k.Speed != nil {
-		add("speed", *k.Speed)
-	}
-	for _, r := range []struct {
-		name string
-		v    *units.Rate
-	}{{"disk_read", k.DiskRead}, {"disk_write", k.DiskWrite}, {"nic", k.NIC}, {"memory", k.Memory}} {
-		if r.v != nil {
-			add(r.name, *r.v)
-		}
+	for _, kv := range k.set() {
+		out = append(out, fmt.Sprintf("%s %v", kv.name, kv.value))
 	}
 	if len(out) == 0 {
 		return []string{"as [cluster]"}

@@ -110,8 +110,8 @@ type Records struct {
 	// Recompute: the run has [intermediate_loss] or protects outputs.
 	Recompute bool
 	// Serves: the coordinator takes time over each message
-	// (heartbeat.service_time, service_per_task), and the summary gives
-	// its queue (coordinator.*).
+	// (heartbeat.service_time, service_per_task, service_per_job), and the
+	// summary gives its queue (coordinator.*).
 	Serves bool
 	// CoordinatorQueue is the coordinator's queue window by window, with
 	// a service time; nil without.
@@ -229,7 +229,8 @@ type recorder struct {
 	counters map[string]int64
 	qosJobs  []actors.QoSJobRecord
 	// lost are the attempts booked as lost with their node (or reported by
-	// a node before it was), when the run has faults: the other report
+	// a node before it was), when a live node may be declared dead (a run
+	// with faults, message rules or a service time): the other report
 	// of such an attempt is stale, not a second end. A run that keeps its
 	// attempt records finds them there instead.
 	lost  map[sched.Attempt]bool

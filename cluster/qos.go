@@ -83,7 +83,8 @@ func (q *QoSConfig) validate(c *Config, check func(bool, string, any, string)) {
 		check(s.Period < actors.MinPeriod.Std(), key+"period", units.Duration(s.Period), fmt.Sprintf("must be a duration of at least %v: a client posts a task each period", actors.MinPeriod))
 	}
 	if len(q.Streams) > 0 {
-		c.Cluster.CheckNodes(check, "map_slots", func(hw *actors.ClusterConfig) bool { return hw.MapSlots < 1 },
+		check(c.Cluster.MapSlots < 1, "cluster.map_slots", c.Cluster.MapSlots, "must be ≥ 1: QoS tasks run in map slots on every node")
+		c.Cluster.CheckClasses(check, "map_slots", func(hw *actors.ClusterConfig) bool { return hw.MapSlots < 1 },
 			func(hw *actors.ClusterConfig) any { return hw.MapSlots }, "must be ≥ 1: QoS tasks run in map slots on every node")
 		check(len(c.Faults) > 0, "workload.qos", nil, "QoS clients do not run beside [[fault]] entries yet: a lost node's queued tasks would keep their clients waiting")
 	}

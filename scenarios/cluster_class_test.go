@@ -125,3 +125,30 @@ until = "1m"
 		"c.toml:4:1: cluster.speed = 0: must be > 0 and at most 1000 (1: the speed the jobs' CPU costs are for)",
 	}, strings.Split(err.Error(), "\n"))
 }
+
+// What a feature needs of every node it needs of each class: a cache,
+// memory bandwidth; QoS clients, map slots. A class that takes it away
+// is refused under its own key.
+func TestClassKeepsWhatFeaturesNeedOfEveryNode(t *testing.T) {
+	_, err := Load("c.toml", []byte(`[cluster]
+racks = 2
+nodes_per_rack = 2
+memory = "4GB/s"
+[[cluster.class]]
+name = "old"
+racks = [1]
+memory = "0B/s"
+map_slots = 0
+[cache]
+capacity = "1GB"
+[[workload.qos]]
+clients = 1
+[run]
+until = "1m"
+`), ".")
+	require.Error(t, err)
+	assert.Equal(t, []string{
+		`c.toml:8:1: cluster.class[0].memory = "0B/s": must be > 0 with cache.capacity: every node caches, and reads its cached blocks at its memory bandwidth`,
+		"c.toml:9:1: cluster.class[0].map_slots = 0: must be ≥ 1: QoS tasks run in map slots on every node",
+	}, strings.Split(err.Error(), "\n"))
+}
