@@ -177,19 +177,27 @@ func (c *Coordinator) dropQueue(ctx actor.Context) {
 // once if one fell due meanwhile, and each an interval after the last
 // went rather than on a fixed phase, as the TaskTracker's loop waits. So
 // a coordinator past saturation slows the heartbeats down, one
-// outstanding a node, rather than queueing them without end. A crashed coordinator's host refuses the calls, those it
-// held included; a call unanswered for CallTimeout, or half the silence
-// after which a node is declared dead (its heartbeat or answer lost to a
-// message rule), returns anyway.
+// outstanding a node, rather than queueing them without end.
+//
+// A call waits as long as its connection holds, however long the queue:
+// Hadoop IPC's client pings the server every ping interval while it
+// waits, and a call fails only when the connection does, never for the
+// server's slowness. A crashed coordinator's host refuses the calls,
+// those it held included (HeartbeatAnswered, Refused). A call or answer a
+// message rule drops breaks the connection: the rack switch tells the
+// node (CallBroken), which gives the call up at its next ping, CallTimeout
+// after it went or the last ping, and sends the next, carrying the ends
+// the lost one did. The delay rules and a partitioned switch only hold
+// messages back, and the call waits for them.
 
-// CallTimeout is how long a node waits at most for its heartbeat's
-// answer: Hadoop IPC's ping interval, after which a call that heard
-// nothing fails. A node waits half the silence after which the
+// CallTimeout is Hadoop IPC's ping interval: a node waiting for its
+// heartbeat's answer checks its connection that often, and gives the call
+// up when it broke. It checks every half of the silence after which the
 // coordinator declares it dead when that is shorter, so that a lost
 // answer does not cost it its registration.
 const CallTimeout = time.Minute
 
-// callTimeout is a node's wait for its heartbeat's answer.
+// callTimeout is a node's ping interval while a heartbeat call waits.
 func (h *HeartbeatConfig) callTimeout() time.Duration {
 	if d := h.DeadTimeout(); d > 0 {
 		return min(CallTimeout, d/2)
@@ -202,29 +210,51 @@ type heartbeatCall struct {
 	waiting bool          // sent and not answered
 	seq     int64         // which
 	sent    time.Duration // when
-	expiry  TimerID       // its callExpired, cancelled by the answer
+	expiry  TimerID       // its next callExpired, cancelled by the answer
 	held    bool          // another fell due meanwhile
+	broken  bool          // the call or its answer was lost
 }
 
-// callExpired gives up on the answer to heartbeat seq.
+// callExpired is a ping of heartbeat seq's connection: the node gives the
+// call up when the connection broke, and waits another ping interval
+// otherwise.
 type callExpired struct{ seq int64 }
+
+// ping checks heartbeat seq's connection.
+func (n *Node) ping(ctx actor.Context, seq int64) {
+	if !n.call.waiting || seq != n.call.seq {
+		return // an earlier call's
+	}
+	if n.call.broken {
+		n.answered(ctx, seq)
+		return
+	}
+	n.call.expiry = n.deps.Clock.After(n.cfg.Heartbeat.callTimeout(), n.self, &callExpired{seq})
+}
+
+// broke notes that heartbeat seq's connection broke.
+func (n *Node) broke(seq int64) {
+	if n.call.waiting && seq == n.call.seq {
+		n.call.broken = true
+	}
+}
 
 // refuse fails the call of a heartbeat that reached the coordinator down,
 // or waited in its queue when it crashed: its host refuses the connection,
 // or resets it, so the node need not wait out CallTimeout.
 func (c *Coordinator) refuse(ctx actor.Context, msg any) {
 	if hb, ok := msg.(*Heartbeat); ok && c.cfg.Heartbeat.Serves() {
-		c.cfg.Directory.relay(ctx, hb.Node, &HeartbeatAnswered{Seq: hb.Seq})
+		c.cfg.Directory.relay(ctx, hb.Node, &HeartbeatAnswered{Seq: hb.Seq, Refused: true})
 	}
 }
 
-// answered returns the node's heartbeat call seq, answered or timed out,
-// and sends the heartbeat that fell due meanwhile.
+// answered returns the node's heartbeat call seq, answered, refused or
+// given up, and sends the heartbeat that fell due meanwhile.
 func (n *Node) answered(ctx actor.Context, seq int64) {
 	if !n.call.waiting || seq != n.call.seq {
 		return // an earlier call's answer or timeout
 	}
-	n.call.waiting = false
+	n.call.waiting, n.call.broken = false, false
 	n.deps.Clock.Cancel(n.call.expiry) // spent already when it is what returned the call
 	if n.call.held {
 		n.call.held = false

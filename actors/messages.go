@@ -109,8 +109,20 @@ type HeartbeatAck struct {
 
 // HeartbeatAnswered returns a node's heartbeat call when the coordinator
 // has a service time (HeartbeatConfig.ServiceTime): sent as its service
-// ends, it lets the node send its next (coordinator_service.go).
+// ends, it lets the node send its next (coordinator_service.go), and the
+// node may forget the attempt ends the calls up to Seq carried. Refused:
+// the coordinator's host was down and served nothing, so the node keeps
+// them for its next call.
 type HeartbeatAnswered struct {
+	Seq     int64
+	Refused bool
+}
+
+// CallBroken tells a node that its heartbeat call Seq, or the call's
+// answer, was lost to a message rule: the connection broke, and the node
+// gives the call up at its next ping (coordinator_service.go). From the
+// rack switch that dropped it, only when the heartbeat is a call.
+type CallBroken struct {
 	Seq int64
 }
 

@@ -187,9 +187,14 @@ func (n *Node) Receive(ctx actor.Context) {
 	case *HeartbeatAck:
 		n.acked(msg.Seq)
 	case *HeartbeatAnswered:
+		if !msg.Refused {
+			n.acked(msg.Seq)
+		}
 		n.answered(ctx, msg.Seq)
 	case *callExpired:
-		n.answered(ctx, msg.seq)
+		n.ping(ctx, msg.seq)
+	case *CallBroken:
+		n.broke(msg.Seq)
 	case *ForwardTask:
 		n.handleForward(ctx, msg)
 	case *qosDone:

@@ -22,7 +22,7 @@ func (n *Node) receiveDown(ctx actor.Context) {
 	switch msg := ctx.Message().(type) {
 	case *RestartNode:
 		n.handleRestart(ctx, msg)
-	case *callExpired, *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting:
+	case *callExpired, *CallBroken, *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting:
 	default:
 		n.deps.Metrics.Count(MetricLostToCrash, 1)
 	}
@@ -131,10 +131,13 @@ type reported struct {
 }
 
 // reports are the ends the next heartbeat (numbered n.seq) carries: those
-// since the last one and, when control messages may be lost, every one
-// not yet answered.
+// since the last one and, when control messages may be lost or the
+// heartbeat is a call, every one not yet answered. A call the coordinator
+// skipped, its node having given up on it, or refused is carried again by
+// the next, as Hadoop's TaskTracker sends its status again after a failed
+// heartbeat.
 func (n *Node) reports() []AttemptEnded {
-	if !n.cfg.Heartbeat.Reliable {
+	if !n.cfg.Heartbeat.Reliable && !n.cfg.Heartbeat.Serves() {
 		return n.ended
 	}
 	for _, e := range n.ended {

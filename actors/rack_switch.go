@@ -27,6 +27,7 @@ import (
 type RackSwitch struct {
 	rack    sched.RackID
 	latency time.Duration
+	calls   bool // heartbeats are calls (HeartbeatConfig.Serves)
 	deps    Deps
 	last    map[string]time.Duration // each destination's latest delivery, under chaos
 	down    bool
@@ -51,9 +52,10 @@ func (d *Directory) relay(ctx actor.Context, node sched.NodeID, msg any) {
 	ctx.Send(d.Switches[node], &Relay{From: ctx.Self(), To: d.Nodes[node], Msg: msg})
 }
 
-// NewRackSwitch returns a rack switch actor's state.
-func NewRackSwitch(rack sched.RackID, latency time.Duration, deps Deps) *RackSwitch {
-	return &RackSwitch{rack: rack, latency: latency, deps: deps, last: make(map[string]time.Duration)}
+// NewRackSwitch returns a rack switch actor's state; hb is the run's
+// [heartbeat].
+func NewRackSwitch(rack sched.RackID, hb *HeartbeatConfig, deps Deps) *RackSwitch {
+	return &RackSwitch{rack: rack, latency: hb.ControlLatency.Std(), calls: hb.Serves(), deps: deps, last: make(map[string]time.Duration)}
 }
 
 // Receive implements actor.Actor.
@@ -98,6 +100,7 @@ func (s *RackSwitch) handleRelay(ctx actor.Context, msg *Relay) {
 		drop, d := s.deps.Intercept(actorName(msg.From), actorName(msg.To), msg.Msg)
 		if drop {
 			s.deps.Metrics.Count(MetricDroppedByRule, 1)
+			s.breakCall(ctx, msg)
 			return
 		}
 		if d > 0 {
@@ -123,6 +126,20 @@ func (s *RackSwitch) handleRelay(ctx actor.Context, msg *Relay) {
 		return
 	}
 	s.deps.Clock.After(s.latency, msg.To, msg.Msg)
+}
+
+// breakCall tells the node whose heartbeat call, or its answer, was
+// dropped that the call's connection broke.
+func (s *RackSwitch) breakCall(ctx actor.Context, msg *Relay) {
+	if !s.calls {
+		return
+	}
+	switch m := msg.Msg.(type) {
+	case *Heartbeat:
+		ctx.Send(msg.From, &CallBroken{Seq: m.Seq})
+	case *HeartbeatAnswered:
+		ctx.Send(msg.To, &CallBroken{Seq: m.Seq})
+	}
 }
 
 // actorName is a PID's name in the run: its id ("node-3",

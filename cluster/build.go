@@ -198,7 +198,7 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	switches := make([]*actor.PID, cfg.Cluster.Racks)
 	for r := range cfg.Cluster.Racks {
 		name := fmt.Sprintf("rack-%d", r)
-		if switches[r], err = c.spawnActor(name, actors.NewRackSwitch(sched.RackID(r), cfg.Heartbeat.ControlLatency.Std(), c.deps(name))); err != nil {
+		if switches[r], err = c.spawnActor(name, actors.NewRackSwitch(sched.RackID(r), &cfg.Heartbeat, c.deps(name))); err != nil {
 			return err
 		}
 	}
