@@ -188,6 +188,12 @@ type HeartbeatConfig struct {
 	// each job Jobs yields): a policy that scans every job at every offer
 	// pays for the scan. 0: none.
 	ServicePerJob units.Duration `toml:"service_per_job" json:",omitzero"`
+	// CallTimeout, with a service time, is how long a node waits for its
+	// heartbeat call's answer before it gives the call up and sends the
+	// next, as Hadoop IPC's ipc.client.rpc-timeout.ms does; the
+	// coordinator skips a call whose node gave up by its turn. 0: a call
+	// waits as long as its connection holds (coordinator_service.go).
+	CallTimeout units.Duration `toml:"call_timeout" json:",omitzero"`
 }
 
 // Serves reports whether the coordinator serves its messages in turn,
@@ -401,6 +407,9 @@ func (h *HeartbeatConfig) Validate(errs *Checks) {
 	errs.Check(h.ServiceTime < 0, "heartbeat.service_time", h.ServiceTime, "must be ≥ 0 (0: the coordinator answers at once)")
 	errs.Check(h.ServicePerTask < 0, "heartbeat.service_per_task", h.ServicePerTask, "must be ≥ 0 (0: a launch costs nothing)")
 	errs.Check(h.ServicePerJob < 0, "heartbeat.service_per_job", h.ServicePerJob, "must be ≥ 0 (0: the policy's looking costs nothing)")
+	errs.Check(h.CallTimeout < 0, "heartbeat.call_timeout", h.CallTimeout, "must be ≥ 0 (0: a call waits as long as its connection holds)")
+	errs.Check(h.CallTimeout > 0 && !h.Serves(), "heartbeat.call_timeout", h.CallTimeout,
+		"needs service_time, service_per_task or service_per_job: without a service time the coordinator answers at once and a heartbeat is no call")
 }
 
 // Validate checks [tasks] on nodes with reduceSlots.

@@ -96,11 +96,28 @@ func (c *Coordinator) serve(ctx actor.Context, now time.Duration, msg any) bool 
 	return true
 }
 
-// begin starts the head's service at now.
+// begin starts the head's service at now, skipping the calls whose nodes
+// gave up on them by now.
 func (c *Coordinator) begin(now time.Duration) {
 	s := &c.service
+	for len(s.queue) > 0 && abandoned(s.queue[0].msg, now) {
+		s.queue[0] = queuedRequest{}
+		s.queue = s.queue[1:]
+		c.deps.Metrics.Count(MetricCoordinatorSkipped, 1)
+		c.deps.Metrics.CoordinatorQueued(now, -1)
+	}
+	if len(s.queue) == 0 {
+		return
+	}
 	s.began, s.decided = now, false
 	s.timer = c.deps.Clock.At(now+s.each, c.self, &serviceDone{})
+}
+
+// abandoned reports whether msg is a heartbeat call its node gave up on
+// by now (heartbeat.call_timeout).
+func abandoned(msg any, now time.Duration) bool {
+	hb, ok := msg.(*Heartbeat)
+	return ok && hb.GivesUp > 0 && now >= hb.GivesUp
 }
 
 // decide handles the head, S after its service began: its state changes
@@ -189,6 +206,15 @@ func (c *Coordinator) dropQueue(ctx actor.Context) {
 // after it went or the last ping, and sends the next, carrying the ends
 // the lost one did. The delay rules and a partitioned switch only hold
 // messages back, and the call waits for them.
+//
+// With [heartbeat] call_timeout a call also fails when it waited that
+// long, as one under Hadoop IPC's ipc.client.rpc-timeout.ms does: the
+// node closes the connection and sends its next call, carrying the ends
+// again, and the coordinator skips the closed one when its turn comes,
+// taking no service, as Hadoop IPC's handler skips a call whose
+// connection closed (coordinator.skipped). Past saturation the calls then
+// wait past the timeout and come again at the back of the queue: a retry
+// storm, which the default, waiting, cannot show.
 
 // CallTimeout is Hadoop IPC's ping interval: a node waiting for its
 // heartbeat's answer checks its connection that often, and gives the call
@@ -213,6 +239,7 @@ type heartbeatCall struct {
 	expiry  TimerID       // its next callExpired, cancelled by the answer
 	held    bool          // another fell due meanwhile
 	broken  bool          // the call or its answer was lost
+	givesUp time.Duration // when it times out (heartbeat.call_timeout); 0: never
 }
 
 // callExpired is a ping of heartbeat seq's connection: the node gives the
@@ -220,16 +247,28 @@ type heartbeatCall struct {
 // otherwise.
 type callExpired struct{ seq int64 }
 
-// ping checks heartbeat seq's connection.
+// ping checks heartbeat seq's connection, and its time when the call has
+// a timeout.
 func (n *Node) ping(ctx actor.Context, seq int64) {
 	if !n.call.waiting || seq != n.call.seq {
 		return // an earlier call's
 	}
-	if n.call.broken {
+	now := n.deps.Clock.Now()
+	if n.call.broken || (n.call.givesUp > 0 && now >= n.call.givesUp) {
 		n.answered(ctx, seq)
 		return
 	}
-	n.call.expiry = n.deps.Clock.After(n.cfg.Heartbeat.callTimeout(), n.self, &callExpired{seq})
+	n.armPing(now)
+}
+
+// armPing sets the waiting call's next ping, or its timeout when that
+// comes first.
+func (n *Node) armPing(now time.Duration) {
+	next := now + n.cfg.Heartbeat.callTimeout()
+	if n.call.givesUp > 0 {
+		next = min(next, n.call.givesUp)
+	}
+	n.call.expiry = n.deps.Clock.At(next, n.self, &callExpired{n.call.seq})
 }
 
 // broke notes that heartbeat seq's connection broke.

@@ -209,6 +209,9 @@ const (
 	// looked at while deciding the messages served
 	// (heartbeat.service_per_job).
 	MetricCoordinatorLooked = "coordinator.jobs_looked"
+	// MetricCoordinatorSkipped counts the heartbeat calls whose nodes gave
+	// them up (heartbeat.call_timeout) before their turn came.
+	MetricCoordinatorSkipped = "coordinator.skipped"
 )
 
 // The counters of a run with [replication] (Scarlett).

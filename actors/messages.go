@@ -85,6 +85,10 @@ type Heartbeat struct {
 	// QoSHeld lists the map slots QoS tasks hold (qos_client.go), which
 	// the coordinator counts busy; nil when none does.
 	QoSHeld []int
+	// GivesUp is when the node gives the call up
+	// (heartbeat.call_timeout): the coordinator skips it if its turn comes
+	// then or later. 0: the node waits.
+	GivesUp time.Duration
 }
 
 // AttemptEnded reports an attempt that left its slot since the previous

@@ -239,7 +239,11 @@ func (n *Node) sendHeartbeat(ctx actor.Context) {
 	n.seq++
 	if n.cfg.Heartbeat.Serves() {
 		n.call.waiting, n.call.seq, n.call.sent = true, n.seq, n.deps.Clock.Now()
-		n.call.expiry = n.deps.Clock.After(n.cfg.Heartbeat.callTimeout(), n.self, &callExpired{n.seq})
+		n.call.givesUp = 0
+		if t := n.cfg.Heartbeat.CallTimeout; t > 0 {
+			n.call.givesUp = n.call.sent + t.Std()
+		}
+		n.armPing(n.call.sent)
 		// The next an interval after this one, as the TaskTracker's loop
 		// waits from its last heartbeat, out of band ones too.
 		n.deps.Clock.Cancel(n.beat)
@@ -248,7 +252,7 @@ func (n *Node) sendHeartbeat(ctx actor.Context) {
 	n.relay(ctx, n.cfg.Coordinator, &Heartbeat{
 		Node: n.cfg.ID, Seq: n.seq, Launches: n.got, Ended: n.reports(),
 		Copying: n.copyingReport(), FreeCompute: n.computeSlots - n.computing - len(n.awaiting), FreeSpace: n.freeSpace(),
-		QoSHeld: n.qos.heldSlots(),
+		QoSHeld: n.qos.heldSlots(), GivesUp: n.call.givesUp,
 	})
 	n.ended = nil
 }

@@ -152,6 +152,7 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	c.rec.cloning = cfg.Cloning.On()
 	if cfg.Heartbeat.Serves() {
 		c.rec.queue = newQueueTally()
+		c.rec.callsTimeOut = cfg.Heartbeat.CallTimeout > 0
 	}
 	if cfg.IntermediateLoss != nil || cfg.Tasks.ProtectOutputs {
 		c.rec.countRecomputes()

@@ -113,6 +113,10 @@ type Records struct {
 	// (heartbeat.service_time, service_per_task, service_per_job), and the
 	// summary gives its queue (coordinator.*).
 	Serves bool
+	// CallsTimeOut: the nodes give up their heartbeat calls after
+	// heartbeat.call_timeout, and the summary counts those the
+	// coordinator skipped.
+	CallsTimeOut bool
 	// CoordinatorQueue is the coordinator's queue window by window, with
 	// a service time; nil without.
 	CoordinatorQueue []QueueSpan
@@ -255,7 +259,9 @@ type recorder struct {
 	// queue keeps the coordinator's queue when it serves its messages
 	// in turn (Records.Serves); nil otherwise.
 	queue *queueTally
-	errs  []error
+	// callsTimeOut: heartbeat.call_timeout is set (Records.CallsTimeOut).
+	callsTimeOut bool
+	errs         []error
 }
 
 // hooks are RunOptions' streaming hooks, each nil when unset.
@@ -599,7 +605,7 @@ func (r *recorder) results(end time.Duration) (*Records, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	res := &Records{Flows: r.flows, Tally: r.tally, PartitionSlots: slices.Clone(r.partSlots), Admission: r.admission, Evicting: r.evicting, Cloning: r.cloning,
-		Warmup: r.warmup, Recompute: r.recompute, Serves: r.queue != nil}
+		Warmup: r.warmup, Recompute: r.recompute, Serves: r.queue != nil, CallsTimeOut: r.callsTimeOut}
 	if r.queue != nil {
 		res.CoordinatorQueue = r.queue.until(end)
 	}

@@ -427,11 +427,12 @@ func Summarize(res *Records, slots [2]int, end time.Duration) Summary {
 // ServiceMetricNames are the metrics of a run whose coordinator takes
 // heartbeat.service_time over each message: the messages it served in
 // turn, the share of the run it was busy, how long they waited for their
-// service on the mean, the most waiting or in service at once, and the
-// jobs the policy looked at deciding them.
+// service on the mean, the most waiting or in service at once, the jobs
+// the policy looked at deciding them, and the calls skipped, their nodes
+// having given them up.
 var ServiceMetricNames = []string{
 	actors.MetricCoordinatorRequests, "coordinator.busy", "coordinator.wait.mean", actors.MetricCoordinatorQueuePeak,
-	actors.MetricCoordinatorLooked,
+	actors.MetricCoordinatorLooked, actors.MetricCoordinatorSkipped,
 }
 
 // summarizeService sets the coordinator's queue metrics.
@@ -440,6 +441,9 @@ func summarizeService(s Summary, res *Records, end time.Duration) {
 	s[actors.MetricCoordinatorRequests] = float64(n)
 	s[actors.MetricCoordinatorQueuePeak] = float64(res.Counters[actors.MetricCoordinatorQueuePeak])
 	s[actors.MetricCoordinatorLooked] = float64(res.Counters[actors.MetricCoordinatorLooked])
+	if res.CallsTimeOut {
+		s[actors.MetricCoordinatorSkipped] = float64(res.Counters[actors.MetricCoordinatorSkipped])
+	}
 	if end > 0 {
 		s["coordinator.busy"] = float64(res.Counters[actors.MetricCoordinatorServiceNs]) / float64(end)
 	}

@@ -607,13 +607,14 @@ receive_cpu_per_mib = "2000s"
 	}
 }
 
-// The coordinator's service keys take no negative time, each refused at
-// its key.
+// The coordinator's service keys and the call timeout take no negative
+// time, each refused at its key.
 func TestServiceKeysAreRefusedBelowZero(t *testing.T) {
 	_, err := Load("h.toml", []byte(`[heartbeat]
 service_time = "-1s"
 service_per_task = "-1ms"
 service_per_job = "-1µs"
+call_timeout = "-1s"
 [run]
 until = "1m"
 `), ".")
@@ -622,5 +623,19 @@ until = "1m"
 		`h.toml:2:1: heartbeat.service_time = "-1s": must be ≥ 0`,
 		`h.toml:3:1: heartbeat.service_per_task = "-1ms": must be ≥ 0`,
 		`h.toml:4:1: heartbeat.service_per_job = "-1µs": must be ≥ 0`,
+		`h.toml:5:1: heartbeat.call_timeout = "-1s": must be ≥ 0`,
 	}, strings.Split(err.Error(), "\n"))
+}
+
+// A call timeout is refused without a service time, when a heartbeat is
+// no call.
+func TestCallTimeoutNeedsAServiceTime(t *testing.T) {
+	_, err := Load("h.toml", []byte("[heartbeat]\ncall_timeout = \"10s\"\n[run]\nuntil = \"1m\"\n"), ".")
+	require.Error(t, err)
+	assert.Equal(t, []string{`h.toml:2:1: heartbeat.call_timeout = "10s": needs service_time, service_per_task or service_per_job: ` +
+		`without a service time the coordinator answers at once and a heartbeat is no call`}, strings.Split(err.Error(), "\n"))
+	sc, err := Load("h.toml", []byte("[heartbeat]\nservice_time = \"1ms\"\ncall_timeout = \"10s\"\n[run]\nuntil = \"1m\"\n"), ".")
+	require.NoError(t, err)
+	_, err = sc.WithSet("heartbeat.service_time=0s")
+	assert.ErrorContains(t, err, "heartbeat.call_timeout")
 }

@@ -46,7 +46,7 @@ var compareMetrics = []string{
 // them: the metrics of the features a run may turn on.
 var compareOptional = []string{
 	"cache.hit_ratio", "jobs.all_memory_local", "tasks.slot_seconds",
-	"coordinator.busy", "coordinator.wait.mean", "coordinator.queue.peak", "coordinator.jobs_looked",
+	"coordinator.busy", "coordinator.wait.mean", "coordinator.queue.peak", "coordinator.jobs_looked", "coordinator.skipped",
 }
 
 // comparedMetrics are the rows of a comparison of these reports: then

@@ -437,8 +437,13 @@ func printSummary(w io.Writer, cfg cluster.Config, rep *cluster.Report, wall tim
 		if n := s["coordinator.requests"]; n > 0 {
 			looked = s[actors.MetricCoordinatorLooked] / n
 		}
-		fmt.Fprintf(w, "master    %s: %.0f served, %.1f%% busy, %.3f s of mean wait, at most %.0f waiting or in service; the policy looked at %.1f jobs a message\n",
-			cost, s["coordinator.requests"], 100*s["coordinator.busy"], s["coordinator.wait.mean"], s["coordinator.queue.peak"], looked)
+		skipped := ""
+		if h.CallTimeout > 0 {
+			cost += fmt.Sprintf(", calls given up after %v", h.CallTimeout)
+			skipped = fmt.Sprintf(", %.0f skipped, given up", s[actors.MetricCoordinatorSkipped])
+		}
+		fmt.Fprintf(w, "master    %s: %.0f served%s, %.1f%% busy, %.3f s of mean wait, at most %.0f waiting or in service; the policy looked at %.1f jobs a message\n",
+			cost, s["coordinator.requests"], skipped, 100*s["coordinator.busy"], s["coordinator.wait.mean"], s["coordinator.queue.peak"], looked)
 	}
 	if len(cfg.Faults) > 0 || len(cfg.Rules) > 0 {
 		printFaults(w, s, rep.Records.Flows)
