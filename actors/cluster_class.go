@@ -35,6 +35,9 @@ type NodeClass struct {
 	DiskWrite   *units.Rate `toml:"disk_write,omitempty" json:",omitempty"`
 	NIC         *units.Rate `toml:"nic,omitempty" json:",omitempty"`
 	Memory      *units.Rate `toml:"memory,omitempty" json:",omitempty"`
+	// IntermediateSpace replaces [cluster]'s disk space for map outputs
+	// on the class's nodes; "0B" leaves theirs unlimited.
+	IntermediateSpace *units.Bytes `toml:"intermediate_space,omitempty" json:",omitempty"`
 }
 
 // apply returns base with the class's keys in place of its own.
@@ -47,6 +50,7 @@ func (k *NodeClass) apply(base ClusterConfig) ClusterConfig {
 	override(&base.DiskWrite, k.DiskWrite)
 	override(&base.NIC, k.NIC)
 	override(&base.Memory, k.Memory)
+	override(&base.IntermediateSpace, k.IntermediateSpace)
 	return base
 }
 
@@ -272,6 +276,7 @@ func (k *NodeClass) set() []keyValue {
 	add("disk_write", k.DiskWrite != nil, func() any { return *k.DiskWrite })
 	add("nic", k.NIC != nil, func() any { return *k.NIC })
 	add("memory", k.Memory != nil, func() any { return *k.Memory })
+	add("intermediate_space", k.IntermediateSpace != nil, func() any { return *k.IntermediateSpace })
 	return out
 }
 

@@ -362,7 +362,6 @@ func (c *ClusterConfig) Validate(errs *Checks) {
 	errs.Check(!nonNegative(float64(c.Core)), "cluster.core", c.Core, "must be ≥ 0 (0: no core link)")
 	errs.Check(c.CompletionWindow < 0, "cluster.completion_window", c.CompletionWindow, "must be ≥ 0")
 	errs.Check(c.SolveInterval < 0, "cluster.solve_interval", c.SolveInterval, "must be ≥ 0")
-	errs.Check(c.IntermediateSpace < 0, "cluster.intermediate_space", c.IntermediateSpace, "must be ≥ 0 (0: unlimited)")
 	for _, b := range []struct {
 		key string
 		d   units.Duration
@@ -386,6 +385,7 @@ func (c *ClusterConfig) checkNode(errs *Checks, prefix string) {
 	errs.Check(c.Cores < 0 || c.Cores > MaxSlotsPerNode, prefix+"cores", c.Cores, fmt.Sprintf("must be 0 (one per slot) … %d", MaxSlotsPerNode))
 	errs.Check(!(c.Speed > 0 && c.Speed <= MaxSpeed), prefix+"speed", c.Speed, fmt.Sprintf("must be > 0 and at most %v (1: the speed the jobs' CPU costs are for)", MaxSpeed))
 	errs.Check(!nonNegative(float64(c.Memory)), prefix+"memory", c.Memory, "must be ≥ 0 (0: no memory link)")
+	errs.Check(c.IntermediateSpace < 0, prefix+"intermediate_space", c.IntermediateSpace, "must be ≥ 0 (0: unlimited)")
 }
 
 // Validate checks [hdfs] on a cluster of nodes.

@@ -227,7 +227,7 @@ func (c *Coordinator) handleStarted(ctx actor.Context) {
 	if c.cfg.PolicyTick > 0 {
 		c.deps.Clock.Every(c.cfg.PolicyTick, c.cfg.PolicyTick, c.self, &policyTick{})
 	}
-	if c.cfg.Cluster.IntermediateSpace > 0 {
+	if c.core.space != nil {
 		c.deps.Clock.Every(hb, hb, c.self, &spaceTick{})
 	}
 	if w := c.cfg.Blacklist.Window.Std(); c.cfg.Blacklist.On() {

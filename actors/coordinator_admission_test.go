@@ -142,7 +142,7 @@ func TestAMapThatCanNeverFitFailsItsJobAtSubmission(t *testing.T) {
 	s.submit(0, 0, 1, jobSpec(1, 101))
 	assert.Equal(t, []string{
 		"spawn job-1: 1 maps, 1 reduces",
-		"job-1 ← FailJob: a map spills 101 bytes, more than a node's intermediate space (100 bytes)",
+		"job-1 ← FailJob: a map spills 101 bytes, more than any node's intermediate space (100 bytes at most)",
 	}, said(s))
 }
 

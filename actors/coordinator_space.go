@@ -1,6 +1,8 @@
 package actors
 
 import (
+	"math"
+	"slices"
 	"time"
 
 	"clusteremu/policies/sched"
@@ -35,7 +37,7 @@ type spaceTick struct{}
 // spaceAdmission admits a job's map to a node only when its spill fits the
 // node's free intermediate space, and no task of a held job.
 type spaceAdmission struct {
-	capacity int64 // each node's intermediate space
+	capacity []int64 // by node: its intermediate space, unlimitedSpace for none
 	nodes    []spaceNode
 	spills   map[sched.JobID]int64 // the most one map of the job spills
 	// held are the evicted jobs waiting for another job to end.
@@ -52,18 +54,43 @@ type spaceNode struct {
 	inFlight []int64
 }
 
-func newSpaceAdmission(nodes int, capacity int64) *spaceAdmission {
+func newSpaceAdmission(capacity []int64) *spaceAdmission {
 	s := &spaceAdmission{
 		capacity: capacity,
-		nodes:    make([]spaceNode, nodes),
+		nodes:    make([]spaceNode, len(capacity)),
 		spills:   make(map[sched.JobID]int64),
 		held:     make(map[sched.JobID]bool), stuckSince: -1,
 	}
 	for i := range s.nodes {
-		s.nodes[i].free = capacity
+		s.nodes[i].free = capacity[i]
 	}
 	return s
 }
+
+// unlimitedSpace is the free space of a node that does not account for
+// it (a [[cluster.class]] with intermediate_space "0B" in a cluster whose
+// other nodes do): every spill fits.
+const unlimitedSpace = math.MaxInt64
+
+// nodeSpace is each of the nodes' intermediate space, unlimitedSpace
+// where the node does not account for it, or nil when no node does.
+func nodeSpace(c *ClusterConfig, nodes int) []int64 {
+	out := make([]int64, nodes)
+	limited := false
+	for n := range out {
+		out[n] = unlimitedSpace
+		if space := int64(c.ForNode(n).IntermediateSpace); space > 0 {
+			out[n], limited = space, true
+		}
+	}
+	if !limited {
+		return nil
+	}
+	return out
+}
+
+// largest is the most intermediate space a node has.
+func (s *spaceAdmission) largest() int64 { return slices.Max(s.capacity) }
 
 // addJob books the most intermediate space one of a job's maps needs:
 // its spill follows its block of the input, which a skewed file splits
@@ -114,11 +141,14 @@ func (s *spaceAdmission) reported(hb *Heartbeat) {
 	n := &s.nodes[hb.Node]
 	received := int(hb.Launches[sched.Map] - n.acked)
 	n.inFlight = n.inFlight[min(received, len(n.inFlight)):]
-	n.acked, n.free = hb.Launches[sched.Map], hb.FreeSpace
+	n.acked = hb.Launches[sched.Map]
+	if s.capacity[hb.Node] != unlimitedSpace {
+		n.free = hb.FreeSpace
+	}
 }
 
 func (s *spaceAdmission) registered(node sched.NodeID, launches [2]int64) {
-	s.nodes[node] = spaceNode{free: s.capacity, acked: launches[sched.Map]}
+	s.nodes[node] = spaceNode{free: s.capacity[node], acked: launches[sched.Map]}
 }
 
 func (s *spaceAdmission) launched(node sched.NodeID, a sched.Attempt, spec *TaskSpec) {

@@ -273,8 +273,8 @@ func (s *coordState) setUpAdmission() {
 		s.copies = newCopyCompute(perJob, cfg.Tasks.ComputeAware)
 		s.admit = append(s.admit, s.copies)
 	}
-	if space := int64(cfg.Cluster.IntermediateSpace); space > 0 {
-		s.space = newSpaceAdmission(len(cfg.RackOf), space)
+	if space := nodeSpace(&cfg.Cluster, len(cfg.RackOf)); space != nil {
+		s.space = newSpaceAdmission(space)
 		s.admit = append(s.admit, s.space)
 	}
 	if cfg.Blacklist.On() {
@@ -381,9 +381,9 @@ func (s *coordState) start(now time.Duration, id sched.JobID, spec workload.JobS
 		s.emit(&tellJob{id, &FailJob{Job: id, Reason: err.Error()}})
 	case s.space != nil:
 		s.space.addJob(id, spec, maps, job.input)
-		if spill := s.space.spill(id); spill > int64(s.cfg.Cluster.IntermediateSpace) {
+		if spill, most := s.space.spill(id), s.space.largest(); spill > most {
 			s.emit(&tellJob{id, &FailJob{Job: id, Reason: fmt.Sprintf(
-				"a map spills %d bytes, more than a node's intermediate space (%d bytes)", spill, s.cfg.Cluster.IntermediateSpace)}})
+				"a map spills %d bytes, more than any node's intermediate space (%d bytes at most)", spill, most)}})
 		}
 	}
 }

@@ -208,7 +208,7 @@ func TestCutOffRunsKeepWhatWasRunning(t *testing.T) {
 func TestRunPrintsWhyJobsFailed(t *testing.T) {
 	var out, errs bytes.Buffer
 	run([]string{"run", "--quiet", "--set", "cluster.intermediate_space=1MiB", "--set", "run.slowdown=false"}, &out, &errs)
-	assert.Contains(t, out.String(), "failed    200× (job 1 first): a map spills 134217728 bytes, more than a node's intermediate space (1048576 bytes)")
+	assert.Contains(t, out.String(), "failed    200× (job 1 first): a map spills 134217728 bytes, more than any node's intermediate space (1048576 bytes at most)")
 	assert.Contains(t, out.String(), "response  none: no job succeeded")
 	assert.NotContains(t, out.String(), "mean 0.0s")
 }
