@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -40,6 +41,7 @@ type spaceAdmission struct {
 	capacity []int64 // by node: its intermediate space, unlimitedSpace for none
 	nodes    []spaceNode
 	spills   map[sched.JobID]int64 // the most one map of the job spills
+	least    map[sched.JobID]int64 // the least
 	// held are the evicted jobs waiting for another job to end.
 	held map[sched.JobID]bool
 	// stuckSince is when the cluster last became stuck, -1 when it is not.
@@ -59,6 +61,7 @@ func newSpaceAdmission(capacity []int64) *spaceAdmission {
 		capacity: capacity,
 		nodes:    make([]spaceNode, len(capacity)),
 		spills:   make(map[sched.JobID]int64),
+		least:    make(map[sched.JobID]int64),
 		held:     make(map[sched.JobID]bool), stuckSince: -1,
 	}
 	for i := range s.nodes {
@@ -101,11 +104,43 @@ func (s *spaceAdmission) addJob(id sched.JobID, spec workload.JobSpec, maps int,
 	}
 	if input == nil || input.cuts == nil || len(input.blocks) != maps {
 		s.spills[id] = (spec.ShuffleBytes + int64(maps) - 1) / int64(maps)
+		s.least[id] = spec.ShuffleBytes / int64(maps)
 		return
 	}
+	s.least[id] = spec.ShuffleBytes
 	for i := range maps {
-		s.spills[id] = max(s.spills[id], input.share(spec.ShuffleBytes, i))
+		share := input.share(spec.ShuffleBytes, i)
+		s.spills[id], s.least[id] = max(s.spills[id], share), min(s.least[id], share)
 	}
+}
+
+// neverFits says why the job's map outputs can never all be on the nodes'
+// disks at once, as they must be before it ends, or "" when they can: a
+// map spills more than any node has, the maps spill more than all the
+// nodes have, or the nodes hold fewer outputs than it has maps even at
+// its least spill. Such a job would fill the disks, be evicted, and wait
+// for ever.
+func (s *spaceAdmission) neverFits(id sched.JobID, maps int, total int64) string {
+	if spill, most := s.spill(id), s.largest(); spill > most {
+		return fmt.Sprintf("a map spills %d bytes, more than any node's intermediate space (%d bytes at most)", spill, most)
+	}
+	least := s.least[id]
+	var room int64
+	outputs := 0 // the most outputs the nodes hold, counted up to maps
+	for _, c := range s.capacity {
+		if c == unlimitedSpace {
+			return ""
+		}
+		room += c
+		if least > 0 {
+			outputs = int(min(int64(outputs)+c/least, int64(maps)))
+		}
+	}
+	if total > room || least > 0 && outputs < maps {
+		return fmt.Sprintf("its %d maps spill %d bytes, which the nodes' %d bytes of intermediate space cannot hold at once, "+
+			"and a job's map outputs stay until it ends", maps, total, room)
+	}
+	return ""
 }
 
 // spill is the most intermediate space one of the job's maps needs.
@@ -251,6 +286,7 @@ func (c *coordState) spaceJobEnded(job sched.JobID) {
 	wasHeld := s.held[job]
 	delete(s.held, job)
 	delete(s.spills, job)
+	delete(s.least, job)
 	if !wasHeld {
 		if id, ok := c.nextReleased(); ok {
 			delete(s.held, id)

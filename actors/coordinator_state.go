@@ -381,9 +381,8 @@ func (s *coordState) start(now time.Duration, id sched.JobID, spec workload.JobS
 		s.emit(&tellJob{id, &FailJob{Job: id, Reason: err.Error()}})
 	case s.space != nil:
 		s.space.addJob(id, spec, maps, job.input)
-		if spill, most := s.space.spill(id), s.space.largest(); spill > most {
-			s.emit(&tellJob{id, &FailJob{Job: id, Reason: fmt.Sprintf(
-				"a map spills %d bytes, more than any node's intermediate space (%d bytes at most)", spill, most)}})
+		if why := s.space.neverFits(id, maps, spec.ShuffleBytes); why != "" {
+			s.emit(&tellJob{id, &FailJob{Job: id, Reason: why}})
 		}
 	}
 }
