@@ -86,9 +86,19 @@ func (c *CacheConfig) Validate(errs *Checks, cl *ClusterConfig) {
 	errs.Check(c.Capacity < 0, "cache.capacity", c.Capacity, "must be ≥ 0 (0: no cache)")
 	errs.Check(c.Capacity > 0 && cl.Memory <= 0, "cache.capacity", c.Capacity,
 		"needs cluster.memory, the nodes' memory bandwidth that cached blocks are read at (e.g. 4GB/s)")
-	if c.Capacity > 0 {
-		cl.CheckClasses(errs.Check, "memory", func(hw *ClusterConfig) bool { return hw.Memory <= 0 }, func(hw *ClusterConfig) any { return hw.Memory },
-			"must be > 0 with cache.capacity: every node caches, and reads its cached blocks at its memory bandwidth")
+	own := cl.own()
+	for k := range cl.Classes {
+		class := &cl.Classes[k]
+		key := fmt.Sprintf("cluster.class[%d].", k)
+		if class.Cache != nil {
+			errs.Check(c.Capacity <= 0 && *class.Cache > 0, key+"cache", *class.Cache,
+				"needs cache.capacity > 0 ([cache]'s, the other nodes' cache; \"0B\" on the classes that cache nothing): the cache runs with a [cache] capacity")
+		}
+		hw := class.apply(own)
+		caches := c.Capacity > 0 && (class.Cache == nil || *class.Cache > 0)
+		// A class without memory of its own inherits [cluster]'s, reported there.
+		errs.Check(caches && hw.Memory <= 0 && own.Memory > 0, key+"memory", hw.Memory,
+			"must be > 0 where the nodes cache: they read their cached blocks at their memory bandwidth")
 	}
 	errs.Check(!slices.Contains(cache.Names, c.Name), "cache.name", c.Name, fmt.Sprintf("must be one of %q", cache.Names))
 	errs.Check(c.Width != cache.WidthWave && c.Width != cache.WidthSize, "cache.width", c.Width,
@@ -109,9 +119,10 @@ func (c *CacheConfig) Validate(errs *Checks, cl *ClusterConfig) {
 
 // ValidatePreload checks the preloads against the workload's input
 // files: blocksOf gives a file's block count and whether a job reads it.
-// A node's preloaded blocks must fit its cache (each block a whole
-// blockSize at most): the first preload that overfills a node is named.
-func (c *CacheConfig) ValidatePreload(errs *Checks, nodes int, blockSize int64, blocksOf func(string) (int, bool)) {
+// A node's preloaded blocks must fit its cache, capacity(node) (each block
+// a whole blockSize at most): the first preload that overfills a node is
+// named.
+func (c *CacheConfig) ValidatePreload(errs *Checks, nodes int, blockSize int64, capacity func(node int) units.Bytes, blocksOf func(string) (int, bool)) {
 	perNode := make([]int64, nodes)
 	full := false
 	for i, p := range c.Preload {
@@ -138,9 +149,9 @@ func (c *CacheConfig) ValidatePreload(errs *Checks, nodes int, blockSize int64, 
 			}
 		}
 		for node, used := range perNode {
-			if used > int64(c.Capacity) {
-				errs.Check(true, key+".blocks", p.Blocks, fmt.Sprintf("brings node %d's preloaded blocks to %v (%v each), more than cache.capacity = %v",
-					node, units.Bytes(used), units.Bytes(blockSize), c.Capacity))
+			if limit := capacity(node); used > int64(limit) {
+				errs.Check(true, key+".blocks", p.Blocks, fmt.Sprintf("brings node %d's preloaded blocks to %v (%v each), more than its cache of %v",
+					node, units.Bytes(used), units.Bytes(blockSize), limit))
 				full = true
 				break
 			}

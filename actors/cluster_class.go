@@ -38,6 +38,9 @@ type NodeClass struct {
 	// IntermediateSpace replaces [cluster]'s disk space for map outputs
 	// on the class's nodes; "0B" leaves theirs unlimited.
 	IntermediateSpace *units.Bytes `toml:"intermediate_space,omitempty" json:",omitempty"`
+	// Cache replaces [cache] capacity on the class's nodes ("0B": they
+	// cache nothing); the cache runs when [cache] has a capacity.
+	Cache *units.Bytes `toml:"cache,omitempty" json:",omitempty"`
 }
 
 // apply returns base with the class's keys in place of its own.
@@ -226,6 +229,14 @@ func (c *ClusterConfig) CheckClasses(check func(bad bool, key string, v any, msg
 	}
 }
 
+// CacheCapacity is node's cache: its class's, or base, [cache]'s.
+func (c *ClusterConfig) CacheCapacity(node int, base units.Bytes) units.Bytes {
+	if k := c.ClassOf(node); k >= 0 && c.Classes[k].Cache != nil {
+		return *c.Classes[k].Cache
+	}
+	return base
+}
+
 // Class is class k's hardware: [cluster] with the class's keys applied.
 func (c *ClusterConfig) Class(k int) ClusterConfig { return c.Classes[k].apply(c.own()) }
 
@@ -277,6 +288,7 @@ func (k *NodeClass) set() []keyValue {
 	add("nic", k.NIC != nil, func() any { return *k.NIC })
 	add("memory", k.Memory != nil, func() any { return *k.Memory })
 	add("intermediate_space", k.IntermediateSpace != nil, func() any { return *k.IntermediateSpace })
+	add("cache", k.Cache != nil, func() any { return *k.Cache })
 	return out
 }
 

@@ -310,8 +310,10 @@ func (c *Cluster) spawnCaches(dir *actors.Directory, coordinator *actor.PID, pre
 	}
 	for i := range pids {
 		name := fmt.Sprintf("cache-%d", i)
+		own := *cfg.Cache
+		own.Capacity = cfg.Cluster.CacheCapacity(i, own.Capacity)
 		client := actors.NewCacheClient(actors.CacheClientConfig{
-			Node: sched.NodeID(i), Cache: *cfg.Cache, Switch: dir.Switches[i], Coordinator: coordinator, Preloaded: held[i],
+			Node: sched.NodeID(i), Cache: own, Switch: dir.Switches[i], Coordinator: coordinator, Preloaded: held[i],
 		}, c.deps(name))
 		var err error
 		if pids[i], err = c.spawnActor(name, client); err != nil {

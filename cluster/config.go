@@ -369,7 +369,8 @@ func (c *Config) validateCacheWorkload() []error {
 			files[f.File] = (&workload.JobSpec{InputBytes: f.Bytes}).MapCount(int64(c.HDFS.BlockSize))
 		}
 	}
-	c.Cache.ValidatePreload(&checks, c.Nodes(), int64(c.HDFS.BlockSize), func(name string) (int, bool) {
+	capacity := func(node int) units.Bytes { return c.Cluster.CacheCapacity(node, c.Cache.Capacity) }
+	c.Cache.ValidatePreload(&checks, c.Nodes(), int64(c.HDFS.BlockSize), capacity, func(name string) (int, bool) {
 		n, ok := files[name]
 		return n, ok
 	})

@@ -126,11 +126,9 @@ until = "1m"
 	}, strings.Split(err.Error(), "\n"))
 }
 
-// What a feature needs of every node it needs of each class: a cache,
-// memory bandwidth; QoS clients, map slots. A class that takes it away
-// is refused under its own key.
-func TestClassKeepsWhatFeaturesNeedOfEveryNode(t *testing.T) {
-	_, err := Load("c.toml", []byte(`[cluster]
+// oldRackWithoutMemory is a cluster whose second rack, of the class
+// "old", has no memory bandwidth, its class table open for more keys.
+const oldRackWithoutMemory = `[cluster]
 racks = 2
 nodes_per_rack = 2
 memory = "4GB/s"
@@ -138,7 +136,13 @@ memory = "4GB/s"
 name = "old"
 racks = [1]
 memory = "0B/s"
-map_slots = 0
+`
+
+// What a feature needs of every node it needs of each class: a cache,
+// memory bandwidth; QoS clients, map slots. A class that takes it away
+// is refused under its own key.
+func TestClassKeepsWhatFeaturesNeedOfEveryNode(t *testing.T) {
+	_, err := Load("c.toml", []byte(oldRackWithoutMemory+`map_slots = 0
 [cache]
 capacity = "1GB"
 [[workload.qos]]
@@ -148,7 +152,31 @@ until = "1m"
 `), ".")
 	require.Error(t, err)
 	assert.Equal(t, []string{
-		`c.toml:8:1: cluster.class[0].memory = "0B/s": must be > 0 with cache.capacity: every node caches, and reads its cached blocks at its memory bandwidth`,
+		`c.toml:8:1: cluster.class[0].memory = "0B/s": must be > 0 where the nodes cache: they read their cached blocks at their memory bandwidth`,
 		"c.toml:9:1: cluster.class[0].map_slots = 0: must be ≥ 1: QoS tasks run in map slots on every node",
 	}, strings.Split(err.Error(), "\n"))
+}
+
+// A class's cache is its nodes' own: one that caches nothing needs no
+// memory bandwidth, one that caches needs [cache] to run, and a preload
+// must fit the cache of each node it names.
+func TestClassCache(t *testing.T) {
+	const base = oldRackWithoutMemory + `cache = "0B"
+[cache]
+capacity = "1GB"
+[[workload.jobs]]
+job = [{ name = "a", input_file = "f", input_bytes = "512MiB" }]
+`
+	sc, err := Load("c.toml", []byte(base), ".")
+	require.NoError(t, err, "the class caches nothing: it needs no memory link")
+	assert.Equal(t, "0B", sc.Config.Cluster.CacheCapacity(2, sc.Config.Cache.Capacity).String())
+	assert.Equal(t, "1GB", sc.Config.Cluster.CacheCapacity(1, sc.Config.Cache.Capacity).String())
+	_, err = sc.WithSet("cluster.class[0].cache=2GB")
+	assert.EqualError(t, err, `--set cluster.class[0].cache=2GB: cluster.class[0].memory = "0B/s": must be > 0 where the nodes cache: `+
+		`they read their cached blocks at their memory bandwidth`)
+	_, err = sc.WithSet("cache.capacity=0B", "cluster.class[0].cache=2GB", "cluster.class[0].memory=4GB/s")
+	assert.ErrorContains(t, err, `cluster.class[0].cache = "2GB": needs cache.capacity > 0`)
+	_, err = Load("c.toml", []byte(strings.NewReplacer(`cache = "0B"`, `cache = "200MiB"`, `memory = "0B/s"`, `memory = "4GB/s"`).Replace(base)+
+		"[[cache.preload]]\nfile = \"f\"\nblocks = 4\nnodes = [1, 2]\n"), ".")
+	assert.ErrorContains(t, err, "c.toml:16:1: cache.preload[0].blocks = 4: brings node 2's preloaded blocks to 256MiB (128MiB each), more than its cache of 200MiB")
 }

@@ -378,7 +378,7 @@ blocks = 4
 [[workload.jobs]]
 job = [{name = "a", input_file = "table", input_bytes = "512MiB"}, {name = "b", input_file = "logs", input_bytes = "512MiB"}]
 `, []string{
-			`s.toml:15:1: cache.preload[1].blocks = 2: brings node 0's preloaded blocks to 512MiB (128MiB each), more than cache.capacity = 300MiB`,
+			`s.toml:15:1: cache.preload[1].blocks = 2: brings node 0's preloaded blocks to 512MiB (128MiB each), more than its cache of 300MiB`,
 		}},
 		{"preloads of a file no job reads and of too many blocks; MIN with closed workers", `[cluster]
 racks = 1

@@ -320,6 +320,21 @@ func configCommand(args []string, stdout, stderr io.Writer) int {
 
 // printFaults is the run's fault account: the faults fired by kind, what
 // they cost, and where every byte asked of the fabric went.
+// classCaches is what the cache line says of the classes with a cache of
+// their own: " (old 8GB, new 0B)", or "".
+func classCaches(c *actors.ClusterConfig) string {
+	var parts []string
+	for _, k := range c.Classes {
+		if k.Cache != nil {
+			parts = append(parts, fmt.Sprintf("%s %v", k.Name, *k.Cache))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
 func printFaults(w io.Writer, s cluster.Summary, f cluster.FlowTotals) {
 	var fired []string
 	total := 0.0
@@ -415,8 +430,8 @@ func printSummary(w io.Writer, cfg cluster.Config, rep *cluster.Report, wall tim
 	fmt.Fprintf(w, "flows     %.0f completed, %.0f aborted, %.1f GB moved\n",
 		s["flows.completed"], s["flows.aborted"], s["flows.bytes"]/1e9)
 	if cfg.Cache.On() {
-		fmt.Fprintf(w, "cache     %s %v per node: hit ratio %.1f%%, %.1f%% of jobs all memory-local, %.0f blocks evicted; %.0f requests to the directory, at most %.0f in a second\n",
-			cfg.Cache.Name, cfg.Cache.Capacity, 100*s["cache.hit_ratio"], 100*s["jobs.all_memory_local"], s["cache.evictions"],
+		fmt.Fprintf(w, "cache     %s %v per node%s: hit ratio %.1f%%, %.1f%% of jobs all memory-local, %.0f blocks evicted; %.0f requests to the directory, at most %.0f in a second\n",
+			cfg.Cache.Name, cfg.Cache.Capacity, classCaches(&cfg.Cluster), 100*s["cache.hit_ratio"], 100*s["jobs.all_memory_local"], s["cache.evictions"],
 			s["cache.requests"], s["cache.requests.peak_per_second"])
 	}
 	if r := cfg.Replication; r != nil {
