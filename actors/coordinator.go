@@ -91,6 +91,14 @@ type Coordinator struct {
 	nics []float64
 }
 
+// nicOf is node's NIC.
+func (c *Coordinator) nicOf(node sched.NodeID) float64 {
+	if c.nics != nil {
+		return c.nics[node]
+	}
+	return float64(c.cfg.Cluster.NIC)
+}
+
 // livenessTick checks for nodes that stopped heartbeating.
 type livenessTick struct{}
 
@@ -162,7 +170,7 @@ func (c *Coordinator) handle(ctx actor.Context, now time.Duration, m any) {
 		c.core.measured(now, msg)
 	case *ClonesMeasured:
 		if c.core.clones != nil {
-			c.core.clonesMeasured(now, msg, float64(c.cfg.Cluster.NIC))
+			c.core.clonesMeasured(now, msg, c.nicOf)
 		}
 	case *blacklistTick:
 		c.core.endBlacklistWindow()

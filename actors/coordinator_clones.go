@@ -466,16 +466,20 @@ func (cl *cloning) omegaFor(j *coordJob) time.Duration {
 const maxOmegaSamples = 64
 
 // clonesMeasured books a cloned job's samples for its bin's next ω: each
-// reduce's read at the NIC's rate and the rest of its time, paired with
+// reduce's read at its node's NIC rate and the rest of its time, paired with
 // its maps' gaps between their first and second copies in turn.
-func (s *coordState) clonesMeasured(now time.Duration, msg *ClonesMeasured, nic float64) {
+func (s *coordState) clonesMeasured(now time.Duration, msg *ClonesMeasured, nicOf func(sched.NodeID) float64) {
 	cl := s.clones
 	cl.roll(now)
-	if !cl.cfg.Omega.Auto || len(msg.Gaps) == 0 || nic <= 0 {
+	if !cl.cfg.Omega.Auto || len(msg.Gaps) == 0 {
 		return
 	}
 	b := workload.SizeBin(msg.Maps) - 1
 	for i, r := range msg.Reduces[:min(len(msg.Reduces), maxOmegaSamples)] {
+		nic := nicOf(r.Node)
+		if nic <= 0 {
+			continue
+		}
 		read := time.Duration(float64(r.Bytes) / nic * float64(time.Second))
 		cl.samples[b] = append(cl.samples[b], straggler.OmegaSample{
 			Gap: msg.Gaps[i%len(msg.Gaps)], Read: read, Compute: max(r.Held-read, 0),

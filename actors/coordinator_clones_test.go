@@ -145,7 +145,7 @@ func TestAutoOmegaIsSearchedPerBinEachPeriod(t *testing.T) {
 		}
 		msg.Reduces = append(msg.Reduces, ReduceMeasured{Bytes: 10 * mib, Held: held})
 	}
-	s.clonesMeasured(time.Minute, msg, mib)
+	s.clonesMeasured(time.Minute, msg, func(sched.NodeID) float64 { return mib })
 	assert.Equal(t, OmegaInitial, cl.omegaFor(s.jobs[1]), "the period has not ended")
 	assert.Len(t, cl.samples[0], 10)
 	cl.roll(time.Hour)
@@ -156,4 +156,19 @@ func TestAutoOmegaIsSearchedPerBinEachPeriod(t *testing.T) {
 	// A fixed ω is the job's whatever its bin measured.
 	cl.cfg.Omega = Omega{Wait: units.Duration(time.Second)}
 	assert.Equal(t, time.Second, cl.omegaFor(s.jobs[1]))
+}
+
+func TestOmegaSamplesReadAtTheReduceNodesNIC(t *testing.T) {
+	// Two reduces of 10 MiB, one on a node of 1 MiB/s, one of 2 MiB/s:
+	// their reads are 10 s and 5 s, the rest of their 20 s compute.
+	s := cloningCore(AdmitControl)
+	submitMaps(t, s, 0, 1, 0, []sched.NodeID{0, 1}, []sched.NodeID{0, 1})
+	s.take()
+	const mib = 1 << 20
+	msg := &ClonesMeasured{Job: 1, Maps: 2, Gaps: []time.Duration{3 * time.Second}, Reduces: []ReduceMeasured{
+		{Bytes: 10 * mib, Held: 20 * time.Second, Node: 0}, {Bytes: 10 * mib, Held: 20 * time.Second, Node: 1}}}
+	s.clonesMeasured(time.Minute, msg, func(n sched.NodeID) float64 { return float64(n+1) * mib })
+	assert.Len(t, s.clones.samples[0], 2)
+	assert.Equal(t, []time.Duration{10 * time.Second, 5 * time.Second}, []time.Duration{s.clones.samples[0][0].Read, s.clones.samples[0][1].Read})
+	assert.Equal(t, []time.Duration{10 * time.Second, 15 * time.Second}, []time.Duration{s.clones.samples[0][0].Compute, s.clones.samples[0][1].Compute})
 }

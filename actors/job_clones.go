@@ -371,7 +371,7 @@ func (m *JobManager) sampleClones(msg *TaskFinished, finished bool) {
 			}
 		}
 	case finished:
-		cs.reduces = append(cs.reduces, ReduceMeasured{Bytes: m.reduceBytes(), Held: now - msg.Start})
+		cs.reduces = append(cs.reduces, ReduceMeasured{Bytes: m.reduceBytes(), Held: now - msg.Start, Node: msg.Node})
 	}
 }
 

@@ -408,10 +408,12 @@ type ClonesMeasured struct {
 	Reduces []ReduceMeasured
 }
 
-// ReduceMeasured is one finished reduce's input and time held.
+// ReduceMeasured is one finished reduce's input and time held, and the
+// node it ran on.
 type ReduceMeasured struct {
 	Bytes int64
 	Held  time.Duration
+	Node  sched.NodeID
 }
 
 // EvictOutputs tells a job manager that its job's map outputs were
