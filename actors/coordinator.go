@@ -39,8 +39,11 @@ type CoordinatorConfig struct {
 	MaxRunning int
 	// RackOf is the rack Hadoop is told each node is in, by node ID (all
 	// 0 when the cluster is not rack-aware).
-	RackOf    []sched.RackID
-	Streams   int // workload streams that will say WorkloadSubmitted
+	RackOf  []sched.RackID
+	Streams int // workload streams that will say WorkloadSubmitted
+	// Idle: the run has no workload stream and a deadline, and the
+	// cluster idles until it rather than ending at once.
+	Idle      bool
 	Fabric    *actor.PID
 	Directory *Directory
 	// Explain records every slot offer the policy looked at a job for,

@@ -160,7 +160,7 @@ func (s *coordState) workloadSubmitted() {
 // maybeFinish ends the run once every stream has submitted its last job
 // and every job has ended.
 func (s *coordState) maybeFinish() {
-	if !s.finished && s.streams == 0 && len(s.jobs) == 0 && len(s.held) == 0 {
+	if !s.finished && !s.cfg.Idle && s.streams == 0 && len(s.jobs) == 0 && len(s.held) == 0 {
 		s.finished = true
 		s.out.done = true
 	}

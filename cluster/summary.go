@@ -325,6 +325,10 @@ func MetricUnit(name string) string {
 		return UnitBytes
 	case name == "jobs.throughput":
 		return UnitPerHour
+	case name == "coordinator.busy":
+		return UnitFraction
+	case name == "coordinator.wait.mean":
+		return UnitSeconds
 	}
 	return UnitCount
 }

@@ -63,6 +63,14 @@ func TestValidMetricNamesHardware(t *testing.T) {
 	assert.Equal(t, UnitSeconds, MetricUnit("hardware.old.maps.seconds.mean"))
 }
 
+// The coordinator's busy share is a fraction and its mean wait a time, so
+// an [[expect]] may hold them to 0.999 or "5s".
+func TestCoordinatorMetricUnits(t *testing.T) {
+	assert.Equal(t, UnitFraction, MetricUnit("coordinator.busy"))
+	assert.Equal(t, UnitSeconds, MetricUnit("coordinator.wait.mean"))
+	assert.Equal(t, UnitCount, MetricUnit("coordinator.skipped"))
+}
+
 func TestSummaryCountsTheSlotTimeLostAttemptsHeld(t *testing.T) {
 	attempt := func(task int32, start, end time.Duration, outcome sched.Outcome) actors.AttemptRecord {
 		return actors.AttemptRecord{Attempt: sched.Attempt{Task: task}, Start: start, End: end, Outcome: outcome}
