@@ -327,8 +327,10 @@ func MetricUnit(name string) string {
 		return UnitPerHour
 	case name == "coordinator.busy":
 		return UnitFraction
-	case name == "coordinator.wait.mean":
+	case name == "coordinator.wait.mean" || strings.HasPrefix(name, "jobs.admission_wait."):
 		return UnitSeconds
+	case name == "replication.bytes" || name == "replication.bytes_raw":
+		return UnitBytes
 	}
 	return UnitCount
 }

@@ -63,12 +63,16 @@ func TestValidMetricNamesHardware(t *testing.T) {
 	assert.Equal(t, UnitSeconds, MetricUnit("hardware.old.maps.seconds.mean"))
 }
 
-// The coordinator's busy share is a fraction and its mean wait a time, so
-// an [[expect]] may hold them to 0.999 or "5s".
-func TestCoordinatorMetricUnits(t *testing.T) {
+// The coordinator's busy share is a fraction and its mean wait a time, as
+// are the jobs' waits for admission, and Scarlett's copies are bytes, so
+// an [[expect]] may hold them to 0.999, "5s" or 1.5e9.
+func TestMetricUnitsOfShareWaitAndCopy(t *testing.T) {
 	assert.Equal(t, UnitFraction, MetricUnit("coordinator.busy"))
 	assert.Equal(t, UnitSeconds, MetricUnit("coordinator.wait.mean"))
 	assert.Equal(t, UnitCount, MetricUnit("coordinator.skipped"))
+	assert.Equal(t, UnitSeconds, MetricUnit("jobs.admission_wait.p95"))
+	assert.Equal(t, UnitBytes, MetricUnit("replication.bytes_raw"))
+	assert.Equal(t, UnitBytes, MetricUnit("replication.bytes"))
 }
 
 func TestSummaryCountsTheSlotTimeLostAttemptsHeld(t *testing.T) {
