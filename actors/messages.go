@@ -114,9 +114,10 @@ type HeartbeatAck struct {
 // HeartbeatAnswered returns a node's heartbeat call when the coordinator
 // has a service time (HeartbeatConfig.ServiceTime): sent as its service
 // ends, it lets the node send its next (coordinator_service.go), and the
-// node may forget the attempt ends the calls up to Seq carried. Refused:
-// the coordinator's host was down and served nothing, so the node keeps
-// them for its next call.
+// node may forget the attempt ends the calls up to Seq carried, unless
+// control messages may be lost, when HeartbeatAck says so. Refused: the
+// coordinator's host was down and served nothing, so the node keeps them
+// for its next call.
 type HeartbeatAnswered struct {
 	Seq     int64
 	Refused bool

@@ -187,7 +187,10 @@ func (n *Node) Receive(ctx actor.Context) {
 	case *HeartbeatAck:
 		n.acked(msg.Seq)
 	case *HeartbeatAnswered:
-		if !msg.Refused {
+		if !msg.Refused && !n.cfg.Heartbeat.Reliable {
+			// When control messages may be lost HeartbeatAck says
+			// which ends were booked: an answer may come from a
+			// coordinator that ignored them (a node to resync).
 			n.acked(msg.Seq)
 		}
 		n.answered(ctx, msg.Seq)
