@@ -89,17 +89,31 @@ type Coordinator struct {
 	// service queues the requests of a coordinator with a service time
 	// (coordinator_service.go).
 	service serviceQueue
-	// nics is each node's NIC where nodes differ ([[cluster.class]]);
-	// nil when every node has [cluster]'s.
+	nics    nodeNICs
+}
+
+// nodeNICs is each node's NIC rate in bytes/s: nics where nodes differ
+// ([[cluster.class]]), nic, [cluster]'s, on every node otherwise.
+type nodeNICs struct {
+	nic  float64
 	nics []float64
 }
 
-// nicOf is node's NIC.
-func (c *Coordinator) nicOf(node sched.NodeID) float64 {
-	if c.nics != nil {
-		return c.nics[node]
+// newNodeNICs is the cluster's NIC rates.
+func newNodeNICs(c *ClusterConfig) nodeNICs {
+	n := nodeNICs{nic: float64(c.NIC)}
+	if c.Heterogeneous() {
+		c.EachNode(func(_ int, hw *ClusterConfig) { n.nics = append(n.nics, float64(hw.NIC)) })
 	}
-	return float64(c.cfg.Cluster.NIC)
+	return n
+}
+
+// of is node's NIC rate.
+func (n nodeNICs) of(node sched.NodeID) float64 {
+	if n.nics != nil {
+		return n.nics[node]
+	}
+	return n.nic
 }
 
 // livenessTick checks for nodes that stopped heartbeating.
@@ -124,9 +138,7 @@ func NewCoordinator(cfg CoordinatorConfig, policy sched.Policy, deps Deps) *Coor
 			perJob: cfg.Heartbeat.ServicePerJob.Std()},
 	}
 	c.core = newCoordState(&c.cfg, policy, deps.Rand.Uint64())
-	if cfg.Cluster.Heterogeneous() {
-		cfg.Cluster.EachNode(func(_ int, hw *ClusterConfig) { c.nics = append(c.nics, float64(hw.NIC)) })
-	}
+	c.nics = newNodeNICs(&cfg.Cluster)
 	return c
 }
 
@@ -173,7 +185,7 @@ func (c *Coordinator) handle(ctx actor.Context, now time.Duration, m any) {
 		c.core.measured(now, msg)
 	case *ClonesMeasured:
 		if c.core.clones != nil {
-			c.core.clonesMeasured(now, msg, c.nicOf)
+			c.core.clonesMeasured(now, msg, c.nics.of)
 		}
 	case *blacklistTick:
 		c.core.endBlacklistWindow()
@@ -339,7 +351,7 @@ func (c *Coordinator) spawnJobManager(ctx actor.Context, e *spawnJobManager) {
 	}
 	jm.reportLosses = c.cfg.IntermediateLoss != nil
 	if r := c.cfg.Tasks.RecomputeConfig; r.ProtectOutputs {
-		jm.protect = &outputProtection{nic: float64(c.cfg.Cluster.NIC), nics: c.nics, budget: r.Budget(), perRack: c.cfg.Cluster.NodesPerRack,
+		jm.protect = &outputProtection{nics: c.nics, budget: r.Budget(), perRack: c.cfg.Cluster.NodesPerRack,
 			lossRate: make(map[sched.NodeID]float64)}
 	}
 	if pl := c.cfg.Tasks.ReducePlacementConfig; pl.On() {

@@ -206,9 +206,9 @@ func TestCopyComputeCapIsEachNodesOwn(t *testing.T) {
 // A protected output's copy to a rack-mate is timed at the slower NIC of
 // the two nodes.
 func TestProtectionTimesACopyAtTheSlowerNIC(t *testing.T) {
-	even := outputProtection{nic: 125e6}
+	even := outputProtection{nics: nodeNICs{nic: 125e6}}
 	assert.Equal(t, 125e6, even.rate(0, 1))
-	mixed := outputProtection{nic: 125e6, nics: []float64{125e6, 12.5e6}}
+	mixed := outputProtection{nics: nodeNICs{nic: 125e6, nics: []float64{125e6, 12.5e6}}}
 	assert.Equal(t, 12.5e6, mixed.rate(0, 1))
 	assert.Equal(t, 12.5e6, mixed.rate(1, 0))
 }

@@ -240,8 +240,13 @@ func (s *coordState) admits(job sched.JobID, kind sched.TaskKind, node sched.Nod
 type coordView struct{ s *coordState }
 
 // Jobs implements sched.View; each job it yields is one the policy
-// looked at (coordState.looked).
+// looked at (coordState.looked), counted only when the coordinator serves
+// its messages in turn, the one reader of the count: the scan of every
+// other run's offers pays no wrapper.
 func (v coordView) Jobs() iter.Seq[sched.JobStatus] {
+	if !v.s.cfg.Heartbeat.Serves() {
+		return v.s.table.statuses()
+	}
 	return func(yield func(sched.JobStatus) bool) {
 		for st := range v.s.table.statuses() {
 			v.s.looked++

@@ -76,11 +76,10 @@ func (m *JobManager) handleNodeSuspected(ctx actor.Context, msg *NodeSuspected) 
 // rack-local rate a copy moves at, the budget, the tokens it has, and
 // each node's loss estimate as the coordinator last gave it.
 type outputProtection struct {
-	nic      float64   // bytes/s
-	nics     []float64 // each node's, where nodes differ; nil: nic
-	budget   float64   // tokens granted per byte processed
-	tokens   float64   // bytes the job may still copy
-	perRack  int       // nodes per rack: a node's rack-mates are its rack's
+	nics     nodeNICs
+	budget   float64 // tokens granted per byte processed
+	tokens   float64 // bytes the job may still copy
+	perRack  int     // nodes per rack: a node's rack-mates are its rack's
 	lossRate map[sched.NodeID]float64
 }
 
@@ -97,10 +96,7 @@ func (p *outputProtection) rackMate(node sched.NodeID) (sched.NodeID, bool) {
 // rate is the NIC rate a copy from one node to another moves at: the
 // slower of the two.
 func (p *outputProtection) rate(from, to sched.NodeID) float64 {
-	if p.nics == nil {
-		return p.nic
-	}
-	return min(p.nics[from], p.nics[to])
+	return min(p.nics.of(from), p.nics.of(to))
 }
 
 // maybeProtect copies a map's newly committed output to a rack-mate when

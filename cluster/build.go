@@ -212,14 +212,14 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 		known = make([]sched.RackID, n)
 	}
 	preloaded := cfg.preloaded()
+	streams := len(cfg.Workload) + len(cfg.Closed) + cfg.QoS.clients()
 	c.coordinator = actors.NewCoordinator(actors.CoordinatorConfig{
 		Cluster: cfg.Cluster, HDFS: cfg.HDFS, Heartbeat: cfg.Heartbeat, Tasks: cfg.Tasks, Stragglers: cfg.Stragglers, Straggle: cfg.straggle,
 		Speculation: speculationFor(cfg), Blacklist: cfg.Blacklist, Cloning: cfg.Cloning, NewSpeculation: newSpeculation(cfg),
 		MeasureNodes: cfg.Blacklist.On() || cfg.Cloning.On() || cfg.Speculation.On() && cfg.Speculation.params().SlowNodes() > 0,
 		PolicyTick:   cfg.Scheduler.Tick.Std(), MaxRunning: cfg.Scheduler.MaxRunning, RackOf: known,
-		Streams: len(cfg.Workload) + len(cfg.Closed) + cfg.QoS.clients(),
-		Idle:    len(cfg.Workload)+len(cfg.Closed)+cfg.QoS.clients() == 0 && cfg.Run.Until > 0,
-		Fabric:  fabric, Directory: dir, Explain: cfg.Run.Explain,
+		Streams: streams, Idle: streams == 0 && cfg.Run.Until > 0,
+		Fabric: fabric, Directory: dir, Explain: cfg.Run.Explain,
 		NewPolicy: func() (sched.Policy, error) { return sched.New(cfg.Scheduler.Name, cfg.Scheduler.Params, cfg.Shape()) },
 		Cache:     cfg.Cache, Preloaded: preloaded, CacheFuture: c.future, Replication: cfg.Replication,
 		IntermediateLoss: cfg.IntermediateLoss,

@@ -318,8 +318,6 @@ func configCommand(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// printFaults is the run's fault account: the faults fired by kind, what
-// they cost, and where every byte asked of the fabric went.
 // classCaches is what the cache line says of the classes with a cache of
 // their own: " (old 8GB, new 0B)", or "".
 func classCaches(c *actors.ClusterConfig) string {
@@ -335,6 +333,8 @@ func classCaches(c *actors.ClusterConfig) string {
 	return " (" + strings.Join(parts, ", ") + ")"
 }
 
+// printFaults is the run's fault account: the faults fired by kind, what
+// they cost, and where every byte asked of the fabric went.
 func printFaults(w io.Writer, s cluster.Summary, f cluster.FlowTotals) {
 	var fired []string
 	total := 0.0
