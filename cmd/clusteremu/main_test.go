@@ -775,6 +775,10 @@ reduced = ["workload.synthetic[0].jobs=5"]
 	assert.Equal(t, 0, run([]string{"explore", path, "--reduced", "--seeds", "2", "--set", "run.seed=2"}, &out, &errs), errs.String())
 	assert.Contains(t, out.String(), " --set workload.synthetic[0].jobs=5 --set run.seed=2: 0 failed")
 	out.Reset()
+	// So does --strategy pct, whose own overrides come last.
+	assert.Equal(t, 0, run([]string{"explore", path, "--reduced", "--seeds", "2", "--strategy", "pct"}, &out, &errs), out.String()+errs.String())
+	assert.Contains(t, out.String(), " --set workload.synthetic[0].jobs=5 --set run.strategy=pct")
+	out.Reset()
 	failing := strings.Replace(text, `value = 6, why`, `value = 7, why`, 1)
 	assert.Equal(t, 1, run([]string{"explore", writeScenario(t, failing), "--reduced", "--seeds", "1"}, &out, &errs))
 	assert.Contains(t, out.String(), "seed 1: FAIL expect jobs.succeeded >= 7: measured 6")

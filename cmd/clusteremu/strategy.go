@@ -38,5 +38,12 @@ func withStrategy(sc *scenarios.Scenario, strategy string, depth int, w io.Write
 		fmt.Fprintf(w, "pct: depth %d, priority changes drawn from the %d deliveries of the run in FIFO order\n", depth, rep.End.Steps)
 		sets = append(sets, "run.pct_steps="+strconv.FormatUint(rep.End.Steps, 10))
 	}
-	return sc.WithSet(sets...)
+	out, err := sc.WithSet(sets...)
+	if err != nil {
+		return nil, err
+	}
+	// WithSet reads the rows from the file again; the ones in force are
+	// sc's, a reduced form's when explore has --reduced.
+	out.Expect = sc.Expect
+	return out, nil
 }
