@@ -27,14 +27,18 @@ type NodeClass struct {
 	Racks []int  `toml:"racks,omitempty" json:",omitempty"`
 	Nodes []int  `toml:"nodes,omitempty" json:",omitempty"`
 
-	MapSlots    *int        `toml:"map_slots,omitempty" json:",omitempty"`
-	ReduceSlots *int        `toml:"reduce_slots,omitempty" json:",omitempty"`
-	Cores       *int        `toml:"cores,omitempty" json:",omitempty"`
-	Speed       *float64    `toml:"speed,omitempty" json:",omitempty"`
-	DiskRead    *units.Rate `toml:"disk_read,omitempty" json:",omitempty"`
-	DiskWrite   *units.Rate `toml:"disk_write,omitempty" json:",omitempty"`
-	NIC         *units.Rate `toml:"nic,omitempty" json:",omitempty"`
-	Memory      *units.Rate `toml:"memory,omitempty" json:",omitempty"`
+	MapSlots    *int `toml:"map_slots,omitempty" json:",omitempty"`
+	ReduceSlots *int `toml:"reduce_slots,omitempty" json:",omitempty"`
+	// Containers replaces [cluster]'s containers on the class's nodes,
+	// whose map and reduce slots are then that many too; only where
+	// [cluster] has containers.
+	Containers *int        `toml:"containers,omitempty" json:",omitempty"`
+	Cores      *int        `toml:"cores,omitempty" json:",omitempty"`
+	Speed      *float64    `toml:"speed,omitempty" json:",omitempty"`
+	DiskRead   *units.Rate `toml:"disk_read,omitempty" json:",omitempty"`
+	DiskWrite  *units.Rate `toml:"disk_write,omitempty" json:",omitempty"`
+	NIC        *units.Rate `toml:"nic,omitempty" json:",omitempty"`
+	Memory     *units.Rate `toml:"memory,omitempty" json:",omitempty"`
 	// IntermediateSpace replaces [cluster]'s disk space for map outputs
 	// on the class's nodes; "0B" leaves theirs unlimited.
 	IntermediateSpace *units.Bytes `toml:"intermediate_space,omitempty" json:",omitempty"`
@@ -47,6 +51,10 @@ type NodeClass struct {
 func (k *NodeClass) apply(base ClusterConfig) ClusterConfig {
 	override(&base.MapSlots, k.MapSlots)
 	override(&base.ReduceSlots, k.ReduceSlots)
+	if k.Containers != nil && base.Containers > 0 {
+		base.Containers = *k.Containers
+		base.MapSlots, base.ReduceSlots = base.Containers, base.Containers
+	}
 	override(&base.Cores, k.Cores)
 	override(&base.Speed, k.Speed)
 	override(&base.DiskRead, k.DiskRead)
@@ -132,6 +140,16 @@ func (c *ClusterConfig) SlotTotals(t *TasksConfig) [2]int {
 	}
 }
 
+// Attempts is how many attempts the cluster runs at once: its
+// containers, or its map slots and reducers.
+func (c *ClusterConfig) Attempts(t *TasksConfig) int {
+	if c.Containers > 0 {
+		return c.Sum(func(hw *ClusterConfig) int { return hw.Containers })
+	}
+	s := c.SlotTotals(t)
+	return s[0] + s[1]
+}
+
 // Sum adds f of every node's hardware.
 func (c *ClusterConfig) Sum(f func(hw *ClusterConfig) int) int {
 	if !c.Heterogeneous() {
@@ -174,6 +192,10 @@ func (c *ClusterConfig) validateClasses(errs *Checks) {
 		errs.Check(cl.Name == "cluster", key+".name", cl.Name, `must not be "cluster", which names the nodes of no class in the hardware.<class>. metrics`)
 		names[cl.Name] = true
 		errs.Check(len(cl.Racks) == 0 && len(cl.Nodes) == 0, key, cl.Name, "must name its nodes: racks = [...] or nodes = [...]")
+		if cl.Containers != nil {
+			errs.Check(c.Containers == 0, key+".containers", *cl.Containers,
+				"needs cluster.containers > 0: a cluster's nodes have containers or map and reduce slots, not both")
+		}
 		clash := false
 		claim := func(field string, n int) {
 			if prev, ok := owner[n]; ok && prev != k {
@@ -243,6 +265,9 @@ func (c *ClusterConfig) Class(k int) ClusterConfig { return c.Classes[k].apply(c
 // Describe is the cluster's shape in a line: racks, nodes, slots, and
 // each class's nodes and the keys it sets.
 func (c *ClusterConfig) Describe() string {
+	if c.Containers > 0 {
+		return fmt.Sprintf("%d racks × %d nodes, %d containers each", c.Racks, c.NodesPerRack, c.Containers) + c.DescribeClasses()
+	}
 	return fmt.Sprintf("%d racks × %d nodes, %d map + %d reduce slots each", c.Racks, c.NodesPerRack, c.MapSlots, c.ReduceSlots) +
 		c.DescribeClasses()
 }
@@ -281,6 +306,7 @@ func (k *NodeClass) set() []keyValue {
 	}
 	add("map_slots", k.MapSlots != nil, func() any { return *k.MapSlots })
 	add("reduce_slots", k.ReduceSlots != nil, func() any { return *k.ReduceSlots })
+	add("containers", k.Containers != nil, func() any { return *k.Containers })
 	add("cores", k.Cores != nil, func() any { return *k.Cores })
 	add("speed", k.Speed != nil, func() any { return *k.Speed })
 	add("disk_read", k.DiskRead != nil, func() any { return *k.DiskRead })

@@ -21,11 +21,19 @@ type ClusterConfig struct {
 	// MapSlots and ReduceSlots are each node's slots. A reduce slot
 	// computes a reduce; without copy-compute splitting it also holds the
 	// reducer while it copies (TasksConfig.Reducers).
-	MapSlots    int        `toml:"map_slots"`
-	ReduceSlots int        `toml:"reduce_slots"`
-	DiskRead    units.Rate `toml:"disk_read"`
-	DiskWrite   units.Rate `toml:"disk_write"`
-	NIC         units.Rate `toml:"nic"`
+	MapSlots    int `toml:"map_slots"`
+	ReduceSlots int `toml:"reduce_slots"`
+	// Containers, when > 0, makes each node's slots one pool, as YARN's
+	// NodeManager offers containers that a map or a reduce takes: a node
+	// runs at most Containers attempts of both kinds together, and
+	// MapSlots and ReduceSlots are each Containers (a scenario that sets
+	// containers leaves them out). The job's application master releases
+	// reduces into the pool by its ramp-up rule and takes them back when
+	// they hold the containers its maps need (coordinator_containers.go).
+	Containers int        `toml:"containers,omitzero" json:",omitempty"`
+	DiskRead   units.Rate `toml:"disk_read"`
+	DiskWrite  units.Rate `toml:"disk_write"`
+	NIC        units.Rate `toml:"nic"`
 	// RackUplink is each rack's link to the core; when 0, Oversubscription
 	// sets it to NodesPerRack × NIC / Oversubscription.
 	RackUplink       units.Rate `toml:"rack_uplink"`
@@ -84,6 +92,9 @@ const MaxSpeed = 1e3
 func (c *ClusterConfig) CoresPerNode(t *TasksConfig) int {
 	if c.Cores > 0 {
 		return c.Cores
+	}
+	if c.Containers > 0 {
+		return c.Containers
 	}
 	computing := t.ComputeSlots(c.ReduceSlots)
 	if computing == 0 {
@@ -296,6 +307,16 @@ type TasksConfig struct {
 	// follows ("start the waiting task that has the largest data to
 	// read"), instead of in task order.
 	LargestFirst bool `toml:"largest_first" json:",omitzero"`
+	// ReduceRampupLimit and ReducePreemptionLimit are the MapReduce
+	// application master's rules on YARN containers (cluster.containers;
+	// coordinator_containers.go): the most of what its job holds and may
+	// get that its reduces take while maps wait
+	// (yarn.app.mapreduce.am.job.reduce.rampup.limit), and the most of it
+	// that it takes back from its reduces at once for maps that cannot get
+	// a container (mapreduce.job.reduce.preemption.limit). 0: Hadoop's
+	// 0.5.
+	ReduceRampupLimit     float64 `toml:"reduce_rampup_limit,omitzero" json:",omitzero"`
+	ReducePreemptionLimit float64 `toml:"reduce_preemption_limit,omitzero" json:",omitzero"`
 	// ReducePlacementConfig is where released reduces run
 	// (job_placement.go): its keys sit in [tasks] itself, and the
 	// configuration's hash leaves it out unless it places reduces.
@@ -385,6 +406,11 @@ func (c *ClusterConfig) checkNode(errs *Checks, prefix string) {
 	errs.Check(c.Cores < 0 || c.Cores > MaxSlotsPerNode, prefix+"cores", c.Cores, fmt.Sprintf("must be 0 (one per slot) … %d", MaxSlotsPerNode))
 	errs.Check(!(c.Speed > 0 && c.Speed <= MaxSpeed), prefix+"speed", c.Speed, fmt.Sprintf("must be > 0 and at most %v (1: the speed the jobs' CPU costs are for)", MaxSpeed))
 	errs.Check(!nonNegative(float64(c.Memory)), prefix+"memory", c.Memory, "must be ≥ 0 (0: no memory link)")
+	errs.Check(c.Containers < 0 || c.Containers > MaxSlotsPerNode, prefix+"containers", c.Containers, fmt.Sprintf("must be 0 (map and reduce slots apart) … %d", MaxSlotsPerNode))
+	errs.Check(c.Containers > 0 && c.MapSlots != c.Containers, prefix+"map_slots", c.MapSlots,
+		fmt.Sprintf("must be left out with containers = %d: a container runs a map or a reduce", c.Containers))
+	errs.Check(c.Containers > 0 && c.ReduceSlots != c.Containers, prefix+"reduce_slots", c.ReduceSlots,
+		fmt.Sprintf("must be left out with containers = %d: a container runs a map or a reduce", c.Containers))
 	errs.Check(c.IntermediateSpace < 0, prefix+"intermediate_space", c.IntermediateSpace, "must be ≥ 0 (0: unlimited)")
 }
 

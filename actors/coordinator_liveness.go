@@ -24,6 +24,9 @@ type nodeEntry struct {
 	// busy marks the node's slots by kind and index that run an attempt
 	// the coordinator launched and has not yet heard ended.
 	busy [2][]bool
+	// containers, when > 0, is how many attempts of both kinds the node
+	// runs at once (cluster.containers); used counts its busy slots.
+	containers, used int
 	// qosHeld are the map slots QoS tasks held at the last heartbeat,
 	// busy too until the next.
 	qosHeld []int
@@ -33,7 +36,8 @@ type nodeEntry struct {
 // free reports whether the node's slot of the kind is neither running an
 // attempt the coordinator launched nor held by a QoS task.
 func (n *nodeEntry) free(kind sched.TaskKind, slot int) bool {
-	return !n.busy[kind][slot] && (kind != sched.Map || !slices.Contains(n.qosHeld, slot))
+	return !n.busy[kind][slot] && (kind != sched.Map || !slices.Contains(n.qosHeld, slot)) &&
+		(n.containers == 0 || n.used < n.containers)
 }
 
 // anyFree reports whether one of the node's slots of the kind is free.
@@ -66,6 +70,7 @@ func (s *coordState) register(now time.Duration, msg *RegisterNode) {
 	back := n.registered
 	n.registered, n.dead, n.reinit, n.resync = true, false, false, false
 	n.busy = [2][]bool{make([]bool, msg.MapSlots), make([]bool, msg.Reducers)}
+	n.containers, n.used = msg.Containers, 0
 	n.last = now
 	s.updateSlots()
 	if !back {
@@ -100,6 +105,9 @@ func (s *coordState) updateSlots() {
 			s.liveSlots[sched.Map] += len(n.busy[sched.Map])
 			s.liveSlots[sched.Reduce] += len(n.busy[sched.Reduce])
 		}
+	}
+	if s.containersOn() {
+		s.countContainers()
 	}
 }
 

@@ -52,7 +52,7 @@ func (s *coordState) heartbeat(now time.Duration, hb *Heartbeat) {
 			s.emit(&tellJob{e.Attempt.Job, &TaskFinished{
 				Attempt: e.Attempt, Node: hb.Node, Outcome: e.Outcome, Reason: e.Reason, OutputBytes: e.OutputBytes}})
 		}
-		s.nodes[at.node].busy[e.Attempt.Kind][at.slot] = false
+		s.setBusy(at.node, e.Attempt.Kind, at.slot, false)
 		if s.cfg.Tasks.CommitPendingRunning && e.Outcome == sched.Succeeded {
 			committing = append(committing, e)
 			continue
@@ -60,7 +60,7 @@ func (s *coordState) heartbeat(now time.Duration, hb *Heartbeat) {
 		s.attemptEnded(now, hb.Node, e)
 	}
 	s.policy.Heartbeat(now, hb.Node)
-	for _, kind := range []sched.TaskKind{sched.Map, sched.Reduce} {
+	for _, kind := range s.offerOrder() {
 		s.offer(now, hb.Node, kind)
 	}
 	for _, e := range committing {
@@ -76,6 +76,9 @@ func (s *coordState) attemptEnded(now time.Duration, node sched.NodeID, e Attemp
 		return
 	}
 	delete(s.running, a)
+	if s.preempting != nil {
+		delete(s.preempting, a)
+	}
 	if s.cache != nil {
 		s.cache.dir.unpin(a)
 	}
@@ -171,8 +174,8 @@ func (s *coordState) launch(now time.Duration, asg sched.Assignment, slot sched.
 	s.cacheLaunch(now, a, slot.Node, &spec)
 	s.table.launched(a)
 	s.scarlettLaunched(now, a)
-	s.running[a] = placed{slot.Node, slot.Index}
-	s.nodes[slot.Node].busy[slot.Kind][slot.Index] = true
+	s.running[a] = placed{slot.Node, slot.Index, now}
+	s.setBusy(slot.Node, slot.Kind, slot.Index, true)
 	for _, adm := range s.admit {
 		adm.launched(slot.Node, a, &spec)
 	}

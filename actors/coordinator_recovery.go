@@ -186,6 +186,7 @@ func (s *coordState) resynced(now time.Duration, msg *RegisterNode) {
 	n := &s.nodes[msg.Node]
 	n.resync, n.resyncAsked = false, false
 	n.busy = [2][]bool{make([]bool, msg.MapSlots), make([]bool, msg.Reducers)}
+	n.containers, n.used = msg.Containers, 0
 	n.last = now
 	for _, a := range s.admit {
 		a.registered(msg.Node, msg.Launches)
@@ -196,9 +197,9 @@ func (s *coordState) resynced(now time.Duration, msg *RegisterNode) {
 			s.emit(&killAttempt{a, msg.Node, "job ended"})
 			continue
 		}
-		s.running[a] = placed{msg.Node, r.Slot}
+		s.running[a] = placed{msg.Node, r.Slot, now}
 		s.cacheResynced(r, msg.Node)
-		n.busy[a.Kind][r.Slot] = true
+		s.setBusy(msg.Node, a.Kind, r.Slot, true)
 		s.table.launched(a)
 		if s.spec != nil {
 			s.spec.launched(a, msg.Node, false) // which were copies is forgotten with the queues

@@ -64,6 +64,12 @@ type coordState struct {
 	scarlett *scarlettRole
 	// liveSlots counts the slots of the live nodes, by kind.
 	liveSlots [2]int
+	// freeContainers counts the live nodes' free containers
+	// (cluster.containers), the AM's headroom; preempting holds the
+	// reduces an AM is killing for its maps, until they end
+	// (coordinator_containers.go).
+	freeContainers int
+	preempting     map[sched.Attempt]bool
 	// progress is each active job's stage progress by kind, as its job
 	// manager last reported it (JobProgressed); kept only for a policy
 	// that reads it (sched.NeedsProgress).
@@ -98,6 +104,7 @@ type heldJob struct {
 type placed struct {
 	node sched.NodeID
 	slot int
+	at   time.Duration // launched (resynced: registered again)
 }
 
 // coordOut is what the core asks its actor to do, in the order it asked.
@@ -276,6 +283,11 @@ func (s *coordState) setUpAdmission() {
 	if space := nodeSpace(&cfg.Cluster, len(cfg.RackOf)); space != nil {
 		s.space = newSpaceAdmission(space)
 		s.admit = append(s.admit, s.space)
+	}
+	if cfg.Cluster.Containers > 0 {
+		rampup, _ := rampLimits(&cfg.Tasks)
+		s.preempting = make(map[sched.Attempt]bool)
+		s.admit = append(s.admit, &rampUp{s: s, limit: rampup})
 	}
 	if cfg.Blacklist.On() {
 		s.black = newBlacklist(cfg.Blacklist, len(cfg.RackOf))
@@ -534,6 +546,7 @@ func (s *coordState) runningOf(id sched.JobID) []sched.Attempt {
 // policyTick runs the policy's periodic work and kills the attempts it
 // preempts; their nodes report them ended on their next heartbeat.
 func (s *coordState) policyTick(now time.Duration) {
+	s.preemptReduces(now)
 	for _, p := range s.policy.Tick(now, coordView{s}) {
 		if at, ok := s.running[p.Attempt]; ok {
 			s.emit(&killAttempt{p.Attempt, at.node, p.Reason})

@@ -122,6 +122,10 @@ const (
 	MetricStaleReports = "reports.stale"
 	// MetricNodesRejoined counts nodes declared dead that registered again.
 	MetricNodesRejoined = "nodes.rejoined"
+	// MetricReducesPreempted counts the reduces an application master
+	// killed for its maps, which could get no container
+	// (cluster.containers).
+	MetricReducesPreempted = "reduces.preempted"
 	// MetricNodesLost counts nodes declared dead.
 	MetricNodesLost = "nodes.lost"
 	// MetricMapsRerunNodeLost counts finished maps run again because

@@ -46,7 +46,11 @@ type RegisterNode struct {
 	Rack     sched.RackID
 	MapSlots int
 	Reducers int
-	PID      *actor.PID
+	// Containers, when > 0, is how many attempts of both kinds together
+	// the node runs (ClusterConfig.Containers): its map slots and
+	// reducers are each that many.
+	Containers int
+	PID        *actor.PID
 	// Launches counts the LaunchTask messages the node has received, by
 	// kind (see Heartbeat), so a node that registers again after a restart
 	// or a reinit starts its count where it left it.

@@ -104,7 +104,7 @@ func (n *Node) handleResync(ctx actor.Context) {
 func (n *Node) registration(restarted, diskLost bool, running []RunningAttempt) *RegisterNode {
 	return &RegisterNode{
 		Node: n.cfg.ID, Rack: n.cfg.Rack,
-		MapSlots: len(n.slots[sched.Map]), Reducers: len(n.slots[sched.Reduce]), PID: n.self,
+		MapSlots: len(n.slots[sched.Map]), Reducers: len(n.slots[sched.Reduce]), Containers: n.cfg.Cluster.Containers, PID: n.self,
 		Launches: n.got, Restarted: restarted, DiskLost: diskLost, Running: running,
 	}
 }

@@ -318,9 +318,13 @@ func (c *Config) Validate() error {
 	actors.ValidateFaults(c.Faults, &c.Cluster, &checks)
 	c.checkRackFetchFaults(&checks)
 	checks = append(checks, c.faultLinks()...)
+	c.validateContainers(check)
 	errs := []error(checks)
-	if _, err := sched.New(c.Scheduler.Name, c.Scheduler.Params, c.Shape()); err != nil {
+	if p, err := sched.New(c.Scheduler.Name, c.Scheduler.Params, c.Shape()); err != nil {
 		errs = append(errs, policyErrors(err, schedulerField)...)
+	} else if sa, ok := p.(sched.SlotAware); ok && sa.SlotAware() && c.Cluster.Containers > 0 {
+		errs = append(errs, &FieldError{Key: "scheduler.name", Value: c.Scheduler.Name,
+			Msg: "cannot be used with cluster.containers: it splits each node's map and reduce slots between its queues, and a container is either"})
 	}
 	if err := straggler.Validate(c.Speculation.Name, c.Speculation.Params); err != nil {
 		errs = append(errs, policyErrors(err, speculationField)...)
@@ -334,6 +338,28 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validateLoads()...)
 	errs = append(errs, c.ValidateWorkload())
 	return errors.Join(errs...)
+}
+
+// validateContainers checks what cluster.containers asks of the rest:
+// the application master's limits, and the features that count map and
+// reduce slots apart.
+func (c *Config) validateContainers(check func(bool, string, any, string)) {
+	t := &c.Tasks
+	for _, l := range []struct {
+		key string
+		v   float64
+	}{{"tasks.reduce_rampup_limit", t.ReduceRampupLimit}, {"tasks.reduce_preemption_limit", t.ReducePreemptionLimit}} {
+		check(!(l.v >= 0 && l.v <= 1), l.key, l.v, "must be in (0, 1] (0: Hadoop's 0.5)")
+		check(l.v != 0 && c.Cluster.Containers == 0, l.key, l.v,
+			"needs cluster.containers > 0: the application master's limit on reduces holding the containers its maps need")
+	}
+	if c.Cluster.Containers == 0 {
+		return
+	}
+	check(t.CopyCompute, "tasks.copy_compute", t.CopyCompute,
+		"cannot be used with cluster.containers: a reducer holds its container whole, copy and compute")
+	check(c.Scheduler.Tick <= 0, "scheduler.tick", c.Scheduler.Tick,
+		"must be > 0 with cluster.containers: the application masters take reduces back for their maps on it")
 }
 
 // ValidateWorkload checks the workload on its own and against the

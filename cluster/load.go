@@ -87,8 +87,7 @@ func (c *Config) loadArrivals(l LoadStream) ([]workload.JobSpec, error) {
 	}
 	slots := l.Slots
 	if slots == 0 {
-		all := c.Slots()
-		slots = all[0] + all[1]
+		slots = c.Cluster.Attempts(&c.Tasks)
 	}
 	if !(total > 0) {
 		return nil, &FieldError{Key: l.Key + ".load", Value: l.Load, Msg: fmt.Sprintf(

@@ -117,6 +117,10 @@ type Records struct {
 	// heartbeat.call_timeout, and the summary counts those the
 	// coordinator skipped.
 	CallsTimeOut bool
+	// Containers: the nodes' slots are containers (cluster.containers),
+	// and the summary counts the reduces the application masters took
+	// back for their maps.
+	Containers bool
 	// CoordinatorQueue is the coordinator's queue window by window, with
 	// a service time; nil without.
 	CoordinatorQueue []QueueSpan
@@ -261,7 +265,9 @@ type recorder struct {
 	queue *queueTally
 	// callsTimeOut: heartbeat.call_timeout is set (Records.CallsTimeOut).
 	callsTimeOut bool
-	errs         []error
+	// containers: cluster.containers is set (Records.Containers).
+	containers bool
+	errs       []error
 }
 
 // hooks are RunOptions' streaming hooks, each nil when unset.
@@ -605,7 +611,7 @@ func (r *recorder) results(end time.Duration) (*Records, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	res := &Records{Flows: r.flows, Tally: r.tally, PartitionSlots: slices.Clone(r.partSlots), Admission: r.admission, Evicting: r.evicting, Cloning: r.cloning,
-		Warmup: r.warmup, Recompute: r.recompute, Serves: r.queue != nil, CallsTimeOut: r.callsTimeOut}
+		Warmup: r.warmup, Recompute: r.recompute, Serves: r.queue != nil, CallsTimeOut: r.callsTimeOut, Containers: r.containers}
 	if r.queue != nil {
 		res.CoordinatorQueue = r.queue.until(end)
 	}

@@ -87,5 +87,6 @@ func (q *QoSConfig) validate(c *Config, check func(bool, string, any, string)) {
 		c.Cluster.CheckClasses(check, "map_slots", func(hw *actors.ClusterConfig) bool { return hw.MapSlots < 1 },
 			func(hw *actors.ClusterConfig) any { return hw.MapSlots }, "must be ≥ 1: QoS tasks run in map slots on every node")
 		check(len(c.Faults) > 0, "workload.qos", nil, "QoS clients do not run beside [[fault]] entries yet: a lost node's queued tasks would keep their clients waiting")
+		check(c.Cluster.Containers > 0, "workload.qos", nil, "QoS clients do not run beside cluster.containers yet: their tasks hold map slots, and a container is no map slot")
 	}
 }

@@ -161,8 +161,12 @@ func describe(cfg *cluster.Config) string {
 	if cfg.Nodes() > 1 {
 		nodes += fmt.Sprintf(" … node-%d", cfg.Nodes()-1)
 	}
-	return fmt.Sprintf("%s × %s (%s), %d map + %d reduce slots each%s; %s blocks × %d; heartbeat %s; %s; %s",
-		count(cfg.Cluster.Racks, "rack"), count(cfg.Cluster.NodesPerRack, "node"), nodes, cfg.Cluster.MapSlots, cfg.Cluster.ReduceSlots,
+	slots := fmt.Sprintf("%d map + %d reduce slots", cfg.Cluster.MapSlots, cfg.Cluster.ReduceSlots)
+	if cfg.Cluster.Containers > 0 {
+		slots = count(cfg.Cluster.Containers, "container")
+	}
+	return fmt.Sprintf("%s × %s (%s), %s each%s; %s blocks × %d; heartbeat %s; %s; %s",
+		count(cfg.Cluster.Racks, "rack"), count(cfg.Cluster.NodesPerRack, "node"), nodes, slots,
 		cfg.Cluster.DescribeClasses(),
 		scenarios.Bytes(cfg.HDFS.BlockSize), cfg.HDFS.Replication, scenarios.Duration(cfg.Heartbeat.Interval), cfg.Scheduler.Name,
 		count(len(cfg.Jobs()), "job")) + describeFaults(cfg.Faults) + describeRules(cfg.Rules)

@@ -90,6 +90,7 @@ func init() {
 	MetricNames = append(MetricNames, CounterNames...)
 	MetricNames = append(MetricNames, CacheMetricNames...)
 	MetricNames = append(MetricNames, ServiceMetricNames...)
+	MetricNames = append(MetricNames, actors.MetricReducesPreempted) // with cluster.containers
 	slices.Sort(MetricNames)
 	MetricNames = slices.Compact(MetricNames) // tasks.slot_seconds is a cache's and a straggler run's
 }
@@ -395,7 +396,7 @@ func Summarize(res *Records, slots [2]int, end time.Duration) Summary {
 		summarizeJobs(s, PoolMetrics+pool+".", jobs)
 	}
 	summarizeSizes(s, res.Jobs)
-	summarizeLoad(s, res.Jobs, slots)
+	summarizeLoad(s, res.Jobs, slots, res.Containers)
 	summarizeWorkload(s, res.Jobs)
 	summarizeAttempts(s, res, slots, end)
 	summarizePartitions(s, res, end)
@@ -426,6 +427,9 @@ func Summarize(res *Records, slots [2]int, end time.Duration) Summary {
 	}
 	if res.Serves {
 		summarizeService(s, res, end)
+	}
+	if res.Containers {
+		s[actors.MetricReducesPreempted] = float64(res.Counters[actors.MetricReducesPreempted])
 	}
 	return s
 }
@@ -761,9 +765,11 @@ func countSlowdowns(jobs []JobResult) int {
 // summarizeLoad sets the load the workload offered: the slot-seconds its
 // jobs held alone (their sizes) over the slots × the span of the
 // arrivals, n gaps for n jobs estimated as (last − first) × n / (n − 1).
-// workload.load is over every slot, .map and .reduce over each kind's.
-// It needs the jobs' sizes: runs with slowdowns only.
-func summarizeLoad(s Summary, jobs []JobResult, slots [2]int) {
+// workload.load is over every slot, .map and .reduce over each kind's;
+// with containers (pooled), whose map and reduce slots are the same
+// containers, all three are over the containers. It needs the jobs'
+// sizes: runs with slowdowns only.
+func summarizeLoad(s Summary, jobs []JobResult, slots [2]int, pooled bool) {
 	var held [2]float64
 	first, last := time.Duration(math.MaxInt64), time.Duration(0)
 	for _, j := range jobs {
@@ -776,7 +782,11 @@ func summarizeLoad(s Summary, jobs []JobResult, slots [2]int) {
 		return
 	}
 	span := (last - first).Seconds() * n / (n - 1)
-	if total := slots[0] + slots[1]; total > 0 {
+	total := slots[0] + slots[1]
+	if pooled {
+		total = slots[0]
+	}
+	if total > 0 {
 		s["workload.load"] = (held[0] + held[1]) / (float64(total) * span)
 	}
 	for kind, name := range []string{"workload.load.map", "workload.load.reduce"} {

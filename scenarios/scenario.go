@@ -62,6 +62,11 @@ type File struct {
 	Fault       []FaultTable           `toml:"fault"`
 	Expect      []Expectation          `toml:"expect"`
 	Reproduce   ReproduceTable         `toml:"reproduce"`
+
+	// slotKeys: the file or an override sets cluster.map_slots,
+	// cluster.reduce_slots, which cluster.containers then does not
+	// replace.
+	slotKeys [2]bool
 }
 
 // ReproduceTable is [reproduce], for scenarios that reproduce a paper's
@@ -154,6 +159,10 @@ func Load(name string, data []byte, dir string) (*Scenario, error) {
 	if err := doc.Decode(&f); err != nil && !errors.As(err, &found) {
 		return nil, err
 	}
+	if c, ok := doc.tree["cluster"].(map[string]any); ok {
+		_, f.slotKeys[0] = c["map_slots"]
+		_, f.slotKeys[1] = c["reduce_slots"]
+	}
 	if f.Cache != nil {
 		for i := range f.Cache.Preload {
 			f.Cache.Preload[i].Pick = cmp.Or(f.Cache.Preload[i].Pick, actors.PickFirst)
@@ -215,6 +224,15 @@ func (f *File) config(dir string) (cluster.Config, []error) {
 	var errs []error
 	c := cluster.DefaultConfig()
 	c.Run, c.Cluster, c.HDFS, c.Heartbeat, c.Chaos, c.Tasks = f.Run, f.Cluster, f.HDFS, f.Heartbeat, f.Chaos, f.Tasks
+	if c.Cluster.Containers > 0 {
+		// A container runs either kind: the node's slots of each kind
+		// are its containers, of which it runs that many in all.
+		for kind, slots := range []*int{&c.Cluster.MapSlots, &c.Cluster.ReduceSlots} {
+			if !f.slotKeys[kind] {
+				*slots = c.Cluster.Containers
+			}
+		}
+	}
 	c.Cache, c.Replication, c.IntermediateLoss, c.RackTraffic = f.Cache, f.Replication, f.IntermediateLoss, f.RackTraffic
 	c.QoS = f.qosConfig()
 	c.Stragglers, c.Blacklist, c.Cloning = f.Stragglers, f.Blacklist, f.Cloning

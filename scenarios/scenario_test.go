@@ -54,7 +54,7 @@ value = "soon"
 	lines := strings.Split(err.Error(), "\n")
 	assert.Equal(t, []string{
 		"bad.toml:2:1: cluster.racks = -2: must be ≥ 1",
-		"bad.toml:3:1: cluster.nodes_per_rak: unknown key; allowed: racks, nodes_per_rack, map_slots, reduce_slots, disk_read, disk_write, nic, rack_uplink, oversubscription, core, rack_awareness, completion_window, solve_interval, intermediate_space, evict, cores, speed, send_cpu_per_mib, receive_cpu_per_mib, memory, class",
+		"bad.toml:3:1: cluster.nodes_per_rak: unknown key; allowed: racks, nodes_per_rack, map_slots, reduce_slots, containers, disk_read, disk_write, nic, rack_uplink, oversubscription, core, rack_awareness, completion_window, solve_interval, intermediate_space, evict, cores, speed, send_cpu_per_mib, receive_cpu_per_mib, memory, class",
 		"bad.toml:6:1: hdfs.replication = 0: must be 1 … 1 (the nodes)",
 		`bad.toml:9:1: scheduler.name = "lottery": must be one of capacity, comp, fair, fbq, fifo, las, lasmq, sita, srpt, tags`,
 		`bad.toml:12:1: expect[0].metric = "jobs.speed": must be one of ` + strings.Join(cluster.MetricNames, ", ") +
@@ -638,4 +638,59 @@ func TestCallTimeoutNeedsAServiceTime(t *testing.T) {
 	require.NoError(t, err)
 	_, err = sc.WithSet("heartbeat.service_time=0s")
 	assert.ErrorContains(t, err, "heartbeat.call_timeout")
+}
+
+// Containers replace a node's map and reduce slots: a file that sets
+// them otherwise, a feature that counts the two kinds apart, a policy
+// that partitions them, the application master's limits without
+// containers, and a class's containers on a cluster of slots are each
+// refused at their key.
+func TestContainersAreRefusedBesideSlotKeys(t *testing.T) {
+	_, err := Load("c.toml", []byte(`[cluster]
+containers = 6
+map_slots = 4
+[[cluster.class]]
+name = "big"
+racks = [1]
+reduce_slots = 3
+[tasks]
+copy_compute = true
+reduce_rampup_limit = 1.5
+[scheduler]
+name = "tags"
+tick = "0s"
+[run]
+until = "1m"
+`), ".")
+	require.Error(t, err)
+	assert.Equal(t, []string{
+		`c.toml:3:1: cluster.map_slots = 4: must be left out with containers = 6: a container runs a map or a reduce`,
+		`c.toml:7:1: cluster.class[0].reduce_slots = 3: must be left out with containers = 6: a container runs a map or a reduce`,
+		`c.toml:9:1: tasks.copy_compute = true: cannot be used with cluster.containers: a reducer holds its container whole, copy and compute`,
+		`c.toml:10:1: tasks.reduce_rampup_limit = 1.5: must be in (0, 1] (0: Hadoop's 0.5)`,
+		`c.toml:12:1: scheduler.name = "tags": cannot be used with cluster.containers: it splits each node's map and reduce slots between its queues, and a container is either`,
+		`c.toml:13:1: scheduler.tick = "0s": must be > 0 with cluster.containers: the application masters take reduces back for their maps on it`,
+	}, strings.Split(err.Error(), "\n"))
+
+	_, err = Load("s.toml", []byte("[cluster]\nmap_slots = 2\n[[cluster.class]]\nname = \"y\"\nracks = [0]\ncontainers = 4\n[tasks]\nreduce_preemption_limit = 0.25\n[run]\nuntil = \"1m\"\n"), ".")
+	require.Error(t, err)
+	assert.Equal(t, []string{
+		`s.toml:6:1: cluster.class[0].containers = 4: needs cluster.containers > 0: a cluster's nodes have containers or map and reduce slots, not both`,
+		`s.toml:8:1: tasks.reduce_preemption_limit = 0.25: needs cluster.containers > 0: the application master's limit on reduces holding the containers its maps need`,
+	}, strings.Split(err.Error(), "\n"))
+
+	// Left out, the slot keys follow the containers, an override's too;
+	// set by an override, they are refused as the file's are.
+	sc, err := Load("ok.toml", []byte("[cluster]\ncontainers = 6\n[[cluster.class]]\nname = \"big\"\nracks = [1]\ncontainers = 10\n[run]\nuntil = \"1m\"\n"), ".")
+	require.NoError(t, err)
+	assert.Equal(t, [2]int{6, 6}, [2]int{sc.Config.Cluster.MapSlots, sc.Config.Cluster.ReduceSlots})
+	big := sc.Config.Cluster.Class(0)
+	assert.Equal(t, [3]int{10, 10, 10}, [3]int{big.Containers, big.MapSlots, big.ReduceSlots})
+	assert.Equal(t, 6+10, sc.Config.Cluster.CoresPerNode(&sc.Config.Tasks)+big.CoresPerNode(&sc.Config.Tasks))
+	assert.Equal(t, 6*10+10*10, sc.Config.Cluster.Attempts(&sc.Config.Tasks))
+	more, err := sc.WithSet("cluster.containers=8")
+	require.NoError(t, err)
+	assert.Equal(t, 8, more.Config.Cluster.MapSlots)
+	_, err = sc.WithSet("cluster.reduce_slots=2")
+	assert.ErrorContains(t, err, "--set cluster.reduce_slots=2: cluster.reduce_slots = 2: must be left out with containers = 6")
 }

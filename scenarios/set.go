@@ -40,6 +40,12 @@ func (s *Scenario) WithSet(assignments ...string) (*Scenario, error) {
 			continue
 		}
 		applied = append(applied, i)
+		switch key {
+		case "cluster.map_slots":
+			f.slotKeys[0] = true
+		case "cluster.reduce_slots":
+			f.slotKeys[1] = true
+		}
 	}
 	cfg, errs := f.config(s.dir)
 	for i := range f.Expect {

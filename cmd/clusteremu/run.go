@@ -410,7 +410,13 @@ func printSummary(w io.Writer, cfg cluster.Config, rep *cluster.Report, wall tim
 	} else {
 		fmt.Fprintln(w, "locality  none: no map succeeded")
 	}
-	fmt.Fprintf(w, "slots     map %.1f%%  reduce %.1f%% busy", 100*s["slots.utilisation.map"], 100*s["slots.utilisation.reduce"])
+	if cfg.Cluster.Containers > 0 {
+		fmt.Fprintf(w, "slots     containers %.1f%% busy (maps %.1f%%, reduces %.1f%%), %.0f reduces preempted for maps",
+			100*(s["slots.utilisation.map"]+s["slots.utilisation.reduce"]), 100*s["slots.utilisation.map"], 100*s["slots.utilisation.reduce"],
+			s[actors.MetricReducesPreempted])
+	} else {
+		fmt.Fprintf(w, "slots     map %.1f%%  reduce %.1f%% busy", 100*s["slots.utilisation.map"], 100*s["slots.utilisation.reduce"])
+	}
 	if s["tasks.killed"]+s["tasks.failed"] > 0 {
 		fmt.Fprintf(w, "; %.0f slot-s lost to %.0f killed, %.0f slot-s to %.0f failed attempts",
 			s["tasks.killed.slot_seconds"], s["tasks.killed"], s["tasks.failed.slot_seconds"], s["tasks.failed"])
@@ -424,7 +430,11 @@ func printSummary(w io.Writer, cfg cluster.Config, rep *cluster.Report, wall tim
 			s["workload.reference.sum"]/3600, s["workload.reference.scv"])
 	}
 	if load, ok := s["workload.load"]; ok {
-		fmt.Fprintf(w, "load      %.3f offered (map %.3f, reduce %.3f): the jobs' sizes alone over the slots × the span of the arrivals\n",
+		over := "the slots"
+		if cfg.Cluster.Containers > 0 {
+			over = "the containers"
+		}
+		fmt.Fprintf(w, "load      %.3f offered (map %.3f, reduce %.3f): the jobs' sizes alone over "+over+" × the span of the arrivals\n",
 			load, s["workload.load.map"], s["workload.load.reduce"])
 	}
 	fmt.Fprintf(w, "flows     %.0f completed, %.0f aborted, %.1f GB moved\n",
