@@ -53,6 +53,35 @@ var (
 	reducesFirst = []sched.TaskKind{sched.Reduce, sched.Map}
 )
 
+// offerContainers hands the node's free containers to a policy that
+// picks the job and then the kind (sched.ContainerAware), one at a time,
+// until it leaves one idle, or after one launch without assign-multiple.
+func (s *coordState) offerContainers(now time.Duration, node sched.NodeID, p sched.ContainerAware) {
+	n := &s.nodes[node]
+	for n.used < n.containers {
+		slot := sched.Slot{Node: node, Rack: s.cfg.RackOf[node], Kind: sched.Map, Index: n.freeSlot(sched.Map)}
+		if s.cfg.Explain {
+			slot.Why = &sched.Explanation{}
+		}
+		a, ok := p.AssignContainer(now, coordView{s}, slot)
+		if ok {
+			slot.Kind, slot.Index = a.Kind, n.freeSlot(a.Kind)
+		}
+		first := len(s.out.effects)
+		launched := ok && s.launch(now, a, slot)
+		s.explain(now, slot, first)
+		if !launched || !s.cfg.Heartbeat.AssignMultiple {
+			return
+		}
+	}
+}
+
+// freeSlot is the node's lowest free slot of the kind; with a container
+// free, each kind has one.
+func (n *nodeEntry) freeSlot(kind sched.TaskKind) int {
+	return slices.Index(n.busy[kind], false)
+}
+
 // setBusy marks the node's slot of the kind busy or free, counting the
 // node's containers in use and the cluster's free ones.
 func (s *coordState) setBusy(node sched.NodeID, kind sched.TaskKind, slot int, busy bool) {

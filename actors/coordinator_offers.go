@@ -60,8 +60,12 @@ func (s *coordState) heartbeat(now time.Duration, hb *Heartbeat) {
 		s.attemptEnded(now, hb.Node, e)
 	}
 	s.policy.Heartbeat(now, hb.Node)
-	for _, kind := range s.offerOrder() {
-		s.offer(now, hb.Node, kind)
+	if p, ok := s.policy.(sched.ContainerAware); ok && s.containersOn() {
+		s.offerContainers(now, hb.Node, p)
+	} else {
+		for _, kind := range s.offerOrder() {
+			s.offer(now, hb.Node, kind)
+		}
 	}
 	for _, e := range committing {
 		s.attemptEnded(now, hb.Node, e)

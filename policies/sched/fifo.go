@@ -119,5 +119,26 @@ func (f *FIFO) Assign(_ time.Duration, v View, s Slot) (Assignment, bool) {
 	return Assignment{}, false
 }
 
+// AssignContainer implements ContainerAware, as YARN's FIFO scheduler
+// serves applications: the container goes to the first queued job with a
+// task that may run there, a reduce before a map.
+func (f *FIFO) AssignContainer(_ time.Duration, v View, s Slot) (Assignment, bool) {
+	maps := s
+	maps.Kind = Map
+	for i, job := range f.queue {
+		if _, ok := v.BestLocality(job.ID, Reduce, s.Node); ok {
+			s.Why.Note(job.ID, "FIFO order %d: a reduce, which the job asks for before its maps", i+1)
+			return Assignment{Job: job.ID, Kind: Reduce, MaxLocality: OffRack}, true
+		}
+		if s.Why != nil && wants(v, job.ID, maps) {
+			s.Why.Note(job.ID, "FIFO order %d: priority %d, submitted at %v", i+1, job.Priority, job.Submit)
+		}
+		if a, ok := f.delay.offer(job.ID, v, maps); ok {
+			return a, true
+		}
+	}
+	return Assignment{}, false
+}
+
 // Tick implements Policy; FIFO never preempts.
 func (*FIFO) Tick(time.Duration, View) []Preemption { return nil }

@@ -122,6 +122,34 @@ func TestFIFOFillsSlotsInQueueOrder(t *testing.T) {
 	assert.Empty(t, f.Tick(time.Minute, v))
 }
 
+func TestFIFOServesAContainerJobFirst(t *testing.T) {
+	// A container goes to the first queued job that can use it, as YARN's
+	// FIFO scheduler serves applications in order: job 1's map before job
+	// 2's reduce; once job 1's reduces are released, job 1's reduce
+	// before its own maps (the AM asks for reduces at a higher priority);
+	// a job with nothing to run passes the container on.
+	j1, j2 := status(1, Normal, 0, 3, 0), status(2, Normal, time.Second, 0, 2)
+	f := NewFIFO()
+	f.Submitted(0, j1.Job)
+	f.Submitted(time.Second, j2.Job)
+	v := &fakeView{jobs: []*JobStatus{j1, j2}}
+	container := Slot{Node: 3, Kind: Map, Index: 1}
+	got, ok := f.AssignContainer(time.Minute, v, container)
+	require.True(t, ok)
+	assert.Equal(t, Assignment{Job: 1, Kind: Map, MaxLocality: OffRack}, got)
+	j1.PendingReduces = 1
+	got, ok = f.AssignContainer(time.Minute, v, container)
+	require.True(t, ok)
+	assert.Equal(t, Assignment{Job: 1, Kind: Reduce, MaxLocality: OffRack}, got)
+	j1.PendingMaps, j1.PendingReduces = 0, 0
+	got, ok = f.AssignContainer(time.Minute, v, container)
+	require.True(t, ok)
+	assert.Equal(t, Assignment{Job: 2, Kind: Reduce, MaxLocality: OffRack}, got)
+	j2.PendingReduces = 0
+	_, ok = f.AssignContainer(time.Minute, v, container)
+	assert.False(t, ok)
+}
+
 func TestFIFOWithDelaySkipsToALocalJob(t *testing.T) {
 	// Job 1 heads the queue but has no node-local map on node 5; job 2
 	// has. With delay scheduling job 2 launches node-local; once job 1 has

@@ -43,6 +43,18 @@ type SlotAware interface {
 	SlotAware() bool
 }
 
+// ContainerAware is implemented by a policy that, offered a container (a
+// slot either kind of task may take: cluster.containers), picks the job
+// first and then the kind, as YARN's ResourceManager picks an application
+// and serves its requests by their priority, the MapReduce application
+// master's reduces before its maps. The slot's Kind and Index name a
+// free slot of the node but bind nothing: the attempt runs in a free slot
+// of the kind assigned. A policy that does not implement it is offered
+// each container as a reduce slot, then as a map slot.
+type ContainerAware interface {
+	AssignContainer(now time.Duration, v View, s Slot) (Assignment, bool)
+}
+
 // Partitioned is implemented by a policy that splits the cluster's slots
 // between its queues (TAGS, SITA): Partition is the 1-based partition a
 // slot belongs to, fixed when the policy is built, so a run can report
