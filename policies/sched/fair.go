@@ -204,7 +204,7 @@ type Fair struct {
 	jobs  map[JobID]Job
 	runs  map[Attempt]time.Duration // launch times of running attempts
 	below map[string]*[2]belowSince // by pool name
-	rank  [2]fairRank               // the slot order by kind, kept between offers
+	rank  [3]fairRank               // the slot order by kind (containers: either), kept between offers
 	evict *evictions                // nil unless the policy evicts for locality
 }
 
@@ -311,6 +311,29 @@ func (f *Fair) Assign(now time.Duration, v View, s Slot) (Assignment, bool) {
 		}
 	}
 	return f.assign(now, v, s, f.ranked(v, s.Kind))
+}
+
+// AssignContainer implements ContainerAware, as YARN's Fair Scheduler
+// assigns a container: to the job furthest below its fair share of the
+// containers, counting all it holds and all it asks for of both kinds
+// (a pool's minimum share its maps' and its reduces' together), and
+// within the job a reduce before a map, the map through delay scheduling.
+func (f *Fair) AssignContainer(_ time.Duration, v View, s Slot) (Assignment, bool) {
+	maps := s
+	maps.Kind = Map
+	for i, js := range f.ranked(v, containers) {
+		if _, ok := v.BestLocality(js.id, Reduce, s.Node); ok {
+			s.Why.Note(js.id, "fair-share order %d: holding %g of its fair share %.2f of the containers; a reduce, which the job asks for before its maps", i+1, js.running, js.fair)
+			return Assignment{Job: js.id, Kind: Reduce, MaxLocality: OffRack}, true
+		}
+		if s.Why != nil && wants(v, js.id, maps) {
+			s.Why.Note(js.id, "fair-share order %d: holding %g of its fair share %.2f of the containers", i+1, js.running, js.fair)
+		}
+		if a, ok := f.delay.offer(js.id, v, maps); ok {
+			return a, true
+		}
+	}
+	return Assignment{}, false
 }
 
 // assign offers the slot to the jobs in the given order.

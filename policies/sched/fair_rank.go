@@ -138,7 +138,7 @@ func (r *fairRank) check(v View, kind TaskKind) rankChange {
 		return rankStale
 	}
 	change, same := rankSame, r.sameVersion(v)
-	if slots := v.Slots(kind); slots != r.slots {
+	if slots := kindSlots(v, kind); slots != r.slots {
 		r.slots, change = slots, rankDemand
 	}
 	if same {
@@ -155,7 +155,7 @@ func (r *fairRank) check(v View, kind TaskKind) rankChange {
 		if st.ID != in.id || st.Pool != in.pool || st.Weight != in.weight || st.Priority != in.priority || st.Submit != in.submit {
 			return rankStale // gather starts over: nothing recorded here counts
 		}
-		attempts, pending := st.Attempts(kind), st.Pending(kind)
+		attempts, pending := kindAttempts(st, kind), kindPending(st, kind)
 		if attempts+pending != in.attempts+in.pending {
 			r.claims[in.at].demand = float64(attempts + pending)
 			change = rankDemand
@@ -170,6 +170,41 @@ func (r *fairRank) check(v View, kind TaskKind) rankChange {
 		return rankStale
 	}
 	return change
+}
+
+// containers is the order of containers (ContainerAware), which a task
+// of either kind takes: a job's attempts and pending tasks are of both
+// kinds, a pool's minimum share is its maps' and its reduces' together,
+// and the slots are the containers, which View.Slots counts for each
+// kind.
+const containers TaskKind = 2
+
+func kindAttempts(st JobStatus, kind TaskKind) int {
+	if kind == containers {
+		return st.MapAttempts + st.ReduceAttempts
+	}
+	return st.Attempts(kind)
+}
+
+func kindPending(st JobStatus, kind TaskKind) int {
+	if kind == containers {
+		return st.PendingMaps + st.PendingReduces
+	}
+	return st.Pending(kind)
+}
+
+func kindSlots(v View, kind TaskKind) int {
+	if kind == containers {
+		return v.Slots(Map)
+	}
+	return v.Slots(kind)
+}
+
+func kindMin(p *Pool, kind TaskKind) int {
+	if kind == containers {
+		return p.MinShare[Map] + p.MinShare[Reduce]
+	}
+	return p.MinShare[kind]
 }
 
 // sameVersion reports whether the view is versioned and at the version
@@ -250,7 +285,7 @@ func (r *fairRank) compute(f *Fair, kind TaskKind) {
 		p := &r.pools[g]
 		c := claim{weight: 1}
 		if cfg := f.pools[p.name]; cfg != nil {
-			c.min, c.weight = float64(cfg.MinShare[kind]), weightOf(cfg.Weight)
+			c.min, c.weight = float64(kindMin(cfg, kind)), weightOf(cfg.Weight)
 		}
 		for _, jc := range r.claims[p.lo:p.hi] {
 			c.demand += jc.demand
@@ -292,7 +327,7 @@ func (r *fairRank) gather(f *Fair, v View, kind TaskKind) {
 	}
 	clear(r.index)
 	r.sameVersion(v)
-	r.slots, r.inputs, r.pools, r.byName = v.Slots(kind), r.inputs[:0], r.pools[:0], r.byName[:0]
+	r.slots, r.inputs, r.pools, r.byName = kindSlots(v, kind), r.inputs[:0], r.pools[:0], r.byName[:0]
 	r.touched = r.touched[:0]
 	for st := range v.Jobs() {
 		name := f.poolOf(st.Job)
@@ -306,7 +341,7 @@ func (r *fairRank) gather(f *Fair, v View, kind TaskKind) {
 		r.pools[g].hi++ // its number of jobs, for now
 		r.inputs = append(r.inputs, rankInput{
 			id: st.ID, pool: st.Pool, weight: st.Weight, priority: st.Priority, submit: st.Submit,
-			attempts: st.Attempts(kind), pending: st.Pending(kind), group: g,
+			attempts: kindAttempts(st, kind), pending: kindPending(st, kind), group: g,
 		})
 	}
 	slices.SortFunc(r.byName, func(a, b int32) int { return strings.Compare(r.pools[a].name, r.pools[b].name) })

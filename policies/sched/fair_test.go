@@ -286,3 +286,30 @@ func TestDelayWaitAccruesOnlyWhenSkipped(t *testing.T) {
 	}
 	assert.Equal(t, time.Minute+25*time.Second, launched)
 }
+
+func TestFairServesAContainerByAllAJobHolds(t *testing.T) {
+	// 10 containers. Job 1 holds 4 maps and asks for more; job 2 holds 3
+	// reduces and asks for 2 maps and a reduce. Job 2 holds fewer, 3
+	// against 4: it takes the container, its reduce first. Once it holds
+	// 5 reduces, job 1 comes first, with a map, where ranked by their
+	// maps alone (0 against 4) job 2's map would have taken it.
+	f := NewFair(FairConfig{})
+	j1, j2 := status(1, Normal, 0, 6, 0), status(2, Normal, time.Second, 2, 1)
+	j1.MapAttempts, j1.RunningMaps = 4, 4
+	j2.ReduceAttempts, j2.RunningReduces = 3, 3
+	f.Submitted(0, j1.Job)
+	f.Submitted(time.Second, j2.Job)
+	v := fairView(j1, j2)
+	v.slots = map[TaskKind]int{Map: 10, Reduce: 10}
+	container := Slot{Node: 1, Kind: Map}
+	got, ok := f.AssignContainer(time.Minute, v, container)
+	require.True(t, ok)
+	assert.Equal(t, Assignment{Job: 2, Kind: Reduce, MaxLocality: OffRack}, got)
+	j2.PendingReduces, j2.ReduceAttempts = 0, 5
+	got, ok = f.AssignContainer(time.Minute, v, container)
+	require.True(t, ok)
+	assert.Equal(t, Assignment{Job: 1, Kind: Map, MaxLocality: OffRack}, got)
+	j1.PendingMaps, j2.PendingMaps = 0, 0
+	_, ok = f.AssignContainer(time.Minute, v, container)
+	assert.False(t, ok)
+}
