@@ -16,6 +16,8 @@ import (
 func (s *Scenario) Resolved() ([]byte, error) {
 	f := s.file
 	f.Run = s.Config.Run
+	// With containers, the slot keys the file left out are its containers.
+	f.Cluster.MapSlots, f.Cluster.ReduceSlots = s.Config.Cluster.MapSlots, s.Config.Cluster.ReduceSlots
 	if f.Cluster.RackUplink > 0 {
 		f.Cluster.Oversubscription = 0 // the uplink is set; see senseChecks
 	}

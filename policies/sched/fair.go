@@ -319,21 +319,14 @@ func (f *Fair) Assign(now time.Duration, v View, s Slot) (Assignment, bool) {
 // (a pool's minimum share its maps' and its reduces' together), and
 // within the job a reduce before a map, the map through delay scheduling.
 func (f *Fair) AssignContainer(_ time.Duration, v View, s Slot) (Assignment, bool) {
-	maps := s
-	maps.Kind = Map
-	for i, js := range f.ranked(v, containers) {
-		if _, ok := v.BestLocality(js.id, Reduce, s.Node); ok {
-			s.Why.Note(js.id, "fair-share order %d: holding %g of its fair share %.2f of the containers; a reduce, which the job asks for before its maps", i+1, js.running, js.fair)
-			return Assignment{Job: js.id, Kind: Reduce, MaxLocality: OffRack}, true
+	order := f.ranked(v, containers)
+	return assignContainer(v, s, f.delay, len(order), func(i int) (JobID, string) {
+		js := order[i]
+		if s.Why == nil {
+			return js.id, ""
 		}
-		if s.Why != nil && wants(v, js.id, maps) {
-			s.Why.Note(js.id, "fair-share order %d: holding %g of its fair share %.2f of the containers", i+1, js.running, js.fair)
-		}
-		if a, ok := f.delay.offer(js.id, v, maps); ok {
-			return a, true
-		}
-	}
-	return Assignment{}, false
+		return js.id, fmt.Sprintf("fair-share order %d: holding %g of its fair share %.2f of the containers", i+1, js.running, js.fair)
+	})
 }
 
 // assign offers the slot to the jobs in the given order.

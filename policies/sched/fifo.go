@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"fmt"
 	"sort"
 	"time"
 
@@ -123,17 +124,33 @@ func (f *FIFO) Assign(_ time.Duration, v View, s Slot) (Assignment, bool) {
 // serves applications: the container goes to the first queued job with a
 // task that may run there, a reduce before a map.
 func (f *FIFO) AssignContainer(_ time.Duration, v View, s Slot) (Assignment, bool) {
+	return assignContainer(v, s, f.delay, len(f.queue), func(i int) (JobID, string) {
+		job := f.queue[i]
+		if s.Why == nil {
+			return job.ID, ""
+		}
+		return job.ID, fmt.Sprintf("FIFO order %d: priority %d, submitted at %v", i+1, job.Priority, job.Submit)
+	})
+}
+
+// assignContainer offers a container to n jobs in order, job(i) naming
+// the i-th with what the policy makes of it: to the first with a reduce
+// for the node, or a map delay scheduling lets it launch there, a reduce
+// before a map, as an application master asks for its reduces at a
+// higher priority than its maps.
+func assignContainer(v View, s Slot, delay *delayState, n int, job func(i int) (JobID, string)) (Assignment, bool) {
 	maps := s
 	maps.Kind = Map
-	for i, job := range f.queue {
-		if _, ok := v.BestLocality(job.ID, Reduce, s.Node); ok {
-			s.Why.Note(job.ID, "FIFO order %d: a reduce, which the job asks for before its maps", i+1)
-			return Assignment{Job: job.ID, Kind: Reduce, MaxLocality: OffRack}, true
+	for i := range n {
+		id, why := job(i)
+		if _, ok := v.BestLocality(id, Reduce, s.Node); ok {
+			s.Why.Note(id, "%s; a reduce, which the job asks for before its maps", why)
+			return Assignment{Job: id, Kind: Reduce, MaxLocality: OffRack}, true
 		}
-		if s.Why != nil && wants(v, job.ID, maps) {
-			s.Why.Note(job.ID, "FIFO order %d: priority %d, submitted at %v", i+1, job.Priority, job.Submit)
+		if s.Why != nil && wants(v, id, maps) {
+			s.Why.Note(id, "%s", why)
 		}
-		if a, ok := f.delay.offer(job.ID, v, maps); ok {
+		if a, ok := delay.offer(id, v, maps); ok {
 			return a, true
 		}
 	}
