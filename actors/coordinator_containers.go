@@ -95,16 +95,18 @@ func (s *coordState) setBusy(node sched.NodeID, kind sched.TaskKind, slot int, b
 		d = -1
 	}
 	n.used -= d
-	if n.containers > 0 && s.live(node) {
+	if n.containers > 0 && s.live(node) && !n.resync {
 		s.freeContainers += d
 	}
 }
 
-// countContainers counts the free containers of the live nodes.
+// countContainers counts the free containers of the live nodes, but for
+// those a restarted coordinator waits to hear again from (resync), whose
+// containers it cannot offer yet.
 func (s *coordState) countContainers() {
 	s.freeContainers = 0
 	for i := range s.nodes {
-		if n := &s.nodes[i]; n.registered && !n.dead && n.containers > 0 {
+		if n := &s.nodes[i]; n.registered && !n.dead && !n.resync && n.containers > 0 {
 			s.freeContainers += n.containers - n.used
 		}
 	}

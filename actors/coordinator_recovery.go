@@ -137,7 +137,7 @@ func (s *coordState) restart(now time.Duration, policy sched.Policy, failJobs bo
 	for i := range s.nodes {
 		if n := &s.nodes[i]; n.registered && !n.dead {
 			n.resync, n.resyncAsked, n.last = true, false, now
-			n.busy = [2][]bool{}
+			n.busy, n.used = [2][]bool{}, 0
 		}
 	}
 	s.updateSlots()
