@@ -171,23 +171,51 @@ func (*Capacity) Heartbeat(time.Duration, NodeID) {}
 // below their maximum with a task for the node, and in it to the first
 // job by priority and submission with one.
 func (c *Capacity) Assign(_ time.Duration, v View, s Slot) (Assignment, bool) {
+	return c.assign(v, s, false)
+}
+
+// AssignContainer implements ContainerAware, as YARN's Capacity Scheduler
+// assigns a container: a queue's use is the containers its jobs hold of
+// both kinds, and its first job with a task for the node takes it, a
+// reduce before a map.
+func (c *Capacity) AssignContainer(_ time.Duration, v View, s Slot) (Assignment, bool) {
+	return c.assign(v, s, true)
+}
+
+// assign is Assign over the slots of s's kind, or with either over the
+// containers, which View.Slots counts for each kind.
+func (c *Capacity) assign(v View, s Slot, either bool) (Assignment, bool) {
 	n := len(c.queues)
 	used := make([]int, n)
 	for st := range v.Jobs() {
-		if _, ok := c.jobs[st.ID]; ok {
+		if _, ok := c.jobs[st.ID]; !ok {
+			continue
+		}
+		if either {
+			used[c.queueOf(st.Job)] += st.MapAttempts + st.ReduceAttempts
+		} else {
 			used[c.queueOf(st.Job)] += st.Attempts(s.Kind)
 		}
 	}
-	// first[q] is queue q's first job with a task for the node.
+	kinds := []TaskKind{s.Kind}
+	if either {
+		kinds = []TaskKind{Reduce, Map}
+	}
+	// first[q] is queue q's first job with a task for the node, of kind
+	// kind[q].
 	first := make([]JobID, n)
+	kind := make([]TaskKind, n)
 	found := make([]bool, n)
 	for _, j := range c.order {
 		q := c.queueOf(j)
 		if found[q] {
 			continue
 		}
-		if _, ok := v.BestLocality(j.ID, s.Kind, s.Node); ok {
-			first[q], found[q] = j.ID, true
+		for _, k := range kinds {
+			if _, ok := v.BestLocality(j.ID, k, s.Node); ok {
+				first[q], kind[q], found[q] = j.ID, k, true
+				break
+			}
 		}
 	}
 	slots := float64(v.Slots(s.Kind))
@@ -206,10 +234,14 @@ func (c *Capacity) Assign(_ time.Duration, v View, s Slot) (Assignment, bool) {
 	}
 	if s.Why != nil {
 		q := c.queues[best]
-		s.Why.Note(first[best], "capacity: queue %q holds %d of %d %v slots (capacity %g%%, maximum %g%%), the least used / capacity; its first job by priority and submission",
-			q.Name, used[best], int(slots), s.Kind, q.Capacity, q.max())
+		what := s.Kind.String() + " slots"
+		if either {
+			what = "containers"
+		}
+		s.Why.Note(first[best], "capacity: queue %q holds %d of %d %s (capacity %g%%, maximum %g%%), the least used / capacity; its first job by priority and submission",
+			q.Name, used[best], int(slots), what, q.Capacity, q.max())
 	}
-	return Assignment{Job: first[best], Kind: s.Kind, MaxLocality: OffRack}, true
+	return Assignment{Job: first[best], Kind: kind[best], MaxLocality: OffRack}, true
 }
 
 // Tick implements Policy; Capacity never preempts.

@@ -138,3 +138,28 @@ func TestCapacityParamsValidate(t *testing.T) {
 	assert.True(t, DefaultCapacityParams().HasQueue(""))
 	assert.False(t, DefaultCapacityParams().HasQueue("prod"))
 }
+
+// A container goes to the queue holding least of the containers over its
+// capacity, counting both kinds: prod's job holds 4 maps of 10
+// containers, adhoc's 3 reduces (ranked by maps alone, adhoc would hold
+// none); at 50% each adhoc is below prod, and its job takes the container
+// with a reduce, which it asks for before its map. Once adhoc holds 5 and
+// is at its maximum, prod's job takes it with a map.
+func TestCapacityServesAContainerByAllAQueueHolds(t *testing.T) {
+	p := capacityOf(t, CapacityQueue{Name: "prod", Capacity: 50}, CapacityQueue{Name: "adhoc", Capacity: 50, MaxCapacity: pct(50)})
+	prod, adhoc := status(1, Normal, 0, 6, 0), status(2, Normal, time.Second, 2, 1)
+	prod.Pool, adhoc.Pool = "prod", "adhoc"
+	prod.MapAttempts, adhoc.ReduceAttempts = 4, 3
+	p.Submitted(0, prod.Job)
+	p.Submitted(time.Second, adhoc.Job)
+	v := &fakeView{jobs: []*JobStatus{prod, adhoc}, slots: map[TaskKind]int{Map: 10, Reduce: 10}}
+	c, ok := p.(ContainerAware)
+	require.True(t, ok)
+	got, ok := c.AssignContainer(time.Minute, v, Slot{Kind: Map})
+	require.True(t, ok)
+	assert.Equal(t, Assignment{Job: 2, Kind: Reduce, MaxLocality: OffRack}, got)
+	adhoc.PendingReduces, adhoc.ReduceAttempts = 0, 5
+	got, ok = c.AssignContainer(time.Minute, v, Slot{Kind: Map})
+	require.True(t, ok)
+	assert.Equal(t, Assignment{Job: 1, Kind: Map, MaxLocality: OffRack}, got)
+}
