@@ -53,7 +53,7 @@ func (k *NodeClass) apply(base ClusterConfig) ClusterConfig {
 	override(&base.ReduceSlots, k.ReduceSlots)
 	if k.Containers != nil && base.Containers > 0 {
 		base.Containers = *k.Containers
-		base.MapSlots, base.ReduceSlots = base.Containers, base.Containers
+		base.MapSlots, base.ReduceSlots = base.Containers, base.Containers/base.ReduceSize()
 	}
 	override(&base.Cores, k.Cores)
 	override(&base.Speed, k.Speed)

@@ -24,16 +24,19 @@ type ClusterConfig struct {
 	MapSlots    int `toml:"map_slots"`
 	ReduceSlots int `toml:"reduce_slots"`
 	// Containers, when > 0, makes each node's slots one pool, as YARN's
-	// NodeManager offers containers that a map or a reduce takes: a node
-	// runs at most Containers attempts of both kinds together, and
-	// MapSlots and ReduceSlots are each Containers (a scenario that sets
-	// containers leaves them out). The job's application master releases
-	// reduces into the pool by its ramp-up rule and takes them back when
-	// they hold the containers its maps need (coordinator_containers.go).
-	Containers int        `toml:"containers,omitzero" json:",omitempty"`
-	DiskRead   units.Rate `toml:"disk_read"`
-	DiskWrite  units.Rate `toml:"disk_write"`
-	NIC        units.Rate `toml:"nic"`
+	// NodeManager offers containers that a map or a reduce takes: a map
+	// takes one, a reduce ReduceContainers (0: one), as a MapReduce job
+	// asks for more memory for its reduces than for its maps, and a node
+	// runs what fits. MapSlots is then Containers and ReduceSlots
+	// Containers / ReduceContainers (a scenario that sets containers
+	// leaves them out). The job's application master releases reduces
+	// into the pool by its ramp-up rule and takes them back when they hold
+	// the containers its maps need (coordinator_containers.go).
+	Containers       int        `toml:"containers,omitzero" json:",omitempty"`
+	ReduceContainers int        `toml:"reduce_containers,omitzero" json:",omitempty"`
+	DiskRead         units.Rate `toml:"disk_read"`
+	DiskWrite        units.Rate `toml:"disk_write"`
+	NIC              units.Rate `toml:"nic"`
 	// RackUplink is each rack's link to the core; when 0, Oversubscription
 	// sets it to NodesPerRack × NIC / Oversubscription.
 	RackUplink       units.Rate `toml:"rack_uplink"`
@@ -78,6 +81,10 @@ type ClusterConfig struct {
 	// ([[cluster.class]], cluster_class.go); none: every node is alike.
 	Classes []NodeClass `toml:"class,omitempty" json:",omitempty"`
 }
+
+// ReduceSize is how many of a node's containers a reduce takes: 1 unless
+// ReduceContainers says.
+func (c *ClusterConfig) ReduceSize() int { return max(1, c.ReduceContainers) }
 
 // CoreRate is one core's work per second at speed 1: work is counted in
 // nanoseconds of a nominal core, so a CPU link's capacity is cores ×
@@ -382,6 +389,10 @@ func (c *ClusterConfig) Validate(errs *Checks) {
 	errs.Check(!nonNegative(c.Oversubscription), "cluster.oversubscription", c.Oversubscription, "must be ≥ 0")
 	errs.Check(!nonNegative(float64(c.Core)), "cluster.core", c.Core, "must be ≥ 0 (0: no core link)")
 	errs.Check(c.CompletionWindow < 0, "cluster.completion_window", c.CompletionWindow, "must be ≥ 0")
+	errs.Check(c.ReduceContainers < 0 || c.Containers > 0 && c.ReduceContainers > c.Containers, "cluster.reduce_containers", c.ReduceContainers,
+		fmt.Sprintf("must be 0 (one) … containers = %d: a reduce fits a node", c.Containers))
+	errs.Check(c.ReduceContainers > 0 && c.Containers == 0, "cluster.reduce_containers", c.ReduceContainers,
+		"needs cluster.containers > 0: the containers a reduce takes of a node's")
 	errs.Check(c.SolveInterval < 0, "cluster.solve_interval", c.SolveInterval, "must be ≥ 0")
 	for _, b := range []struct {
 		key string
@@ -409,7 +420,7 @@ func (c *ClusterConfig) checkNode(errs *Checks, prefix string) {
 	errs.Check(c.Containers < 0 || c.Containers > MaxSlotsPerNode, prefix+"containers", c.Containers, fmt.Sprintf("must be 0 (map and reduce slots apart) … %d", MaxSlotsPerNode))
 	errs.Check(c.Containers > 0 && c.MapSlots != c.Containers, prefix+"map_slots", c.MapSlots,
 		fmt.Sprintf("must be left out with containers = %d: a container runs a map or a reduce", c.Containers))
-	errs.Check(c.Containers > 0 && c.ReduceSlots != c.Containers, prefix+"reduce_slots", c.ReduceSlots,
+	errs.Check(c.Containers > 0 && c.ReduceSlots != c.Containers/c.ReduceSize(), prefix+"reduce_slots", c.ReduceSlots,
 		fmt.Sprintf("must be left out with containers = %d: a container runs a map or a reduce", c.Containers))
 	errs.Check(c.IntermediateSpace < 0, prefix+"intermediate_space", c.IntermediateSpace, "must be ≥ 0 (0: unlimited)")
 }

@@ -76,6 +76,18 @@ func (s *coordState) offerContainers(now time.Duration, node sched.NodeID, p sch
 	}
 }
 
+// ceilDiv is ⌈x / d⌉.
+func ceilDiv(x float64, d int) int { return int(math.Ceil(x / float64(d))) }
+
+// size is the containers an attempt of the kind takes on the node: a
+// map one, a reduce cluster.reduce_containers.
+func (n *nodeEntry) size(kind sched.TaskKind) int {
+	if kind == sched.Reduce {
+		return n.reduceSize
+	}
+	return 1
+}
+
 // freeSlot is the node's lowest free slot of the kind; with a container
 // free, each kind has one.
 func (n *nodeEntry) freeSlot(kind sched.TaskKind) int {
@@ -90,9 +102,9 @@ func (s *coordState) setBusy(node sched.NodeID, kind sched.TaskKind, slot int, b
 		return
 	}
 	n.busy[kind][slot] = busy
-	d := 1
+	d := n.size(kind)
 	if busy {
-		d = -1
+		d = -d
 	}
 	n.used -= d
 	if n.containers > 0 && s.live(node) && !n.resync {
@@ -118,27 +130,31 @@ type rampUp struct {
 	limit float64
 }
 
-func (r *rampUp) admits(job sched.JobID, kind sched.TaskKind, _ sched.NodeID) bool {
+func (r *rampUp) admits(job sched.JobID, kind sched.TaskKind, node sched.NodeID) bool {
 	if kind != sched.Reduce {
 		return true
+	}
+	if n := &r.s.nodes[node]; n.containers-n.used < n.reduceSize {
+		return false // no reduce fits the node
 	}
 	j := r.s.table.job(job)
 	if j == nil {
 		return true
 	}
-	return j.status.ReduceAttempts < reduceLimit(j.status, r.s.freeContainers, r.limit)
+	return j.status.ReduceAttempts < reduceLimit(j.status, r.s.freeContainers, r.limit, r.s.cfg.Cluster.ReduceSize())
 }
 
-// reduceLimit is how many containers the job's reduces may hold
-// (RMContainerAllocator.scheduleReduces with containers of one size):
-// all of them once no map waits; otherwise the ideal reduce share of
-// what the job holds plus the headroom, min(finished maps / maps, limit),
-// and whatever the maps' ideal share leaves unused.
-func reduceLimit(st sched.JobStatus, headroom int, limit float64) int {
+// reduceLimit is how many reduces the job may run
+// (RMContainerAllocator.scheduleReduces, in containers, of which a map
+// takes one and a reduce size): all of them once no map waits; otherwise
+// the ideal reduce share of what the job holds plus the headroom,
+// min(finished maps / maps, limit), and whatever the maps' ideal share
+// leaves unused, over a reduce's size.
+func reduceLimit(st sched.JobStatus, headroom int, limit float64, size int) int {
 	if st.PendingMaps == 0 {
 		return math.MaxInt
 	}
-	total := float64(st.MapAttempts + st.ReduceAttempts + headroom)
+	total := float64(st.MapAttempts + size*st.ReduceAttempts + headroom)
 	done := 1.0
 	if st.Maps > 0 {
 		done = float64(st.FinishedMaps) / float64(st.Maps)
@@ -148,7 +164,7 @@ func reduceLimit(st sched.JobStatus, headroom int, limit float64) int {
 	if need := float64(st.PendingMaps + st.MapAttempts); maps > need {
 		reduces += maps - need
 	}
-	return int(reduces)
+	return int(reduces) / size
 }
 
 // The rule reads the job table and the free containers as they stand;
@@ -173,9 +189,10 @@ func (s *coordState) preemptReduces(now time.Duration) {
 		return
 	}
 	_, limit := rampLimits(&s.cfg.Tasks)
+	size := s.cfg.Cluster.ReduceSize()
 	for st := range s.table.statuses() {
-		if st.PendingMaps == 0 || st.ReduceAttempts == 0 {
-			continue
+		if st.PendingMaps == 0 || st.ReduceAttempts == 0 || s.freeContainers+st.MapAttempts > 0 {
+			continue // a map can have a container, free or the job's own
 		}
 		var running, killing []sched.Attempt
 		for _, a := range s.runningOf(st.ID) {
@@ -188,11 +205,14 @@ func (s *coordState) preemptReduces(now time.Duration) {
 				running = append(running, a)
 			}
 		}
-		if s.freeContainers+st.MapAttempts+len(killing) > 0 {
-			continue // a map can have a container
+		if len(killing) > 0 {
+			continue // the maps will have those reduces' containers
 		}
-		total := st.MapAttempts + st.ReduceAttempts + s.freeContainers
-		n := min(max(1, int(math.Ceil(limit*float64(total)))), st.PendingMaps, len(running))
+		// Hadoop's count: enough reduces for one map, or the limit's
+		// share of what the job holds and could get, whichever is more,
+		// but no more than the waiting maps need.
+		total := st.MapAttempts + size*st.ReduceAttempts + s.freeContainers
+		n := min(max(1, ceilDiv(limit*float64(total), size)), ceilDiv(float64(st.PendingMaps), size), len(running))
 		// The most recently launched reduces have copied least.
 		slices.SortStableFunc(running, func(a, b sched.Attempt) int {
 			return cmp.Compare(s.running[b].at, s.running[a].at)

@@ -24,9 +24,10 @@ type nodeEntry struct {
 	// busy marks the node's slots by kind and index that run an attempt
 	// the coordinator launched and has not yet heard ended.
 	busy [2][]bool
-	// containers, when > 0, is how many attempts of both kinds the node
-	// runs at once (cluster.containers); used counts its busy slots.
-	containers, used int
+	// containers, when > 0, is the node's containers (cluster.containers),
+	// of which a map takes one and a reduce reduceSize; used counts those
+	// its busy slots take.
+	containers, reduceSize, used int
 	// qosHeld are the map slots QoS tasks held at the last heartbeat,
 	// busy too until the next.
 	qosHeld []int
@@ -37,7 +38,7 @@ type nodeEntry struct {
 // attempt the coordinator launched nor held by a QoS task.
 func (n *nodeEntry) free(kind sched.TaskKind, slot int) bool {
 	return !n.busy[kind][slot] && (kind != sched.Map || !slices.Contains(n.qosHeld, slot)) &&
-		(n.containers == 0 || n.used < n.containers)
+		(n.containers == 0 || n.used+n.size(kind) <= n.containers)
 }
 
 // anyFree reports whether one of the node's slots of the kind is free.
@@ -70,7 +71,7 @@ func (s *coordState) register(now time.Duration, msg *RegisterNode) {
 	back := n.registered
 	n.registered, n.dead, n.reinit, n.resync = true, false, false, false
 	n.busy = [2][]bool{make([]bool, msg.MapSlots), make([]bool, msg.Reducers)}
-	n.containers, n.used = msg.Containers, 0
+	n.containers, n.reduceSize, n.used = msg.Containers, s.cfg.Cluster.ReduceSize(), 0
 	n.last = now
 	s.updateSlots()
 	if !back {

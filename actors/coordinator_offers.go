@@ -297,6 +297,10 @@ func (v coordView) BestLocality(id sched.JobID, kind sched.TaskKind, node sched.
 // carries over to the new table.
 func (v coordView) Version() uint64 { return v.s.table.version }
 
+// ReduceContainers implements sched.ContainerView: the containers a
+// reduce takes (cluster.reduce_containers).
+func (v coordView) ReduceContainers() int { return v.s.cfg.Cluster.ReduceSize() }
+
 // Slots implements sched.View.
 func (v coordView) Slots(kind sched.TaskKind) int { return v.s.liveSlots[kind] }
 

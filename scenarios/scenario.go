@@ -227,10 +227,11 @@ func (f *File) config(dir string) (cluster.Config, []error) {
 	if c.Cluster.Containers > 0 {
 		// A container runs either kind: the node's slots of each kind
 		// are its containers, of which it runs that many in all.
-		for kind, slots := range []*int{&c.Cluster.MapSlots, &c.Cluster.ReduceSlots} {
-			if !f.slotKeys[kind] {
-				*slots = c.Cluster.Containers
-			}
+		if !f.slotKeys[0] {
+			c.Cluster.MapSlots = c.Cluster.Containers
+		}
+		if !f.slotKeys[1] {
+			c.Cluster.ReduceSlots = c.Cluster.Containers / c.Cluster.ReduceSize()
 		}
 	}
 	c.Cache, c.Replication, c.IntermediateLoss, c.RackTraffic = f.Cache, f.Replication, f.IntermediateLoss, f.RackTraffic

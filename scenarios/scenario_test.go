@@ -54,7 +54,7 @@ value = "soon"
 	lines := strings.Split(err.Error(), "\n")
 	assert.Equal(t, []string{
 		"bad.toml:2:1: cluster.racks = -2: must be ≥ 1",
-		"bad.toml:3:1: cluster.nodes_per_rak: unknown key; allowed: racks, nodes_per_rack, map_slots, reduce_slots, containers, disk_read, disk_write, nic, rack_uplink, oversubscription, core, rack_awareness, completion_window, solve_interval, intermediate_space, evict, cores, speed, send_cpu_per_mib, receive_cpu_per_mib, memory, class",
+		"bad.toml:3:1: cluster.nodes_per_rak: unknown key; allowed: racks, nodes_per_rack, map_slots, reduce_slots, containers, reduce_containers, disk_read, disk_write, nic, rack_uplink, oversubscription, core, rack_awareness, completion_window, solve_interval, intermediate_space, evict, cores, speed, send_cpu_per_mib, receive_cpu_per_mib, memory, class",
 		"bad.toml:6:1: hdfs.replication = 0: must be 1 … 1 (the nodes)",
 		`bad.toml:9:1: scheduler.name = "lottery": must be one of capacity, comp, fair, fbq, fifo, las, lasmq, sita, srpt, tags`,
 		`bad.toml:12:1: expect[0].metric = "jobs.speed": must be one of ` + strings.Join(cluster.MetricNames, ", ") +
@@ -672,12 +672,15 @@ until = "1m"
 		`c.toml:13:1: scheduler.tick = "0s": must be > 0 with cluster.containers: the application masters take reduces back for their maps on it`,
 	}, strings.Split(err.Error(), "\n"))
 
-	_, err = Load("s.toml", []byte("[cluster]\nmap_slots = 2\n[[cluster.class]]\nname = \"y\"\nracks = [0]\ncontainers = 4\n[tasks]\nreduce_preemption_limit = 0.25\n[run]\nuntil = \"1m\"\n"), ".")
+	_, err = Load("s.toml", []byte("[cluster]\nmap_slots = 2\nreduce_containers = 2\n[[cluster.class]]\nname = \"y\"\nracks = [0]\ncontainers = 4\n[tasks]\nreduce_preemption_limit = 0.25\n[run]\nuntil = \"1m\"\n"), ".")
 	require.Error(t, err)
 	assert.Equal(t, []string{
-		`s.toml:6:1: cluster.class[0].containers = 4: needs cluster.containers > 0: a cluster's nodes have containers or map and reduce slots, not both`,
-		`s.toml:8:1: tasks.reduce_preemption_limit = 0.25: needs cluster.containers > 0: the application master's limit on reduces holding the containers its maps need`,
+		`s.toml:3:1: cluster.reduce_containers = 2: needs cluster.containers > 0: the containers a reduce takes of a node's`,
+		`s.toml:7:1: cluster.class[0].containers = 4: needs cluster.containers > 0: a cluster's nodes have containers or map and reduce slots, not both`,
+		`s.toml:9:1: tasks.reduce_preemption_limit = 0.25: needs cluster.containers > 0: the application master's limit on reduces holding the containers its maps need`,
 	}, strings.Split(err.Error(), "\n"))
+	_, err = Load("r.toml", []byte("[cluster]\ncontainers = 4\nreduce_containers = 5\n[run]\nuntil = \"1m\"\n"), ".")
+	assert.EqualError(t, err, `r.toml:3:1: cluster.reduce_containers = 5: must be 0 (one) … containers = 4: a reduce fits a node`)
 
 	// Left out, the slot keys follow the containers, an override's too;
 	// set by an override, they are refused as the file's are.
@@ -688,9 +691,11 @@ until = "1m"
 	assert.Equal(t, [3]int{10, 10, 10}, [3]int{big.Containers, big.MapSlots, big.ReduceSlots})
 	assert.Equal(t, 6+10, sc.Config.Cluster.CoresPerNode(&sc.Config.Tasks)+big.CoresPerNode(&sc.Config.Tasks))
 	assert.Equal(t, 6*10+10*10, sc.Config.Cluster.Attempts(&sc.Config.Tasks))
-	more, err := sc.WithSet("cluster.containers=8")
+	more, err := sc.WithSet("cluster.containers=8", "cluster.reduce_containers=3")
 	require.NoError(t, err)
-	assert.Equal(t, 8, more.Config.Cluster.MapSlots)
+	assert.Equal(t, [2]int{8, 2}, [2]int{more.Config.Cluster.MapSlots, more.Config.Cluster.ReduceSlots}, "8 maps, or 2 reduces of 3 containers")
+	big = more.Config.Cluster.Class(0)
+	assert.Equal(t, [2]int{10, 3}, [2]int{big.MapSlots, big.ReduceSlots})
 	_, err = sc.WithSet("cluster.reduce_slots=2")
 	assert.ErrorContains(t, err, "--set cluster.reduce_slots=2: cluster.reduce_slots = 2: must be left out with containers = 6")
 }

@@ -192,7 +192,7 @@ func (c *Capacity) assign(v View, s Slot, either bool) (Assignment, bool) {
 			continue
 		}
 		if either {
-			used[c.queueOf(st.Job)] += st.MapAttempts + st.ReduceAttempts
+			used[c.queueOf(st.Job)] += st.MapAttempts + reduceSize(v)*st.ReduceAttempts
 		} else {
 			used[c.queueOf(st.Job)] += st.Attempts(s.Kind)
 		}

@@ -137,6 +137,10 @@ func (r *fairRank) check(v View, kind TaskKind) rankChange {
 	if !r.fresh {
 		return rankStale
 	}
+	size := 1
+	if kind == containers {
+		size = reduceSize(v)
+	}
 	change, same := rankSame, r.sameVersion(v)
 	if slots := kindSlots(v, kind); slots != r.slots {
 		r.slots, change = slots, rankDemand
@@ -155,7 +159,7 @@ func (r *fairRank) check(v View, kind TaskKind) rankChange {
 		if st.ID != in.id || st.Pool != in.pool || st.Weight != in.weight || st.Priority != in.priority || st.Submit != in.submit {
 			return rankStale // gather starts over: nothing recorded here counts
 		}
-		attempts, pending := kindAttempts(st, kind), kindPending(st, kind)
+		attempts, pending := kindAttempts(st, kind, size), kindPending(st, kind, size)
 		if attempts+pending != in.attempts+in.pending {
 			r.claims[in.at].demand = float64(attempts + pending)
 			change = rankDemand
@@ -179,16 +183,19 @@ func (r *fairRank) check(v View, kind TaskKind) rankChange {
 // kind.
 const containers TaskKind = 2
 
-func kindAttempts(st JobStatus, kind TaskKind) int {
+// kindAttempts and kindPending count a job's attempts and pending tasks
+// of the kind, or with containers the containers they hold and ask for,
+// a reduce size of them.
+func kindAttempts(st JobStatus, kind TaskKind, size int) int {
 	if kind == containers {
-		return st.MapAttempts + st.ReduceAttempts
+		return st.MapAttempts + size*st.ReduceAttempts
 	}
 	return st.Attempts(kind)
 }
 
-func kindPending(st JobStatus, kind TaskKind) int {
+func kindPending(st JobStatus, kind TaskKind, size int) int {
 	if kind == containers {
-		return st.PendingMaps + st.PendingReduces
+		return st.PendingMaps + size*st.PendingReduces
 	}
 	return st.Pending(kind)
 }
@@ -325,6 +332,10 @@ func (r *fairRank) gather(f *Fair, v View, kind TaskKind) {
 	if r.index == nil {
 		r.index = map[string]int32{}
 	}
+	size := 1
+	if kind == containers {
+		size = reduceSize(v)
+	}
 	clear(r.index)
 	r.sameVersion(v)
 	r.slots, r.inputs, r.pools, r.byName = kindSlots(v, kind), r.inputs[:0], r.pools[:0], r.byName[:0]
@@ -341,7 +352,7 @@ func (r *fairRank) gather(f *Fair, v View, kind TaskKind) {
 		r.pools[g].hi++ // its number of jobs, for now
 		r.inputs = append(r.inputs, rankInput{
 			id: st.ID, pool: st.Pool, weight: st.Weight, priority: st.Priority, submit: st.Submit,
-			attempts: kindAttempts(st, kind), pending: kindPending(st, kind), group: g,
+			attempts: kindAttempts(st, kind, size), pending: kindPending(st, kind, size), group: g,
 		})
 	}
 	slices.SortFunc(r.byName, func(a, b int32) int { return strings.Compare(r.pools[a].name, r.pools[b].name) })

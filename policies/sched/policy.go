@@ -55,6 +55,22 @@ type ContainerAware interface {
 	AssignContainer(now time.Duration, v View, s Slot) (Assignment, bool)
 }
 
+// ContainerView is implemented by the View of a cluster of containers:
+// a map takes one of a node's containers, a reduce ReduceContainers. A
+// ContainerAware policy weighs what a job holds by it.
+type ContainerView interface {
+	ReduceContainers() int
+}
+
+// reduceSize is the containers a reduce takes in v's cluster: 1 unless v
+// says (ContainerView).
+func reduceSize(v View) int {
+	if cv, ok := v.(ContainerView); ok {
+		return max(1, cv.ReduceContainers())
+	}
+	return 1
+}
+
 // Partitioned is implemented by a policy that splits the cluster's slots
 // between its queues (TAGS, SITA): Partition is the 1-based partition a
 // slot belongs to, fixed when the policy is built, so a run can report
