@@ -150,7 +150,9 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	c.rec.hardware = newHardwareTally(&cfg.Cluster, &cfg.Tasks)
 	c.rec.admission = cfg.Scheduler.MaxRunning > 0
 	c.rec.cloning = cfg.Cloning.On()
-	c.rec.containers = cfg.Cluster.Containers > 0
+	if cfg.Cluster.Containers > 0 {
+		c.rec.reduceContainers = cfg.Cluster.ReduceSize()
+	}
 	if cfg.Heartbeat.Serves() {
 		c.rec.queue = newQueueTally()
 		c.rec.callsTimeOut = cfg.Heartbeat.CallTimeout > 0

@@ -83,7 +83,7 @@ func (c *Config) loadArrivals(l LoadStream) ([]workload.JobSpec, error) {
 	}
 	total := 0.0
 	for _, s := range sizes {
-		total += s.Size()
+		total += s.Held[0] + float64(c.reduceWeight())*s.Held[1]
 	}
 	slots := l.Slots
 	if slots == 0 {
@@ -104,6 +104,16 @@ func (c *Config) loadArrivals(l LoadStream) ([]workload.JobSpec, error) {
 		out[i].Submit = time.Duration(math.Round(at * 1e9))
 	}
 	return out, nil
+}
+
+// reduceWeight is what a reduce's slot-second weighs against the
+// cluster's attempts at once (Attempts): the containers it takes with
+// containers, else 1.
+func (c *Config) reduceWeight() int {
+	if c.Cluster.Containers > 0 {
+		return c.Cluster.ReduceSize()
+	}
+	return 1
 }
 
 // sizeJobs runs each job of the stream alone from 0 under FIFO and

@@ -117,10 +117,11 @@ type Records struct {
 	// heartbeat.call_timeout, and the summary counts those the
 	// coordinator skipped.
 	CallsTimeOut bool
-	// Containers: the nodes' slots are containers (cluster.containers),
-	// and the summary counts the reduces the application masters took
-	// back for their maps.
-	Containers bool
+	// ReduceContainers, when > 0, is the containers a reduce takes where
+	// the nodes' slots are containers (cluster.containers): the summary
+	// counts the reduces the application masters took back for their
+	// maps, and the load is over the containers. 0: slots.
+	ReduceContainers int
 	// CoordinatorQueue is the coordinator's queue window by window, with
 	// a service time; nil without.
 	CoordinatorQueue []QueueSpan
@@ -265,8 +266,8 @@ type recorder struct {
 	queue *queueTally
 	// callsTimeOut: heartbeat.call_timeout is set (Records.CallsTimeOut).
 	callsTimeOut bool
-	// containers: cluster.containers is set (Records.Containers).
-	containers bool
+	// reduceContainers is Records.ReduceContainers.
+	reduceContainers int
 	errs       []error
 }
 
@@ -611,7 +612,7 @@ func (r *recorder) results(end time.Duration) (*Records, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	res := &Records{Flows: r.flows, Tally: r.tally, PartitionSlots: slices.Clone(r.partSlots), Admission: r.admission, Evicting: r.evicting, Cloning: r.cloning,
-		Warmup: r.warmup, Recompute: r.recompute, Serves: r.queue != nil, CallsTimeOut: r.callsTimeOut, Containers: r.containers}
+		Warmup: r.warmup, Recompute: r.recompute, Serves: r.queue != nil, CallsTimeOut: r.callsTimeOut, ReduceContainers: r.reduceContainers}
 	if r.queue != nil {
 		res.CoordinatorQueue = r.queue.until(end)
 	}

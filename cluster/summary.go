@@ -396,7 +396,7 @@ func Summarize(res *Records, slots [2]int, end time.Duration) Summary {
 		summarizeJobs(s, PoolMetrics+pool+".", jobs)
 	}
 	summarizeSizes(s, res.Jobs)
-	summarizeLoad(s, res.Jobs, slots, res.Containers)
+	summarizeLoad(s, res.Jobs, slots, res.ReduceContainers)
 	summarizeWorkload(s, res.Jobs)
 	summarizeAttempts(s, res, slots, end)
 	summarizePartitions(s, res, end)
@@ -428,7 +428,7 @@ func Summarize(res *Records, slots [2]int, end time.Duration) Summary {
 	if res.Serves {
 		summarizeService(s, res, end)
 	}
-	if res.Containers {
+	if res.ReduceContainers > 0 {
 		s[actors.MetricReducesPreempted] = float64(res.Counters[actors.MetricReducesPreempted])
 	}
 	return s
@@ -766,10 +766,11 @@ func countSlowdowns(jobs []JobResult) int {
 // jobs held alone (their sizes) over the slots × the span of the
 // arrivals, n gaps for n jobs estimated as (last − first) × n / (n − 1).
 // workload.load is over every slot, .map and .reduce over each kind's;
-// with containers (pooled), whose map and reduce slots are the same
-// containers, all three are over the containers. It needs the jobs'
+// with containers, whose map and reduce slots are the same containers
+// (reduceSize > 0, the containers a reduce takes), workload.load is the
+// containers the attempts take over the containers. It needs the jobs'
 // sizes: runs with slowdowns only.
-func summarizeLoad(s Summary, jobs []JobResult, slots [2]int, pooled bool) {
+func summarizeLoad(s Summary, jobs []JobResult, slots [2]int, reduceSize int) {
 	var held [2]float64
 	first, last := time.Duration(math.MaxInt64), time.Duration(0)
 	for _, j := range jobs {
@@ -782,12 +783,12 @@ func summarizeLoad(s Summary, jobs []JobResult, slots [2]int, pooled bool) {
 		return
 	}
 	span := (last - first).Seconds() * n / (n - 1)
-	total := slots[0] + slots[1]
-	if pooled {
-		total = slots[0]
+	total, taken := slots[0]+slots[1], held[0]+held[1]
+	if reduceSize > 0 {
+		total, taken = slots[0], held[0]+float64(reduceSize)*held[1]
 	}
 	if total > 0 {
-		s["workload.load"] = (held[0] + held[1]) / (float64(total) * span)
+		s["workload.load"] = taken / (float64(total) * span)
 	}
 	for kind, name := range []string{"workload.load.map", "workload.load.reduce"} {
 		if slots[kind] > 0 {

@@ -169,6 +169,16 @@ func TestSummaryOfPartitionsAndLoad(t *testing.T) {
 	assert.InDelta(t, 80.0/(6*30), s["workload.load"], 1e-12)
 	assert.InDelta(t, 60.0/(4*30), s["workload.load.map"], 1e-12)
 	assert.InDelta(t, 20.0/(2*30), s["workload.load.reduce"], 1e-12)
+	// On 4 containers, of which a reduce takes 2 (2 reduce slots), the
+	// reduces' 20 slot-seconds take 40 container-seconds: (60 + 40) /
+	// (4 × 30); no reduce was preempted.
+	pooled := *res
+	pooled.ReduceContainers = 2
+	p := Summarize(&pooled, [2]int{4, 2}, 100*time.Second)
+	assert.InDelta(t, 100.0/(4*30), p["workload.load"], 1e-12)
+	assert.InDelta(t, 20.0/(2*30), p["workload.load.reduce"], 1e-12)
+	assert.Equal(t, 0.0, p[actors.MetricReducesPreempted])
+	assert.NotContains(t, s, actors.MetricReducesPreempted, "slots preempt no reduce for maps")
 	for _, name := range s.Names() {
 		assert.True(t, ValidMetric(name), "%s is a metric an expectation may name", name)
 	}
