@@ -268,7 +268,7 @@ type recorder struct {
 	callsTimeOut bool
 	// reduceContainers is Records.ReduceContainers.
 	reduceContainers int
-	errs       []error
+	errs             []error
 }
 
 // hooks are RunOptions' streaming hooks, each nil when unset.
