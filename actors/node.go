@@ -273,6 +273,28 @@ func (n *Node) handleLaunch(ctx actor.Context, msg *LaunchTask) {
 	n.start(ctx, msg)
 }
 
+// containersUsed is the containers the node's busy slots take
+// (cluster.containers): a map one, a reduce cluster.reduce_containers.
+func (n *Node) containersUsed() int {
+	used := 0
+	for kind := range n.slots {
+		for _, busy := range n.slots[kind] {
+			if busy {
+				used += n.containerSize(sched.TaskKind(kind))
+			}
+		}
+	}
+	return used
+}
+
+// containerSize is the containers an attempt of the kind takes.
+func (n *Node) containerSize(kind sched.TaskKind) int {
+	if kind == sched.Reduce {
+		return n.cfg.Cluster.ReduceSize()
+	}
+	return 1
+}
+
 // start starts a launched attempt in its slot.
 func (n *Node) start(ctx actor.Context, msg *LaunchTask) {
 	kind := msg.Attempt.Kind
@@ -283,6 +305,10 @@ func (n *Node) start(ctx actor.Context, msg *LaunchTask) {
 	}
 	if _, dup := n.runs[msg.Attempt]; dup {
 		n.deps.Fail(fmt.Errorf("node %d: %v launched twice", n.cfg.ID, msg.Attempt))
+		return
+	}
+	if c := n.cfg.Cluster.Containers; c > 0 && n.containersUsed()+n.containerSize(kind) > c {
+		n.deps.Fail(fmt.Errorf("node %d: %v launched with %d of its %d containers taken", n.cfg.ID, msg.Attempt, n.containersUsed(), c))
 		return
 	}
 	for other := range n.runs {
