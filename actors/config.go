@@ -324,6 +324,13 @@ type TasksConfig struct {
 	// 0.5.
 	ReduceRampupLimit     float64 `toml:"reduce_rampup_limit,omitzero" json:",omitzero"`
 	ReducePreemptionLimit float64 `toml:"reduce_preemption_limit,omitzero" json:",omitzero"`
+	// ReducePreemptDelay and ReduceUnconditionalPreemptDelay are how long
+	// a map waits before the AM takes reduces back for it: when no
+	// container is left for it (mapreduce.job.reducer.preempt.delay.sec,
+	// 0), and whatever is left (mapreduce.job.reducer.unconditional-
+	// preempt.delay.sec; 0: Hadoop's 5 min).
+	ReducePreemptDelay              units.Duration `toml:"reduce_preempt_delay,omitzero" json:",omitzero"`
+	ReduceUnconditionalPreemptDelay units.Duration `toml:"reduce_unconditional_preempt_delay,omitzero" json:",omitzero"`
 	// ReducePlacementConfig is where released reduces run
 	// (job_placement.go): its keys sit in [tasks] itself, and the
 	// configuration's hash leaves it out unless it places reduces.

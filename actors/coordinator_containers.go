@@ -2,6 +2,7 @@ package actors
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -141,6 +142,9 @@ func (r *rampUp) admits(job sched.JobID, kind sched.TaskKind, node sched.NodeID)
 	if j == nil {
 		return true
 	}
+	if r.s.rampedDown[job] {
+		return false // its AM took reduces back for its maps this tick
+	}
 	return j.status.ReduceAttempts < reduceLimit(j.status, r.s.freeContainers, r.limit, r.s.cfg.Cluster.ReduceSize())
 }
 
@@ -182,45 +186,81 @@ func rampLimits(t *TasksConfig) (rampup, preemption float64) {
 	return cmp.Or(t.ReduceRampupLimit, 0.5), cmp.Or(t.ReducePreemptionLimit, 0.5)
 }
 
-// preemptReduces runs every job's AM preemption rule: it kills the
-// reduces that hold the containers the job's waiting maps cannot get.
+// preemptReduces runs every job's AM preemption rule
+// (preemptReducesIfNeeded): it kills the reduces that hold the containers
+// the job's waiting maps cannot get. Only a job with maps waiting, reduces
+// running and no map running is looked at; its maps hang once they have
+// waited longer than a delay. Past tasks.reduce_unconditional_preempt_delay
+// they are taken back whatever the headroom; otherwise, when neither a
+// free container nor one its own released reduces would take first is
+// left for a map, past tasks.reduce_preempt_delay.
 func (s *coordState) preemptReduces(now time.Duration) {
 	if !s.containersOn() {
 		return
 	}
 	_, limit := rampLimits(&s.cfg.Tasks)
+	noRoom, anyway := preemptDelays(&s.cfg.Tasks)
 	size := s.cfg.Cluster.ReduceSize()
+	clear(s.rampedDown)
 	for st := range s.table.statuses() {
-		if st.PendingMaps == 0 || st.ReduceAttempts == 0 || s.freeContainers+st.MapAttempts > 0 {
-			continue // a map can have a container, free or the job's own
+		if st.PendingMaps == 0 || st.ReduceAttempts == 0 || st.MapAttempts > 0 {
+			continue // no map waits, no reduce to take back, or a map's container comes back to the job
 		}
-		var running, killing []sched.Attempt
-		for _, a := range s.runningOf(st.ID) {
-			if a.Kind != sched.Reduce {
-				continue
+		hanging := s.table.hangingMaps(st.ID, now, anyway)
+		why := fmt.Sprintf("preempted for maps waiting over %v", anyway)
+		if hanging == 0 {
+			// The job's released reduces ask at a higher priority than
+			// its maps: what they would take is no room for a map.
+			rampup, _ := rampLimits(&s.cfg.Tasks)
+			released := min(st.PendingReduces, max(0, reduceLimit(st, s.freeContainers, rampup, size)-st.ReduceAttempts))
+			if s.freeContainers-size*released >= 1 {
+				continue // a map has room
 			}
-			if s.preempting[a] {
-				killing = append(killing, a)
-			} else {
-				running = append(running, a)
-			}
+			hanging = s.table.hangingMaps(st.ID, now, noRoom)
+			why = "preempted for maps: the job's reduces held every container"
 		}
-		if len(killing) > 0 {
-			continue // the maps will have those reduces' containers
-		}
-		// Hadoop's count: enough reduces for one map, or the limit's
-		// share of what the job holds and could get, whichever is more,
-		// but no more than the waiting maps need.
-		total := st.MapAttempts + size*st.ReduceAttempts + s.freeContainers
-		n := min(max(1, ceilDiv(limit*float64(total), size)), ceilDiv(float64(st.PendingMaps), size), len(running))
-		// The most recently launched reduces have copied least.
-		slices.SortStableFunc(running, func(a, b sched.Attempt) int {
-			return cmp.Compare(s.running[b].at, s.running[a].at)
-		})
-		for _, a := range running[:n] {
-			s.preempting[a] = true
-			s.out.counts = append(s.out.counts, count{MetricReducesPreempted, 1})
-			s.emit(&killAttempt{a, s.running[a].node, "preempted for maps: the job's reduces held every container"})
+		if hanging > 0 {
+			// Until its next tick the AM asks for no reduce (Hadoop
+			// schedules reduces only on a heartbeat that preempted none),
+			// so what its kills free goes to its maps.
+			s.rampedDown[st.ID] = true
+			s.preemptFor(st, hanging, limit, size, why)
 		}
 	}
+}
+
+// preemptFor kills the job's reduces for hanging maps, as Hadoop's AM
+// counts them (preemptReducer): enough for one map, or the limit's share
+// of what the job holds and could get, whichever is more, but no more
+// than the hanging maps need; the most recently launched first, as they
+// have copied least. Reduces being killed count among them, so a rule
+// that holds on the next tick kills no more until they end.
+func (s *coordState) preemptFor(st sched.JobStatus, hanging int, limit float64, size int, why string) {
+	var reduces []sched.Attempt
+	for _, a := range s.runningOf(st.ID) {
+		if a.Kind == sched.Reduce {
+			reduces = append(reduces, a)
+		}
+	}
+	total := st.MapAttempts + size*st.ReduceAttempts + s.freeContainers
+	n := min(max(1, ceilDiv(limit*float64(total), size)), ceilDiv(float64(hanging), size), len(reduces))
+	slices.SortStableFunc(reduces, func(a, b sched.Attempt) int {
+		return cmp.Compare(s.running[b].at, s.running[a].at)
+	})
+	for _, a := range reduces[:n] {
+		if !s.preempting[a] {
+			s.preempting[a] = true
+			s.out.counts = append(s.out.counts, count{MetricReducesPreempted, 1})
+			s.emit(&killAttempt{a, s.running[a].node, why})
+		}
+	}
+}
+
+// preemptDelays are how long a map waits before the AM takes reduces
+// back for it: with no room for it (Hadoop's
+// mapreduce.job.reducer.preempt.delay.sec, 0), and whatever the room
+// (mapreduce.job.reducer.unconditional-preempt.delay.sec, 5 min, where
+// the scenario leaves it 0).
+func preemptDelays(t *TasksConfig) (noRoom, anyway time.Duration) {
+	return t.ReducePreemptDelay.Std(), cmp.Or(t.ReduceUnconditionalPreemptDelay.Std(), 5*time.Minute)
 }

@@ -70,6 +70,9 @@ type coordState struct {
 	// (coordinator_containers.go).
 	freeContainers int
 	preempting     map[sched.Attempt]bool
+	// rampedDown holds the jobs whose AM took reduces back on the latest
+	// tick, which release no reduce until the next.
+	rampedDown map[sched.JobID]bool
 	// progress is each active job's stage progress by kind, as its job
 	// manager last reported it (JobProgressed); kept only for a policy
 	// that reads it (sched.NeedsProgress).
@@ -286,7 +289,7 @@ func (s *coordState) setUpAdmission() {
 	}
 	if cfg.Cluster.Containers > 0 {
 		rampup, _ := rampLimits(&cfg.Tasks)
-		s.preempting = make(map[sched.Attempt]bool)
+		s.preempting, s.rampedDown = make(map[sched.Attempt]bool), make(map[sched.JobID]bool)
 		s.admit = append(s.admit, &rampUp{s: s, limit: rampup})
 	}
 	if cfg.Blacklist.On() {

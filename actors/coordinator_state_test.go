@@ -65,7 +65,11 @@ func testCore(mod func(*CoordinatorConfig)) (*coordState, *scriptPolicy) {
 	p := &scriptPolicy{FIFO: sched.NewFIFO()}
 	s := newCoordState(cfg, p, 1)
 	for i := range cfg.RackOf {
-		s.register(0, &RegisterNode{Node: sched.NodeID(i), Rack: cfg.RackOf[i], MapSlots: 2, Reducers: 1})
+		reg := &RegisterNode{Node: sched.NodeID(i), Rack: cfg.RackOf[i], MapSlots: 2, Reducers: 1}
+		if c := cfg.Cluster.Containers; c > 0 {
+			reg.MapSlots, reg.Reducers, reg.Containers = c, c/cfg.Cluster.ReduceSize(), c
+		}
+		s.register(0, reg)
 	}
 	return s, p
 }

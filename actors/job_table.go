@@ -109,9 +109,10 @@ type queued struct{ task, gen int32 }
 
 // taskEntry is where one task of a job stands at the coordinator.
 type taskEntry struct {
-	next    int32 // the number of its next attempt
-	live    int32 // running attempts
-	gen     int32 // times queued: only entries of the latest are valid
+	next    int32         // the number of its next attempt
+	live    int32         // running attempts
+	gen     int32         // times queued: only entries of the latest are valid
+	since   time.Duration // last queued
 	pending bool
 	done    bool
 }
@@ -212,7 +213,7 @@ func (t *jobTable) addMap(id sched.JobID, task int32) {
 		j.status.FinishedMaps--
 	}
 	again := e.gen > 0
-	e.pending = true
+	e.pending, e.since = true, t.now
 	e.gen++
 	q := queued{task, e.gen}
 	j.status.PendingMaps++
@@ -269,6 +270,22 @@ func (t *jobTable) replicaAdded(f *file, index int, node sched.NodeID) {
 			listAt(j.byRack, t.rackOf[node]).add(q, e.gen > 1)
 		}
 	}
+}
+
+// hangingMaps counts the job's pending maps queued more than wait before
+// now (an application master's hanging map requests).
+func (t *jobTable) hangingMaps(id sched.JobID, now, wait time.Duration) int {
+	j := t.jobs[id]
+	if j == nil {
+		return 0
+	}
+	n := 0
+	for i := range j.tasks[sched.Map] {
+		if e := &j.tasks[sched.Map][i]; e.pending && now-e.since > wait {
+			n++
+		}
+	}
+	return n
 }
 
 // addReduce makes a reduce task pending.

@@ -353,6 +353,14 @@ func (c *Config) validateContainers(check func(bool, string, any, string)) {
 		check(l.v != 0 && c.Cluster.Containers == 0, l.key, l.v,
 			"needs cluster.containers > 0: the application master's limit on reduces holding the containers its maps need")
 	}
+	for _, d := range []struct {
+		key string
+		v   units.Duration
+	}{{"tasks.reduce_preempt_delay", t.ReducePreemptDelay}, {"tasks.reduce_unconditional_preempt_delay", t.ReduceUnconditionalPreemptDelay}} {
+		check(d.v < 0, d.key, d.v, "must be ≥ 0")
+		check(d.v != 0 && c.Cluster.Containers == 0, d.key, d.v,
+			"needs cluster.containers > 0: how long a map waits before its application master takes reduces back for it")
+	}
 	if c.Cluster.Containers == 0 {
 		return
 	}

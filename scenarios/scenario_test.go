@@ -672,12 +672,13 @@ until = "1m"
 		`c.toml:13:1: scheduler.tick = "0s": must be > 0 with cluster.containers: the application masters take reduces back for their maps on it`,
 	}, strings.Split(err.Error(), "\n"))
 
-	_, err = Load("s.toml", []byte("[cluster]\nmap_slots = 2\nreduce_containers = 2\n[[cluster.class]]\nname = \"y\"\nracks = [0]\ncontainers = 4\n[tasks]\nreduce_preemption_limit = 0.25\n[run]\nuntil = \"1m\"\n"), ".")
+	_, err = Load("s.toml", []byte("[cluster]\nmap_slots = 2\nreduce_containers = 2\n[[cluster.class]]\nname = \"y\"\nracks = [0]\ncontainers = 4\n[tasks]\nreduce_preemption_limit = 0.25\nreduce_unconditional_preempt_delay = \"1m\"\n[run]\nuntil = \"1m\"\n"), ".")
 	require.Error(t, err)
 	assert.Equal(t, []string{
 		`s.toml:3:1: cluster.reduce_containers = 2: needs cluster.containers > 0: the containers a reduce takes of a node's`,
 		`s.toml:7:1: cluster.class[0].containers = 4: needs cluster.containers > 0: a cluster's nodes have containers or map and reduce slots, not both`,
 		`s.toml:9:1: tasks.reduce_preemption_limit = 0.25: needs cluster.containers > 0: the application master's limit on reduces holding the containers its maps need`,
+		`s.toml:10:1: tasks.reduce_unconditional_preempt_delay = "1m0s": needs cluster.containers > 0: how long a map waits before its application master takes reduces back for it`,
 	}, strings.Split(err.Error(), "\n"))
 	_, err = Load("r.toml", []byte("[cluster]\ncontainers = 4\nreduce_containers = 5\n[run]\nuntil = \"1m\"\n"), ".")
 	assert.EqualError(t, err, `r.toml:3:1: cluster.reduce_containers = 5: must be 0 (one) … containers = 4: a reduce fits a node`)
