@@ -11,27 +11,23 @@ import (
 )
 
 // Containers (cluster.containers): each node's slots are one pool, as a
-// YARN NodeManager's containers are, and a map or a reduce takes any free
-// one. With maps and reduces drawing on one pool, the MapReduce
-// application master (Hadoop 2's RMContainerAllocator) keeps its reduces
-// from taking what its maps need, by two rules that here run in the
-// coordinator on its own numbers, the headroom the ResourceManager would
-// send the AM on its next allocate call:
+// YARN NodeManager's containers are, of which a map takes one and a
+// reduce cluster.reduce_containers. With maps and reduces drawing on one
+// pool, the MapReduce application master (Hadoop 2's
+// RMContainerAllocator) keeps its reduces from taking what its maps need,
+// by two rules that here run in the coordinator on its own numbers, the
+// headroom the ResourceManager would send the AM being the live nodes'
+// free containers:
 //
-//   - Ramp-up (scheduleReduces): past slow-start, while maps wait, the
-//     reduces may hold at most min(finished maps / maps, rampup limit) of
-//     what the job holds plus the cluster's free containers, and the
-//     share the waiting and running maps do not need. Once every map has
-//     a container, every reduce may have one.
-//   - Preemption (preemptReducesIfNeeded): when maps wait and neither a
-//     free container nor one of the job's running maps nor one of its
-//     reduces already being killed can take one, the reduces have taken
-//     the cluster; the AM kills max(1, preemption limit × what the job
-//     holds plus the free containers) of them, at most one a waiting map,
-//     the most recently launched first (they have copied least), and
-//     their tasks wait again. Hadoop's default delay,
-//     mapreduce.job.reducer.preempt.delay.sec = 0, counts every waiting
-//     map as hanging.
+//   - Ramp-up (scheduleReduces), an admission rule on reduces: past
+//     slow-start, while maps wait, the reduces may hold at most
+//     min(finished maps / maps, rampup limit) of what the job holds plus
+//     the headroom, and the share the waiting and running maps do not
+//     need (reduceLimit). Once every map has a container, every reduce
+//     may have one.
+//   - Preemption (preemptReducesIfNeeded, as of Hadoop 2.8), on the
+//     scheduler's tick: a job with maps waiting, reduces running and no
+//     map running kills reduces for the maps that hang (preemptReduces).
 //
 // The AM's allocate call is once a second in Hadoop; here the ramp-up
 // rule is read at each offer and the preemption runs on the scheduler's
