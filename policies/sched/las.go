@@ -102,5 +102,37 @@ func (l *LAS) Assign(now time.Duration, v View, s Slot) (Assignment, bool) {
 	return Assignment{Job: best.ID, Kind: s.Kind, MaxLocality: OffRack}, true
 }
 
+// AssignContainer implements ContainerAware: the container goes to the
+// job of least key with a task for the node, ties to the one holding
+// fewer containers, and within it to a reduce before a map.
+func (l *LAS) AssignContainer(now time.Duration, v View, s Slot) (Assignment, bool) {
+	size := reduceSize(v)
+	var best JobStatus
+	var bestKey time.Duration
+	bestKind, found := Map, false
+	for st := range v.Jobs() {
+		kind := Reduce
+		if _, ok := v.BestLocality(st.ID, Reduce, s.Node); !ok {
+			if _, ok := v.BestLocality(st.ID, Map, s.Node); !ok {
+				continue
+			}
+			kind = Map
+		}
+		k := l.key(now, st)
+		held := st.MapAttempts + size*st.ReduceAttempts
+		if !found || cmp.Or(cmp.Compare(k, bestKey), cmp.Compare(held, best.MapAttempts+size*best.ReduceAttempts)) < 0 {
+			best, bestKey, bestKind, found = st, k, kind, true
+		}
+	}
+	if !found {
+		return Assignment{}, false
+	}
+	if s.Why != nil {
+		s.Why.Note(best.ID, "%s: least key %v (service %v); takes the container for a %v",
+			l.name, bestKey.Round(time.Millisecond), l.book.total(now, best.ID).Round(time.Millisecond), bestKind)
+	}
+	return Assignment{Job: best.ID, Kind: bestKind, MaxLocality: OffRack}, true
+}
+
 // Tick implements Policy; LAS and SRPT never kill.
 func (*LAS) Tick(time.Duration, View) []Preemption { return nil }

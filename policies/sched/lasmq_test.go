@@ -281,3 +281,23 @@ scheduler.reduce_weight = 0: must be a finite number > 0`, p.Validate().Error())
 	p.MinProgress = 1.5
 	assert.ErrorContains(t, p.Validate(), "min_progress = 1.5")
 }
+
+func TestLASServesAContainerToTheLeastServedJob(t *testing.T) {
+	// Job 1 has held a map for 10 s, job 2 nothing: job 2, least served,
+	// takes the container, with its reduce before its map. Once job 2 has
+	// no task left for the node, job 1 takes it.
+	l := NewLAS()
+	j1, j2 := status(1, Normal, 0, 3, 0), status(2, Normal, time.Second, 2, 1)
+	l.Submitted(0, j1.Job)
+	l.Submitted(time.Second, j2.Job)
+	l.Launched(0, Launch{Attempt: Attempt{Job: 1, Kind: Map}})
+	j1.MapAttempts = 1
+	v := &fakeView{jobs: []*JobStatus{j1, j2}}
+	got, ok := l.AssignContainer(10*time.Second, v, Slot{Node: 2, Kind: Map})
+	require.True(t, ok)
+	assert.Equal(t, Assignment{Job: 2, Kind: Reduce, MaxLocality: OffRack}, got)
+	j2.PendingMaps, j2.PendingReduces = 0, 0
+	got, ok = l.AssignContainer(10*time.Second, v, Slot{Node: 2, Kind: Map})
+	require.True(t, ok)
+	assert.Equal(t, Assignment{Job: 1, Kind: Map, MaxLocality: OffRack}, got)
+}
