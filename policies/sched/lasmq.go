@@ -111,7 +111,7 @@ type lqJob struct {
 	job       Job
 	queue     int
 	remaining float64
-	demand    [2]float64
+	demand    [3]float64 // by kind, and the containers it asks for of both (containers)
 }
 
 // lqPlan is one heartbeat's order and targets: the jobs in queue order,
@@ -120,7 +120,7 @@ type lqPlan struct {
 	at     time.Duration
 	valid  bool
 	order  []*lqJob
-	target [2]map[JobID]float64
+	target [3]map[JobID]float64 // by kind, and of the containers (containers)
 }
 
 // NewLASMQ returns an empty LAS_MQ policy; p must be valid.
@@ -233,16 +233,18 @@ func (l *LASMQ) replan(now time.Duration, v View) {
 		l.queues[q] = kept
 	}
 	l.plan.order = l.plan.order[:0]
+	size := reduceSize(v)
 	for q := range l.queues {
 		for _, j := range l.queues[q] {
 			st, _ := v.Job(j.job.ID)
 			j.remaining = l.remaining(st)
-			j.demand = [2]float64{float64(st.Pending(Map) + st.Attempts(Map)), float64(st.Pending(Reduce) + st.Attempts(Reduce))}
+			j.demand = [3]float64{float64(st.Pending(Map) + st.Attempts(Map)), float64(st.Pending(Reduce) + st.Attempts(Reduce)),
+				float64(kindPending(st, containers, size) + kindAttempts(st, containers, size))}
 		}
 		slices.SortFunc(l.queues[q], l.compare)
 		l.plan.order = append(l.plan.order, l.queues[q]...)
 	}
-	for _, kind := range []TaskKind{Map, Reduce} {
+	for _, kind := range []TaskKind{Map, Reduce, containers} {
 		l.targets(v, kind)
 	}
 }
@@ -291,7 +293,7 @@ func (l *LASMQ) targets(v View, kind TaskKind) {
 	if users == 0 {
 		return
 	}
-	total := float64(v.Slots(kind))
+	total := float64(kindSlots(v, kind))
 	left, spare := total, 0.0
 	for q, queue := range l.queues {
 		share := left
@@ -347,13 +349,54 @@ func (l *LASMQ) Assign(now time.Duration, v View, s Slot) (Assignment, bool) {
 	return Assignment{Job: spare.job.ID, Kind: s.Kind, MaxLocality: OffRack}, true
 }
 
+// AssignContainer implements ContainerAware: Assign over the containers,
+// a job's targets and what it holds counted in containers of both kinds,
+// and within the job a reduce before a map.
+func (l *LASMQ) AssignContainer(now time.Duration, v View, s Slot) (Assignment, bool) {
+	if !l.plan.valid || l.plan.at != now {
+		l.replan(now, v)
+	}
+	size := reduceSize(v)
+	var spare *lqJob
+	spareKind := Map
+	for _, j := range l.plan.order {
+		id := j.job.ID
+		kind := Reduce
+		if _, ok := v.BestLocality(id, Reduce, s.Node); !ok {
+			if _, ok := v.BestLocality(id, Map, s.Node); !ok {
+				continue
+			}
+			kind = Map
+		}
+		st, _ := v.Job(id)
+		if float64(kindAttempts(st, containers, size)) < l.plan.target[containers][id] {
+			s.Kind = containers
+			l.note(now, v, s, j, "below")
+			return Assignment{Job: id, Kind: kind, MaxLocality: OffRack}, true
+		}
+		if spare == nil {
+			spare, spareKind = j, kind
+		}
+	}
+	if spare == nil {
+		return Assignment{}, false
+	}
+	s.Kind = containers
+	l.note(now, v, s, spare, "at or above")
+	return Assignment{Job: spare.job.ID, Kind: spareKind, MaxLocality: OffRack}, true
+}
+
 // note explains the job's assignment.
 func (l *LASMQ) note(now time.Duration, v View, s Slot, j *lqJob, where string) {
 	if s.Why == nil {
 		return
 	}
-	s.Why.Note(j.job.ID, "lasmq: queue %d of %d, service %.1f slot-s, %s its target %.2f %v slots; takes the slot",
-		j.queue+1, len(l.queues), l.Service(now, v, j.job.ID), where, l.plan.target[s.Kind][j.job.ID], s.Kind)
+	what := s.Kind.String() + " slots"
+	if s.Kind == containers {
+		what = "containers"
+	}
+	s.Why.Note(j.job.ID, "lasmq: queue %d of %d, service %.1f slot-s, %s its target %.2f %s; takes the slot",
+		j.queue+1, len(l.queues), l.Service(now, v, j.job.ID), where, l.plan.target[s.Kind][j.job.ID], what)
 }
 
 // Tick implements Policy; LAS_MQ never kills.

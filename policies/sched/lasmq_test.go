@@ -301,3 +301,25 @@ func TestLASServesAContainerToTheLeastServedJob(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, Assignment{Job: 1, Kind: Map, MaxLocality: OffRack}, got)
 }
+
+func TestLASMQServesAContainerByTheContainersAJobHolds(t *testing.T) {
+	// 10 containers, strict, FIFO in the queue: job 1 asks for 6 maps and
+	// holds 4, so its target is all it asks, 10, and it takes the
+	// container with a map; once it holds them all, job 2, at or above
+	// its target of none left, takes the next with its reduce first, as
+	// the container would otherwise idle.
+	p := lasmqWith(t, func(p *LASMQParams) { p.Strict, p.Order = true, OrderFIFO })
+	j1, j2 := status(1, Normal, 0, 6, 0), status(2, Normal, time.Second, 1, 1)
+	j1.MapAttempts = 4
+	p.Submitted(0, j1.Job)
+	p.Submitted(time.Second, j2.Job)
+	v := &fakeView{jobs: []*JobStatus{j1, j2}, slots: map[TaskKind]int{Map: 10, Reduce: 10}}
+	c := p.(ContainerAware)
+	got, ok := c.AssignContainer(time.Minute, v, Slot{Kind: Map})
+	require.True(t, ok)
+	assert.Equal(t, Assignment{Job: 1, Kind: Map, MaxLocality: OffRack}, got)
+	j1.PendingMaps, j1.MapAttempts = 0, 10
+	got, ok = c.AssignContainer(time.Minute+time.Second, v, Slot{Kind: Map})
+	require.True(t, ok)
+	assert.Equal(t, Assignment{Job: 2, Kind: Reduce, MaxLocality: OffRack}, got)
+}
