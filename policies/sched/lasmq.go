@@ -278,15 +278,15 @@ func (l *LASMQ) targets(v View, kind TaskKind) {
 	target := l.plan.target[kind]
 	clear(target)
 	weight, users := 0.0, 0
+	used := make([]bool, len(l.queues))
 	for q, queue := range l.queues {
-		used := false
 		for _, j := range queue {
 			if j.demand[kind] > 0 {
-				used = true
+				used[q] = true
 				users++
 			}
 		}
-		if used {
+		if used[q] {
 			weight += l.weights[q]
 		}
 	}
@@ -296,6 +296,9 @@ func (l *LASMQ) targets(v View, kind TaskKind) {
 	total := float64(kindSlots(v, kind))
 	left, spare := total, 0.0
 	for q, queue := range l.queues {
+		if !used[q] {
+			continue // a queue without jobs of the kind has no share
+		}
 		share := left
 		if !l.p.Strict {
 			share = total * l.weights[q] / weight

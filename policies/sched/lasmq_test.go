@@ -323,3 +323,23 @@ func TestLASMQServesAContainerByTheContainersAJobHolds(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, Assignment{Job: 2, Kind: Reduce, MaxLocality: OffRack}, got)
 }
+
+func TestLASMQSplitsTheSlotsOverTheQueuesInUseAlone(t *testing.T) {
+	// Weighted, 3 queues: one job in queue 1 wanting 100 maps of 10 slots
+	// gets all 10 as its target, not 10 plus the shares of the empty
+	// queues 2 and 3 (10 × (10 + 1) / 100 more); so does one job in
+	// queue 3 alone, where the empty queues 1 and 2 would add 1,100.
+	for _, service := range []time.Duration{0, time.Hour} {
+		p := lasmqWith(t, func(p *LASMQParams) { p.Queues, p.FirstThreshold = 3, units.Duration(100*time.Second) }).(*LASMQ)
+		j := status(1, Normal, 0, 100, 0)
+		p.Submitted(0, j.Job)
+		if service > 0 {
+			p.Launched(0, Launch{Attempt: Attempt{Job: 1, Kind: Map}})
+			j.MapAttempts = 1
+		}
+		v := &fakeView{jobs: []*JobStatus{j}, slots: map[TaskKind]int{Map: 10, Reduce: 2}}
+		_, ok := p.Assign(service, v, Slot{Kind: Map})
+		require.True(t, ok)
+		assert.InDelta(t, 10, p.plan.target[Map][1], 1e-9, "service %v", service)
+	}
+}
