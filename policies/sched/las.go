@@ -111,12 +111,9 @@ func (l *LAS) AssignContainer(now time.Duration, v View, s Slot) (Assignment, bo
 	var bestKey time.Duration
 	bestKind, found := Map, false
 	for st := range v.Jobs() {
-		kind := Reduce
-		if _, ok := v.BestLocality(st.ID, Reduce, s.Node); !ok {
-			if _, ok := v.BestLocality(st.ID, Map, s.Node); !ok {
-				continue
-			}
-			kind = Map
+		kind, ok := containerKind(v, st.ID, s.Node)
+		if !ok {
+			continue
 		}
 		k := l.key(now, st)
 		held := st.MapAttempts + size*st.ReduceAttempts

@@ -364,12 +364,9 @@ func (l *LASMQ) AssignContainer(now time.Duration, v View, s Slot) (Assignment, 
 	spareKind := Map
 	for _, j := range l.plan.order {
 		id := j.job.ID
-		kind := Reduce
-		if _, ok := v.BestLocality(id, Reduce, s.Node); !ok {
-			if _, ok := v.BestLocality(id, Map, s.Node); !ok {
-				continue
-			}
-			kind = Map
+		kind, ok := containerKind(v, id, s.Node)
+		if !ok {
+			continue
 		}
 		st, _ := v.Job(id)
 		if float64(kindAttempts(st, containers, size)) < l.plan.target[containers][id] {

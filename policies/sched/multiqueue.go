@@ -435,6 +435,29 @@ func (m *multiQueue) Assign(now time.Duration, v View, s Slot) (Assignment, bool
 	return Assignment{}, false
 }
 
+// AssignContainer implements ContainerAware for the policies that do not
+// partition the slots (FBQ, COMP; TAGS and SITA are refused with
+// containers): the container goes to the first job, higher queues first
+// and FIFO in a queue, with a task for the node, its reduce before its
+// map.
+func (m *multiQueue) AssignContainer(_ time.Duration, v View, s Slot) (Assignment, bool) {
+	for q := range m.queues {
+		for i, j := range m.queues[q] {
+			id := j.job.ID
+			kind, ok := containerKind(v, id, s.Node)
+			if !ok {
+				continue
+			}
+			if s.Why != nil {
+				s.Why.Note(id, "%s: queue %d of %d, FIFO order %d, service %v%s; takes the container for a %v",
+					m.name, q+1, m.k, i+1, j.service.Round(time.Millisecond), m.limitNote(j), kind)
+			}
+			return Assignment{Job: id, Kind: kind, MaxLocality: OffRack}, true
+		}
+	}
+	return Assignment{}, false
+}
+
 // limitNote says what decided the job's queue, for explanations.
 func (m *multiQueue) limitNote(j *mqJob) string {
 	switch {

@@ -418,3 +418,28 @@ func TestOffersResumeWithinAHeartbeat(t *testing.T) {
 	j1.PendingMaps = 1
 	assert.Equal(t, JobID(1), offer(3*time.Minute, 4), "a job joined a queue: from the head")
 }
+
+func TestMultiQueueServesAContainerJobFirst(t *testing.T) {
+	// Higher queues first and FIFO in a queue, a job's reduce before its
+	// map: job 1's map, then, its reduces released, job 1's reduce; with
+	// nothing of job 1's left, job 2's map.
+	j1, j2 := status(1, Normal, 0, 3, 0), status(2, Normal, time.Second, 2, 0)
+	v := &fakeView{jobs: []*JobStatus{j1, j2}}
+	f := mq(t, "fbq", Shape{}, nil)
+	f.Submitted(0, j1.Job)
+	f.Submitted(time.Second, j2.Job)
+	c := f.(ContainerAware)
+	why := &Explanation{}
+	got, ok := c.AssignContainer(time.Minute, v, Slot{Kind: Map, Why: why})
+	require.True(t, ok)
+	assert.Equal(t, Assignment{Job: 1, Kind: Map, MaxLocality: OffRack}, got)
+	assert.Equal(t, []JobNote{{1, "fbq: queue 1 of 2, FIFO order 1, service 0s of its limit 3h20m0s; takes the container for a map"}}, why.Notes)
+	j1.PendingReduces = 1
+	got, ok = c.AssignContainer(time.Minute, v, Slot{Kind: Map})
+	require.True(t, ok)
+	assert.Equal(t, Assignment{Job: 1, Kind: Reduce, MaxLocality: OffRack}, got)
+	j1.PendingMaps, j1.PendingReduces = 0, 0
+	got, ok = c.AssignContainer(time.Minute, v, Slot{Kind: Map})
+	require.True(t, ok)
+	assert.Equal(t, Assignment{Job: 2, Kind: Map, MaxLocality: OffRack}, got)
+}

@@ -62,6 +62,18 @@ type ContainerView interface {
 	ReduceContainers() int
 }
 
+// containerKind is the kind of task a job would run in a container on
+// the node: a reduce before a map, as an application master asks for its
+// reduces at a higher priority than its maps; false when it has neither
+// for the node.
+func containerKind(v View, id JobID, node NodeID) (TaskKind, bool) {
+	if _, ok := v.BestLocality(id, Reduce, node); ok {
+		return Reduce, true
+	}
+	_, ok := v.BestLocality(id, Map, node)
+	return Map, ok
+}
+
 // reduceSize is the containers a reduce takes in v's cluster: 1 unless v
 // says (ContainerView).
 func reduceSize(v View) int {
