@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"clusteremu/policies/sched"
 	"clusteremu/units"
 )
 
@@ -85,6 +86,15 @@ type ClusterConfig struct {
 // ReduceSize is how many of a node's containers a reduce takes: 1 unless
 // ReduceContainers says.
 func (c *ClusterConfig) ReduceSize() int { return max(1, c.ReduceContainers) }
+
+// Takes is how many of a node's containers an attempt of the kind takes:
+// a map one, a reduce ReduceSize.
+func (c *ClusterConfig) Takes(kind sched.TaskKind) int {
+	if kind == sched.Reduce {
+		return c.ReduceSize()
+	}
+	return 1
+}
 
 // CoreRate is one core's work per second at speed 1: work is counted in
 // nanoseconds of a nominal core, so a CPU link's capacity is cores ×

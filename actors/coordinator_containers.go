@@ -76,13 +76,10 @@ func (s *coordState) offerContainers(now time.Duration, node sched.NodeID, p sch
 // ceilDiv is ⌈x / d⌉.
 func ceilDiv(x float64, d int) int { return int(math.Ceil(x / float64(d))) }
 
-// size is the containers an attempt of the kind takes on the node: a
-// map one, a reduce cluster.reduce_containers.
-func (n *nodeEntry) size(kind sched.TaskKind) int {
-	if kind == sched.Reduce {
-		return n.reduceSize
-	}
-	return 1
+// resetContainers gives a node registering its containers, none in use.
+func (s *coordState) resetContainers(n *nodeEntry, containers int) {
+	n.containers, n.used = containers, 0
+	n.takes = [2]int{s.cfg.Cluster.Takes(sched.Map), s.cfg.Cluster.Takes(sched.Reduce)}
 }
 
 // freeSlot is the node's lowest free slot of the kind; with a container
@@ -99,7 +96,7 @@ func (s *coordState) setBusy(node sched.NodeID, kind sched.TaskKind, slot int, b
 		return
 	}
 	n.busy[kind][slot] = busy
-	d := n.size(kind)
+	d := n.takes[kind]
 	if busy {
 		d = -d
 	}
@@ -131,7 +128,7 @@ func (r *rampUp) admits(job sched.JobID, kind sched.TaskKind, node sched.NodeID)
 	if kind != sched.Reduce {
 		return true
 	}
-	if n := &r.s.nodes[node]; n.containers-n.used < n.reduceSize {
+	if n := &r.s.nodes[node]; n.containers-n.used < n.takes[sched.Reduce] {
 		return false // no reduce fits the node
 	}
 	j := r.s.table.job(job)
@@ -194,7 +191,7 @@ func (s *coordState) preemptReduces(now time.Duration) {
 	if !s.containersOn() {
 		return
 	}
-	_, limit := rampLimits(&s.cfg.Tasks)
+	rampup, limit := rampLimits(&s.cfg.Tasks)
 	noRoom, anyway := preemptDelays(&s.cfg.Tasks)
 	size := s.cfg.Cluster.ReduceSize()
 	clear(s.rampedDown)
@@ -202,20 +199,21 @@ func (s *coordState) preemptReduces(now time.Duration) {
 		if st.PendingMaps == 0 || st.ReduceAttempts == 0 || st.MapAttempts > 0 {
 			continue // no map waits, no reduce to take back, or a map's container comes back to the job
 		}
-		hanging := s.table.hangingMaps(st.ID, now, anyway)
-		why := fmt.Sprintf("preempted for maps waiting over %v", anyway)
+		hanging, noRoomLeft := s.table.hangingMaps(st.ID, now, anyway), false
 		if hanging == 0 {
 			// The job's released reduces ask at a higher priority than
 			// its maps: what they would take is no room for a map.
-			rampup, _ := rampLimits(&s.cfg.Tasks)
 			released := min(st.PendingReduces, max(0, reduceLimit(st, s.freeContainers, rampup, size)-st.ReduceAttempts))
 			if s.freeContainers-size*released >= 1 {
 				continue // a map has room
 			}
-			hanging = s.table.hangingMaps(st.ID, now, noRoom)
-			why = "preempted for maps: the job's reduces held every container"
+			hanging, noRoomLeft = s.table.hangingMaps(st.ID, now, noRoom), true
 		}
 		if hanging > 0 {
+			why := fmt.Sprintf("preempted for maps waiting over %v", anyway)
+			if noRoomLeft {
+				why = "preempted for maps: the job's reduces held every container"
+			}
 			// Until its next tick the AM asks for no reduce (Hadoop
 			// schedules reduces only on a heartbeat that preempted none),
 			// so what its kills free goes to its maps.

@@ -25,9 +25,10 @@ type nodeEntry struct {
 	// the coordinator launched and has not yet heard ended.
 	busy [2][]bool
 	// containers, when > 0, is the node's containers (cluster.containers),
-	// of which a map takes one and a reduce reduceSize; used counts those
-	// its busy slots take.
-	containers, reduceSize, used int
+	// of which an attempt of each kind takes takes[kind]
+	// (ClusterConfig.Takes); used counts those its busy slots take.
+	containers, used int
+	takes            [2]int
 	// qosHeld are the map slots QoS tasks held at the last heartbeat,
 	// busy too until the next.
 	qosHeld []int
@@ -38,7 +39,7 @@ type nodeEntry struct {
 // attempt the coordinator launched nor held by a QoS task.
 func (n *nodeEntry) free(kind sched.TaskKind, slot int) bool {
 	return !n.busy[kind][slot] && (kind != sched.Map || !slices.Contains(n.qosHeld, slot)) &&
-		(n.containers == 0 || n.used+n.size(kind) <= n.containers)
+		(n.containers == 0 || n.used+n.takes[kind] <= n.containers)
 }
 
 // anyFree reports whether one of the node's slots of the kind is free.
@@ -71,7 +72,7 @@ func (s *coordState) register(now time.Duration, msg *RegisterNode) {
 	back := n.registered
 	n.registered, n.dead, n.reinit, n.resync = true, false, false, false
 	n.busy = [2][]bool{make([]bool, msg.MapSlots), make([]bool, msg.Reducers)}
-	n.containers, n.reduceSize, n.used = msg.Containers, s.cfg.Cluster.ReduceSize(), 0
+	s.resetContainers(n, msg.Containers)
 	n.last = now
 	s.updateSlots()
 	if !back {

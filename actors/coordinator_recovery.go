@@ -186,7 +186,7 @@ func (s *coordState) resynced(now time.Duration, msg *RegisterNode) {
 	n := &s.nodes[msg.Node]
 	n.resync, n.resyncAsked = false, false
 	n.busy = [2][]bool{make([]bool, msg.MapSlots), make([]bool, msg.Reducers)}
-	n.containers, n.reduceSize, n.used = msg.Containers, s.cfg.Cluster.ReduceSize(), 0
+	s.resetContainers(n, msg.Containers)
 	n.last = now
 	for _, a := range s.admit {
 		a.registered(msg.Node, msg.Launches)

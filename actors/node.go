@@ -280,19 +280,11 @@ func (n *Node) containersUsed() int {
 	for kind := range n.slots {
 		for _, busy := range n.slots[kind] {
 			if busy {
-				used += n.containerSize(sched.TaskKind(kind))
+				used += n.cfg.Cluster.Takes(sched.TaskKind(kind))
 			}
 		}
 	}
 	return used
-}
-
-// containerSize is the containers an attempt of the kind takes.
-func (n *Node) containerSize(kind sched.TaskKind) int {
-	if kind == sched.Reduce {
-		return n.cfg.Cluster.ReduceSize()
-	}
-	return 1
 }
 
 // start starts a launched attempt in its slot.
@@ -307,7 +299,7 @@ func (n *Node) start(ctx actor.Context, msg *LaunchTask) {
 		n.deps.Fail(fmt.Errorf("node %d: %v launched twice", n.cfg.ID, msg.Attempt))
 		return
 	}
-	if c := n.cfg.Cluster.Containers; c > 0 && n.containersUsed()+n.containerSize(kind) > c {
+	if c := n.cfg.Cluster.Containers; c > 0 && n.containersUsed()+n.cfg.Cluster.Takes(kind) > c {
 		n.deps.Fail(fmt.Errorf("node %d: %v launched with %d of its %d containers taken", n.cfg.ID, msg.Attempt, n.containersUsed(), c))
 		return
 	}

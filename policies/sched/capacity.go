@@ -187,41 +187,44 @@ func (c *Capacity) AssignContainer(_ time.Duration, v View, s Slot) (Assignment,
 func (c *Capacity) assign(v View, s Slot, either bool) (Assignment, bool) {
 	n := len(c.queues)
 	used := make([]int, n)
+	size := 1
+	if either {
+		size = reduceSize(v)
+	}
 	for st := range v.Jobs() {
 		if _, ok := c.jobs[st.ID]; !ok {
 			continue
 		}
 		if either {
-			used[c.queueOf(st.Job)] += st.MapAttempts + reduceSize(v)*st.ReduceAttempts
+			used[c.queueOf(st.Job)] += st.MapAttempts + size*st.ReduceAttempts
 		} else {
 			used[c.queueOf(st.Job)] += st.Attempts(s.Kind)
 		}
 	}
-	kinds := []TaskKind{s.Kind}
-	if either {
-		kinds = []TaskKind{Reduce, Map}
+	// first[q] is queue q's first job with a task for the node.
+	type queued struct {
+		job   JobID
+		kind  TaskKind
+		found bool
 	}
-	// first[q] is queue q's first job with a task for the node, of kind
-	// kind[q].
-	first := make([]JobID, n)
-	kind := make([]TaskKind, n)
-	found := make([]bool, n)
+	first := make([]queued, n)
 	for _, j := range c.order {
 		q := c.queueOf(j)
-		if found[q] {
+		if first[q].found {
 			continue
 		}
-		for _, k := range kinds {
-			if _, ok := v.BestLocality(j.ID, k, s.Node); ok {
-				first[q], kind[q], found[q] = j.ID, k, true
-				break
-			}
+		kind, ok := s.Kind, false
+		if either {
+			kind, ok = containerKind(v, j.ID, s.Node)
+		} else {
+			_, ok = v.BestLocality(j.ID, kind, s.Node)
 		}
+		first[q] = queued{j.ID, kind, ok}
 	}
 	slots := float64(v.Slots(s.Kind))
 	best, bestRatio := -1, 0.0
 	for q, queue := range c.queues {
-		if !found[q] || float64(used[q]) >= queue.max()/100*slots-1e-9 {
+		if !first[q].found || float64(used[q]) >= queue.max()/100*slots-1e-9 {
 			continue
 		}
 		r := ratio(float64(used[q]), queue.Capacity/100*slots)
@@ -238,10 +241,10 @@ func (c *Capacity) assign(v View, s Slot, either bool) (Assignment, bool) {
 		if either {
 			what = "containers"
 		}
-		s.Why.Note(first[best], "capacity: queue %q holds %d of %d %s (capacity %g%%, maximum %g%%), the least used / capacity; its first job by priority and submission",
+		s.Why.Note(first[best].job, "capacity: queue %q holds %d of %d %s (capacity %g%%, maximum %g%%), the least used / capacity; its first job by priority and submission",
 			q.Name, used[best], int(slots), what, q.Capacity, q.max())
 	}
-	return Assignment{Job: first[best], Kind: kind[best], MaxLocality: OffRack}, true
+	return Assignment{Job: first[best].job, Kind: first[best].kind, MaxLocality: OffRack}, true
 }
 
 // Tick implements Policy; Capacity never preempts.

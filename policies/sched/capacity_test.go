@@ -155,11 +155,7 @@ func TestCapacityServesAContainerByAllAQueueHolds(t *testing.T) {
 	v := &fakeView{jobs: []*JobStatus{prod, adhoc}, slots: map[TaskKind]int{Map: 10, Reduce: 10}}
 	c, ok := p.(ContainerAware)
 	require.True(t, ok)
-	got, ok := c.AssignContainer(time.Minute, v, Slot{Kind: Map})
-	require.True(t, ok)
-	assert.Equal(t, Assignment{Job: 2, Kind: Reduce, MaxLocality: OffRack}, got)
+	assert.Equal(t, offRack(2, Reduce), containerTo(t, c, v, time.Minute))
 	adhoc.PendingReduces, adhoc.ReduceAttempts = 0, 5
-	got, ok = c.AssignContainer(time.Minute, v, Slot{Kind: Map})
-	require.True(t, ok)
-	assert.Equal(t, Assignment{Job: 1, Kind: Map, MaxLocality: OffRack}, got)
+	assert.Equal(t, offRack(1, Map), containerTo(t, c, v, time.Minute))
 }

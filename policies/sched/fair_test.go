@@ -301,15 +301,10 @@ func TestFairServesAContainerByAllAJobHolds(t *testing.T) {
 	f.Submitted(time.Second, j2.Job)
 	v := fairView(j1, j2)
 	v.slots = map[TaskKind]int{Map: 10, Reduce: 10}
-	container := Slot{Node: 1, Kind: Map}
-	got, ok := f.AssignContainer(time.Minute, v, container)
-	require.True(t, ok)
-	assert.Equal(t, Assignment{Job: 2, Kind: Reduce, MaxLocality: OffRack}, got)
+	assert.Equal(t, offRack(2, Reduce), containerTo(t, f, v, time.Minute))
 	j2.PendingReduces, j2.ReduceAttempts = 0, 5
-	got, ok = f.AssignContainer(time.Minute, v, container)
-	require.True(t, ok)
-	assert.Equal(t, Assignment{Job: 1, Kind: Map, MaxLocality: OffRack}, got)
+	assert.Equal(t, offRack(1, Map), containerTo(t, f, v, time.Minute))
 	j1.PendingMaps, j2.PendingMaps = 0, 0
-	_, ok = f.AssignContainer(time.Minute, v, container)
+	_, ok := f.AssignContainer(time.Minute, v, Slot{Kind: Map})
 	assert.False(t, ok)
 }

@@ -133,20 +133,13 @@ func TestFIFOServesAContainerJobFirst(t *testing.T) {
 	f.Submitted(0, j1.Job)
 	f.Submitted(time.Second, j2.Job)
 	v := &fakeView{jobs: []*JobStatus{j1, j2}}
-	container := Slot{Node: 3, Kind: Map, Index: 1}
-	got, ok := f.AssignContainer(time.Minute, v, container)
-	require.True(t, ok)
-	assert.Equal(t, Assignment{Job: 1, Kind: Map, MaxLocality: OffRack}, got)
+	assert.Equal(t, offRack(1, Map), containerTo(t, f, v, time.Minute))
 	j1.PendingReduces = 1
-	got, ok = f.AssignContainer(time.Minute, v, container)
-	require.True(t, ok)
-	assert.Equal(t, Assignment{Job: 1, Kind: Reduce, MaxLocality: OffRack}, got)
+	assert.Equal(t, offRack(1, Reduce), containerTo(t, f, v, time.Minute))
 	j1.PendingMaps, j1.PendingReduces = 0, 0
-	got, ok = f.AssignContainer(time.Minute, v, container)
-	require.True(t, ok)
-	assert.Equal(t, Assignment{Job: 2, Kind: Reduce, MaxLocality: OffRack}, got)
+	assert.Equal(t, offRack(2, Reduce), containerTo(t, f, v, time.Minute))
 	j2.PendingReduces = 0
-	_, ok = f.AssignContainer(time.Minute, v, container)
+	_, ok := f.AssignContainer(time.Minute, v, Slot{Kind: Map})
 	assert.False(t, ok)
 }
 

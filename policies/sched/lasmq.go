@@ -121,6 +121,12 @@ type lqPlan struct {
 	valid  bool
 	order  []*lqJob
 	target [3]map[JobID]float64 // by kind, and of the containers (containers)
+	// pooled: target[containers] is this plan's, made at the plan's
+	// first container offer.
+	pooled bool
+	// used marks the queues with jobs of the kind targets splits over,
+	// kept from call to call.
+	used []bool
 }
 
 // NewLASMQ returns an empty LAS_MQ policy; p must be valid.
@@ -244,7 +250,8 @@ func (l *LASMQ) replan(now time.Duration, v View) {
 		slices.SortFunc(l.queues[q], l.compare)
 		l.plan.order = append(l.plan.order, l.queues[q]...)
 	}
-	for _, kind := range []TaskKind{Map, Reduce, containers} {
+	l.plan.pooled = false
+	for _, kind := range []TaskKind{Map, Reduce} {
 		l.targets(v, kind)
 	}
 }
@@ -278,7 +285,9 @@ func (l *LASMQ) targets(v View, kind TaskKind) {
 	target := l.plan.target[kind]
 	clear(target)
 	weight, users := 0.0, 0
-	used := make([]bool, len(l.queues))
+	l.plan.used = slices.Grow(l.plan.used[:0], len(l.queues))[:len(l.queues)]
+	used := l.plan.used
+	clear(used)
 	for q, queue := range l.queues {
 		for _, j := range queue {
 			if j.demand[kind] > 0 {
@@ -358,6 +367,10 @@ func (l *LASMQ) Assign(now time.Duration, v View, s Slot) (Assignment, bool) {
 func (l *LASMQ) AssignContainer(now time.Duration, v View, s Slot) (Assignment, bool) {
 	if !l.plan.valid || l.plan.at != now {
 		l.replan(now, v)
+	}
+	if !l.plan.pooled {
+		l.targets(v, containers)
+		l.plan.pooled = true
 	}
 	size := reduceSize(v)
 	var spare *lqJob

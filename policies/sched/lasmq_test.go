@@ -293,13 +293,9 @@ func TestLASServesAContainerToTheLeastServedJob(t *testing.T) {
 	l.Launched(0, Launch{Attempt: Attempt{Job: 1, Kind: Map}})
 	j1.MapAttempts = 1
 	v := &fakeView{jobs: []*JobStatus{j1, j2}}
-	got, ok := l.AssignContainer(10*time.Second, v, Slot{Node: 2, Kind: Map})
-	require.True(t, ok)
-	assert.Equal(t, Assignment{Job: 2, Kind: Reduce, MaxLocality: OffRack}, got)
+	assert.Equal(t, offRack(2, Reduce), containerTo(t, l, v, 10*time.Second))
 	j2.PendingMaps, j2.PendingReduces = 0, 0
-	got, ok = l.AssignContainer(10*time.Second, v, Slot{Node: 2, Kind: Map})
-	require.True(t, ok)
-	assert.Equal(t, Assignment{Job: 1, Kind: Map, MaxLocality: OffRack}, got)
+	assert.Equal(t, offRack(1, Map), containerTo(t, l, v, 10*time.Second))
 }
 
 func TestLASMQServesAContainerByTheContainersAJobHolds(t *testing.T) {
@@ -315,13 +311,9 @@ func TestLASMQServesAContainerByTheContainersAJobHolds(t *testing.T) {
 	p.Submitted(time.Second, j2.Job)
 	v := &fakeView{jobs: []*JobStatus{j1, j2}, slots: map[TaskKind]int{Map: 10, Reduce: 10}}
 	c := p.(ContainerAware)
-	got, ok := c.AssignContainer(time.Minute, v, Slot{Kind: Map})
-	require.True(t, ok)
-	assert.Equal(t, Assignment{Job: 1, Kind: Map, MaxLocality: OffRack}, got)
+	assert.Equal(t, offRack(1, Map), containerTo(t, c, v, time.Minute))
 	j1.PendingMaps, j1.MapAttempts = 0, 10
-	got, ok = c.AssignContainer(time.Minute+time.Second, v, Slot{Kind: Map})
-	require.True(t, ok)
-	assert.Equal(t, Assignment{Job: 2, Kind: Reduce, MaxLocality: OffRack}, got)
+	assert.Equal(t, offRack(2, Reduce), containerTo(t, c, v, time.Minute+time.Second))
 }
 
 func TestLASMQSplitsTheSlotsOverTheQueuesInUseAlone(t *testing.T) {

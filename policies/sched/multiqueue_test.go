@@ -432,14 +432,10 @@ func TestMultiQueueServesAContainerJobFirst(t *testing.T) {
 	why := &Explanation{}
 	got, ok := c.AssignContainer(time.Minute, v, Slot{Kind: Map, Why: why})
 	require.True(t, ok)
-	assert.Equal(t, Assignment{Job: 1, Kind: Map, MaxLocality: OffRack}, got)
+	assert.Equal(t, offRack(1, Map), got)
 	assert.Equal(t, []JobNote{{1, "fbq: queue 1 of 2, FIFO order 1, service 0s of its limit 3h20m0s; takes the container for a map"}}, why.Notes)
 	j1.PendingReduces = 1
-	got, ok = c.AssignContainer(time.Minute, v, Slot{Kind: Map})
-	require.True(t, ok)
-	assert.Equal(t, Assignment{Job: 1, Kind: Reduce, MaxLocality: OffRack}, got)
+	assert.Equal(t, offRack(1, Reduce), containerTo(t, c, v, time.Minute))
 	j1.PendingMaps, j1.PendingReduces = 0, 0
-	got, ok = c.AssignContainer(time.Minute, v, Slot{Kind: Map})
-	require.True(t, ok)
-	assert.Equal(t, Assignment{Job: 2, Kind: Map, MaxLocality: OffRack}, got)
+	assert.Equal(t, offRack(2, Map), containerTo(t, c, v, time.Minute))
 }

@@ -1,6 +1,12 @@
 package sched
 
-import "iter"
+import (
+	"iter"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
 
 // fakeView is a View over a fixed table, for policy tests. Tests change
 // the table through the pointers they hold; the view hands out copies.
@@ -59,4 +65,20 @@ func (v *fakeView) Progress(id JobID, kind TaskKind) float64 { return v.progress
 // running sets a job's running maps, one attempt each.
 func running(st *JobStatus, maps int) {
 	st.RunningMaps, st.MapAttempts = maps, maps
+}
+
+// containerTo offers the policy a container on node 0 at now and returns
+// what it assigns there, failing the test when it leaves the container
+// idle.
+func containerTo(t *testing.T, c ContainerAware, v View, now time.Duration) Assignment {
+	t.Helper()
+	a, ok := c.AssignContainer(now, v, Slot{Kind: Map})
+	require.True(t, ok, "the container stays idle")
+	return a
+}
+
+// offRack is an assignment of a task of the kind from the job, at any
+// locality.
+func offRack(job JobID, kind TaskKind) Assignment {
+	return Assignment{Job: job, Kind: kind, MaxLocality: OffRack}
 }
