@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strconv"
 	"time"
@@ -78,6 +79,10 @@ type FaultTable struct {
 	Action      string         `toml:"action"`
 	Delay       units.Duration `toml:"delay"`
 	Probability Chance         `toml:"probability"`
+	// Busy marks a slowdown as one of [stragglers]' busy periods, as a
+	// resolved scenario lists them once drawn: when any entry is one,
+	// none are drawn.
+	Busy bool `toml:"busy,omitzero"`
 }
 
 // KindMessage is the [[fault]] kind of a message rule.
@@ -182,6 +187,8 @@ func (e *FaultTable) check(key string, c *cluster.Config) []error {
 	var errs checks
 	errs.add(!slices.Contains(actors.FaultKinds, actors.FaultKind(e.Kind)), Invalid(key+".kind", e.Kind, "must be one of %v or %q", actors.FaultKinds, KindMessage))
 	random := e.Rate != 0 || len(e.Window) > 0
+	errs.add(e.Busy && (random || e.Kind != string(actors.FaultSlowdown) || c.Stragglers.BusyRate == 0),
+		Invalid(key+".busy", e.Busy, "marks a slowdown at an instant as a busy period of [stragglers], which needs stragglers.busy_rate > 0"))
 	errs.add(random && !(e.Rate > 0 && e.Rate <= maxFaultRate), Invalid(key+".rate", e.Rate, "must be > 0 and at most %g faults per hour", maxFaultRate))
 	errs.add(random && e.At != 0, Invalid(key+".at", e.At, "give at (one fault) or rate and window (a random stream), not both"))
 	if random {
@@ -218,7 +225,7 @@ func (e *FaultTable) fault(entry int) actors.Fault {
 	f := actors.Fault{
 		Kind: actors.FaultKind(e.Kind), At: e.At.Std(), For: e.For.Std(), RestartAfter: e.RestartAfter.Std(),
 		Node: sched.NodeID(e.Node), Rack: sched.RackID(e.Rack), Factor: e.Factor, CPU: e.CPU, Disk: e.Disk,
-		DiskLost: e.DiskLost, FailJobs: e.Recovery == RecoveryFail, Entry: entry,
+		DiskLost: e.DiskLost, FailJobs: e.Recovery == RecoveryFail, Entry: entry, Busy: e.Busy,
 	}
 	if f.Kind == actors.FaultSlowdown {
 		f.CPU, f.Disk = orOne(e.CPU), orOne(e.Disk)
@@ -271,4 +278,74 @@ func pick(rng *rand.Rand, candidates []int, n int) int {
 		return candidates[rng.IntN(len(candidates))]
 	}
 	return rng.IntN(n)
+}
+
+// cutFaults is what a resolved scenario writes for [[fault]] when the
+// run is cut (--until, set after the faults were drawn). When some
+// entry's fault or window lies past the cut, that entry would be refused
+// past run.until, and dropping it would move the later random streams,
+// whose draws are keyed by their entry's place, and the overlaps their
+// draws and the busy periods skip; so the run's faults before the cut are
+// written as they were drawn, one fixed entry each, after the message
+// rules that begin before it. Otherwise the entries are kept, and the
+// busy periods are listed after them only when drawing them again over
+// the cut would not give the run's (they were drawn over another span).
+// Busy periods are written with busy = true, so the file keeps
+// [stragglers] and what it measures without drawing them again.
+func cutFaults(entries []FaultTable, c *cluster.Config) []FaultTable {
+	cut := c.Run.Until
+	if cut <= 0 {
+		return entries
+	}
+	past := func(e *FaultTable) bool {
+		if len(e.Window) > 0 {
+			return e.Window[0] >= cut
+		}
+		return e.At >= cut
+	}
+	var drawn, busy []actors.Fault
+	for _, f := range c.Faults {
+		if f.Busy {
+			busy = append(busy, f)
+		} else {
+			drawn = append(drawn, f)
+		}
+	}
+	var out []FaultTable
+	switch {
+	case slices.ContainsFunc(entries, func(e FaultTable) bool { return past(&e) }):
+		for i := range entries {
+			if entries[i].Kind == KindMessage && !past(&entries[i]) {
+				out = append(out, entries[i])
+			}
+		}
+		busy = c.Faults
+	case !reflect.DeepEqual(busy, c.Stragglers.BusyFaults(&c.Cluster, cut.Std(), c.Run.Seed, drawn)):
+		out = slices.Clone(entries)
+	default:
+		return entries
+	}
+	for _, f := range busy {
+		if f.At < cut.Std() {
+			out = append(out, fixedFault(f))
+		}
+	}
+	return out
+}
+
+// fixedFault is a fault as the entry that gives it.
+func fixedFault(f actors.Fault) FaultTable {
+	e := FaultTable{Kind: string(f.Kind), At: units.Duration(f.At), For: units.Duration(f.For),
+		RestartAfter: units.Duration(f.RestartAfter), Node: int(f.Node), Rack: int(f.Rack), DiskLost: f.DiskLost,
+		CPU: f.CPU, Disk: f.Disk, Factor: f.Factor, Busy: f.Busy}
+	switch f.Kind {
+	case actors.FaultLink:
+		e.Link = f.Link.String()
+	case actors.FaultCoordinator:
+		e.Recovery = RecoveryPreserving
+		if f.FailJobs {
+			e.Recovery = RecoveryFail
+		}
+	}
+	return e
 }

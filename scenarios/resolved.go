@@ -12,7 +12,8 @@ import (
 // Resolved returns the scenario as it runs, written as a scenario file:
 // every key with its default filled in, --set, --seed and --until
 // applied, and trace paths made absolute so the file loads from any
-// directory. Loading it gives the same configuration.
+// directory. Loading it gives the same configuration. When --until cuts
+// the run before some fault, the faults are written as drawn (cutFaults).
 func (s *Scenario) Resolved() ([]byte, error) {
 	f := s.file
 	f.Run = s.Config.Run
@@ -35,6 +36,7 @@ func (s *Scenario) Resolved() ([]byte, error) {
 			f.Workload.SWIM[i].Trace = abs
 		}
 	}
+	f.Fault = cutFaults(f.Fault, &s.Config)
 	var buf bytes.Buffer
 	fmt.Fprintf(&buf, "# %s, resolved: defaults filled in, overrides applied.\n\n", s.Name)
 	if err := toml.NewEncoder(&buf).Encode(f); err != nil {

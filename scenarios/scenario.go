@@ -260,7 +260,9 @@ func (f *File) config(dir string) (cluster.Config, []error) {
 		if err := c.ValidateWorkload(); err != nil {
 			errs = append(errs, fieldErrors(err)...)
 		}
-		c.Faults = append(c.Faults, c.Stragglers.BusyFaults(&c.Cluster, busySpan(&c), c.Run.Seed, c.Faults)...)
+		if !slices.ContainsFunc(c.Faults, func(f actors.Fault) bool { return f.Busy }) { // else listed (cutFaults)
+			c.Faults = append(c.Faults, c.Stragglers.BusyFaults(&c.Cluster, busySpan(&c), c.Run.Seed, c.Faults)...)
+		}
 	}
 	return c, errs
 }

@@ -269,3 +269,33 @@ func withoutWall(summary string) string {
 	}
 	return strings.Join(kept, "\n")
 }
+
+// A run cut before some of its faults writes a scenario.toml that runs
+// the same run again: faults.toml's partition and crash come past a 100 s
+// cut, and a random crash stream and busy periods are drawn before it.
+func TestCutRunsScenarioRunsAgain(t *testing.T) {
+	text, err := os.ReadFile(filepath.Join("..", "..", "scenarios", "examples", "faults.toml"))
+	require.NoError(t, err)
+	path := writeScenario(t, string(text)+`
+[stragglers]
+busy_rate = 30
+
+[[fault]]
+kind = "crash"
+rate = 60
+window = ["0s", "1h"]
+restart_after = "1m"
+`)
+	first, again := t.TempDir(), t.TempDir()
+	var out, errs bytes.Buffer
+	require.Equal(t, 0, run([]string{"run", path, "--quiet", "--until", "100s", "--out", first}, &out, &errs), errs.String())
+	require.Equal(t, 0, run([]string{"run", filepath.Join(first, "scenario.toml"), "--quiet", "--out", again}, &out, &errs), errs.String())
+	for _, name := range []string{"jobs.csv", "tasks.csv", "trace.json"} {
+		a, err := os.ReadFile(filepath.Join(first, name))
+		require.NoError(t, err)
+		b, err := os.ReadFile(filepath.Join(again, name))
+		require.NoError(t, err)
+		assert.True(t, bytes.Equal(a, b), "%s differs", name)
+	}
+	assert.Regexp(t, `faults +\d+ fired \(crash [1-9]`, out.String())
+}
