@@ -17,7 +17,8 @@ import (
 // RMContainerAllocator) keeps its reduces from taking what its maps need,
 // by two rules that here run in the coordinator on its own numbers, the
 // headroom the ResourceManager would send the AM being the live nodes'
-// free containers:
+// free containers, or less when the policy bounds the job's queue
+// (headroom):
 //
 //   - Ramp-up (scheduleReduces), an admission rule on reduces: past
 //     slow-start, while maps wait, the reduces may hold at most
@@ -138,7 +139,20 @@ func (r *rampUp) admits(job sched.JobID, kind sched.TaskKind, node sched.NodeID)
 	if r.s.rampedDown[job] {
 		return false // its AM took reduces back for its maps this tick
 	}
-	return j.status.ReduceAttempts < reduceLimit(j.status, r.s.freeContainers, r.limit, r.s.cfg.Cluster.ReduceSize())
+	return j.status.ReduceAttempts < reduceLimit(j.status, r.s.headroom(job), r.limit, r.s.cfg.Cluster.ReduceSize())
+}
+
+// headroom is the containers the job's AM is told it may still get: the
+// live nodes' free containers, bounded by what its queue may still take
+// when the policy limits queues (sched.Headroom), as YARN's
+// ResourceManager computes it.
+func (s *coordState) headroom(job sched.JobID) int {
+	if p, ok := s.policy.(sched.Headroom); ok {
+		if h, ok := p.Headroom(coordView{s}, job); ok {
+			return min(h, s.freeContainers)
+		}
+	}
+	return s.freeContainers
 }
 
 // reduceLimit is how many reduces the job may run
@@ -199,12 +213,13 @@ func (s *coordState) preemptReduces(now time.Duration) {
 		if st.PendingMaps == 0 || st.ReduceAttempts == 0 || st.MapAttempts > 0 {
 			continue // no map waits, no reduce to take back, or a map's container comes back to the job
 		}
+		room := s.headroom(st.ID)
 		hanging, noRoomLeft := s.table.hangingMaps(st.ID, now, anyway), false
 		if hanging == 0 {
 			// The job's released reduces ask at a higher priority than
 			// its maps: what they would take is no room for a map.
-			released := min(st.PendingReduces, max(0, reduceLimit(st, s.freeContainers, rampup, size)-st.ReduceAttempts))
-			if s.freeContainers-size*released >= 1 {
+			released := min(st.PendingReduces, max(0, reduceLimit(st, room, rampup, size)-st.ReduceAttempts))
+			if room-size*released >= 1 {
 				continue // a map has room
 			}
 			hanging, noRoomLeft = s.table.hangingMaps(st.ID, now, noRoom), true
@@ -212,13 +227,13 @@ func (s *coordState) preemptReduces(now time.Duration) {
 		if hanging > 0 {
 			why := fmt.Sprintf("preempted for maps waiting over %v", anyway)
 			if noRoomLeft {
-				why = "preempted for maps: the job's reduces held every container"
+				why = "preempted for maps: the job's reduces held every container it may get"
 			}
 			// Until its next tick the AM asks for no reduce (Hadoop
 			// schedules reduces only on a heartbeat that preempted none),
 			// so what its kills free goes to its maps.
 			s.rampedDown[st.ID] = true
-			s.preemptFor(st, hanging, limit, size, why)
+			s.preemptFor(st, hanging, room, limit, size, why)
 		}
 	}
 }
@@ -228,15 +243,16 @@ func (s *coordState) preemptReduces(now time.Duration) {
 // of what the job holds and could get, whichever is more, but no more
 // than the hanging maps need; the most recently launched first, as they
 // have copied least. Reduces being killed count among them, so a rule
-// that holds on the next tick kills no more until they end.
-func (s *coordState) preemptFor(st sched.JobStatus, hanging int, limit float64, size int, why string) {
+// that holds on the next tick kills no more until they end. room is the
+// job's headroom.
+func (s *coordState) preemptFor(st sched.JobStatus, hanging, room int, limit float64, size int, why string) {
 	var reduces []sched.Attempt
 	for _, a := range s.runningOf(st.ID) {
 		if a.Kind == sched.Reduce {
 			reduces = append(reduces, a)
 		}
 	}
-	total := st.MapAttempts + size*st.ReduceAttempts + s.freeContainers
+	total := st.MapAttempts + size*st.ReduceAttempts + room
 	n := min(max(1, ceilDiv(limit*float64(total), size)), ceilDiv(float64(hanging), size), len(reduces))
 	slices.SortStableFunc(reduces, func(a, b sched.Attempt) int {
 		return cmp.Compare(s.running[b].at, s.running[a].at)

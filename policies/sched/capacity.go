@@ -247,6 +247,24 @@ func (c *Capacity) assign(v View, s Slot, either bool) (Assignment, bool) {
 	return Assignment{Job: first[best].job, Kind: first[best].kind, MaxLocality: OffRack}, true
 }
 
+// Headroom implements Headroom, as YARN's Capacity Scheduler computes an
+// application's: its queue's maximum capacity of the containers less what
+// the queue's jobs hold (users' limits are not modelled).
+func (c *Capacity) Headroom(v View, job JobID) (int, bool) {
+	j, ok := c.jobs[job]
+	if !ok {
+		return 0, false
+	}
+	q, size, used := c.queueOf(j), reduceSize(v), 0
+	for st := range v.Jobs() {
+		if k, ok := c.jobs[st.ID]; ok && c.queueOf(k) == q {
+			used += st.MapAttempts + size*st.ReduceAttempts
+		}
+	}
+	most := int(math.Floor(c.queues[q].max()/100*float64(v.Slots(Map)) + 1e-9))
+	return max(0, most-used), true
+}
+
 // Tick implements Policy; Capacity never preempts.
 func (*Capacity) Tick(time.Duration, View) []Preemption { return nil }
 

@@ -159,3 +159,31 @@ func TestCapacityServesAContainerByAllAQueueHolds(t *testing.T) {
 	adhoc.PendingReduces, adhoc.ReduceAttempts = 0, 5
 	assert.Equal(t, offRack(1, Map), containerTo(t, c, v, time.Minute))
 }
+
+// A job's headroom is its queue's maximum of the containers less what the
+// queue's jobs hold.
+func TestCapacityHeadroomIsTheQueuesMaximumLeft(t *testing.T) {
+	p := capacityOf(t, CapacityQueue{Name: "prod", Capacity: 50}, CapacityQueue{Name: "adhoc", Capacity: 50, MaxCapacity: pct(50)})
+	prod, adhoc, more := status(1, Normal, 0, 6, 0), status(2, Normal, time.Second, 2, 1), status(3, Normal, time.Second, 1, 0)
+	prod.Pool, adhoc.Pool, more.Pool = "prod", "adhoc", "adhoc"
+	prod.MapAttempts, adhoc.ReduceAttempts, more.MapAttempts = 4, 3, 1
+	for _, j := range []*JobStatus{prod, adhoc, more} {
+		p.Submitted(0, j.Job)
+	}
+	v := &fakeView{jobs: []*JobStatus{prod, adhoc, more}, slots: map[TaskKind]int{Map: 10, Reduce: 10}}
+	h, ok := p.(Headroom)
+	require.True(t, ok)
+	for _, tc := range []struct {
+		job  JobID
+		want int
+	}{{1, 6}, {2, 1}, {3, 1}} {
+		got, ok := h.Headroom(v, tc.job)
+		assert.True(t, ok)
+		assert.Equal(t, tc.want, got, "job %d", tc.job)
+	}
+	more.MapAttempts = 3 // the queue holds more than its maximum: none left
+	got, _ := h.Headroom(v, 2)
+	assert.Zero(t, got)
+	_, ok = h.Headroom(v, 9)
+	assert.False(t, ok, "a job the policy does not know")
+}

@@ -329,6 +329,24 @@ func (f *Fair) AssignContainer(_ time.Duration, v View, s Slot) (Assignment, boo
 	})
 }
 
+// Headroom implements Headroom, as YARN's Fair Scheduler computes an
+// application's (FairSharePolicy.getHeadroom): its pool's fair share of
+// the containers less what the pool holds.
+func (f *Fair) Headroom(v View, job JobID) (int, bool) {
+	j, ok := f.jobs[job]
+	if !ok {
+		return 0, false
+	}
+	f.ranked(v, containers)
+	r := &f.rank[containers]
+	g, ok := r.index[f.poolOf(j)]
+	if !ok || r.pools[g].lo == r.pools[g].hi {
+		return 0, false
+	}
+	js := &r.shares[r.pools[g].lo]
+	return max(0, int(math.Floor(js.poolFair-js.poolRunning+1e-9))), true
+}
+
 // assign offers the slot to the jobs in the given order.
 func (f *Fair) assign(now time.Duration, v View, s Slot, order []*jobShare) (Assignment, bool) {
 	for i, js := range order {

@@ -293,18 +293,49 @@ func TestFairServesAContainerByAllAJobHolds(t *testing.T) {
 	// against 4: it takes the container, its reduce first. Once it holds
 	// 5 reduces, job 1 comes first, with a map, where ranked by their
 	// maps alone (0 against 4) job 2's map would have taken it.
-	f := NewFair(FairConfig{})
-	j1, j2 := status(1, Normal, 0, 6, 0), status(2, Normal, time.Second, 2, 1)
-	j1.MapAttempts, j1.RunningMaps = 4, 4
-	j2.ReduceAttempts, j2.RunningReduces = 3, 3
-	f.Submitted(0, j1.Job)
-	f.Submitted(time.Second, j2.Job)
-	v := fairView(j1, j2)
-	v.slots = map[TaskKind]int{Map: 10, Reduce: 10}
+	f, j1, j2, v := containerJobs("", "")
 	assert.Equal(t, offRack(2, Reduce), containerTo(t, f, v, time.Minute))
 	j2.PendingReduces, j2.ReduceAttempts = 0, 5
 	assert.Equal(t, offRack(1, Map), containerTo(t, f, v, time.Minute))
 	j1.PendingMaps, j2.PendingMaps = 0, 0
 	_, ok := f.AssignContainer(time.Minute, v, Slot{Kind: Map})
 	assert.False(t, ok)
+}
+
+// containerJobs is 10 containers and two jobs of the pools: job 1 holds
+// 4 maps and asks for 6 more, job 2 holds 3 reduces and asks for 2 maps
+// and a reduce.
+func containerJobs(pool1, pool2 string) (*Fair, *JobStatus, *JobStatus, *fakeView) {
+	f := NewFair(FairConfig{})
+	j1, j2 := status(1, Normal, 0, 6, 0), status(2, Normal, time.Second, 2, 1)
+	j1.Pool, j2.Pool = pool1, pool2
+	j1.MapAttempts, j1.RunningMaps = 4, 4
+	j2.ReduceAttempts, j2.RunningReduces = 3, 3
+	f.Submitted(0, j1.Job)
+	f.Submitted(time.Second, j2.Job)
+	v := fairView(j1, j2)
+	v.slots = map[TaskKind]int{Map: 10, Reduce: 10}
+	return f, j1, j2, v
+}
+
+// A job's headroom is its pool's fair share of the containers less what
+// the pool holds.
+func TestFairHeadroomIsThePoolsShareLeft(t *testing.T) {
+	// 10 containers, two pools of weight 1. Pool a's job holds 4 maps and
+	// asks for 6 more, pool b's 3 reduces and asks for 2 maps and a
+	// reduce: demands 10 and 6, shares 5 and 5, headrooms 1 and 2.
+	f, j1, _, v := containerJobs("a", "b")
+	for _, tc := range []struct {
+		job  JobID
+		want int
+	}{{1, 1}, {2, 2}} {
+		got, ok := f.Headroom(v, tc.job)
+		assert.True(t, ok)
+		assert.Equal(t, tc.want, got, "job %d", tc.job)
+	}
+	j1.MapAttempts, j1.PendingMaps = 6, 4 // over its share: none left
+	got, _ := f.Headroom(v, 1)
+	assert.Zero(t, got)
+	_, ok := f.Headroom(v, 9)
+	assert.False(t, ok, "a job the policy does not know")
 }

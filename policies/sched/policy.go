@@ -55,6 +55,17 @@ type ContainerAware interface {
 	AssignContainer(now time.Duration, v View, s Slot) (Assignment, bool)
 }
 
+// Headroom is implemented by a ContainerAware policy that bounds the
+// containers a job's queue may hold (Capacity's maximum capacity, Fair's
+// pool fair share): what the job's queue may still take, the headroom
+// YARN's ResourceManager sends the job's application master with each
+// allocation, which the cluster's free containers bound further. The AM's
+// rules read it: reduces ramp up into it, and with none left for a
+// waiting map they are taken back. false: the policy sets no bound.
+type Headroom interface {
+	Headroom(v View, job JobID) (int, bool)
+}
+
 // ContainerView is implemented by the View of a cluster of containers:
 // a map takes one of a node's containers, a reduce ReduceContainers. A
 // ContainerAware policy weighs what a job holds by it.
