@@ -40,6 +40,17 @@ type blockMap struct {
 	// held bytes first, and a disk lost with its node loses them.
 	stored, held []int64
 	peak         int64 // the most stored + held on one node so far
+	// written are the outputs under construction of the jobs whose output
+	// a later job reads (workload.JobSpec.Output): each attempt's write
+	// pipeline and bytes, until its job commits them or ends.
+	written map[sched.JobID]map[sched.Attempt]outputWrite
+}
+
+// outputWrite is an attempt's output as written: its pipeline's nodes,
+// the writer first, and its bytes.
+type outputWrite struct {
+	nodes []sched.NodeID
+	bytes int64
 }
 
 // file is a stored file: its blocks, each with its replicas. A skewed

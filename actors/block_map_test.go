@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"clusteremu/policies/sched"
+	"clusteremu/workload"
 )
 
 func fourRacksOfTen() []sched.RackID {
@@ -272,4 +273,51 @@ func TestRemovedReplicasAreHeldUntilOverwritten(t *testing.T) {
 	b.nodeUp(on, false)
 	assert.Zero(t, b.held[on], "a lost disk loses them")
 	assert.Zero(t, b.stored[on])
+}
+
+// A committed output is stored as parts on its attempts' write pipelines,
+// a block or more each; a pipeline node down at the commit keeps its
+// replica on its disk, back when the node is; what was not committed is
+// never stored.
+func TestCommittedOutputIsStoredWhereItWasWritten(t *testing.T) {
+	b := newBlockMap(100, 3, fourRacksOfTen(), 4)
+	job := sched.JobID(7)
+	r0 := sched.Attempt{Job: job, Kind: sched.Reduce, Task: 0, Attempt: 1}
+	r0first := sched.Attempt{Job: job, Kind: sched.Reduce, Task: 0}
+	r1 := sched.Attempt{Job: job, Kind: sched.Reduce, Task: 1}
+	b.writing(r0first, []sched.NodeID{1, 2, 15}, 250) // a copy that lost
+	b.writing(r0, []sched.NodeID{3, 4, 25}, 250)
+	b.writing(r1, []sched.NodeID{5, 6, 35}, 40)
+	b.nodeDown(6)
+	require.NoError(t, b.commit(job, "j0/etl", false, []sched.Attempt{r0, r1}))
+
+	part := b.files["j0/etl/part-r-00000"]
+	require.NotNil(t, part)
+	assert.Equal(t, int64(250), part.size)
+	require.Len(t, part.blocks, 3)
+	for i, want := range []int64{100, 100, 50} {
+		assert.Equal(t, want, part.blocks[i].bytes)
+		assert.Equal(t, []sched.NodeID{3, 4, 25}, part.blocks[i].replicas)
+	}
+	assert.Equal(t, int64(250), b.stored[3])
+	assert.Zero(t, b.stored[1], "the losing copy's write was never committed")
+	other := b.files["j0/etl/part-r-00001"]
+	require.NotNil(t, other)
+	assert.Equal(t, []sched.NodeID{5, 35}, other.blocks[0].replicas, "node 6 is down")
+	assert.Equal(t, []blockRef{{other, 0}}, b.nodeUp(6, true))
+	assert.Equal(t, []sched.NodeID{5, 35, 6}, other.blocks[0].replicas)
+	assert.Empty(t, b.written, "the job's writes are forgotten once committed")
+
+	err := b.commit(job, "j0/etl", false, []sched.Attempt{r1})
+	assert.ErrorContains(t, err, "no write of it was recorded")
+
+	// A job reading the parts reads them as stored; one never committed
+	// is an error, not a file placed afresh.
+	v, err := b.view("input-8", []workload.FilePart{{File: "j0/etl/part-r-00000", Bytes: 250}, {File: "j0/etl/part-r-00001", Bytes: 40}}, 100, true)
+	require.NoError(t, err)
+	assert.Equal(t, 4, v.count())
+	assert.Same(t, part, v.parts[0].file)
+	_, err = b.view("input-9", []workload.FilePart{{File: "j0/etl/part-r-00002", Bytes: 40}}, 100, true)
+	assert.ErrorContains(t, err, `input "j0/etl/part-r-00002" was never committed`)
+	assert.NotContains(t, b.files, "j0/etl/part-r-00002")
 }

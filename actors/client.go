@@ -18,12 +18,13 @@ import (
 // finish"): it submits its first job at that job's Submit and each later
 // job Submit (the think time) after the one before it ended.
 type Client struct {
-	jobs        []workload.JobSpec // sorted by Submit, unless closed
+	jobs        []workload.JobSpec // sorted by Submit, unless closed or a workflow
 	firstID     sched.JobID
 	coordinator *actor.PID
 	deps        Deps
 	next        int
 	closed      bool
+	flow        *workflow // nil unless a workflow
 }
 
 // submitDue fires at the next arrival.
@@ -45,10 +46,20 @@ func NewClosedClient(jobs []workload.JobSpec, firstID sched.JobID, coordinator *
 func (c *Client) Receive(ctx actor.Context) {
 	switch msg := ctx.Message().(type) {
 	case *actor.Started:
+		if c.flow != nil {
+			c.flow.start(ctx, c)
+			return
+		}
 		c.schedule(ctx)
 	case *submitDue:
 		c.submitDue(ctx)
+	case *submitStep:
+		c.flow.submit(ctx, c, msg.job, "")
 	case *JobEnded:
+		if c.flow != nil {
+			c.flow.ended(ctx, c, msg)
+			return
+		}
 		if c.closed && c.next < len(c.jobs) {
 			c.deps.Clock.After(c.jobs[c.next].Submit, ctx.Self(), &submitDue{})
 		}

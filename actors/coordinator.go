@@ -267,6 +267,7 @@ func (c *Coordinator) handleStarted(ctx actor.Context) {
 // otherwise keep to the end: reports of the job's attempts killed after
 // it ended become dead letters, counted in the run's end.
 func (c *Coordinator) handleJobEnded(ctx actor.Context, msg *JobEnded) {
+	c.core.commitOutput(msg)
 	if client, ok := c.clients[msg.Job]; ok {
 		delete(c.clients, msg.Job)
 		ctx.Send(client, msg)

@@ -54,6 +54,9 @@ func (s *coordState) taskSpec(job *coordJob, a sched.Attempt, node sched.NodeID,
 			return spec, fmt.Errorf("output of %v: %w", a, err)
 		}
 		spec.Pipeline = pipeline[1:]
+		if sp.Output != "" {
+			s.blocks.writing(a, pipeline, spec.OutputBytes)
+		}
 	}
 	if p := s.cfg.Tasks.FailureProbability; p > 0 {
 		spec.Fail = s.blocks.failureStream(a).Float64() < p
@@ -95,4 +98,22 @@ func blockSizeFor(spec workload.JobSpec, maps int, cluster int64) int64 {
 		return cluster
 	}
 	return max(1, (spec.InputBytes+int64(maps)-1)/int64(maps))
+}
+
+// commitOutput stores a job's committed output as its parts, before its
+// client hears it ended and submits the jobs that read them; a job that
+// ended otherwise leaves nothing. A commit the block map cannot make is
+// a broken invariant.
+func (s *coordState) commitOutput(msg *JobEnded) {
+	job := s.jobs[msg.Job]
+	if job == nil || job.spec.Output == "" {
+		return
+	}
+	if !msg.Succeeded {
+		s.blocks.dropWrites(msg.Job)
+		return
+	}
+	if err := s.blocks.commit(msg.Job, job.spec.Output, job.spec.Reduces == 0, msg.Committed); err != nil {
+		s.fail("job %d: %v", msg.Job, err)
+	}
 }

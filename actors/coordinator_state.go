@@ -2,6 +2,7 @@ package actors
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -338,7 +339,7 @@ func (s *coordState) submit(now, at time.Duration, id sched.JobID, spec workload
 	maps := spec.MapCount(int64(s.cfg.HDFS.BlockSize))
 	rec := submittedRecord(id, spec, maps, spec.Reduces)
 	rec.InputFiles = fileReads(spec, int64(s.cfg.HDFS.BlockSize))
-	if limit := s.cfg.MaxRunning; limit > 0 && (len(s.jobs) >= limit || len(s.held) > 0) {
+	if limit := s.cfg.MaxRunning; limit > 0 && spec.Upstream == "" && (len(s.jobs) >= limit || len(s.held) > 0) {
 		rec.Admitted = -1
 		s.out.records = append(s.out.records, rec)
 		s.held = append(s.held, heldJob{id, spec})
@@ -353,7 +354,7 @@ func (s *coordState) submit(now, at time.Duration, id sched.JobID, spec workload
 // it shares, or the files it reads behind a view of its own.
 func (s *coordState) storeInput(id sched.JobID, spec workload.JobSpec, maps int) (*file, error) {
 	if len(spec.InputFiles) > 0 {
-		return s.blocks.view(inputName(id, spec), spec.InputFiles, int64(s.cfg.HDFS.BlockSize))
+		return s.blocks.view(inputName(id, spec), spec.InputFiles, int64(s.cfg.HDFS.BlockSize), spec.ReadsOutput)
 	}
 	return s.blocks.ensureSplits(inputName(id, spec), spec.InputBytes, blockSizeFor(spec, maps, int64(s.cfg.HDFS.BlockSize)), spec.InputCoV, spec.Maps)
 }
@@ -377,7 +378,11 @@ func (s *coordState) start(now time.Duration, id sched.JobID, spec workload.JobS
 		job.parts = workload.SkewedCuts(s.blocks.stream(partsKey^uint64(id)), spec.Reduces, spec.PartitionCoV)
 	}
 	s.jobs[id] = job
-	input, err := s.storeInput(id, spec, maps)
+	var input *file
+	err := errors.New(spec.Upstream) // a job it waits for failed: it reads nothing
+	if spec.Upstream == "" {
+		input, err = s.storeInput(id, spec, maps)
+	}
 	if err == nil {
 		job.input = input
 	}
@@ -509,6 +514,7 @@ func (s *coordState) jobEnded(now time.Duration, id sched.JobID) {
 		s.emit(&killAttempt{a, s.running[a].node, "job ended"})
 	}
 	s.scarlettJobEnded(now, id)
+	s.blocks.dropWrites(id) // committed, or never to be
 	if s.space != nil {
 		s.spaceJobEnded(id)
 	}

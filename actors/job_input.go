@@ -21,11 +21,15 @@ type filePart struct {
 }
 
 // view stores a job's input files, each in blocks of blockSize, and
-// returns the view over them named name.
-func (b *blockMap) view(name string, files []workload.FilePart, blockSize int64) (*file, error) {
+// returns the view over them named name. With stored, the files are
+// output parts a commit stored (blockMap.commit), none to be placed.
+func (b *blockMap) view(name string, files []workload.FilePart, blockSize int64, stored bool) (*file, error) {
 	v := &file{name: name}
 	var first int32
 	for _, p := range files {
+		if _, ok := b.files[p.File]; stored && !ok {
+			return nil, fmt.Errorf("input %q was never committed", p.File)
+		}
 		f, err := b.ensure(p.File, p.Bytes, blockSize, 0)
 		if err != nil {
 			return nil, err

@@ -447,5 +447,9 @@ func (m *JobManager) end(ctx actor.Context, o *jobOutcome) {
 		}
 	}
 	m.sendClonesMeasured(ctx)
-	ctx.Send(m.coordinator, &JobEnded{Job: m.id, Succeeded: o.Succeeded, Reason: o.Reason})
+	ended := &JobEnded{Job: m.id, Succeeded: o.Succeeded, Reason: o.Reason}
+	if o.Succeeded && m.spec.Output != "" {
+		ended.Committed = m.state.committed()
+	}
+	ctx.Send(m.coordinator, ended)
 }

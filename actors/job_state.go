@@ -23,7 +23,7 @@ type task struct {
 	running  map[int32]sched.NodeID // live attempts and their nodes
 	output   sched.NodeID           // maps: the node holding the output
 	outBytes int64                  // maps: output bytes
-	outAtt   int32                  // maps: the attempt that wrote the output
+	outAtt   int32                  // the attempt that wrote the output (the map's, or the reduce's that succeeded)
 	replicas []sched.NodeID         // maps: the output's copies (job_recompute.go)
 }
 
@@ -55,6 +55,20 @@ type jobState struct {
 	// access binds cloned maps' copies to reduce clones (job_clones.go);
 	// nil without [cloning].
 	access *jobAccess
+}
+
+// committed lists the attempts whose output is the job's: each reduce's
+// that succeeded, or each map's of a map-only job.
+func (j *jobState) committed() []sched.Attempt {
+	kind, tasks := sched.Reduce, j.reduces
+	if len(j.reduces) == 0 {
+		kind, tasks = sched.Map, j.maps
+	}
+	out := make([]sched.Attempt, len(tasks))
+	for i := range tasks {
+		out[i] = sched.Attempt{Job: j.id, Kind: kind, Task: int32(i), Attempt: tasks[i].outAtt}
+	}
+	return out
 }
 
 // jobOutcome is how a job ended.
@@ -250,6 +264,7 @@ func (j *jobState) succeeded(a sched.Attempt, outBytes int64) (effects, error) {
 		fx.requeueReduces = j.maybeRelease()
 		fx.release = len(fx.requeueReduces) > 0
 	} else {
+		tk.outAtt = a.Attempt
 		j.reducesDone++
 	}
 	fx.ended = j.maybeEnd()

@@ -432,6 +432,10 @@ type JobEnded struct {
 	Job       sched.JobID
 	Succeeded bool
 	Reason    string
+	// Committed, for a job that succeeded and whose output a later job
+	// reads (workload.JobSpec.Output), are the attempts whose output the
+	// coordinator's NameNode stores as the job's parts.
+	Committed []sched.Attempt
 }
 
 // NodeLost tells job managers that a node was declared dead: the

@@ -153,6 +153,13 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	if cfg.Cluster.Containers > 0 {
 		c.rec.reduceContainers = cfg.Cluster.ReduceSize()
 	}
+	id := max(1, cfg.firstJob)
+	for _, jobs := range cfg.Workload {
+		if Workflow(jobs) {
+			c.rec.workflows = append(c.rec.workflows, [2]sched.JobID{id, id + sched.JobID(len(jobs))})
+		}
+		id += sched.JobID(len(jobs))
+	}
 	if cfg.Heartbeat.Serves() {
 		c.rec.queue = newQueueTally()
 		c.rec.callsTimeOut = cfg.Heartbeat.CallTimeout > 0
@@ -269,7 +276,11 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	first := max(1, cfg.firstJob)
 	for s, jobs := range cfg.Workload {
 		name := fmt.Sprintf("client-%d", s)
-		if _, err := c.spawnActor(name, actors.NewClient(jobs, first, coordinator, c.deps(name))); err != nil {
+		client := actors.NewClient(jobs, first, coordinator, c.deps(name))
+		if Workflow(jobs) {
+			client = actors.NewWorkflowClient(jobs, first, coordinator, c.deps(name))
+		}
+		if _, err := c.spawnActor(name, client); err != nil {
 			return err
 		}
 		first += sched.JobID(len(jobs))

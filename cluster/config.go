@@ -390,6 +390,8 @@ func (c *Config) validateCacheWorkload() []error {
 	var checks actors.Checks
 	checks.Check(c.Cache.Name == cache.MIN && len(c.Closed) > 0, "cache.name", c.Cache.Name,
 		"MIN needs to know every future read, which closed workers do not tell: their next job waits for the last one's end")
+	checks.Check(c.Cache.Name == cache.MIN && slices.ContainsFunc(c.Workload, Workflow), "cache.name", c.Cache.Name,
+		"MIN needs to know every future read, which a workflow does not tell: its jobs wait for others to end")
 	jobs := c.Jobs()
 	if len(jobs) == 0 {
 		return checks // not generated yet: checked again once it is
@@ -501,11 +503,12 @@ func positive(x float64) bool { return x > 0 && !math.IsInf(x, 0) }
 func (c *Config) validateWorkload() []error {
 	var errs []error
 	for s, jobs := range c.Workload {
+		flow := Workflow(jobs)
 		for i := range jobs {
 			if err := jobs[i].Validate(); err != nil {
 				errs = append(errs, fmt.Errorf("workload stream %d, job %d (%s): %w", s, i, jobs[i].Name, err))
 			}
-			if i > 0 && jobs[i].Submit < jobs[i-1].Submit {
+			if i > 0 && !flow && jobs[i].Submit < jobs[i-1].Submit {
 				errs = append(errs, fmt.Errorf("workload stream %d, job %d (%s): submit = %v: before the job ahead of it (%v)",
 					s, i, jobs[i].Name, jobs[i].Submit, jobs[i-1].Submit))
 			}
@@ -519,6 +522,14 @@ func (c *Config) validateWorkload() []error {
 		}
 	}
 	return errs
+}
+
+// Workflow reports whether a stream's jobs wait for one another
+// (workload.JobSpec.After): its client submits each when those it waits
+// for have ended, and its jobs keep their order, their submit times
+// mostly delays.
+func Workflow(jobs []workload.JobSpec) bool {
+	return slices.ContainsFunc(jobs, func(j workload.JobSpec) bool { return len(j.After) > 0 })
 }
 
 // Jobs lists every job of the workload in ID order (ID = index + 1): the

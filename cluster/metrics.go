@@ -122,6 +122,10 @@ type Records struct {
 	// counts the reduces the application masters took back for their
 	// maps, and the load is over the containers. 0: slots.
 	ReduceContainers int
+	// Workflows are the ID ranges [first, end) of the streams whose jobs
+	// wait for one another (Workflow): the summary gives each workflow's
+	// outcome and makespan. nil without.
+	Workflows [][2]sched.JobID
 	// CoordinatorQueue is the coordinator's queue window by window, with
 	// a service time; nil without.
 	CoordinatorQueue []QueueSpan
@@ -268,6 +272,7 @@ type recorder struct {
 	callsTimeOut bool
 	// reduceContainers is Records.ReduceContainers.
 	reduceContainers int
+	workflows        [][2]sched.JobID // Records.Workflows
 	errs             []error
 }
 
@@ -612,7 +617,8 @@ func (r *recorder) results(end time.Duration) (*Records, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	res := &Records{Flows: r.flows, Tally: r.tally, PartitionSlots: slices.Clone(r.partSlots), Admission: r.admission, Evicting: r.evicting, Cloning: r.cloning,
-		Warmup: r.warmup, Recompute: r.recompute, Serves: r.queue != nil, CallsTimeOut: r.callsTimeOut, ReduceContainers: r.reduceContainers}
+		Warmup: r.warmup, Recompute: r.recompute, Serves: r.queue != nil, CallsTimeOut: r.callsTimeOut, ReduceContainers: r.reduceContainers,
+		Workflows: r.workflows}
 	if r.queue != nil {
 		res.CoordinatorQueue = r.queue.until(end)
 	}

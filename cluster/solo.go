@@ -131,9 +131,13 @@ func newSoloShape(spec workload.JobSpec, id sched.JobID) soloShape {
 }
 
 // soloSpec is the job as its reference run submits it: unnamed, so equal
-// shapes share a run, at the same heartbeat offset.
+// shapes share a run, at the same heartbeat offset. A workflow's job reads
+// its input alone as any job's: stored where HDFS would place it.
 func soloSpec(j workload.JobSpec, heartbeat time.Duration) workload.JobSpec {
 	j.Name = ""
+	// Alone it waits for no job, none reads its output, and what it reads
+	// is stored as any input is.
+	j.After, j.Output, j.ReadsOutput = nil, "", false
 	if heartbeat > 0 {
 		j.Submit %= heartbeat
 	}

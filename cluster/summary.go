@@ -91,6 +91,7 @@ func init() {
 	MetricNames = append(MetricNames, CacheMetricNames...)
 	MetricNames = append(MetricNames, ServiceMetricNames...)
 	MetricNames = append(MetricNames, actors.MetricReducesPreempted) // with cluster.containers
+	MetricNames = append(MetricNames, WorkflowMetricNames...)
 	slices.Sort(MetricNames)
 	MetricNames = slices.Compact(MetricNames) // tasks.slot_seconds is a cache's and a straggler run's
 }
@@ -308,7 +309,7 @@ func MetricUnit(name string) string {
 	case name == "workload.size.top_8pct" || name == "workload.size.below_10s":
 		return UnitFraction
 	case strings.HasPrefix(name, "jobs.response_time.") || strings.HasSuffix(name, ".response_time.mean") ||
-		name == "jobs.makespan" || name == "run.end" || strings.HasSuffix(name, ".slot_seconds") ||
+		name == "jobs.makespan" || strings.HasPrefix(name, "workflows.makespan.") || name == "run.end" || strings.HasSuffix(name, ".slot_seconds") ||
 		strings.HasPrefix(name, "phases.duration.") || strings.HasPrefix(name, "phases.reduce.duration.") ||
 		strings.HasPrefix(name, HardwareMetrics) && strings.HasSuffix(name, ".seconds.mean"):
 		return UnitSeconds
@@ -431,7 +432,57 @@ func Summarize(res *Records, slots [2]int, end time.Duration) Summary {
 	if res.ReduceContainers > 0 {
 		s[actors.MetricReducesPreempted] = float64(res.Counters[actors.MetricReducesPreempted])
 	}
+	if res.Workflows != nil {
+		summarizeWorkflows(s, res)
+	}
 	return s
+}
+
+// WorkflowMetricNames are the metrics of a run with workflows (streams
+// whose jobs wait for one another): how many there are, how many
+// succeeded (every job did), failed (some job did) or were cut off, and
+// the makespans of those that ended, from their first job's submission
+// to their last job's end.
+var WorkflowMetricNames = []string{
+	"workflows.submitted", "workflows.succeeded", "workflows.failed", "workflows.cut_off",
+	"workflows.makespan.mean", "workflows.makespan.max",
+}
+
+// summarizeWorkflows sets the workflow metrics. A workflow whose jobs
+// were not all submitted by the run's end is cut off.
+func summarizeWorkflows(s Summary, res *Records) {
+	byID := make(map[sched.JobID]*JobResult, len(res.Jobs))
+	for i := range res.Jobs {
+		byID[res.Jobs[i].ID] = &res.Jobs[i]
+	}
+	var spans []float64
+	outcomes := map[string]int{}
+	for _, w := range res.Workflows {
+		first, last, outcome := math.Inf(1), 0.0, "workflows.succeeded"
+		for id := w[0]; id < w[1]; id++ {
+			j, ok := byID[id]
+			switch {
+			case !ok || j.Outcome == JobCutOff:
+				outcome = "workflows.cut_off"
+			case j.Outcome != JobSucceeded && outcome == "workflows.succeeded":
+				outcome = "workflows.failed"
+			}
+			if ok {
+				first, last = min(first, j.Submit.Seconds()), max(last, j.Finish.Seconds())
+			}
+		}
+		outcomes[outcome]++
+		if outcome != "workflows.cut_off" {
+			spans = append(spans, last-first)
+		}
+	}
+	s["workflows.submitted"] = float64(len(res.Workflows))
+	for _, name := range []string{"workflows.succeeded", "workflows.failed", "workflows.cut_off"} {
+		s[name] = float64(outcomes[name])
+	}
+	if len(spans) > 0 {
+		s["workflows.makespan.mean"], s["workflows.makespan.max"] = Mean(spans), slices.Max(spans)
+	}
 }
 
 // ServiceMetricNames are the metrics of a run whose coordinator takes

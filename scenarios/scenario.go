@@ -386,7 +386,7 @@ func (w *WorkloadTable) generate(dir string, c cluster.Config) ([][]workload.Job
 		add(fmt.Sprintf("workload.swim[%d]", i), "", &w.SWIM[i], c.Run.Seed)
 	}
 	for i := range w.Jobs {
-		add(fmt.Sprintf("workload.jobs[%d]", i), "", &w.Jobs[i], c.Run.Seed)
+		add(fmt.Sprintf("workload.jobs[%d]", i), fmt.Sprintf("j%d", i), &w.Jobs[i], c.Run.Seed)
 	}
 	for i := range w.Recurring {
 		add(fmt.Sprintf("workload.recurring[%d]", i), fmt.Sprintf("r%d", i), &w.Recurring[i], c.Run.Seed)

@@ -3,8 +3,10 @@ package scenarios
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
+	"clusteremu/cluster"
 	"clusteremu/workload"
 )
 
@@ -36,6 +38,11 @@ type JobsStream struct {
 // per-MiB cost), model = "overlapped" or "sequential", slow_start = 0 (the cluster's),
 // input_cov = 0 and partition_cov = 0 (see Skew; jobs reading one
 // input_file must give it the same input_cov).
+//
+// A workflow: after = ["name", …] names jobs of the stream this one waits
+// for, and reads = ["name", …] jobs whose output it reads (and waits for),
+// in place of its own input. A job that waits is submitted its submit
+// after the last it waits for succeeded, and fails when one fails.
 type JobEntry struct {
 	Name         string   `toml:"name"`
 	Submit       Duration `toml:"submit"`
@@ -52,6 +59,8 @@ type JobEntry struct {
 	SlowStart    float64  `toml:"slow_start"`
 	MapTime      Duration `toml:"map_time"`
 	ReduceTime   Duration `toml:"reduce_time"`
+	After        []string `toml:"after,omitempty"`
+	Reads        []string `toml:"reads,omitempty"`
 	CPUCosts
 	Skew
 }
@@ -129,8 +138,8 @@ func (s *JobsStream) Validate() error {
 	return err
 }
 
-// Generate returns the listed jobs sorted by submit time; env's seed
-// draws the "thesis" CoVs.
+// Generate returns the listed jobs sorted by submit time, or a
+// workflow's in the file's order; env's seed draws the "thesis" CoVs.
 func (s *JobsStream) Generate(env Env) ([]workload.JobSpec, error) {
 	jobs, err := s.specs()
 	if err != nil {
@@ -142,8 +151,127 @@ func (s *JobsStream) Generate(env Env) ([]workload.JobSpec, error) {
 	if err := sameSkewPerFile(jobs); err != nil {
 		return nil, err
 	}
-	sortBySubmit(jobs)
+	if err := s.link(jobs, env); err != nil {
+		return nil, err
+	}
+	if !cluster.Workflow(jobs) {
+		sortBySubmit(jobs)
+	} // a workflow's jobs keep the file's order, their IDs with it: most submit times are delays
 	return jobs, nil
+}
+
+// link makes the stream a workflow: each job's After is what it names in
+// after and reads, and a job that reads others reads their output parts,
+// committed under env.Name/<name>. The names must be the stream's, and
+// the jobs must not wait for one another in a cycle.
+func (s *JobsStream) link(jobs []workload.JobSpec, env Env) error {
+	index := map[string]int{}
+	for i := range jobs {
+		index[jobs[i].Name] = i
+	}
+	var errs []error
+	for i := range s.Jobs {
+		e := &s.Jobs[i]
+		prefix := fmt.Sprintf("job[%d]", i)
+		for _, key := range []struct {
+			name  string
+			names []string
+		}{{"after", e.After}, {"reads", e.Reads}} {
+			for k, name := range key.names {
+				j, ok := index[name]
+				switch {
+				case !ok:
+					errs = append(errs, Prefix(prefix, Invalid(key.name, key.names, "names no job of the stream: %q", name)))
+				case j == i:
+					errs = append(errs, Prefix(prefix, Invalid(key.name, key.names, "names the job itself")))
+				case slices.Contains(key.names[:k], name) || key.name == "reads" && slices.Contains(e.After, name):
+					errs = append(errs, Prefix(prefix, Invalid(key.name, key.names, "names %q twice", name)))
+				}
+			}
+		}
+		if len(e.Reads) > 0 && (e.InputFile != "" || e.InputBytes != 0 || e.Maps != 0 || e.InputCoV != (CoV{})) {
+			errs = append(errs, Prefix(prefix, Invalid("reads", e.Reads,
+				"reads its input from those jobs' output: give no input_file, input_bytes, maps or input_cov")))
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	for i := range s.Jobs {
+		e := &s.Jobs[i]
+		jobs[i].After = slices.Concat(e.After, e.Reads)
+		if len(e.Reads) == 0 {
+			continue
+		}
+		jobs[i].InputBytes, jobs[i].InputFiles, jobs[i].ReadsOutput = 0, nil, true
+		for _, name := range e.Reads {
+			p := &jobs[index[name]]
+			if err := p.ValidateRead(); err != nil {
+				errs = append(errs, Prefix(fmt.Sprintf("job[%d]", index[name]), asFieldError(err)))
+				continue
+			}
+			p.Output = env.Name + "/" + p.Name
+			for _, part := range p.OutputParts(env.BlockSize) {
+				jobs[i].InputFiles = append(jobs[i].InputFiles, part)
+				jobs[i].InputBytes += part.Bytes
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	if cycle := workflowCycle(jobs, index); cycle != nil {
+		return Prefix(fmt.Sprintf("job[%d]", cycle[0]), Invalid("after", jobs[cycle[0]].After,
+			"the jobs wait for one another in a cycle: %s", cycleNames(jobs, cycle)))
+	}
+	return nil
+}
+
+// workflowCycle returns the jobs of a cycle of After, the first job again
+// last, or nil when there is none (a depth-first search).
+func workflowCycle(jobs []workload.JobSpec, index map[string]int) []int {
+	const (
+		unseen = iota
+		open
+		closed
+	)
+	state := make([]int, len(jobs))
+	var path []int
+	var visit func(i int) []int
+	visit = func(i int) []int {
+		state[i] = open
+		path = append(path, i)
+		for _, name := range jobs[i].After {
+			j := index[name]
+			switch state[j] {
+			case open:
+				return append(slices.Clone(path[slices.Index(path, j):]), j)
+			case unseen:
+				if c := visit(j); c != nil {
+					return c
+				}
+			}
+		}
+		path = path[:len(path)-1]
+		state[i] = closed
+		return nil
+	}
+	for i := range jobs {
+		if state[i] == unseen {
+			if c := visit(i); c != nil {
+				return c
+			}
+		}
+	}
+	return nil
+}
+
+func cycleNames(jobs []workload.JobSpec, cycle []int) string {
+	names := make([]string, len(cycle))
+	for k, i := range cycle {
+		names[k] = fmt.Sprintf("%q", jobs[i].Name)
+	}
+	return strings.Join(names, " → ")
 }
 
 // sameSkewPerFile refuses jobs that read one file split two ways: a

@@ -93,6 +93,68 @@ type JobSpec struct {
 	// … in data size is 0.34 and 3.1 at the 50th and 90th percentiles".
 	InputCoV     float64 `json:",omitzero"`
 	PartitionCoV float64 `json:",omitzero"`
+
+	// After names the jobs of its stream this one waits for: it is
+	// submitted Submit after the last of them succeeded (Submit is then
+	// a delay, as a closed worker's think time), and fails at once, naming
+	// it, when one of them fails. A workflow, as Oozie runs one or Hive
+	// and Pig compile a query into a chain of jobs.
+	After []string `json:",omitempty"`
+	// Output, when set, names the directory the job's output is committed
+	// to, as files a later job reads (its InputFiles): one part per reduce,
+	// or per map of a map-only job, named by PartName, each stored where
+	// its attempt's write pipeline put it.
+	Output string `json:",omitempty"`
+	// ReadsOutput says its InputFiles are parts of the outputs of jobs it
+	// waits for: stored by their commits, never placed afresh.
+	ReadsOutput bool `json:",omitzero"`
+	// Upstream, set by a workflow's client, is why the job fails at once:
+	// a job it waits for failed.
+	Upstream string `json:",omitempty"`
+}
+
+// PartName names part i of an output directory, as MapReduce's output
+// committer does: part-r-00003 for reduce 3, part-m-00003 for a map-only
+// job's map 3.
+func PartName(dir string, mapOnly bool, i int) string {
+	kind := "r"
+	if mapOnly {
+		kind = "m"
+	}
+	return fmt.Sprintf("%s/part-%s-%05d", dir, kind, i)
+}
+
+// OutputParts is the job's output as the parts a later job reads, each
+// its task's even share of OutputBytes (its reduce's, or its map's in a
+// map-only job), parts of no bytes left out: a job reads them as files
+// of a block or more. The job's output must be split evenly
+// (ValidateRead).
+func (j *JobSpec) OutputParts(blockSize int64) []FilePart {
+	n := j.Reduces
+	if n == 0 {
+		n = j.MapCount(blockSize)
+	}
+	var parts []FilePart
+	for i := range n {
+		if b := Share(j.OutputBytes, n, i); b > 0 {
+			parts = append(parts, FilePart{File: PartName(j.Output, j.Reduces == 0, i), Bytes: b})
+		}
+	}
+	return parts
+}
+
+// ValidateRead checks that a later job can read the job's output: it
+// writes some, split evenly, so its parts' sizes are known before it runs.
+func (j *JobSpec) ValidateRead() error {
+	switch {
+	case j.OutputBytes == 0:
+		return fmt.Errorf("output_bytes = 0: a job read by another must write output")
+	case j.Reduces > 0 && j.PartitionCoV > 0:
+		return fmt.Errorf("partition_cov = %v: a job read by another writes even parts", j.PartitionCoV)
+	case j.Reduces == 0 && j.InputCoV > 0:
+		return fmt.Errorf("input_cov = %v: a map-only job read by another writes even parts", j.InputCoV)
+	}
+	return nil
 }
 
 // FilePart is one of the files a job reads when it reads several.

@@ -47,6 +47,7 @@ var compareMetrics = []string{
 var compareOptional = []string{
 	"cache.hit_ratio", "jobs.all_memory_local", "tasks.slot_seconds",
 	"coordinator.busy", "coordinator.wait.mean", "coordinator.queue.peak", "coordinator.jobs_looked", "coordinator.skipped",
+	"workflows.succeeded", "workflows.makespan.mean", "workflows.makespan.max",
 }
 
 // comparedMetrics are the rows of a comparison of these reports: then

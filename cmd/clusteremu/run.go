@@ -400,6 +400,14 @@ func printSummary(w io.Writer, cfg cluster.Config, rep *cluster.Report, wall tim
 		}
 		fmt.Fprintln(w)
 	}
+	if n, ok := s["workflows.submitted"]; ok {
+		fmt.Fprintf(w, "workflows %.0f: %.0f succeeded, %.0f failed, %.0f cut off", n,
+			s["workflows.succeeded"], s["workflows.failed"], s["workflows.cut_off"])
+		if _, ok := s["workflows.makespan.mean"]; ok {
+			fmt.Fprintf(w, "; makespan mean %.1fs  max %.1fs", s["workflows.makespan.mean"], s["workflows.makespan.max"])
+		}
+		fmt.Fprintln(w)
+	}
 	if _, ok := s["tasks.locality.node"]; ok {
 		fmt.Fprint(w, "locality  ")
 		if m, cached := s["tasks.locality.memory"]; cached {

@@ -1,0 +1,73 @@
+package scenarios
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"clusteremu/workload"
+)
+
+// workflowOf is a [[workload.jobs]] stream of the job lines.
+func workflowOf(jobs ...string) string {
+	return "[hdfs]\nblock_size = \"64MiB\"\n\n[[workload.jobs]]\njob = [\n  " + strings.Join(jobs, ",\n  ") + ",\n]\n"
+}
+
+// A job that reads others' output reads their parts, each a reduce's even
+// share (or a map's, for a map-only job), and waits for them; the jobs
+// keep the file's order.
+func TestReadsMakeTheOutputPartsTheInput(t *testing.T) {
+	sc, err := Load("s.toml", []byte(workflowOf(
+		`{ name = "b", reads = ["a", "m"], after = ["c"], reduces = 1, shuffle_bytes = "1MiB" }`,
+		`{ name = "a", submit = "1m", input_bytes = "1GiB", reduces = 3, shuffle_bytes = "1GiB", output_bytes = "100MiB" }`,
+		`{ name = "m", input_bytes = "128MiB", output_bytes = "10MiB" }`,
+		`{ name = "c", input_bytes = "64MiB" }`,
+	)), ".")
+	require.NoError(t, err)
+	jobs := sc.Config.Workload[0]
+	require.Len(t, jobs, 4)
+	b, a, m := jobs[0], jobs[1], jobs[2]
+	assert.Equal(t, "b", b.Name, "a workflow keeps the file's order")
+	assert.Equal(t, []string{"c", "a", "m"}, b.After)
+	assert.Equal(t, "j0/a", a.Output)
+	assert.Equal(t, "j0/m", m.Output)
+	assert.Empty(t, jobs[3].Output, "no job reads c's output")
+	third := int64(100<<20) / 3
+	assert.Equal(t, []workload.FilePart{
+		{File: "j0/a/part-r-00000", Bytes: third}, {File: "j0/a/part-r-00001", Bytes: third}, {File: "j0/a/part-r-00002", Bytes: third + 1},
+		{File: "j0/m/part-m-00000", Bytes: 5 << 20}, {File: "j0/m/part-m-00001", Bytes: 5 << 20},
+	}, b.InputFiles)
+	assert.Equal(t, int64(110<<20), b.InputBytes)
+	assert.True(t, b.ReadsOutput)
+	assert.False(t, a.ReadsOutput)
+	assert.Equal(t, 5, b.MapCount(64<<20))
+}
+
+// What a workflow gets wrong is refused at the key that makes it so.
+func TestWorkflowNonsenseIsRefused(t *testing.T) {
+	a := `{ name = "a", input_bytes = "1GiB", reduces = 2, shuffle_bytes = "1GiB", output_bytes = "1GiB" }`
+	for _, tc := range []struct{ name, text, want string }{
+		{"an unknown name", workflowOf(a, `{ name = "b", after = ["x"], input_bytes = "1MiB" }`),
+			`job[1].after = ["x"]: names no job of the stream: "x"`},
+		{"itself", workflowOf(a, `{ name = "b", reads = ["b"] }`), `job[1].reads = ["b"]: names the job itself`},
+		{"twice", workflowOf(a, `{ name = "b", after = ["a"], reads = ["a"] }`), `job[1].reads = ["a"]: names "a" twice`},
+		{"an input beside reads", workflowOf(a, `{ name = "b", reads = ["a"], input_bytes = "1GiB" }`),
+			`job[1].reads = ["a"]: reads its input from those jobs' output: give no input_file, input_bytes, maps or input_cov`},
+		{"a cycle", workflowOf(`{ name = "a", after = ["c"], input_bytes = "1MiB" }`, `{ name = "b", after = ["a"], input_bytes = "1MiB" }`,
+			`{ name = "c", after = ["b"], input_bytes = "1MiB" }`),
+			`job[0].after = ["c"]: the jobs wait for one another in a cycle: "a" → "c" → "b" → "a"`},
+		{"no output to read", workflowOf(`{ name = "a", input_bytes = "1GiB" }`, `{ name = "b", reads = ["a"] }`),
+			`job[0].output_bytes = 0: a job read by another must write output`},
+		{"skewed parts", workflowOf(`{ name = "a", input_bytes = "1GiB", reduces = 2, output_bytes = "1GiB", partition_cov = 1.0 }`,
+			`{ name = "b", reads = ["a"] }`),
+			`job[0].partition_cov = 1: a job read by another writes even parts`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Load("s.toml", []byte(tc.text), ".")
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "workload.jobs[0]."+tc.want)
+		})
+	}
+}
