@@ -299,7 +299,12 @@ func (v coordView) Version() uint64 { return v.s.table.version }
 
 // ReduceContainers implements sched.ContainerView: the containers a
 // reduce takes (cluster.reduce_containers).
-func (v coordView) ReduceContainers() int { return v.s.cfg.Cluster.ReduceSize() }
+func (v coordView) ReduceContainers() int {
+	if !v.s.containersOn() {
+		return 0
+	}
+	return v.s.cfg.Cluster.ReduceSize()
+}
 
 // Slots implements sched.View.
 func (v coordView) Slots(kind sched.TaskKind) int { return v.s.liveSlots[kind] }

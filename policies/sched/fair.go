@@ -203,7 +203,7 @@ type Fair struct {
 	delay *delayState
 	jobs  map[JobID]Job
 	runs  map[Attempt]time.Duration // launch times of running attempts
-	below map[string]*[2]belowSince // by pool name
+	below map[string]*[3]belowSince // by pool name, then kind (containers too)
 	rank  [3]fairRank               // the slot order by kind (containers: either), kept between offers
 	evict *evictions                // nil unless the policy evicts for locality
 }
@@ -215,7 +215,7 @@ type belowSince struct{ atMin, atFair time.Duration }
 func NewFair(cfg FairConfig) *Fair {
 	f := &Fair{
 		cfg: cfg, pools: map[string]*Pool{}, delay: newDelayState(),
-		jobs: map[JobID]Job{}, runs: map[Attempt]time.Duration{}, below: map[string]*[2]belowSince{},
+		jobs: map[JobID]Job{}, runs: map[Attempt]time.Duration{}, below: map[string]*[3]belowSince{},
 	}
 	for i := range cfg.Pools {
 		f.pools[cfg.Pools[i].Name] = &cfg.Pools[i]
@@ -233,7 +233,7 @@ func (f *Fair) Submitted(now time.Duration, job Job) {
 	if !f.poolActive(job.Pool) {
 		// A pool's time below its shares starts when it has a job again,
 		// not when its last job ended.
-		f.below[job.Pool] = &[2]belowSince{{now, now}, {now, now}}
+		f.below[job.Pool] = &[3]belowSince{{now, now}, {now, now}, {now, now}}
 	}
 	f.jobs[job.ID] = job
 	f.delay.add(job, f.waitsFor(job.Pool))

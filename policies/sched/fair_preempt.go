@@ -22,32 +22,54 @@ func (f *Fair) Tick(now time.Duration, v View) []Preemption {
 	if !f.cfg.Preempt {
 		return out
 	}
+	if onContainers(v) {
+		// A pool's share is of the containers, both kinds together, as
+		// AssignContainer serves them.
+		return append(out, f.preempt(now, containers, f.shares(v, containers), reduceSize(v))...)
+	}
 	for _, kind := range []TaskKind{Map, Reduce} {
-		out = append(out, f.preempt(now, kind, f.shares(v, kind))...)
+		out = append(out, f.preempt(now, kind, f.shares(v, kind), 1)...)
 	}
 	return out
 }
 
-// preempt picks the attempts of the kind to kill, given the jobs' shares.
-func (f *Fair) preempt(now time.Duration, kind TaskKind, js []jobShare) []Preemption {
+// preempt picks the attempts of the kind to kill, given the jobs' shares;
+// with containers (kind containers) attempts of either kind, a reduce
+// freeing size containers.
+func (f *Fair) preempt(now time.Duration, kind TaskKind, js []jobShare, size int) []Preemption {
 	over := map[JobID]float64{} // running minus fair share, for jobs over it
 	for _, j := range js {
 		if excess := j.running - math.Ceil(j.fair); excess > 0 {
 			over[j.id] = excess
 		}
 	}
+	// With containers no more is taken back than the free containers
+	// leave short: a pool below its share while containers stand idle
+	// waits for what its application masters hold back (the ramp-up
+	// rule), which YARN's Fair Scheduler never counts in a demand.
+	free := 0.0
+	if kind == containers {
+		free = float64(f.rank[containers].slots)
+		for _, j := range js {
+			free -= j.running
+		}
+	}
 	var out []Preemption
 	for _, pool := range poolsOf(js) {
 		need, reason, fromOthers := f.need(now, pool, kind)
-		if need <= 0 {
+		if need -= max(free, 0); need <= 0 {
 			continue
 		}
-		victims := f.victims(kind, over, func(id JobID) bool { return !fromOthers || f.jobs[id].Pool != pool.pool })
-		if len(victims) > int(need) {
-			victims = victims[:int(need)]
-		}
-		for _, a := range victims {
-			over[a.Job]--
+		victims := f.victims(kind, size, over, func(id JobID) bool { return !fromOthers || f.jobs[id].Pool != pool.pool })
+		freed := 0.0
+		for i, a := range victims {
+			if freed >= math.Floor(need) {
+				victims = victims[:i]
+				break
+			}
+			w := takes(a.Kind, size)
+			freed += w
+			over[a.Job] -= w
 			out = append(out, Preemption{Attempt: a, Reason: reason})
 		}
 		if len(victims) > 0 {
@@ -76,7 +98,7 @@ func poolsOf(js []jobShare) []jobShare {
 // pools (the minimum-share case).
 func (f *Fair) need(now time.Duration, p jobShare, kind TaskKind) (float64, string, bool) {
 	if f.below[p.pool] == nil { // a job the policy was not told of
-		f.below[p.pool] = &[2]belowSince{{now, now}, {now, now}}
+		f.below[p.pool] = &[3]belowSince{{now, now}, {now, now}, {now, now}}
 	}
 	b := &f.below[p.pool][kind]
 	if p.poolRunning >= p.poolMinDemand {
@@ -99,24 +121,36 @@ func (f *Fair) need(now time.Duration, p jobShare, kind TaskKind) (float64, stri
 
 // victims lists the running attempts of the kind that may be killed, most
 // recently launched first, taking from each job no more than it runs over
-// its fair share.
-func (f *Fair) victims(kind TaskKind, over map[JobID]float64, ok func(JobID) bool) []Attempt {
+// its fair share. With containers they are of either kind, maps first, as
+// YARN's Fair Scheduler takes back an application's containers of the
+// lowest priority first and the MapReduce AM asks for its maps at a lower
+// priority than its reduces; a reduce counts size containers.
+func (f *Fair) victims(kind TaskKind, size int, over map[JobID]float64, ok func(JobID) bool) []Attempt {
 	var cands []Attempt
 	for a := range f.runs {
-		if a.Kind == kind && over[a.Job] > 0 && ok(a.Job) {
+		if (a.Kind == kind || kind == containers) && over[a.Job] > 0 && ok(a.Job) {
 			cands = append(cands, a)
 		}
 	}
 	slices.SortFunc(cands, func(a, b Attempt) int {
-		return cmp.Or(cmp.Compare(f.runs[b], f.runs[a]), CompareAttempts(b, a))
+		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(f.runs[b], f.runs[a]), CompareAttempts(b, a))
 	})
 	left := map[JobID]float64{}
 	var out []Attempt
 	for _, a := range cands {
 		if left[a.Job] < over[a.Job] {
-			left[a.Job]++
+			left[a.Job] += takes(a.Kind, size)
 			out = append(out, a)
 		}
 	}
 	return out
+}
+
+// takes is what an attempt of the kind holds: a slot, or with containers
+// size containers for a reduce.
+func takes(kind TaskKind, size int) float64 {
+	if kind == Reduce {
+		return float64(size)
+	}
+	return 1
 }

@@ -133,3 +133,62 @@ func TestPoolPerJobKeepsNamedPools(t *testing.T) {
 	assert.Equal(t, "prod", f.poolOf(Job{ID: 3, Pool: "prod"}))
 	assert.Equal(t, "job-3", f.poolOf(Job{ID: 3}))
 }
+
+// containerView is a fakeView of containers, a reduce taking size.
+type containerView struct {
+	*fakeView
+	size int
+}
+
+func (v containerView) ReduceContainers() int { return v.size }
+
+// With containers a pool's share is of the containers, both kinds
+// together, and what it takes back is a map first, as YARN's Fair
+// Scheduler takes an application's lowest-priority containers (the AM
+// asks for maps at 20, reduces at 10), then a reduce of 2 containers.
+func TestFairPreemptsContainersMapsFirst(t *testing.T) {
+	// 10 containers, reduces of 2. Pool a's job holds 4 maps and 3
+	// reduces, all 10, and wants more maps; pool b's job holds none and
+	// wants 6. Shares 5 and 5: b takes 5 back once below its share for
+	// the timeout: a's 4 maps, the latest first, then its latest reduce.
+	maps := func(tasks ...int32) []Attempt {
+		var out []Attempt
+		for _, i := range tasks {
+			out = append(out, Attempt{Job: 1, Kind: Map, Task: i})
+		}
+		return out
+	}
+	assert.Equal(t, append(maps(3, 2, 1, 0), Attempt{Job: 1, Kind: Reduce, Task: 2}), containerKills(t, 3))
+	// With 2 reduces a holds 8: it is 3 over, and of b's 5 the 2 free
+	// containers give 2, so 3 maps are taken back.
+	assert.Equal(t, maps(3, 2, 1), containerKills(t, 2))
+}
+
+// containerKills is what pool b takes back in TestFairPreemptsContainersMapsFirst
+// when pool a's job runs reduces of its 3.
+func containerKills(t *testing.T, reduces int) []Attempt {
+	cfg := DefaultFairConfig()
+	cfg.Preempt, cfg.FairTimeout = true, 30*time.Second
+	f := NewFair(cfg)
+	a, b := status(1, Normal, 0, 10, 0), status(2, Normal, 0, 6, 0)
+	a.Pool, b.Pool = "a", "b"
+	a.MapAttempts, a.RunningMaps, a.ReduceAttempts, a.RunningReduces = 4, 4, reduces, reduces
+	f.Submitted(0, a.Job)
+	f.Submitted(0, b.Job)
+	for i := range 4 {
+		f.Launched(time.Duration(i)*time.Second, Launch{Attempt: Attempt{Job: 1, Kind: Map, Task: int32(i)}})
+	}
+	for i := range reduces {
+		f.Launched(time.Duration(10+i)*time.Second, Launch{Attempt: Attempt{Job: 1, Kind: Reduce, Task: int32(i)}})
+	}
+	fv := fairView(a, b)
+	fv.slots = map[TaskKind]int{Map: 10, Reduce: 10}
+	v := containerView{fv, 2}
+	assert.Empty(t, f.Tick(30*time.Second, v), "not past the timeout")
+	var killed []Attempt
+	for _, p := range f.Tick(31*time.Second, v) {
+		killed = append(killed, p.Attempt)
+		assert.Equal(t, "pool b below its fair share", p.Reason)
+	}
+	return killed
+}

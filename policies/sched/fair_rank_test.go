@@ -145,7 +145,7 @@ func (w *fairTwins) tick(now time.Duration) []Preemption {
 	var fp []Preemption
 	if w.fresh.cfg.Preempt {
 		for _, kind := range []TaskKind{Map, Reduce} {
-			fp = append(fp, w.fresh.preempt(now, kind, freshShares(w.fresh, w.v, kind))...)
+			fp = append(fp, w.fresh.preempt(now, kind, freshShares(w.fresh, w.v, kind), 1)...)
 		}
 	}
 	require.Equal(w.t, fp, kp, w.step)

@@ -67,10 +67,17 @@ type Headroom interface {
 }
 
 // ContainerView is implemented by the View of a cluster of containers:
-// a map takes one of a node's containers, a reduce ReduceContainers. A
-// ContainerAware policy weighs what a job holds by it.
+// a map takes one of a node's containers, a reduce ReduceContainers (0
+// when the nodes have map and reduce slots instead). A ContainerAware
+// policy weighs what a job holds by it.
 type ContainerView interface {
 	ReduceContainers() int
+}
+
+// onContainers reports whether the view's nodes have containers.
+func onContainers(v View) bool {
+	cv, ok := v.(ContainerView)
+	return ok && cv.ReduceContainers() > 0
 }
 
 // containerKind is the kind of task a job would run in a container on
