@@ -155,8 +155,12 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	}
 	id := max(1, cfg.firstJob)
 	for _, jobs := range cfg.Workload {
-		if Workflow(jobs) {
-			c.rec.workflows = append(c.rec.workflows, [2]sched.JobID{id, id + sched.JobID(len(jobs))})
+		for _, set := range Workflows(jobs) {
+			ids := make([]sched.JobID, len(set))
+			for k, i := range set {
+				ids[k] = id + sched.JobID(i)
+			}
+			c.rec.workflows = append(c.rec.workflows, ids)
 		}
 		id += sched.JobID(len(jobs))
 	}

@@ -532,6 +532,48 @@ func Workflow(jobs []workload.JobSpec) bool {
 	return slices.ContainsFunc(jobs, func(j workload.JobSpec) bool { return len(j.After) > 0 })
 }
 
+// Workflows lists a stream's workflows: the jobs linked by waiting
+// (workload.JobSpec.After), each set by index in the stream, in order,
+// those of two jobs or more; the sets in the order of their first job.
+func Workflows(jobs []workload.JobSpec) [][]int {
+	index := make(map[string]int, len(jobs))
+	for i := range jobs {
+		index[jobs[i].Name] = i
+	}
+	root := make([]int, len(jobs))
+	for i := range root {
+		root[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		for root[i] != i {
+			root[i] = root[root[i]]
+			i = root[i]
+		}
+		return i
+	}
+	for i := range jobs {
+		for _, name := range jobs[i].After {
+			if p, ok := index[name]; ok {
+				a, b := find(i), find(p)
+				root[max(a, b)] = min(a, b)
+			}
+		}
+	}
+	sets := map[int][]int{}
+	for i := range jobs {
+		r := find(i)
+		sets[r] = append(sets[r], i)
+	}
+	var out [][]int
+	for i := range jobs {
+		if set := sets[i]; len(set) > 1 {
+			out = append(out, set)
+		}
+	}
+	return out
+}
+
 // Jobs lists every job of the workload in ID order (ID = index + 1): the
 // open streams' jobs, then the closed workers'. A closed job's Submit is
 // its think time.

@@ -122,10 +122,10 @@ type Records struct {
 	// counts the reduces the application masters took back for their
 	// maps, and the load is over the containers. 0: slots.
 	ReduceContainers int
-	// Workflows are the ID ranges [first, end) of the streams whose jobs
-	// wait for one another (Workflow): the summary gives each workflow's
-	// outcome and makespan. nil without.
-	Workflows [][2]sched.JobID
+	// Workflows are the jobs of each workflow, jobs linked by waiting for
+	// one another (Workflows): the summary gives each workflow's outcome
+	// and makespan. nil without.
+	Workflows [][]sched.JobID
 	// CoordinatorQueue is the coordinator's queue window by window, with
 	// a service time; nil without.
 	CoordinatorQueue []QueueSpan
@@ -272,7 +272,7 @@ type recorder struct {
 	callsTimeOut bool
 	// reduceContainers is Records.ReduceContainers.
 	reduceContainers int
-	workflows        [][2]sched.JobID // Records.Workflows
+	workflows        [][]sched.JobID // Records.Workflows
 	errs             []error
 }
 

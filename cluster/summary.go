@@ -438,8 +438,8 @@ func Summarize(res *Records, slots [2]int, end time.Duration) Summary {
 	return s
 }
 
-// WorkflowMetricNames are the metrics of a run with workflows (streams
-// whose jobs wait for one another): how many there are, how many
+// WorkflowMetricNames are the metrics of a run with workflows (jobs that
+// wait for one another, Workflows): how many there are, how many
 // succeeded (every job did), failed (some job did) or were cut off, and
 // the makespans of those that ended, from their first job's submission
 // to their last job's end.
@@ -459,7 +459,7 @@ func summarizeWorkflows(s Summary, res *Records) {
 	outcomes := map[string]int{}
 	for _, w := range res.Workflows {
 		first, last, outcome := math.Inf(1), 0.0, "workflows.succeeded"
-		for id := w[0]; id < w[1]; id++ {
+		for _, id := range w {
 			j, ok := byID[id]
 			switch {
 			case !ok || j.Outcome == JobCutOff:

@@ -1,12 +1,15 @@
 package scenarios
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"clusteremu/cluster"
 	"clusteremu/workload"
 )
 
@@ -69,5 +72,43 @@ func TestWorkflowNonsenseIsRefused(t *testing.T) {
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), "workload.jobs[0]."+tc.want)
 		})
+	}
+}
+
+// every and count repeat the list: each run's jobs named for it, waiting
+// for and reading their own run's, its first jobs a period later.
+func TestRunsRepeatAWorkflow(t *testing.T) {
+	sc, err := Load("s.toml", []byte(`[[workload.jobs]]
+every = "24h"
+count = 3
+job = [
+  { name = "a", submit = "1h", input_bytes = "256MiB", reduces = 2, shuffle_bytes = "1MiB", output_bytes = "2MiB" },
+  { name = "b", reads = ["a"], submit = "10s" },
+]
+`), ".")
+	require.NoError(t, err)
+	jobs := sc.Config.Workload[0]
+	require.Len(t, jobs, 6)
+	for n := range 3 {
+		a, b := jobs[2*n], jobs[2*n+1]
+		assert.Equal(t, fmt.Sprintf("a-%d", n), a.Name)
+		assert.Equal(t, time.Hour+time.Duration(n)*24*time.Hour, a.Submit)
+		assert.Equal(t, fmt.Sprintf("j0/a-%d", n), a.Output)
+		assert.Equal(t, []string{a.Name}, b.After)
+		assert.Equal(t, 10*time.Second, b.Submit, "a delay after a")
+		assert.Equal(t, fmt.Sprintf("j0/a-%d/part-r-00001", n), b.InputFiles[1].File)
+	}
+	assert.Equal(t, [][]int{{0, 1}, {2, 3}, {4, 5}}, cluster.Workflows(jobs))
+
+	one := "job = [{ name = \"x\", input_bytes = \"1MiB\" }]\n"
+	for _, tc := range []struct{ text, want string }{
+		{"count = 3\n" + one, `workload.jobs[0].every = "0s": must be > 0 with count = 3: the period between runs`},
+		{"every = \"1h\"\n" + one, `workload.jobs[0].every = "1h": repeats the list count times: set count > 1`},
+		{"every = \"1h\"\ncount = 2\njob = [{ name = \"x\", input_bytes = \"1MiB\" }, { name = \"x-1\", input_bytes = \"1MiB\" }]\n",
+			`workload.jobs[0].job[0].name = "x": run 1's copy would be named "x-1", which names a job of the list`},
+	} {
+		_, err := Load("s.toml", []byte("[[workload.jobs]]\n"+tc.text), ".")
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), tc.want)
 	}
 }

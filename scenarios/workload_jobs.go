@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"clusteremu/cluster"
 	"clusteremu/workload"
@@ -22,9 +23,16 @@ import (
 //	output_bytes = "2GiB"
 //
 // The stream's own key weights (JobWeights) draws a weight for each job
-// that sets none.
+// that sets none; every and count repeat the list (a workflow run each
+// night: see Every).
 type JobsStream struct {
 	Jobs []JobEntry `toml:"job"`
+	// Every and Count repeat the list: run n of Count has each job named
+	// "<name>-<n>", waiting for and reading the jobs of its own run, and
+	// the jobs that wait for none submitted n × Every after their submit
+	// (a nightly workflow over a week). Count 0 is one run.
+	Every Duration `toml:"every,omitzero"`
+	Count int      `toml:"count,omitzero"`
 	JobWeights
 }
 
@@ -132,15 +140,93 @@ func asFieldError(err error) *FieldError {
 	return &FieldError{Key: key, Value: value, Msg: rule}
 }
 
-// Validate checks every entry and that names are unique.
+// Validate checks every entry and that names are unique, and the runs.
 func (s *JobsStream) Validate() error {
 	_, err := s.specs()
-	return err
+	return errors.Join(err, s.checkRuns())
 }
 
 // Generate returns the listed jobs sorted by submit time, or a
-// workflow's in the file's order; env's seed draws the "thesis" CoVs.
+// workflow's in the file's order, run after run; env's seed draws the
+// "thesis" CoVs.
 func (s *JobsStream) Generate(env Env) ([]workload.JobSpec, error) {
+	if err := s.checkRuns(); err != nil {
+		return nil, err
+	}
+	if s.Count > 1 {
+		if _, err := s.generate(env); err != nil {
+			return nil, err // the list's own errors, at its keys
+		}
+		runs := s.runs()
+		return runs.generate(env)
+	}
+	return s.generate(env)
+}
+
+// MaxRuns bounds a jobs stream's count.
+const MaxRuns = 100_000
+
+// checkRuns checks every and count.
+func (s *JobsStream) checkRuns() error {
+	var c checks
+	c.add(s.Count < 0 || s.Count > MaxRuns, Invalid("count", s.Count, "must be 0 or 1 (one run) … %d", MaxRuns))
+	c.add(s.Count > 1 && s.Every <= 0, Invalid("every", s.Every, "must be > 0 with count = %d: the period between runs", s.Count))
+	c.add(s.Every != 0 && s.Count <= 1, Invalid("every", s.Every, "repeats the list count times: set count > 1"))
+	if len(c) > 0 {
+		return errors.Join(c...)
+	}
+	names := map[string]bool{}
+	for i := range s.Jobs {
+		names[s.Jobs[i].name(i)] = true
+	}
+	for i := range s.Jobs {
+		for n := range s.Count {
+			if name := fmt.Sprintf("%s-%d", s.Jobs[i].name(i), n); names[name] {
+				return Prefix(fmt.Sprintf("job[%d]", i), Invalid("name", s.Jobs[i].name(i), "run %d's copy would be named %q, which names a job of the list", n, name))
+			}
+		}
+	}
+	return nil
+}
+
+// name is the entry's name, or its default as the i-th of its stream.
+func (e *JobEntry) name(i int) string {
+	if e.Name == "" {
+		return fmt.Sprintf("job%d", i)
+	}
+	return e.Name
+}
+
+// runs is the stream's list repeated Count times (see JobsStream.Every).
+func (s *JobsStream) runs() *JobsStream {
+	out := &JobsStream{JobWeights: s.JobWeights}
+	for n := range s.Count {
+		run := func(name string) string { return fmt.Sprintf("%s-%d", name, n) }
+		for i, e := range s.Jobs {
+			e.Name = run(e.name(i))
+			e.After, e.Reads = mapNames(e.After, run), mapNames(e.Reads, run)
+			if len(e.After)+len(e.Reads) == 0 {
+				e.Submit += Duration(time.Duration(n) * s.Every.Std())
+			}
+			out.Jobs = append(out.Jobs, e)
+		}
+	}
+	return out
+}
+
+func mapNames(names []string, f func(string) string) []string {
+	if names == nil {
+		return nil
+	}
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = f(n)
+	}
+	return out
+}
+
+// generate is Generate for one run of the list.
+func (s *JobsStream) generate(env Env) ([]workload.JobSpec, error) {
 	jobs, err := s.specs()
 	if err != nil {
 		return nil, err
