@@ -139,6 +139,9 @@ func (r *rampUp) admits(job sched.JobID, kind sched.TaskKind, node sched.NodeID)
 	if r.s.rampedDown[job] {
 		return false // its AM took reduces back for its maps this tick
 	}
+	if j.status.PendingMaps == 0 {
+		return true // no map waits: every reduce may run, whatever the headroom
+	}
 	return j.status.ReduceAttempts < reduceLimit(j.status, r.s.headroom(job), r.limit, r.s.cfg.Cluster.ReduceSize())
 }
 
