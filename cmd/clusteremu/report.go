@@ -112,6 +112,19 @@ func writeReport(w io.Writer, title string, runs []reportRun) error {
 		}
 	}
 	for i, r := range runs {
+		p, shown, err := workflowPlot(i, r)
+		if p == nil && err == nil {
+			continue
+		}
+		note := fmt.Sprintf("%d workflows; a job is submitted once those it waits for have ended", shown)
+		if n := len(r.Rep.Records.Workflows); shown < n {
+			note = fmt.Sprintf("the first %d of %d workflows; a job is submitted once those it waits for have ended", shown, n)
+		}
+		if err := add("workflows of "+r.Name, note, p, err); err != nil {
+			return err
+		}
+	}
+	for i, r := range runs {
 		p, of, err := ganttPlot(i, r)
 		note := ""
 		if of > 0 {
@@ -558,7 +571,12 @@ func ganttPlot(i int, r reportRun) (*plot.Plot, int, error) {
 		jobs = pick
 	}
 	p := newPlot("Jobs: waiting (light) and running (dark)", "emulated time (s)", "job")
-	col := runColour(i)
+	return p, sampled, ganttLines(p, jobs, runColour(i))
+}
+
+// ganttLines draws each job's row, the k-th at k + 1: from its submission
+// to its start light, then to its end dark.
+func ganttLines(p *plot.Plot, jobs []cluster.JobResult, col color.RGBA) error {
 	light := color.RGBA{col.R, col.G, col.B, 90}
 	for k, j := range jobs {
 		y := float64(k + 1)
@@ -575,13 +593,50 @@ func ganttPlot(i int, r reportRun) (*plot.Plot, int, error) {
 			}
 			l, err := plotter.NewLine(plotter.XYs{{X: seg.from.Seconds(), Y: y}, {X: seg.to.Seconds(), Y: y}})
 			if err != nil {
-				return nil, 0, err
+				return err
 			}
 			l.Color, l.Width = seg.c, vg.Points(2)
 			p.Add(l)
 		}
 	}
-	return p, sampled, nil
+	return nil
+}
+
+// workflowPlot is a run's workflows (Records.Workflows), one after
+// another in the order of their first jobs, each job on a row named for
+// it, as many whole workflows as maxGanttJobs rows hold; nil when the run
+// has none. shown is how many workflows it shows.
+func workflowPlot(i int, r reportRun) (p *plot.Plot, shown int, err error) {
+	rec := r.Rep.Records
+	if len(rec.Workflows) == 0 {
+		return nil, 0, nil
+	}
+	byID := make(map[sched.JobID]cluster.JobResult, len(rec.Jobs))
+	for _, j := range rec.Jobs {
+		byID[j.ID] = j
+	}
+	var jobs []cluster.JobResult
+	var ticks []plot.Tick
+	for _, w := range rec.Workflows {
+		if len(jobs)+len(w) > maxGanttJobs && shown > 0 {
+			break
+		}
+		shown++
+		for _, id := range w {
+			if j, ok := byID[id]; ok { // not submitted when the run ended: no row
+				jobs = append(jobs, j)
+				ticks = append(ticks, plot.Tick{Value: float64(len(jobs)), Label: j.Name})
+			}
+		}
+	}
+	// The first job on top, as a Gantt chart reads.
+	slices.Reverse(jobs)
+	for k := range ticks {
+		ticks[k].Value = float64(len(jobs)) + 1 - ticks[k].Value
+	}
+	p = newPlot("Workflows: each job waiting (light) and running (dark)", "emulated time (s)", "")
+	p.Y.Tick.Marker = plot.ConstantTicks(ticks)
+	return p, shown, ganttLines(p, jobs, runColour(i))
 }
 
 func newPlot(title, x, y string) *plot.Plot {

@@ -345,3 +345,46 @@ func TestCoordinatorQueueIsPlottedAndTraced(t *testing.T) {
 		assert.Equal(t, summary.Metrics["coordinator.queue.peak"], most)
 	}
 }
+
+// A run with workflows plots them before the jobs: a row a job, named.
+func TestReportPlotsTheWorkflows(t *testing.T) {
+	dir := t.TempDir()
+	var out, errs bytes.Buffer
+	flow := `
+[cluster]
+racks = 1
+nodes_per_rack = 4
+
+[[workload.jobs]]
+job = [
+  { name = "extract", input_bytes = "256MiB", reduces = 2, shuffle_bytes = "64MiB", output_bytes = "128MiB" },
+  { name = "load", reads = ["extract"], reduces = 1, shuffle_bytes = "1MiB", output_bytes = "1MiB" },
+  { name = "alone", input_bytes = "128MiB" },
+]
+`
+	require.Equal(t, 0, run([]string{"run", "--quiet", writeScenario(t, flow), "--set", "run.slowdown=false", "--out", dir}, &out, &errs), errs.String())
+	svgs, titles, _ := reportOf(t, filepath.Join(dir, "report.html"))
+	k := slices.IndexFunc(titles, func(s string) bool { return strings.HasPrefix(s, "workflows of ") })
+	require.Positive(t, k, "%v", titles)
+	assert.True(t, strings.HasPrefix(titles[k+1], "jobs of "), "then the jobs")
+	labels := svgTexts(svgs[k-2]) // the two tables have no plot
+	assert.Contains(t, labels, "extract")
+	assert.Contains(t, labels, "load")
+	assert.NotContains(t, labels, "alone", "a job linked to none is in no workflow")
+}
+
+// svgTexts lists a plot's text, in document order.
+func svgTexts(n *html.Node) []string {
+	var out []string
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.TextNode && strings.TrimSpace(n.Data) != "" {
+			out = append(out, strings.TrimSpace(n.Data))
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return out
+}
