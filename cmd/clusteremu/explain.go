@@ -21,6 +21,7 @@ import (
 	"clusteremu/policies/sched"
 	"clusteremu/scenarios"
 	"clusteremu/units"
+	"clusteremu/workload"
 )
 
 // outputsFormat numbers the layout of what run --out writes; explain
@@ -496,8 +497,16 @@ func (r *runDir) explainJob(w io.Writer, id sched.JobID) error {
 	if !ok {
 		return fmt.Errorf("--job %d: not in %s (%d jobs)", id, filepath.Join(r.dir, "jobs.csv"), len(r.jobs))
 	}
-	fmt.Fprintf(w, "job       %d %q: submitted at %ss, first launch %ss, ended %ss (%s), %s maps, %s reduces\n",
-		id, job["name"], job["submit"], job["start"], job["finish"], job["status"], job["maps"], job["reduces"])
+	launch := "first launch " + job["start"] + "s"
+	if job["start"] == "" {
+		launch = "never launched"
+	}
+	fmt.Fprintf(w, "job       %d %q: submitted at %ss, %s, ended %ss (%s), %s maps, %s reduces\n",
+		id, job["name"], job["submit"], launch, job["finish"], job["status"], job["maps"], job["reduces"])
+	if job["reason"] != "" {
+		fmt.Fprintf(w, "reason    %s\n", job["reason"])
+	}
+	r.explainWaits(w, id, job)
 	prefix := fmt.Sprintf("j%d-", id)
 	var slowest map[string]string
 	held := func(t map[string]string) float64 { return parseSecs(t["end"]) - parseSecs(t["start"]) }
@@ -516,6 +525,46 @@ func (r *runDir) explainJob(w io.Writer, id sched.JobID) error {
 	task, _, _ := strings.Cut(slowest["attempt"], ".")
 	fmt.Fprintf(w, "slowest   %s (%.3fs): clusteremu explain %s --task %s\n", slowest["attempt"], held(slowest), r.dir, task)
 	return nil
+}
+
+// explainWaits prints what a workflow's job waited for: each job it
+// names, how and when that ended, and the parts of its output the job
+// read; then how long after the last of them it was submitted.
+func (r *runDir) explainWaits(w io.Writer, id sched.JobID, job map[string]string) {
+	first := sched.JobID(1)
+	for _, jobs := range r.cfg.Workload {
+		if id >= first+sched.JobID(len(jobs)) {
+			first += sched.JobID(len(jobs))
+			continue
+		}
+		spec := jobs[id-first]
+		last := 0.0
+		for _, name := range spec.After {
+			k := slices.IndexFunc(jobs, func(j workload.JobSpec) bool { return j.Name == name })
+			if k < 0 {
+				continue
+			}
+			pid := first + sched.JobID(k)
+			up := r.jobs[pid]
+			fmt.Fprintf(w, "waited    for job %d %q: ended %ss (%s)", pid, name, up["finish"], up["status"])
+			var parts int
+			var bytes int64
+			for _, f := range spec.InputFiles {
+				if jobs[k].Output != "" && strings.HasPrefix(f.File, jobs[k].Output+"/") {
+					parts, bytes = parts+1, bytes+f.Bytes
+				}
+			}
+			if parts > 0 {
+				fmt.Fprintf(w, "; reads its output: %d parts, %d bytes", parts, bytes)
+			}
+			fmt.Fprintln(w)
+			last = max(last, parseSecs(up["finish"]))
+		}
+		if len(spec.After) > 0 && job["status"] != "" && !strings.HasPrefix(job["reason"], "waits for job") {
+			fmt.Fprintf(w, "          submitted %.6fs after the last of them ended\n", parseSecs(job["submit"])-last)
+		}
+		return
+	}
 }
 
 // explainAt prints the busiest links in the sampled window holding an

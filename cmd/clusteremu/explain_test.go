@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -157,4 +158,19 @@ func parseSeconds(t *testing.T, s string) float64 {
 	v, err := strconv.ParseFloat(s, 64)
 	require.NoError(t, err)
 	return v
+}
+
+// explain --job says what a workflow's job waited for and read.
+func TestExplainSaysWhatAJobWaitedFor(t *testing.T) {
+	dir := t.TempDir()
+	var out, errs bytes.Buffer
+	require.Equal(t, 0, run([]string{"run", "--quiet", writeScenario(t, flowScenario), "--set", "run.slowdown=false", "--out", dir}, &out, &errs), errs.String())
+	jobs := readCSV(t, filepath.Join(dir, "jobs.csv"))
+	out.Reset()
+	require.Equal(t, 0, run([]string{"explain", dir, "--job", "2"}, &out, &errs), errs.String())
+	assert.Contains(t, out.String(), fmt.Sprintf(`waited    for job 1 "extract": ended %ss (succeeded); reads its output: 2 parts, 134217728 bytes`, jobs[1]["finish"]))
+	assert.Contains(t, out.String(), "          submitted 0.000000s after the last of them ended\n")
+	out.Reset()
+	require.Equal(t, 0, run([]string{"explain", dir, "--job", "3"}, &out, &errs), errs.String())
+	assert.NotContains(t, out.String(), "waited", "a job that waits for none")
 }

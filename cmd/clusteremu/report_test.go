@@ -346,11 +346,9 @@ func TestCoordinatorQueueIsPlottedAndTraced(t *testing.T) {
 	}
 }
 
-// A run with workflows plots them before the jobs: a row a job, named.
-func TestReportPlotsTheWorkflows(t *testing.T) {
-	dir := t.TempDir()
-	var out, errs bytes.Buffer
-	flow := `
+// flowScenario is a workflow of two jobs, the second reading the first's
+// output, beside a job of its own.
+const flowScenario = `
 [cluster]
 racks = 1
 nodes_per_rack = 4
@@ -362,7 +360,12 @@ job = [
   { name = "alone", input_bytes = "128MiB" },
 ]
 `
-	require.Equal(t, 0, run([]string{"run", "--quiet", writeScenario(t, flow), "--set", "run.slowdown=false", "--out", dir}, &out, &errs), errs.String())
+
+// A run with workflows plots them before the jobs: a row a job, named.
+func TestReportPlotsTheWorkflows(t *testing.T) {
+	dir := t.TempDir()
+	var out, errs bytes.Buffer
+	require.Equal(t, 0, run([]string{"run", "--quiet", writeScenario(t, flowScenario), "--set", "run.slowdown=false", "--out", dir}, &out, &errs), errs.String())
 	svgs, titles, _ := reportOf(t, filepath.Join(dir, "report.html"))
 	k := slices.IndexFunc(titles, func(s string) bool { return strings.HasPrefix(s, "workflows of ") })
 	require.Positive(t, k, "%v", titles)
