@@ -33,11 +33,19 @@ type ClusterConfig struct {
 	// leaves them out). The job's application master releases reduces
 	// into the pool by its ramp-up rule and takes them back when they hold
 	// the containers its maps need (coordinator_containers.go).
-	Containers       int        `toml:"containers,omitzero" json:",omitempty"`
-	ReduceContainers int        `toml:"reduce_containers,omitzero" json:",omitempty"`
-	DiskRead         units.Rate `toml:"disk_read"`
-	DiskWrite        units.Rate `toml:"disk_write"`
-	NIC              units.Rate `toml:"nic"`
+	Containers       int `toml:"containers,omitzero" json:",omitempty"`
+	ReduceContainers int `toml:"reduce_containers,omitzero" json:",omitempty"`
+	// AMContainers, with containers, is what each running job's
+	// application master holds of a node's containers, as YARN runs the
+	// MRAppMaster in a container of the cluster (0: the AMs hold none). A
+	// job waits for its AM's container before any task runs, and AMs hold
+	// at most AMShare of the live containers (0: 0.1, the Capacity
+	// Scheduler's maximum-am-resource-percent; at least one AM runs).
+	AMContainers int        `toml:"am_containers,omitzero" json:",omitempty"`
+	AMShare      float64    `toml:"am_share,omitzero" json:",omitempty"`
+	DiskRead     units.Rate `toml:"disk_read"`
+	DiskWrite    units.Rate `toml:"disk_write"`
+	NIC          units.Rate `toml:"nic"`
 	// RackUplink is each rack's link to the core; when 0, Oversubscription
 	// sets it to NodesPerRack × NIC / Oversubscription.
 	RackUplink       units.Rate `toml:"rack_uplink"`
@@ -86,6 +94,15 @@ type ClusterConfig struct {
 // ReduceSize is how many of a node's containers a reduce takes: 1 unless
 // ReduceContainers says.
 func (c *ClusterConfig) ReduceSize() int { return max(1, c.ReduceContainers) }
+
+// AMLimit is the share of the live containers the application masters
+// may hold (AMShare).
+func (c *ClusterConfig) AMLimit() float64 {
+	if c.AMShare == 0 {
+		return 0.1
+	}
+	return c.AMShare
+}
 
 // Takes is how many of a node's containers an attempt of the kind takes:
 // a map one, a reduce ReduceSize.
@@ -410,6 +427,13 @@ func (c *ClusterConfig) Validate(errs *Checks) {
 		fmt.Sprintf("must be 0 (one) … containers = %d: a reduce fits a node", c.Containers))
 	errs.Check(c.ReduceContainers > 0 && c.Containers == 0, "cluster.reduce_containers", c.ReduceContainers,
 		"needs cluster.containers > 0: the containers a reduce takes of a node's")
+	errs.Check(c.AMContainers != 0 && c.Containers == 0, "cluster.am_containers", c.AMContainers,
+		"needs cluster.containers > 0: the containers a job's application master takes of a node's")
+	errs.Check(c.AMContainers < 0 || c.Containers > 0 && c.AMContainers > c.Containers, "cluster.am_containers", c.AMContainers,
+		fmt.Sprintf("must be 0 (the AMs hold none) … containers = %d: an AM fits a node", c.Containers))
+	errs.Check(c.AMShare != 0 && c.AMContainers == 0, "cluster.am_share", c.AMShare,
+		"needs cluster.am_containers > 0: the share of the containers the AMs may hold")
+	errs.Check(!(c.AMShare >= 0 && c.AMShare <= 1), "cluster.am_share", c.AMShare, "must be a share in (0, 1] (0: 0.1)")
 	errs.Check(c.SolveInterval < 0, "cluster.solve_interval", c.SolveInterval, "must be ≥ 0")
 	for _, b := range []struct {
 		key string

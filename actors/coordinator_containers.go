@@ -105,6 +105,15 @@ func (s *coordState) setBusy(node sched.NodeID, kind sched.TaskKind, slot int, b
 	if n.containers > 0 && s.live(node) && !n.resync {
 		s.freeContainers += d
 	}
+	s.checkContainers(node)
+}
+
+// checkContainers fails the run when the coordinator counts more of a
+// node's containers in use than it has, or fewer than none.
+func (s *coordState) checkContainers(node sched.NodeID) {
+	if n := &s.nodes[node]; n.containers > 0 && (n.used < 0 || n.used > n.containers) {
+		s.fail("node %d has %d of its %d containers in use", node, n.used, n.containers)
+	}
 }
 
 // countContainers counts the free containers of the live nodes, but for

@@ -145,6 +145,7 @@ func (s *coordState) declareDead(now time.Duration, node sched.NodeID, why strin
 	s.cacheNodeGone(node)
 	s.scarlettNodeDead(node)
 	s.underReplicated(held)
+	s.amsLost(node)
 	s.updateSlots()
 	var gone []sched.Attempt
 	for a, at := range s.running {
@@ -170,7 +171,7 @@ func (s *coordState) workloadSubmitted() {
 // maybeFinish ends the run once every stream has submitted its last job
 // and every job has ended.
 func (s *coordState) maybeFinish() {
-	if !s.finished && !s.cfg.Idle && s.streams == 0 && len(s.jobs) == 0 && len(s.held) == 0 {
+	if !s.finished && !s.cfg.Idle && s.streams == 0 && len(s.jobs) == 0 && len(s.held) == 0 && len(s.amWait) == 0 {
 		s.finished = true
 		s.out.done = true
 	}

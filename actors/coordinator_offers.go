@@ -60,6 +60,9 @@ func (s *coordState) heartbeat(now time.Duration, hb *Heartbeat) {
 		s.attemptEnded(now, hb.Node, e)
 	}
 	s.policy.Heartbeat(now, hb.Node)
+	if s.amOn() {
+		s.placeAMs(now, hb.Node)
+	}
 	if p, ok := s.policy.(sched.ContainerAware); ok && s.containersOn() {
 		s.offerContainers(now, hb.Node, p)
 	} else {
@@ -307,7 +310,7 @@ func (v coordView) ReduceContainers() int {
 }
 
 // Slots implements sched.View.
-func (v coordView) Slots(kind sched.TaskKind) int { return v.s.liveSlots[kind] }
+func (v coordView) Slots(kind sched.TaskKind) int { return v.s.liveSlots[kind] - v.s.amHeld }
 
 // Progress implements sched.View: the job manager's last JobProgressed.
 func (v coordView) Progress(id sched.JobID, kind sched.TaskKind) float64 {

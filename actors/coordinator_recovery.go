@@ -187,6 +187,7 @@ func (s *coordState) resynced(now time.Duration, msg *RegisterNode) {
 	n.resync, n.resyncAsked = false, false
 	n.busy = [2][]bool{make([]bool, msg.MapSlots), make([]bool, msg.Reducers)}
 	s.resetContainers(n, msg.Containers)
+	s.amsResynced(msg.Node)
 	n.last = now
 	for _, a := range s.admit {
 		a.registered(msg.Node, msg.Launches)

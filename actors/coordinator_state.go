@@ -70,7 +70,12 @@ type coordState struct {
 	// reduces an AM is killing for its maps, until they end
 	// (coordinator_containers.go).
 	freeContainers int
-	preempting     map[sched.Attempt]bool
+	// amWait are the jobs waiting for their application master's
+	// container, in order; amHeld counts the containers the AMs hold
+	// (coordinator_am.go).
+	amWait     []amWaiting
+	amHeld     int
+	preempting map[sched.Attempt]bool
 	// rampedDown holds the jobs whose AM took reduces back on the latest
 	// tick, which release no reduce until the next.
 	rampedDown map[sched.JobID]bool
@@ -96,6 +101,7 @@ type coordJob struct {
 	// parts are the reduces' cuts of every map output (partition_cov),
 	// as workload.SkewedCuts gives them; nil for even shares.
 	parts []uint64
+	am    amJob // its application master's container (coordinator_am.go)
 }
 
 // heldJob is a job waiting for admission.
@@ -339,15 +345,31 @@ func (s *coordState) submit(now, at time.Duration, id sched.JobID, spec workload
 	maps := spec.MapCount(int64(s.cfg.HDFS.BlockSize))
 	rec := submittedRecord(id, spec, maps, spec.Reduces)
 	rec.InputFiles = fileReads(spec, int64(s.cfg.HDFS.BlockSize))
-	if limit := s.cfg.MaxRunning; limit > 0 && spec.Upstream == "" && (len(s.jobs) >= limit || len(s.held) > 0) {
+	if limit := s.cfg.MaxRunning; limit > 0 && spec.Upstream == "" && (s.admittedJobs() >= limit || len(s.held) > 0) {
 		rec.Admitted = -1
 		s.out.records = append(s.out.records, rec)
 		s.held = append(s.held, heldJob{id, spec})
 		return
 	}
-	rec.Admitted = now
+	if s.amOn() && spec.Upstream == "" {
+		rec.Admitted = -1 // when its AM has a container
+	} else {
+		rec.Admitted = now
+	}
 	s.out.records = append(s.out.records, rec)
-	s.start(now, id, spec)
+	s.accept(now, id, spec)
+}
+
+// admittedJobs counts the jobs admitted: started, or waiting for their
+// AM's container.
+func (s *coordState) admittedJobs() int {
+	n := len(s.jobs)
+	for _, w := range s.amWait {
+		if !w.restart {
+			n++
+		}
+	}
+	return n
 }
 
 // storeInput stores a starting job's input: a file of its own, the file
@@ -362,10 +384,10 @@ func (s *coordState) storeInput(id sched.JobID, spec workload.JobSpec, maps int)
 // maybeAdmit admits the jobs held longest while fewer than MaxRunning
 // run.
 func (s *coordState) maybeAdmit(now time.Duration) {
-	for len(s.held) > 0 && len(s.jobs) < s.cfg.MaxRunning {
+	for len(s.held) > 0 && s.admittedJobs() < s.cfg.MaxRunning {
 		h := s.held[0]
 		s.held = s.held[1:]
-		s.start(now, h.id, h.spec)
+		s.accept(now, h.id, h.spec)
 	}
 }
 
@@ -515,6 +537,8 @@ func (s *coordState) jobEnded(now time.Duration, id sched.JobID) {
 	}
 	s.scarlettJobEnded(now, id)
 	s.blocks.dropWrites(id) // committed, or never to be
+	s.amEnded(s.jobs[id])
+	s.amWait = slices.DeleteFunc(s.amWait, func(w amWaiting) bool { return w.id == id })
 	if s.space != nil {
 		s.spaceJobEnded(id)
 	}

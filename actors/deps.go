@@ -126,6 +126,9 @@ const (
 	// killed for its maps, which could get no container
 	// (cluster.containers).
 	MetricReducesPreempted = "reduces.preempted"
+	// MetricAMsLost counts the application masters lost with their
+	// nodes (cluster.am_containers).
+	MetricAMsLost = "ams.lost"
 	// MetricNodesLost counts nodes declared dead.
 	MetricNodesLost = "nodes.lost"
 	// MetricMapsRerunNodeLost counts finished maps run again because

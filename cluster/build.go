@@ -148,7 +148,8 @@ func (c *Cluster) spawn(topo *netmodel.Topology, policy sched.Policy) error {
 	cfg := &c.cfg
 	c.rec.configure(&cfg.Run)
 	c.rec.hardware = newHardwareTally(&cfg.Cluster, &cfg.Tasks)
-	c.rec.admission = cfg.Scheduler.MaxRunning > 0
+	c.rec.ams = cfg.Cluster.Containers > 0 && cfg.Cluster.AMContainers > 0
+	c.rec.admission = cfg.Scheduler.MaxRunning > 0 || c.rec.ams
 	c.rec.cloning = cfg.Cloning.On()
 	if cfg.Cluster.Containers > 0 {
 		c.rec.reduceContainers = cfg.Cluster.ReduceSize()

@@ -126,6 +126,9 @@ type Records struct {
 	// one another (Workflows): the summary gives each workflow's outcome
 	// and makespan. nil without.
 	Workflows [][]sched.JobID
+	// AMs: the application masters hold containers
+	// (cluster.am_containers); the summary counts those lost.
+	AMs bool
 	// CoordinatorQueue is the coordinator's queue window by window, with
 	// a service time; nil without.
 	CoordinatorQueue []QueueSpan
@@ -273,6 +276,7 @@ type recorder struct {
 	// reduceContainers is Records.ReduceContainers.
 	reduceContainers int
 	workflows        [][]sched.JobID // Records.Workflows
+	ams              bool            // Records.AMs
 	errs             []error
 }
 
@@ -618,7 +622,7 @@ func (r *recorder) results(end time.Duration) (*Records, error) {
 	defer r.mu.Unlock()
 	res := &Records{Flows: r.flows, Tally: r.tally, PartitionSlots: slices.Clone(r.partSlots), Admission: r.admission, Evicting: r.evicting, Cloning: r.cloning,
 		Warmup: r.warmup, Recompute: r.recompute, Serves: r.queue != nil, CallsTimeOut: r.callsTimeOut, ReduceContainers: r.reduceContainers,
-		Workflows: r.workflows}
+		Workflows: r.workflows, AMs: r.ams}
 	if r.queue != nil {
 		res.CoordinatorQueue = r.queue.until(end)
 	}

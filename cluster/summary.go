@@ -91,6 +91,7 @@ func init() {
 	MetricNames = append(MetricNames, CacheMetricNames...)
 	MetricNames = append(MetricNames, ServiceMetricNames...)
 	MetricNames = append(MetricNames, actors.MetricReducesPreempted) // with cluster.containers
+	MetricNames = append(MetricNames, actors.MetricAMsLost)          // with cluster.am_containers
 	MetricNames = append(MetricNames, WorkflowMetricNames...)
 	slices.Sort(MetricNames)
 	MetricNames = slices.Compact(MetricNames) // tasks.slot_seconds is a cache's and a straggler run's
@@ -431,6 +432,9 @@ func Summarize(res *Records, slots [2]int, end time.Duration) Summary {
 	}
 	if res.ReduceContainers > 0 {
 		s[actors.MetricReducesPreempted] = float64(res.Counters[actors.MetricReducesPreempted])
+	}
+	if res.AMs {
+		s[actors.MetricAMsLost] = float64(res.Counters[actors.MetricAMsLost])
 	}
 	if res.Workflows != nil {
 		summarizeWorkflows(s, res)

@@ -54,7 +54,7 @@ value = "soon"
 	lines := strings.Split(err.Error(), "\n")
 	assert.Equal(t, []string{
 		"bad.toml:2:1: cluster.racks = -2: must be ≥ 1",
-		"bad.toml:3:1: cluster.nodes_per_rak: unknown key; allowed: racks, nodes_per_rack, map_slots, reduce_slots, containers, reduce_containers, disk_read, disk_write, nic, rack_uplink, oversubscription, core, rack_awareness, completion_window, solve_interval, intermediate_space, evict, cores, speed, send_cpu_per_mib, receive_cpu_per_mib, memory, class",
+		"bad.toml:3:1: cluster.nodes_per_rak: unknown key; allowed: racks, nodes_per_rack, map_slots, reduce_slots, containers, reduce_containers, am_containers, am_share, disk_read, disk_write, nic, rack_uplink, oversubscription, core, rack_awareness, completion_window, solve_interval, intermediate_space, evict, cores, speed, send_cpu_per_mib, receive_cpu_per_mib, memory, class",
 		"bad.toml:6:1: hdfs.replication = 0: must be 1 … 1 (the nodes)",
 		`bad.toml:9:1: scheduler.name = "lottery": must be one of capacity, comp, fair, fbq, fifo, las, lasmq, sita, srpt, tags`,
 		`bad.toml:12:1: expect[0].metric = "jobs.speed": must be one of ` + strings.Join(cluster.MetricNames, ", ") +
@@ -682,6 +682,11 @@ until = "1m"
 	}, strings.Split(err.Error(), "\n"))
 	_, err = Load("r.toml", []byte("[cluster]\ncontainers = 4\nreduce_containers = 5\n[run]\nuntil = \"1m\"\n"), ".")
 	assert.EqualError(t, err, `r.toml:3:1: cluster.reduce_containers = 5: must be 0 (one) … containers = 4: a reduce fits a node`)
+	_, err = Load("a.toml", []byte("[cluster]\ncontainers = 4\nam_containers = 5\nam_share = 1.5\n[run]\nuntil = \"1m\"\n"), ".")
+	assert.EqualError(t, err, "a.toml:3:1: cluster.am_containers = 5: must be 0 (the AMs hold none) … containers = 4: an AM fits a node\n"+
+		"a.toml:4:1: cluster.am_share = 1.5: must be a share in (0, 1] (0: 0.1)")
+	_, err = Load("a.toml", []byte("[cluster]\nam_containers = 1\nam_share = 0.5\n[run]\nuntil = \"1m\"\n"), ".")
+	assert.EqualError(t, err, "a.toml:2:1: cluster.am_containers = 1: needs cluster.containers > 0: the containers a job's application master takes of a node's")
 
 	// Left out, the slot keys follow the containers, an override's too;
 	// set by an override, they are refused as the file's are.

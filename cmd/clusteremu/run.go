@@ -400,6 +400,17 @@ func printSummary(w io.Writer, cfg cluster.Config, rep *cluster.Report, wall tim
 		}
 		fmt.Fprintln(w)
 	}
+	if c := &cfg.Cluster; c.Containers > 0 && c.AMContainers > 0 {
+		each := "1 container each"
+		if c.AMContainers > 1 {
+			each = fmt.Sprintf("%d containers each", c.AMContainers)
+		}
+		fmt.Fprintf(w, "AMs       %s, at most %.0f%% of the containers", each, 100*c.AMLimit())
+		if _, ok := s["jobs.admission_wait.mean"]; ok {
+			fmt.Fprintf(w, "; jobs waited for one mean %.1fs  p95 %.1fs", s["jobs.admission_wait.mean"], s["jobs.admission_wait.p95"])
+		}
+		fmt.Fprintf(w, "; %.0f lost\n", s[actors.MetricAMsLost])
+	}
 	if n, ok := s["workflows.submitted"]; ok {
 		fmt.Fprintf(w, "workflows %.0f: %.0f succeeded, %.0f failed, %.0f cut off", n,
 			s["workflows.succeeded"], s["workflows.failed"], s["workflows.cut_off"])

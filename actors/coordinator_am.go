@@ -1,0 +1,141 @@
+package actors
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"time"
+
+	"clusteremu/policies/sched"
+	"clusteremu/workload"
+)
+
+// Application masters in containers (cluster.am_containers): YARN runs
+// each job's MRAppMaster in a container of the cluster, which the
+// ResourceManager allocates when it accepts the job and which the AM
+// holds until the job ends. Here the coordinator books that container
+// on a node as it offers the node's containers: a job accepted waits,
+// in submission order, for a node with room for its AM, within the
+// share of the live containers AMs may hold (cluster.am_share, YARN's
+// maximum-am-resource-percent: at least one AM runs), and its tasks are
+// asked for only once its AM has a container. The AM's work is the job
+// manager's, which runs apart from the nodes: the container is the
+// room it takes. A node declared dead takes its AMs with it; YARN starts
+// a lost AM again (mapreduce.am.max-attempts, 2), whose recovery keeps
+// the job's finished tasks, so the job waits for another container for
+// its AM while its tasks run on, and fails when its second AM is lost.
+
+// amMaxAttempts is mapreduce.am.max-attempts' default.
+const amMaxAttempts = 2
+
+// amJob is a job's application master: the node whose container it
+// holds, and how many it has lost.
+type amJob struct {
+	node   sched.NodeID
+	placed bool
+	lost   int
+}
+
+// amWaiting is a job waiting for its AM's container: a job accepted,
+// not started, or a started one whose AM was lost.
+type amWaiting struct {
+	heldJob
+	restart bool
+}
+
+// amOn reports whether application masters take containers.
+func (s *coordState) amOn() bool { return s.containersOn() && s.cfg.Cluster.AMContainers > 0 }
+
+// accept makes an admitted job wait for its AM's container, or starts it
+// when AMs take none.
+func (s *coordState) accept(now time.Duration, id sched.JobID, spec workload.JobSpec) {
+	if !s.amOn() || spec.Upstream != "" {
+		s.start(now, id, spec)
+		return
+	}
+	s.amWait = append(s.amWait, amWaiting{heldJob: heldJob{id, spec}})
+}
+
+// placeAMs gives the waiting AMs containers of the node, in order, while
+// it has room for one and the AMs' share allows.
+func (s *coordState) placeAMs(now time.Duration, node sched.NodeID) {
+	size := s.cfg.Cluster.AMContainers
+	n := &s.nodes[node]
+	for len(s.amWait) > 0 && n.containers-n.used >= size && s.amRoom(size) {
+		w := s.amWait[0]
+		s.amWait = s.amWait[1:]
+		n.used += size
+		s.freeContainers -= size
+		s.amHeld += size
+		s.checkContainers(node)
+		if !w.restart {
+			s.start(now, w.id, w.spec)
+		}
+		if job := s.jobs[w.id]; job != nil {
+			job.am.node, job.am.placed = node, true
+		}
+	}
+}
+
+// amRoom reports whether another AM of size fits the AMs' share of the
+// live containers; the first always does.
+func (s *coordState) amRoom(size int) bool {
+	most := int(math.Floor(s.cfg.Cluster.AMLimit()*float64(s.liveSlots[sched.Map]) + 1e-9))
+	return s.amHeld == 0 || s.amHeld+size <= most
+}
+
+// amEnded frees the container of an ended job's AM.
+func (s *coordState) amEnded(job *coordJob) {
+	if !job.am.placed {
+		return
+	}
+	size := s.cfg.Cluster.AMContainers
+	n := &s.nodes[job.am.node]
+	job.am.placed = false
+	s.amHeld -= size
+	if n.resync {
+		return // a restarted coordinator counts the node's containers when it registers again
+	}
+	n.used -= size
+	s.checkContainers(job.am.node)
+	if s.live(job.am.node) {
+		s.freeContainers += size
+	}
+}
+
+// amsLost books the AMs a node declared dead held: each waits for
+// another container, ahead of the jobs not started, or fails its job
+// when it was its last attempt.
+func (s *coordState) amsLost(node sched.NodeID) {
+	if !s.amOn() {
+		return
+	}
+	var again []amWaiting
+	for _, id := range slices.Sorted(maps.Keys(s.jobs)) {
+		job := s.jobs[id]
+		if !job.am.placed || job.am.node != node {
+			continue
+		}
+		job.am.placed = false
+		s.amHeld -= s.cfg.Cluster.AMContainers
+		s.out.counts = append(s.out.counts, count{MetricAMsLost, 1})
+		if job.am.lost++; job.am.lost >= amMaxAttempts {
+			s.emit(&tellJob{id, &FailJob{Job: id, Reason: fmt.Sprintf(
+				"its application master was lost %d times, with node %d last (mapreduce.am.max-attempts = %d)", job.am.lost, node, amMaxAttempts)}})
+			continue
+		}
+		again = append(again, amWaiting{heldJob: heldJob{id, job.spec}, restart: true})
+	}
+	s.amWait = append(again, s.amWait...)
+}
+
+// amsResynced books again the containers of the AMs on a node that
+// registers after the coordinator restarted.
+func (s *coordState) amsResynced(node sched.NodeID) {
+	for _, job := range s.jobs {
+		if job.am.placed && job.am.node == node {
+			s.nodes[node].used += s.cfg.Cluster.AMContainers
+		}
+	}
+}
