@@ -25,15 +25,22 @@ import (
 // a lost AM again (mapreduce.am.max-attempts, 2), whose recovery keeps
 // the job's finished tasks, so the job waits for another container for
 // its AM while its tasks run on, and fails when its second AM is lost.
+//
+// With a policy of queues (sched.QueueShares, Capacity), the AMs' share is
+// each queue's: its AMs hold at most am_share of its capacity's
+// containers, and a queue's first AM always runs, so a queue of many small
+// jobs cannot keep another queue's jobs from starting; the jobs waiting
+// are served in order, those of a queue at its limit passed over.
 
 // amMaxAttempts is mapreduce.am.max-attempts' default.
 const amMaxAttempts = 2
 
 // amJob is a job's application master: the node whose container it
-// holds, and how many it has lost.
+// holds, its queue (amRoom), and how many it has lost.
 type amJob struct {
 	node   sched.NodeID
 	placed bool
+	queue  string
 	lost   int
 }
 
@@ -62,27 +69,45 @@ func (s *coordState) accept(now time.Duration, id sched.JobID, spec workload.Job
 func (s *coordState) placeAMs(now time.Duration, node sched.NodeID) {
 	size := s.cfg.Cluster.AMContainers
 	n := &s.nodes[node]
-	for len(s.amWait) > 0 && n.containers-n.used >= size && s.amRoom(size) {
-		w := s.amWait[0]
-		s.amWait = s.amWait[1:]
+	if s.amQueues == nil {
+		s.amQueues = map[string]int{}
+	}
+	for i := 0; i < len(s.amWait) && n.containers-n.used >= size; {
+		w := s.amWait[i]
+		queue, room := s.amRoom(w.spec.Pool, size)
+		if !room {
+			if queue == "" {
+				return // the cluster's share: no other AM fits either
+			}
+			i++ // its queue's share: another queue's may fit
+			continue
+		}
+		s.amWait = slices.Delete(s.amWait, i, i+1)
 		n.used += size
 		s.freeContainers -= size
 		s.amHeld += size
+		s.amQueues[queue] += size
 		s.checkContainers(node)
 		if !w.restart {
 			s.start(now, w.id, w.spec)
 		}
 		if job := s.jobs[w.id]; job != nil {
-			job.am.node, job.am.placed = node, true
+			job.am = amJob{node: node, placed: true, queue: queue, lost: job.am.lost}
 		}
 	}
 }
 
-// amRoom reports whether another AM of size fits the AMs' share of the
-// live containers; the first always does.
-func (s *coordState) amRoom(size int) bool {
-	most := int(math.Floor(s.cfg.Cluster.AMLimit()*float64(s.liveSlots[sched.Map]) + 1e-9))
-	return s.amHeld == 0 || s.amHeld+size <= most
+// amRoom reports whether another AM of size fits the AMs' share: of its
+// queue's capacity (sched.QueueShares), naming the queue, or of the live
+// containers, naming none. A queue's, or the cluster's, first always does.
+func (s *coordState) amRoom(pool string, size int) (queue string, room bool) {
+	held, share := s.amHeld, 1.0
+	if p, ok := s.policy.(sched.QueueShares); ok {
+		queue, share = p.QueueShare(pool)
+		held = s.amQueues[queue]
+	}
+	most := int(math.Floor(s.cfg.Cluster.AMLimit()*share*float64(s.liveSlots[sched.Map]) + 1e-9))
+	return queue, held == 0 || held+size <= most
 }
 
 // amEnded frees the container of an ended job's AM.
@@ -94,6 +119,7 @@ func (s *coordState) amEnded(job *coordJob) {
 	n := &s.nodes[job.am.node]
 	job.am.placed = false
 	s.amHeld -= size
+	s.amQueues[job.am.queue] -= size
 	if n.resync {
 		return // a restarted coordinator counts the node's containers when it registers again
 	}
@@ -119,6 +145,7 @@ func (s *coordState) amsLost(node sched.NodeID) {
 		}
 		job.am.placed = false
 		s.amHeld -= s.cfg.Cluster.AMContainers
+		s.amQueues[job.am.queue] -= s.cfg.Cluster.AMContainers
 		s.out.counts = append(s.out.counts, count{MetricAMsLost, 1})
 		if job.am.lost++; job.am.lost >= amMaxAttempts {
 			s.emit(&tellJob{id, &FailJob{Job: id, Reason: fmt.Sprintf(

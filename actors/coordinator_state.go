@@ -75,6 +75,7 @@ type coordState struct {
 	// (coordinator_am.go).
 	amWait     []amWaiting
 	amHeld     int
+	amQueues   map[string]int // the containers each queue's AMs hold (sched.QueueShares)
 	preempting map[sched.Attempt]bool
 	// rampedDown holds the jobs whose AM took reduces back on the latest
 	// tick, which release no reduce until the next.

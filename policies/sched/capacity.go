@@ -139,6 +139,12 @@ func (c *Capacity) queueOf(j Job) int {
 	return c.index[name]
 }
 
+// QueueShare implements QueueShares: the queue's capacity.
+func (c *Capacity) QueueShare(pool string) (string, float64) {
+	q := c.queues[c.queueOf(Job{Pool: pool})]
+	return q.Name, q.Capacity / 100
+}
+
 // Submitted implements Policy: the job takes its place by priority, then
 // submission.
 func (c *Capacity) Submitted(_ time.Duration, job Job) {

@@ -187,3 +187,19 @@ func TestCapacityHeadroomIsTheQueuesMaximumLeft(t *testing.T) {
 	_, ok = h.Headroom(v, 9)
 	assert.False(t, ok, "a job the policy does not know")
 }
+
+// A pool's queue and its capacity as a share, the AMs' share of which its
+// application masters may hold.
+func TestCapacityQueueShare(t *testing.T) {
+	p := capacityOf(t, CapacityQueue{Name: "prod", Capacity: 70}, CapacityQueue{Name: DefaultQueue, Capacity: 30})
+	q, ok := p.(QueueShares)
+	require.True(t, ok)
+	for _, tc := range []struct {
+		pool, queue string
+		share       float64
+	}{{"prod", "prod", 0.7}, {"", DefaultQueue, 0.3}, {DefaultQueue, DefaultQueue, 0.3}} {
+		queue, share := q.QueueShare(tc.pool)
+		assert.Equal(t, tc.queue, queue)
+		assert.InDelta(t, tc.share, share, 1e-12)
+	}
+}

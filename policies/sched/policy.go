@@ -66,6 +66,15 @@ type Headroom interface {
 	Headroom(v View, job JobID) (int, bool)
 }
 
+// QueueShares is implemented by a policy of queues each guaranteed a share
+// of the cluster (Capacity): QueueShare names the queue a job of the pool
+// joins and its share of the cluster, in (0, 1], of which the queue's
+// application masters may hold cluster.am_share, as YARN's
+// maximum-am-resource-percent is of a queue's capacity.
+type QueueShares interface {
+	QueueShare(pool string) (queue string, share float64)
+}
+
 // ContainerView is implemented by the View of a cluster of containers:
 // a map takes one of a node's containers, a reduce ReduceContainers (0
 // when the nodes have map and reduce slots instead). A ContainerAware
