@@ -105,7 +105,7 @@ job = [
 		{"count = 3\n" + one, `workload.jobs[0].every = "0s": must be > 0 with count = 3: the period between runs`},
 		{"every = \"1h\"\n" + one, `workload.jobs[0].every = "1h": repeats the list count times: set count > 1`},
 		{"every = \"1h\"\ncount = 2\njob = [{ name = \"x\", input_bytes = \"1MiB\" }, { name = \"x-1\", input_bytes = \"1MiB\" }]\n",
-			`workload.jobs[0].job[0].name = "x": run 1's copy would be named "x-1", which names a job of the list`},
+			`workload.jobs[0].job[0].name = "x": run 1's copy would be named "x-1", which names job[1] of the list`},
 	} {
 		_, err := Load("s.toml", []byte("[[workload.jobs]]\n"+tc.text), ".")
 		require.Error(t, err)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -175,15 +176,21 @@ func (s *JobsStream) checkRuns() error {
 	if len(c) > 0 {
 		return errors.Join(c...)
 	}
-	names := map[string]bool{}
+	// A copy "<name>-<n>" repeats a name of the list when the list has a
+	// name that reads so, its n below count.
+	index := map[string]int{}
 	for i := range s.Jobs {
-		names[s.Jobs[i].name(i)] = true
+		index[s.Jobs[i].name(i)] = i
 	}
-	for i := range s.Jobs {
-		for n := range s.Count {
-			if name := fmt.Sprintf("%s-%d", s.Jobs[i].name(i), n); names[name] {
-				return Prefix(fmt.Sprintf("job[%d]", i), Invalid("name", s.Jobs[i].name(i), "run %d's copy would be named %q, which names a job of the list", n, name))
-			}
+	for k := range s.Jobs {
+		name := s.Jobs[k].name(k)
+		cut := strings.LastIndexByte(name, '-')
+		if cut < 0 {
+			continue
+		}
+		n, err := strconv.Atoi(name[cut+1:])
+		if i, ok := index[name[:cut]]; ok && err == nil && n >= 0 && n < s.Count && strconv.Itoa(n) == name[cut+1:] {
+			return Prefix(fmt.Sprintf("job[%d]", i), Invalid("name", name[:cut], "run %d's copy would be named %q, which names job[%d] of the list", n, name, k))
 		}
 	}
 	return nil
