@@ -101,9 +101,10 @@ func (s *coordState) heartbeatFromDead(node sched.NodeID) {
 
 // updateSlots counts the slots of the live nodes.
 func (s *coordState) updateSlots() {
-	s.liveSlots = [2]int{}
+	s.liveSlots, s.liveNodes = [2]int{}, 0
 	for i := range s.nodes {
 		if n := &s.nodes[i]; n.registered && !n.dead {
+			s.liveNodes++
 			s.liveSlots[sched.Map] += len(n.busy[sched.Map])
 			s.liveSlots[sched.Reduce] += len(n.busy[sched.Reduce])
 		}

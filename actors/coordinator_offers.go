@@ -296,6 +296,18 @@ func (v coordView) BestLocality(id sched.JobID, kind sched.TaskKind, node sched.
 	return loc, ok
 }
 
+// Locations implements sched.RequestView: the nodes and racks the job's
+// pending maps were ever listed under.
+func (v coordView) Locations(id sched.JobID) int {
+	if j := v.s.table.job(id); j != nil {
+		return len(j.byNode) + len(j.byRack)
+	}
+	return 0
+}
+
+// Nodes implements sched.RequestView: the live nodes.
+func (v coordView) Nodes() int { return v.s.liveNodes }
+
 // Version implements sched.Versioned: the job table's, which a restart
 // carries over to the new table.
 func (v coordView) Version() uint64 { return v.s.table.version }

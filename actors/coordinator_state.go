@@ -65,6 +65,7 @@ type coordState struct {
 	scarlett *scarlettRole
 	// liveSlots counts the slots of the live nodes, by kind.
 	liveSlots [2]int
+	liveNodes int // registered and not declared dead (updateSlots)
 	// freeContainers counts the live nodes' free containers
 	// (cluster.containers), the AM's headroom; preempting holds the
 	// reduces an AM is killing for its maps, until they end

@@ -27,6 +27,11 @@ type Capacity struct {
 	jobs   map[JobID]Job
 	// order is the active jobs by priority, submission and ID.
 	order []Job
+	// delay is node_locality_delay, and missed each job's scheduling
+	// opportunities passed up by kind since it last took a node- or
+	// rack-local container (capacity_delay.go); nil while delay is 0.
+	delay  int
+	missed map[missedKey]int
 }
 
 // DefaultQueue is the queue of a job that names no pool.
@@ -42,6 +47,11 @@ const DefaultQueue = "default"
 // default is one queue, "default", with all the slots.
 type CapacityParams struct {
 	Queues []CapacityQueue `toml:"queues"`
+	// NodeLocalityDelay is YARN's node-locality-delay: the scheduling
+	// opportunities a job passes up waiting for a node-local map before it
+	// takes a rack-local one (see Capacity); 0, the default here, waits
+	// for none and places off-rack at once (YARN's own default is 40).
+	NodeLocalityDelay int `toml:"node_locality_delay,omitzero"`
 }
 
 // CapacityQueue is one queue of "capacity": its name, which jobs' pools
@@ -90,6 +100,8 @@ func (p *CapacityParams) Validate() error {
 	}
 	c.check(len(p.Queues) > 0 && !(math.Abs(sum-100) < 1e-9), "queues", capacities(p.Queues),
 		fmt.Sprintf("capacities must add up to 100 (they add up to %g)", sum))
+	c.check(p.NodeLocalityDelay < 0 || p.NodeLocalityDelay > 1_000_000, "node_locality_delay", p.NodeLocalityDelay,
+		"must be 0 (no delay) … 1000000 scheduling opportunities")
 	return c.err()
 }
 
@@ -112,7 +124,11 @@ func (p *CapacityParams) HasQueue(pool string) bool {
 }
 
 func init() {
-	Register("capacity", DefaultCapacityParams, func(p *CapacityParams) (Policy, error) { return NewCapacity(p.Queues), nil })
+	Register("capacity", DefaultCapacityParams, func(p *CapacityParams) (Policy, error) {
+		c := NewCapacity(p.Queues)
+		c.delay = p.NodeLocalityDelay
+		return c, nil
+	})
 }
 
 // NewCapacity returns a Capacity scheduler of the queues, which must be
@@ -161,6 +177,8 @@ func (c *Capacity) Submitted(_ time.Duration, job Job) {
 // Ended implements Policy.
 func (c *Capacity) Ended(_ time.Duration, id JobID) {
 	delete(c.jobs, id)
+	delete(c.missed, missedKey{id, Map})
+	delete(c.missed, missedKey{id, Reduce})
 	c.order = slices.DeleteFunc(c.order, func(j Job) bool { return j.ID == id })
 }
 
@@ -206,6 +224,9 @@ func (c *Capacity) assign(v View, s Slot, either bool) (Assignment, bool) {
 		} else {
 			used[c.queueOf(st.Job)] += st.Attempts(s.Kind)
 		}
+	}
+	if c.delay > 0 {
+		return c.assignDelayed(v, s, either, used)
 	}
 	// first[q] is queue q's first job with a task for the node.
 	type queued struct {

@@ -66,6 +66,16 @@ type Headroom interface {
 	Headroom(v View, job JobID) (int, bool)
 }
 
+// RequestView is implemented by a View that tells a job's map requests
+// as YARN's ResourceManager keeps them: Locations is how many nodes and
+// racks its pending maps were listed under (a request stays listed once
+// satisfied, at no container), and Nodes the live nodes. The Capacity
+// Scheduler's delay for off-switch containers reads them.
+type RequestView interface {
+	Locations(job JobID) int
+	Nodes() int
+}
+
 // QueueShares is implemented by a policy of queues each guaranteed a share
 // of the cluster (Capacity): QueueShare names the queue a job of the pool
 // joins and its share of the cluster, in (0, 1], of which the queue's
