@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"cmp"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
@@ -226,8 +227,8 @@ func (b *blockMap) locality(holder, reader sched.NodeID) sched.Locality {
 }
 
 // pipeline places the replicas of a block written by node, writer first.
-func (b *blockMap) pipeline(writer sched.NodeID, rng *rand.Rand) ([]sched.NodeID, error) {
-	nodes, err := placement.RackAware(rng, b.topo, int(writer), b.replication)
+func (b *blockMap) pipeline(writer sched.NodeID, rng *rand.Rand, replication int) ([]sched.NodeID, error) {
+	nodes, err := placement.RackAware(rng, b.topo, int(writer), cmp.Or(replication, b.replication))
 	if err != nil {
 		return nil, err
 	}

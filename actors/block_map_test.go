@@ -108,7 +108,7 @@ func TestBlockMapNodeDown(t *testing.T) {
 	}
 	assert.Len(t, f.blocks[0].replicas, 2)
 	for range 50 {
-		nodes, err := b.pipeline(sched.NodeID((victim+1)%40), rng)
+		nodes, err := b.pipeline(sched.NodeID((victim+1)%40), rng, 0)
 		require.NoError(t, err)
 		assert.NotContains(t, nodes, victim)
 	}
@@ -320,4 +320,18 @@ func TestCommittedOutputIsStoredWhereItWasWritten(t *testing.T) {
 	_, err = b.view("input-9", []workload.FilePart{{File: "j0/etl/part-r-00002", Bytes: 40}}, 100, true)
 	assert.ErrorContains(t, err, `input "j0/etl/part-r-00002" was never committed`)
 	assert.NotContains(t, b.files, "j0/etl/part-r-00002")
+}
+
+// A write pipeline has the file's replicas when it names them, the
+// writer first, else the cluster's.
+func TestPipelineOfAFilesReplication(t *testing.T) {
+	b := newBlockMap(100, 3, fourRacksOfTen(), 5)
+	rng := b.attemptStream(sched.Attempt{Job: 1})
+	one, err := b.pipeline(7, rng, 1)
+	require.NoError(t, err)
+	assert.Equal(t, []sched.NodeID{7}, one)
+	three, err := b.pipeline(7, rng, 0)
+	require.NoError(t, err)
+	assert.Len(t, three, 3)
+	assert.Equal(t, sched.NodeID(7), three[0])
 }

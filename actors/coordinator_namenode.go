@@ -49,7 +49,7 @@ func (s *coordState) taskSpec(job *coordJob, a sched.Attempt, node sched.NodeID,
 		spec.OutputBytes = spec.partition(sp.OutputBytes, int(a.Task))
 	}
 	if spec.OutputBytes > 0 {
-		pipeline, err := s.blocks.pipeline(node, rng)
+		pipeline, err := s.blocks.pipeline(node, rng, sp.OutputReplication)
 		if err != nil {
 			return spec, fmt.Errorf("output of %v: %w", a, err)
 		}

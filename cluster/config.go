@@ -508,6 +508,10 @@ func (c *Config) validateWorkload() []error {
 			if err := jobs[i].Validate(); err != nil {
 				errs = append(errs, fmt.Errorf("workload stream %d, job %d (%s): %w", s, i, jobs[i].Name, err))
 			}
+			if r := jobs[i].OutputReplication; r > c.Nodes() {
+				errs = append(errs, fmt.Errorf("workload stream %d, job %d (%s): output_replication = %d: more replicas than the cluster's %d nodes",
+					s, i, jobs[i].Name, r, c.Nodes()))
+			}
 			if i > 0 && !flow && jobs[i].Submit < jobs[i-1].Submit {
 				errs = append(errs, fmt.Errorf("workload stream %d, job %d (%s): submit = %v: before the job ahead of it (%v)",
 					s, i, jobs[i].Name, jobs[i].Submit, jobs[i-1].Submit))

@@ -354,7 +354,7 @@ func (w *WorkloadTable) generate(dir string, c cluster.Config) ([][]workload.Job
 			errs = append(errs, Prefix(key, err))
 			return
 		}
-		jobs, err := s.Generate(Env{Dir: dir, Seed: seed, BlockSize: int64(c.HDFS.BlockSize), Name: name})
+		jobs, err := s.Generate(Env{Dir: dir, Seed: seed, BlockSize: int64(c.HDFS.BlockSize), Name: name, Nodes: c.Nodes()})
 		if err != nil {
 			errs = append(errs, Prefix(key, err))
 			return

@@ -112,3 +112,14 @@ job = [
 		assert.Contains(t, err.Error(), tc.want)
 	}
 }
+
+// output_replication is a job's output's replicas, at most the nodes.
+func TestOutputReplication(t *testing.T) {
+	sc, err := Load("s.toml", []byte(workflowOf(`{ name = "a", input_bytes = "1MiB", output_bytes = "1MiB", output_replication = 1 }`)), ".")
+	require.NoError(t, err)
+	assert.Equal(t, 1, sc.Config.Workload[0][0].OutputReplication)
+	_, err = Load("s.toml", []byte("[cluster]\nracks = 1\nnodes_per_rack = 3\n[hdfs]\nreplication = 2\n"+
+		"[[workload.jobs]]\njob = [{ name = \"a\", input_bytes = \"1MiB\", output_replication = 5 }]\n"), ".")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "workload.jobs[0].job[0].output_replication = 5: more replicas than the cluster's 3 nodes")
+}

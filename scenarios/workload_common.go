@@ -42,6 +42,9 @@ type Env struct {
 	// BlockSize is the cluster's HDFS block size, which decides a job's
 	// maps (a SWIM stream's max_tasks counts them).
 	BlockSize int64
+	// Nodes is the cluster's nodes, which a job's output_replication may
+	// not pass.
+	Nodes int
 	// Name prefixes the files a stream names for its jobs to share (a
 	// synthetic stream's popular files: "s0-file1").
 	Name string

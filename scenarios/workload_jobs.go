@@ -68,8 +68,11 @@ type JobEntry struct {
 	SlowStart    float64  `toml:"slow_start"`
 	MapTime      Duration `toml:"map_time"`
 	ReduceTime   Duration `toml:"reduce_time"`
-	After        []string `toml:"after,omitempty"`
-	Reads        []string `toml:"reads,omitempty"`
+	// OutputReplication is the replicas of the job's output (0: the
+	// cluster's hdfs.replication).
+	OutputReplication int      `toml:"output_replication,omitzero"`
+	After             []string `toml:"after,omitempty"`
+	Reads             []string `toml:"reads,omitempty"`
 	CPUCosts
 	Skew
 }
@@ -87,7 +90,7 @@ func (e *JobEntry) Spec(i int) (workload.JobSpec, error) {
 		Name: e.Name, Submit: e.Submit.Std(), Pool: e.Pool, Priority: 2, Weight: e.Weight,
 		InputFile: e.InputFile, InputBytes: int64(e.InputBytes), Maps: e.Maps, Reduces: e.Reduces,
 		ShuffleBytes: int64(e.ShuffleBytes), OutputBytes: int64(e.OutputBytes),
-		MapCPU: mapCPU, ReduceCPU: reduceCPU, Model: model, SlowStart: e.SlowStart,
+		MapCPU: mapCPU, ReduceCPU: reduceCPU, Model: model, SlowStart: e.SlowStart, OutputReplication: e.OutputReplication,
 	}
 	if spec.Name == "" {
 		spec.Name = fmt.Sprintf("job%d", i)
@@ -153,6 +156,11 @@ func (s *JobsStream) Validate() error {
 func (s *JobsStream) Generate(env Env) ([]workload.JobSpec, error) {
 	if err := s.checkRuns(); err != nil {
 		return nil, err
+	}
+	for i := range s.Jobs {
+		if r := s.Jobs[i].OutputReplication; r > env.Nodes && env.Nodes > 0 {
+			return nil, Prefix(fmt.Sprintf("job[%d]", i), Invalid("output_replication", r, "more replicas than the cluster's %d nodes", env.Nodes))
+		}
 	}
 	if s.Count > 1 {
 		if _, err := s.generate(env); err != nil {

@@ -105,6 +105,10 @@ type JobSpec struct {
 	// or per map of a map-only job, named by PartName, each stored where
 	// its attempt's write pipeline put it.
 	Output string `json:",omitempty"`
+	// OutputReplication, when > 0, is the replicas of the job's output
+	// in place of the cluster's (HDFS's per-file replication, as a query's
+	// intermediate tables are often written with 1).
+	OutputReplication int `json:",omitzero"`
 	// ReadsOutput says its InputFiles are parts of the outputs of jobs it
 	// waits for: stored by their commits, never placed afresh.
 	ReadsOutput bool `json:",omitzero"`
@@ -234,6 +238,8 @@ func (j *JobSpec) Validate() error {
 		return fmt.Errorf("input_cov = %v: must be a coefficient of variation in [0, %g] (0: an even split)", j.InputCoV, MaxCoV)
 	case !(j.PartitionCoV >= 0 && j.PartitionCoV <= MaxCoV):
 		return fmt.Errorf("partition_cov = %v: must be a coefficient of variation in [0, %g] (0: even shares)", j.PartitionCoV, MaxCoV)
+	case j.OutputReplication < 0:
+		return fmt.Errorf("output_replication = %d: must be ≥ 0 (0: the cluster's hdfs.replication)", j.OutputReplication)
 	case j.Reduces == 0 && j.ShuffleBytes > 0:
 		return fmt.Errorf("shuffle_bytes = %d: a job without reduces has no shuffle", j.ShuffleBytes)
 	}
