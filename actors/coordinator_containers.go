@@ -54,14 +54,25 @@ var (
 // offerContainers hands the node's free containers to a policy that
 // picks the job and then the kind (sched.ContainerAware), one at a time,
 // until it leaves one idle, or after one launch without assign-multiple.
+// A node reserved for a reduce serves its reservation first, and nothing
+// else while the reduce does not fit; a reduce the policy picks that
+// does not fit reserves the node (reserve).
 func (s *coordState) offerContainers(now time.Duration, node sched.NodeID, p sched.ContainerAware) {
 	n := &s.nodes[node]
+	if !s.serveReservation(now, node) {
+		return
+	}
 	for n.used < n.containers {
 		slot := sched.Slot{Node: node, Rack: s.cfg.RackOf[node], Kind: sched.Map, Index: n.freeSlot(sched.Map)}
 		if s.cfg.Explain {
 			slot.Why = &sched.Explanation{}
 		}
 		a, ok := p.AssignContainer(now, coordView{s}, slot)
+		if ok && a.Kind == sched.Reduce && n.containers-n.used < n.takes[sched.Reduce] {
+			s.reserve(node, a.Job, slot)
+			s.explain(now, slot, len(s.out.effects))
+			return
+		}
 		if ok {
 			slot.Kind, slot.Index = a.Kind, n.freeSlot(a.Kind)
 		}
@@ -78,7 +89,9 @@ func (s *coordState) offerContainers(now time.Duration, node sched.NodeID, p sch
 func ceilDiv(x float64, d int) int { return int(math.Ceil(x / float64(d))) }
 
 // resetContainers gives a node registering its containers, none in use.
-func (s *coordState) resetContainers(n *nodeEntry, containers int) {
+func (s *coordState) resetContainers(node sched.NodeID, containers int) {
+	s.unreserve(node)
+	n := &s.nodes[node]
 	n.containers, n.used = containers, 0
 	n.takes = [2]int{s.cfg.Cluster.Takes(sched.Map), s.cfg.Cluster.Takes(sched.Reduce)}
 }
@@ -138,10 +151,15 @@ func (r *rampUp) admits(job sched.JobID, kind sched.TaskKind, node sched.NodeID)
 	if kind != sched.Reduce {
 		return true
 	}
-	if n := &r.s.nodes[node]; n.containers-n.used < n.takes[sched.Reduce] {
-		return false // no reduce fits the node
-	}
 	j := r.s.table.job(job)
+	if n := &r.s.nodes[node]; n.containers-n.used < n.takes[sched.Reduce] {
+		// No reduce fits the node. A policy sees one, to reserve the
+		// node for it (reserve), while the job holds fewer reservations
+		// than it has reduces waiting.
+		if !r.s.viewing || j == nil || r.s.reserved[job] >= j.status.PendingReduces {
+			return false
+		}
+	}
 	if j == nil {
 		return true
 	}
@@ -285,4 +303,90 @@ func (s *coordState) preemptFor(st sched.JobStatus, hanging, room int, limit flo
 // the scenario leaves it 0).
 func preemptDelays(t *TasksConfig) (noRoom, anyway time.Duration) {
 	return t.ReducePreemptDelay.Std(), cmp.Or(t.ReduceUnconditionalPreemptDelay.Std(), 5*time.Minute)
+}
+
+// Reservations: YARN's schedulers, picking for a node an application
+// whose next request does not fit what the node has free (here a reduce
+// of cluster.reduce_containers), reserve the node for it: the node takes
+// nothing else until the request fits, as its running containers end,
+// and the reserved request then has it. Without, a node with fewer free
+// containers than a reduce takes would go to maps as they come, and a
+// job's reduces could wait for two containers to free at once. A
+// reservation lapses when its job no longer asks for the reduce (none
+// pending, or the AM's ramp-up holds it back) or ends, and with the
+// node's loss; containers.reserved counts those made.
+
+// reservation is the job a node is reserved for, when reserved.
+type reservation struct {
+	job      sched.JobID
+	reserved bool
+}
+
+// reserve holds the node for the job's reduce.
+func (s *coordState) reserve(node sched.NodeID, job sched.JobID, slot sched.Slot) {
+	s.hold(node, job)
+	s.out.counts = append(s.out.counts, count{MetricContainersReserved, 1})
+	if slot.Why != nil {
+		slot.Why.Note(job, "its reduce takes %d containers, more than the node has free: the node is reserved for it", s.nodes[node].takes[sched.Reduce])
+	}
+}
+
+// serveReservation launches the reduce a node is reserved for once it
+// fits, and reports whether the node's containers may go to the policy:
+// not while the reserved reduce waits for room.
+func (s *coordState) serveReservation(now time.Duration, node sched.NodeID) bool {
+	n := &s.nodes[node]
+	r := n.reservedFor
+	if !r.reserved {
+		return true
+	}
+	s.unreserve(node) // so that the job's wish is asked as of a node not held for it
+	s.viewing = true
+	wants := s.admits(r.job, sched.Reduce, node)
+	s.viewing = false
+	if j := s.table.job(r.job); j == nil || j.status.PendingReduces == 0 || !wants {
+		return true
+	}
+	if n.containers-n.used < n.takes[sched.Reduce] {
+		s.hold(node, r.job)
+		return false
+	}
+	slot := sched.Slot{Node: node, Rack: s.cfg.RackOf[node], Kind: sched.Reduce, Index: n.freeSlot(sched.Reduce)}
+	if slot.Index >= 0 {
+		s.launch(now, sched.Assignment{Job: r.job, Kind: sched.Reduce, MaxLocality: sched.OffRack}, slot)
+	}
+	return true
+}
+
+// hold marks the node reserved for the job.
+func (s *coordState) hold(node sched.NodeID, job sched.JobID) {
+	s.nodes[node].reservedFor = reservation{job, true}
+	if s.reserved == nil {
+		s.reserved = map[sched.JobID]int{}
+	}
+	s.reserved[job]++
+}
+
+// unreserve lifts the node's reservation.
+func (s *coordState) unreserve(node sched.NodeID) {
+	n := &s.nodes[node]
+	if !n.reservedFor.reserved {
+		return
+	}
+	if s.reserved[n.reservedFor.job]--; s.reserved[n.reservedFor.job] <= 0 {
+		delete(s.reserved, n.reservedFor.job)
+	}
+	n.reservedFor = reservation{}
+}
+
+// dropReservations lifts the reservations for a job that ended.
+func (s *coordState) dropReservations(job sched.JobID) {
+	if s.reserved[job] == 0 {
+		return
+	}
+	for i := range s.nodes {
+		if r := s.nodes[i].reservedFor; r.reserved && r.job == job {
+			s.unreserve(sched.NodeID(i))
+		}
+	}
 }

@@ -29,6 +29,9 @@ type nodeEntry struct {
 	// (ClusterConfig.Takes); used counts those its busy slots take.
 	containers, used int
 	takes            [2]int
+	// reservedFor is the job whose reduce the node is held for
+	// (coordinator_containers.go).
+	reservedFor reservation
 	// qosHeld are the map slots QoS tasks held at the last heartbeat,
 	// busy too until the next.
 	qosHeld []int
@@ -72,7 +75,7 @@ func (s *coordState) register(now time.Duration, msg *RegisterNode) {
 	back := n.registered
 	n.registered, n.dead, n.reinit, n.resync = true, false, false, false
 	n.busy = [2][]bool{make([]bool, msg.MapSlots), make([]bool, msg.Reducers)}
-	s.resetContainers(n, msg.Containers)
+	s.resetContainers(msg.Node, msg.Containers)
 	n.last = now
 	s.updateSlots()
 	if !back {
@@ -139,6 +142,7 @@ func (s *coordState) checkLiveness(now time.Duration) {
 // aborted when it crashed, a partitioned node's stall until it is back.
 func (s *coordState) declareDead(now time.Duration, node sched.NodeID, why string) {
 	s.nodes[node].dead = true
+	s.unreserve(node)
 	s.out.counts = append(s.out.counts, count{MetricNodesLost, 1})
 	s.emit(&noteNode{node, why})
 	held := slices.Clone(s.blocks.onNode[node])

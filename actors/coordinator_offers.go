@@ -60,7 +60,7 @@ func (s *coordState) heartbeat(now time.Duration, hb *Heartbeat) {
 		s.attemptEnded(now, hb.Node, e)
 	}
 	s.policy.Heartbeat(now, hb.Node)
-	if s.amOn() {
+	if s.amOn() && !n.reservedFor.reserved {
 		s.placeAMs(now, hb.Node)
 	}
 	if p, ok := s.policy.(sched.ContainerAware); ok && s.containersOn() {
@@ -279,7 +279,10 @@ func (v coordView) Job(id sched.JobID) (sched.JobStatus, bool) {
 // BestLocality implements sched.View.
 func (v coordView) BestLocality(id sched.JobID, kind sched.TaskKind, node sched.NodeID) (sched.Locality, bool) {
 	v.s.looked++
-	if !v.s.admits(id, kind, node) {
+	v.s.viewing = true
+	admits := v.s.admits(id, kind, node)
+	v.s.viewing = false
+	if !admits {
 		return 0, false
 	}
 	loc, ok := v.s.table.bestLocality(id, kind, node)

@@ -186,7 +186,7 @@ func (s *coordState) resynced(now time.Duration, msg *RegisterNode) {
 	n := &s.nodes[msg.Node]
 	n.resync, n.resyncAsked = false, false
 	n.busy = [2][]bool{make([]bool, msg.MapSlots), make([]bool, msg.Reducers)}
-	s.resetContainers(n, msg.Containers)
+	s.resetContainers(msg.Node, msg.Containers)
 	s.amsResynced(msg.Node)
 	n.last = now
 	for _, a := range s.admit {

@@ -66,6 +66,11 @@ type coordState struct {
 	// liveSlots counts the slots of the live nodes, by kind.
 	liveSlots [2]int
 	liveNodes int // registered and not declared dead (updateSlots)
+	// viewing: a policy asks through the view, which shows a reduce that
+	// does not fit the node, so that it may reserve the node (reserve).
+	viewing bool
+	// reserved counts the nodes reserved for each job's reduces.
+	reserved map[sched.JobID]int
 	// freeContainers counts the live nodes' free containers
 	// (cluster.containers), the AM's headroom; preempting holds the
 	// reduces an AM is killing for its maps, until they end
@@ -540,6 +545,9 @@ func (s *coordState) jobEnded(now time.Duration, id sched.JobID) {
 	s.scarlettJobEnded(now, id)
 	s.blocks.dropWrites(id) // committed, or never to be
 	s.amEnded(s.jobs[id])
+	if s.containersOn() {
+		s.dropReservations(id)
+	}
 	s.amWait = slices.DeleteFunc(s.amWait, func(w amWaiting) bool { return w.id == id })
 	if s.space != nil {
 		s.spaceJobEnded(id)

@@ -129,6 +129,9 @@ const (
 	// MetricAMsLost counts the application masters lost with their
 	// nodes (cluster.am_containers).
 	MetricAMsLost = "ams.lost"
+	// MetricContainersReserved counts the nodes reserved for a reduce
+	// that did not fit them (cluster.containers).
+	MetricContainersReserved = "containers.reserved"
 	// MetricNodesLost counts nodes declared dead.
 	MetricNodesLost = "nodes.lost"
 	// MetricMapsRerunNodeLost counts finished maps run again because

@@ -90,8 +90,9 @@ func init() {
 	MetricNames = append(MetricNames, CounterNames...)
 	MetricNames = append(MetricNames, CacheMetricNames...)
 	MetricNames = append(MetricNames, ServiceMetricNames...)
-	MetricNames = append(MetricNames, actors.MetricReducesPreempted) // with cluster.containers
-	MetricNames = append(MetricNames, actors.MetricAMsLost)          // with cluster.am_containers
+	MetricNames = append(MetricNames, actors.MetricReducesPreempted)   // with cluster.containers
+	MetricNames = append(MetricNames, actors.MetricAMsLost)            // with cluster.am_containers
+	MetricNames = append(MetricNames, actors.MetricContainersReserved) // with cluster.containers
 	MetricNames = append(MetricNames, WorkflowMetricNames...)
 	slices.Sort(MetricNames)
 	MetricNames = slices.Compact(MetricNames) // tasks.slot_seconds is a cache's and a straggler run's
@@ -432,6 +433,7 @@ func Summarize(res *Records, slots [2]int, end time.Duration) Summary {
 	}
 	if res.ReduceContainers > 0 {
 		s[actors.MetricReducesPreempted] = float64(res.Counters[actors.MetricReducesPreempted])
+		s[actors.MetricContainersReserved] = float64(res.Counters[actors.MetricContainersReserved])
 	}
 	if res.AMs {
 		s[actors.MetricAMsLost] = float64(res.Counters[actors.MetricAMsLost])
