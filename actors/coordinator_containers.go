@@ -177,12 +177,25 @@ func (r *rampUp) admits(job sched.JobID, kind sched.TaskKind, node sched.NodeID)
 // when the policy limits queues (sched.Headroom), as YARN's
 // ResourceManager computes it.
 func (s *coordState) headroom(job sched.JobID) int {
+	free := s.freeContainers - s.reservedFree()
 	if p, ok := s.policy.(sched.Headroom); ok {
 		if h, ok := p.Headroom(coordView{s}, job); ok {
-			return min(h, s.freeContainers)
+			return min(h, free)
 		}
 	}
-	return s.freeContainers
+	return free
+}
+
+// reservedFree counts the free containers of the nodes reserved for a
+// reduce, which no other request may take.
+func (s *coordState) reservedFree() int {
+	n := 0
+	for node := range s.reservedNodes {
+		if e := &s.nodes[node]; s.live(node) && !e.resync {
+			n += max(0, e.containers-e.used)
+		}
+	}
+	return n
 }
 
 // reduceLimit is how many reduces the job may run
@@ -314,7 +327,8 @@ func preemptDelays(t *TasksConfig) (noRoom, anyway time.Duration) {
 // job's reduces could wait for two containers to free at once. A
 // reservation lapses when its job no longer asks for the reduce (none
 // pending, or the AM's ramp-up holds it back) or ends, and with the
-// node's loss; containers.reserved counts those made.
+// node's loss; containers.reserved counts those made. A reserved node's
+// free containers are no headroom for any other job's AM.
 
 // reservation is the job a node is reserved for, when reserved.
 type reservation struct {
@@ -362,9 +376,10 @@ func (s *coordState) serveReservation(now time.Duration, node sched.NodeID) bool
 func (s *coordState) hold(node sched.NodeID, job sched.JobID) {
 	s.nodes[node].reservedFor = reservation{job, true}
 	if s.reserved == nil {
-		s.reserved = map[sched.JobID]int{}
+		s.reserved, s.reservedNodes = map[sched.JobID]int{}, map[sched.NodeID]struct{}{}
 	}
 	s.reserved[job]++
+	s.reservedNodes[node] = struct{}{}
 }
 
 // unreserve lifts the node's reservation.
@@ -376,6 +391,7 @@ func (s *coordState) unreserve(node sched.NodeID) {
 	if s.reserved[n.reservedFor.job]--; s.reserved[n.reservedFor.job] <= 0 {
 		delete(s.reserved, n.reservedFor.job)
 	}
+	delete(s.reservedNodes, node)
 	n.reservedFor = reservation{}
 }
 

@@ -69,8 +69,10 @@ type coordState struct {
 	// viewing: a policy asks through the view, which shows a reduce that
 	// does not fit the node, so that it may reserve the node (reserve).
 	viewing bool
-	// reserved counts the nodes reserved for each job's reduces.
-	reserved map[sched.JobID]int
+	// reserved counts the nodes reserved for each job's reduces, and
+	// reservedNodes lists them.
+	reserved      map[sched.JobID]int
+	reservedNodes map[sched.NodeID]struct{}
 	// freeContainers counts the live nodes' free containers
 	// (cluster.containers), the AM's headroom; preempting holds the
 	// reduces an AM is killing for its maps, until they end
