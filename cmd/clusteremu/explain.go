@@ -506,6 +506,13 @@ func (r *runDir) explainJob(w io.Writer, id sched.JobID) error {
 	if job["reason"] != "" {
 		fmt.Fprintf(w, "reason    %s\n", job["reason"])
 	}
+	if at, ok := job["admitted"]; ok && at != "" && at != job["submit"] {
+		what := "admitted"
+		if c := &r.cfg.Cluster; c.Containers > 0 && c.AMContainers > 0 {
+			what = "its AM had a container"
+		}
+		fmt.Fprintf(w, "admitted  %s at %ss, %.6fs after its submission\n", what, at, parseSecs(at)-parseSecs(job["submit"]))
+	}
 	r.explainWaits(w, id, job)
 	prefix := fmt.Sprintf("j%d-", id)
 	var slowest map[string]string

@@ -174,3 +174,33 @@ func TestExplainSaysWhatAJobWaitedFor(t *testing.T) {
 	require.Equal(t, 0, run([]string{"explain", dir, "--job", "3"}, &out, &errs), errs.String())
 	assert.NotContains(t, out.String(), "waited", "a job that waits for none")
 }
+
+// explain --job says when a job's AM had its container, with am_containers.
+func TestExplainSaysWhenAJobsAMHadAContainer(t *testing.T) {
+	dir := t.TempDir()
+	var out, errs bytes.Buffer
+	scenario := `
+[cluster]
+racks = 1
+nodes_per_rack = 2
+containers = 2
+am_containers = 1
+am_share = 0.5
+
+[hdfs]
+replication = 2
+
+[[workload.jobs]]
+job = [
+  { name = "a", input_bytes = "2MiB", maps = 2, map_time = "20s" },
+  { name = "b", input_bytes = "2MiB", maps = 2, map_time = "20s" },
+  { name = "c", input_bytes = "2MiB", maps = 2, map_time = "20s" },
+]
+`
+	require.Equal(t, 0, run([]string{"run", "--quiet", writeScenario(t, scenario), "--set", "run.slowdown=false", "--out", dir}, &out, &errs), errs.String())
+	jobs := readCSV(t, filepath.Join(dir, "jobs.csv"))
+	out.Reset()
+	require.Equal(t, 0, run([]string{"explain", dir, "--job", "3"}, &out, &errs), errs.String())
+	assert.Contains(t, out.String(), fmt.Sprintf("admitted  its AM had a container at %ss, ", jobs[3]["admitted"]))
+	assert.Greater(t, parseSecs(jobs[3]["admitted"]), 20.0, "c waits for a's AM to end")
+}
