@@ -22,9 +22,11 @@ import (
 // asked for only once its AM has a container. The AM's work is the job
 // manager's, which runs apart from the nodes: the container is the
 // room it takes. A node declared dead takes its AMs with it; YARN starts
-// a lost AM again (mapreduce.am.max-attempts, 2), whose recovery keeps
-// the job's finished tasks, so the job waits for another container for
-// its AM while its tasks run on, and fails when its second AM is lost.
+// a lost AM again (mapreduce.am.max-attempts, 2), killing the old
+// attempt's containers, and the new AM's recovery keeps the job's
+// finished tasks: the job's running attempts are killed, and it waits
+// for another container for its AM, asking for no task meanwhile; it
+// fails when its second AM is lost.
 //
 // With a policy of queues (sched.QueueShares, Capacity), the AMs' share is
 // each queue's: its AMs hold at most am_share of its capacity's
@@ -153,8 +155,28 @@ func (s *coordState) amsLost(node sched.NodeID) {
 			continue
 		}
 		again = append(again, amWaiting{heldJob: heldJob{id, job.spec}, restart: true})
+		// YARN kills the containers of a failed AM attempt, and the next
+		// attempt's recovery keeps the finished tasks only: the job's
+		// running attempts elsewhere are killed (those on the node end
+		// with it), to run again once its next AM runs.
+		for _, a := range s.runningOf(id) {
+			if at := s.running[a]; at.node != node {
+				s.emit(&killAttempt{a, at.node, "its application master was lost"})
+			}
+		}
 	}
 	s.amWait = append(again, s.amWait...)
+}
+
+// amRuns reports whether the job's AM runs, or AMs take no container: a
+// job whose AM was lost asks for no task until its next AM has a
+// container.
+func (s *coordState) amRuns(id sched.JobID) bool {
+	if !s.amOn() {
+		return true
+	}
+	job := s.jobs[id]
+	return job == nil || job.am.placed || job.spec.Upstream != ""
 }
 
 // amsResynced books again the containers of the AMs on a node that

@@ -148,6 +148,9 @@ type rampUp struct {
 }
 
 func (r *rampUp) admits(job sched.JobID, kind sched.TaskKind, node sched.NodeID) bool {
+	if !r.s.amRuns(job) {
+		return false // its AM waits for a container: nothing asks for tasks
+	}
 	if kind != sched.Reduce {
 		return true
 	}
