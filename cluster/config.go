@@ -548,8 +548,7 @@ func Workflows(jobs []workload.JobSpec) [][]int {
 	for i := range root {
 		root[i] = i
 	}
-	var find func(int) int
-	find = func(i int) int {
+	find := func(i int) int {
 		for root[i] != i {
 			root[i] = root[root[i]]
 			i = root[i]
