@@ -68,13 +68,32 @@ func (s *coordState) accept(now time.Duration, id sched.JobID, spec workload.Job
 
 // placeAMs gives the waiting AMs containers of the node, in order, while
 // it has room for one and the AMs' share allows.
+//
+// An AM of more containers than the node has free reserves the node, as
+// a reduce does (reserve): the node places nothing else until the AM fits.
 func (s *coordState) placeAMs(now time.Duration, node sched.NodeID) {
 	size := s.cfg.Cluster.AMContainers
 	n := &s.nodes[node]
 	if s.amQueues == nil {
 		s.amQueues = map[string]int{}
 	}
-	for i := 0; i < len(s.amWait) && n.containers-n.used >= size; {
+	if r := n.reservedFor; r.reserved {
+		i := slices.IndexFunc(s.amWait, func(w amWaiting) bool { return w.id == r.job })
+		switch {
+		case !r.am:
+			return // held for a reduce
+		case i < 0:
+			s.unreserve(node) // its AM has a container, or its job ended
+		case n.containers-n.used < size:
+			return
+		default:
+			s.unreserve(node)
+			if queue, room := s.amRoom(s.amWait[i].spec.Pool, size); room {
+				s.placeAM(now, node, i, queue)
+			}
+		}
+	}
+	for i := 0; i < len(s.amWait) && n.containers-n.used > 0; {
 		w := s.amWait[i]
 		queue, room := s.amRoom(w.spec.Pool, size)
 		if !room {
@@ -84,18 +103,35 @@ func (s *coordState) placeAMs(now time.Duration, node sched.NodeID) {
 			i++ // its queue's share: another queue's may fit
 			continue
 		}
-		s.amWait = slices.Delete(s.amWait, i, i+1)
-		n.used += size
-		s.freeContainers -= size
-		s.amHeld += size
-		s.amQueues[queue] += size
-		s.checkContainers(node)
-		if !w.restart {
-			s.start(now, w.id, w.spec)
+		if n.containers-n.used < size {
+			if s.reserved[w.id] == 0 && s.mayFit(node, size) {
+				s.hold(node, w.id)
+				n.reservedFor.am = true
+				s.out.counts = append(s.out.counts, count{MetricContainersReserved, 1})
+			}
+			return
 		}
-		if job := s.jobs[w.id]; job != nil {
-			job.am = amJob{node: node, placed: true, queue: queue, lost: job.am.lost}
-		}
+		s.placeAM(now, node, i, queue)
+	}
+}
+
+// placeAM gives the i-th waiting AM a container of the node.
+func (s *coordState) placeAM(now time.Duration, node sched.NodeID, i int, queue string) {
+	size := s.cfg.Cluster.AMContainers
+	n := &s.nodes[node]
+	w := s.amWait[i]
+	s.amWait = slices.Delete(s.amWait, i, i+1)
+	s.dropReservations(w.id) // one elsewhere, for it: it has a container here
+	n.used += size
+	s.freeContainers -= size
+	s.amHeld += size
+	s.amQueues[queue] += size
+	s.checkContainers(node)
+	if !w.restart {
+		s.start(now, w.id, w.spec)
+	}
+	if job := s.jobs[w.id]; job != nil {
+		job.am = amJob{node: node, placed: true, queue: queue, lost: job.am.lost}
 	}
 }
 
@@ -177,6 +213,18 @@ func (s *coordState) amRuns(id sched.JobID) bool {
 	}
 	job := s.jobs[id]
 	return job == nil || job.am.placed || job.spec.Upstream != ""
+}
+
+// amsOn counts the containers the AMs on a node hold, which free only as
+// their jobs end.
+func (s *coordState) amsOn(node sched.NodeID) int {
+	n := 0
+	for _, job := range s.jobs {
+		if job.am.placed && job.am.node == node {
+			n += s.cfg.Cluster.AMContainers
+		}
+	}
+	return n
 }
 
 // amsResynced books again the containers of the AMs on a node that

@@ -159,7 +159,7 @@ func (r *rampUp) admits(job sched.JobID, kind sched.TaskKind, node sched.NodeID)
 		// No reduce fits the node. A policy sees one, to reserve the
 		// node for it (reserve), while the job holds fewer reservations
 		// than it has reduces waiting.
-		if !r.s.viewing || j == nil || r.s.reserved[job] >= j.status.PendingReduces {
+		if !r.s.viewing || j == nil || r.s.reserved[job] >= j.status.PendingReduces || !r.s.mayFit(node, n.takes[sched.Reduce]) {
 			return false
 		}
 	}
@@ -333,10 +333,12 @@ func preemptDelays(t *TasksConfig) (noRoom, anyway time.Duration) {
 // node's loss; containers.reserved counts those made. A reserved node's
 // free containers are no headroom for any other job's AM.
 
-// reservation is the job a node is reserved for, when reserved.
+// reservation is the job a node is reserved for, when reserved: for its
+// reduce, or with am for its AM (coordinator_am.go).
 type reservation struct {
 	job      sched.JobID
 	reserved bool
+	am       bool
 }
 
 // reserve holds the node for the job's reduce.
@@ -357,6 +359,9 @@ func (s *coordState) serveReservation(now time.Duration, node sched.NodeID) bool
 	if !r.reserved {
 		return true
 	}
+	if r.am {
+		return false // placeAMs serves it
+	}
 	s.unreserve(node) // so that the job's wish is asked as of a node not held for it
 	s.viewing = true
 	wants := s.admits(r.job, sched.Reduce, node)
@@ -375,9 +380,20 @@ func (s *coordState) serveReservation(now time.Duration, node sched.NodeID) bool
 	return true
 }
 
+// mayFit reports whether a request of size containers fits the node once
+// its tasks end: its containers less its AMs', which stay to their jobs'
+// ends. A node it never fits is not reserved for it.
+func (s *coordState) mayFit(node sched.NodeID, size int) bool {
+	n := s.nodes[node].containers
+	if s.amOn() {
+		n -= s.amsOn(node)
+	}
+	return n >= size
+}
+
 // hold marks the node reserved for the job.
 func (s *coordState) hold(node sched.NodeID, job sched.JobID) {
-	s.nodes[node].reservedFor = reservation{job, true}
+	s.nodes[node].reservedFor = reservation{job: job, reserved: true}
 	if s.reserved == nil {
 		s.reserved, s.reservedNodes = map[sched.JobID]int{}, map[sched.NodeID]struct{}{}
 	}

@@ -60,7 +60,7 @@ func (s *coordState) heartbeat(now time.Duration, hb *Heartbeat) {
 		s.attemptEnded(now, hb.Node, e)
 	}
 	s.policy.Heartbeat(now, hb.Node)
-	if s.amOn() && !n.reservedFor.reserved {
+	if s.amOn() {
 		s.placeAMs(now, hb.Node)
 	}
 	if p, ok := s.policy.(sched.ContainerAware); ok && s.containersOn() {
