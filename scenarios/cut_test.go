@@ -116,6 +116,15 @@ func TestResolvedCutKeepsEntriesBeforeIt(t *testing.T) {
 	text, err = again.Resolved()
 	require.NoError(t, err)
 	assert.Contains(t, string(text), "busy = true", "listed, they stay listed")
+
+	// Cut again, shorter: the busy periods listed are entries already,
+	// and are not listed twice.
+	again.Config.Run.Until = units.Duration(2 * time.Hour)
+	text, err = again.Resolved()
+	require.NoError(t, err)
+	twice, err := Load("resolved.toml", text, t.TempDir())
+	require.NoError(t, err, "%s", text)
+	assert.ElementsMatch(t, entries(again.Config.Faults), entries(twice.Config.Faults))
 }
 
 // busy marks a slowdown at an instant, beside [stragglers]' busy periods.

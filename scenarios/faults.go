@@ -289,7 +289,8 @@ func pick(rng *rand.Rand, candidates []int, n int) int {
 // written as they were drawn, one fixed entry each, after the message
 // rules that begin before it. Otherwise the entries are kept, and the
 // busy periods are listed after them only when drawing them again over
-// the cut would not give the run's (they were drawn over another span).
+// the cut would not give the run's (they were drawn over another span),
+// unless the entries list them already.
 // Busy periods are written with busy = true, so the file keeps
 // [stragglers] and what it measures without drawing them again.
 func cutFaults(entries []FaultTable, c *cluster.Config) []FaultTable {
@@ -320,7 +321,8 @@ func cutFaults(entries []FaultTable, c *cluster.Config) []FaultTable {
 			}
 		}
 		busy = c.Faults
-	case !reflect.DeepEqual(busy, c.Stragglers.BusyFaults(&c.Cluster, cut.Std(), c.Run.Seed, drawn)):
+	case !slices.ContainsFunc(entries, func(e FaultTable) bool { return e.Busy }) &&
+		!reflect.DeepEqual(busy, c.Stragglers.BusyFaults(&c.Cluster, cut.Std(), c.Run.Seed, drawn)):
 		out = slices.Clone(entries)
 	default:
 		return entries
