@@ -74,9 +74,6 @@ func (s *coordState) accept(now time.Duration, id sched.JobID, spec workload.Job
 func (s *coordState) placeAMs(now time.Duration, node sched.NodeID) {
 	size := s.cfg.Cluster.AMContainers
 	n := &s.nodes[node]
-	if s.amQueues == nil {
-		s.amQueues = map[string]int{}
-	}
 	if r := n.reservedFor; r.reserved {
 		i := slices.IndexFunc(s.amWait, func(w amWaiting) bool { return w.id == r.job })
 		switch {
@@ -105,9 +102,7 @@ func (s *coordState) placeAMs(now time.Duration, node sched.NodeID) {
 		}
 		if n.containers-n.used < size {
 			if s.reserved[w.id] == 0 && s.mayFit(node, size) {
-				s.hold(node, w.id)
-				n.reservedFor.am = true
-				s.out.counts = append(s.out.counts, count{MetricContainersReserved, 1})
+				s.reserve(node, w.id, true)
 			}
 			return
 		}
@@ -123,6 +118,7 @@ func (s *coordState) placeAM(now time.Duration, node sched.NodeID, i int, queue 
 	s.amWait = slices.Delete(s.amWait, i, i+1)
 	s.dropReservations(w.id) // one elsewhere, for it: it has a container here
 	n.used += size
+	n.ams += size
 	s.freeContainers -= size
 	s.amHeld += size
 	s.amQueues[queue] += size
@@ -156,6 +152,7 @@ func (s *coordState) amEnded(job *coordJob) {
 	size := s.cfg.Cluster.AMContainers
 	n := &s.nodes[job.am.node]
 	job.am.placed = false
+	n.ams -= size
 	s.amHeld -= size
 	s.amQueues[job.am.queue] -= size
 	if n.resync {
@@ -182,6 +179,7 @@ func (s *coordState) amsLost(node sched.NodeID) {
 			continue
 		}
 		job.am.placed = false
+		s.nodes[node].ams -= s.cfg.Cluster.AMContainers
 		s.amHeld -= s.cfg.Cluster.AMContainers
 		s.amQueues[job.am.queue] -= s.cfg.Cluster.AMContainers
 		s.out.counts = append(s.out.counts, count{MetricAMsLost, 1})
@@ -213,26 +211,4 @@ func (s *coordState) amRuns(id sched.JobID) bool {
 	}
 	job := s.jobs[id]
 	return job == nil || job.am.placed || job.spec.Upstream != ""
-}
-
-// amsOn counts the containers the AMs on a node hold, which free only as
-// their jobs end.
-func (s *coordState) amsOn(node sched.NodeID) int {
-	n := 0
-	for _, job := range s.jobs {
-		if job.am.placed && job.am.node == node {
-			n += s.cfg.Cluster.AMContainers
-		}
-	}
-	return n
-}
-
-// amsResynced books again the containers of the AMs on a node that
-// registers after the coordinator restarted.
-func (s *coordState) amsResynced(node sched.NodeID) {
-	for _, job := range s.jobs {
-		if job.am.placed && job.am.node == node {
-			s.nodes[node].used += s.cfg.Cluster.AMContainers
-		}
-	}
 }

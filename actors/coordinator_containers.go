@@ -69,7 +69,10 @@ func (s *coordState) offerContainers(now time.Duration, node sched.NodeID, p sch
 		}
 		a, ok := p.AssignContainer(now, coordView{s}, slot)
 		if ok && a.Kind == sched.Reduce && n.containers-n.used < n.takes[sched.Reduce] {
-			s.reserve(node, a.Job, slot)
+			s.reserve(node, a.Job, false)
+			if slot.Why != nil {
+				slot.Why.Note(a.Job, "its reduce takes %d containers, more than the node has free: the node is reserved for it", n.takes[sched.Reduce])
+			}
 			s.explain(now, slot, len(s.out.effects))
 			return
 		}
@@ -341,13 +344,11 @@ type reservation struct {
 	am       bool
 }
 
-// reserve holds the node for the job's reduce.
-func (s *coordState) reserve(node sched.NodeID, job sched.JobID, slot sched.Slot) {
-	s.hold(node, job)
+// reserve holds the node for the job's reduce, or with am its AM, and
+// counts the reservation.
+func (s *coordState) reserve(node sched.NodeID, job sched.JobID, am bool) {
+	s.hold(node, job, am)
 	s.out.counts = append(s.out.counts, count{MetricContainersReserved, 1})
-	if slot.Why != nil {
-		slot.Why.Note(job, "its reduce takes %d containers, more than the node has free: the node is reserved for it", s.nodes[node].takes[sched.Reduce])
-	}
 }
 
 // serveReservation launches the reduce a node is reserved for once it
@@ -370,7 +371,7 @@ func (s *coordState) serveReservation(now time.Duration, node sched.NodeID) bool
 		return true
 	}
 	if n.containers-n.used < n.takes[sched.Reduce] {
-		s.hold(node, r.job)
+		s.hold(node, r.job, false)
 		return false
 	}
 	slot := sched.Slot{Node: node, Rack: s.cfg.RackOf[node], Kind: sched.Reduce, Index: n.freeSlot(sched.Reduce)}
@@ -384,16 +385,13 @@ func (s *coordState) serveReservation(now time.Duration, node sched.NodeID) bool
 // its tasks end: its containers less its AMs', which stay to their jobs'
 // ends. A node it never fits is not reserved for it.
 func (s *coordState) mayFit(node sched.NodeID, size int) bool {
-	n := s.nodes[node].containers
-	if s.amOn() {
-		n -= s.amsOn(node)
-	}
-	return n >= size
+	n := &s.nodes[node]
+	return n.containers-n.ams >= size
 }
 
-// hold marks the node reserved for the job.
-func (s *coordState) hold(node sched.NodeID, job sched.JobID) {
-	s.nodes[node].reservedFor = reservation{job: job, reserved: true}
+// hold marks the node reserved for the job's reduce, or with am its AM.
+func (s *coordState) hold(node sched.NodeID, job sched.JobID, am bool) {
+	s.nodes[node].reservedFor = reservation{job: job, reserved: true, am: am}
 	if s.reserved == nil {
 		s.reserved, s.reservedNodes = map[sched.JobID]int{}, map[sched.NodeID]struct{}{}
 	}

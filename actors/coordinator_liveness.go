@@ -29,6 +29,11 @@ type nodeEntry struct {
 	// (ClusterConfig.Takes); used counts those its busy slots take.
 	containers, used int
 	takes            [2]int
+	// ams counts the containers the AMs on the node hold, part of used
+	// (coordinator_am.go); they free only as their jobs end, and a
+	// restarted coordinator counts them in use when the node registers
+	// again.
+	ams int
 	// reservedFor is the job whose reduce the node is held for
 	// (coordinator_containers.go).
 	reservedFor reservation

@@ -187,7 +187,7 @@ func (s *coordState) resynced(now time.Duration, msg *RegisterNode) {
 	n.resync, n.resyncAsked = false, false
 	n.busy = [2][]bool{make([]bool, msg.MapSlots), make([]bool, msg.Reducers)}
 	s.resetContainers(msg.Node, msg.Containers)
-	s.amsResynced(msg.Node)
+	n.used = n.ams // its AMs' containers, which it does not report
 	n.last = now
 	for _, a := range s.admit {
 		a.registered(msg.Node, msg.Launches)

@@ -265,6 +265,7 @@ func newCoordState(cfg *CoordinatorConfig, policy sched.Policy, seed uint64) *co
 		nodes:    make([]nodeEntry, len(cfg.RackOf)),
 		jobs:     make(map[sched.JobID]*coordJob),
 		running:  make(map[sched.Attempt]placed),
+		amQueues: map[string]int{},
 		progress: make(map[sched.JobID][2]float64),
 		streams:  cfg.Streams,
 	}
